@@ -1,0 +1,52 @@
+// ExecuteRequest: the body of POST /v1/execute, parsed and validated.
+#ifndef CODERUNNER_API_EXECUTE_REQUEST_H_
+#define CODERUNNER_API_EXECUTE_REQUEST_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "coderunner/common/status.h"
+#include "coderunner/config/config.h"
+#include "coderunner/sandbox/job_spec.h"
+#include "coderunner/sandbox/limits.h"
+
+namespace coderunner::api {
+
+enum class OutputEncoding { kUtf8, kBase64 };
+
+struct ExecuteRequest {
+  std::optional<std::string> language;
+  std::string code;
+  std::string stdin_data;
+  std::vector<std::string> args;
+  std::vector<sandbox::InputFile> files;  // Contents already decoded.
+  sandbox::LimitOverrides limits;
+  OutputEncoding output_encoding = OutputEncoding::kUtf8;
+};
+
+// Caps on request shape, beyond the body size limit.
+struct RequestCaps {
+  int max_json_depth = 32;   // Nesting of the JSON document.
+  int max_files = 1000;      // Entries in "files".
+  int max_file_depth = 16;   // Components in one file path.
+  int max_args = 1000;       // Entries in "args".
+};
+
+// Parses `body`. Malformed JSON is InvalidArgument "invalid_json"; a missing
+// or mistyped field, an unknown field, a bad path or bad base64 is
+// InvalidArgument "invalid_request" (or "invalid_path"), naming the field.
+// Pure; thread-safe.
+StatusOr<ExecuteRequest> ParseExecuteRequest(std::string_view body, const RequestCaps& caps);
+
+// Turns a parsed request into a runnable job with id `job_id`. An unknown
+// language is InvalidArgument "unknown_language" listing the known ones;
+// limits are resolved against the configured defaults and maxima
+// (FailedPrecondition "limit_exceeded" above a maximum).
+StatusOr<sandbox::JobSpec> BuildJobSpec(const ExecuteRequest& request,
+                                        const config::Config& config, std::string job_id);
+
+}  // namespace coderunner::api
+
+#endif  // CODERUNNER_API_EXECUTE_REQUEST_H_

@@ -1,0 +1,23 @@
+// JSON rendering of a job's result for the HTTP API.
+#ifndef CODERUNNER_API_RESULT_JSON_H_
+#define CODERUNNER_API_RESULT_JSON_H_
+
+#include <nlohmann/json.hpp>
+
+#include "coderunner/api/execute_request.h"
+#include "coderunner/sandbox/job_spec.h"
+
+namespace coderunner::api {
+
+// The /v1/execute response body. Output bytes are made valid UTF-8 (invalid
+// sequences become U+FFFD) unless `encoding` is kBase64, which is exact.
+// Pure; thread-safe.
+nlohmann::json ResultToJson(const sandbox::JobSpec& job, const sandbox::RunResult& result,
+                            OutputEncoding encoding);
+
+// "SIGKILL" for 9 etc.; "SIG<n>" for signals without a name here.
+std::string SignalName(int signal);
+
+}  // namespace coderunner::api
+
+#endif  // CODERUNNER_API_RESULT_JSON_H_

@@ -1,0 +1,67 @@
+// Server: the HTTP API (cpp-httplib) in front of the runner.
+#ifndef CODERUNNER_API_SERVER_H_
+#define CODERUNNER_API_SERVER_H_
+
+#include <memory>
+#include <string>
+
+#include "coderunner/api/execute_request.h"
+#include "coderunner/common/status.h"
+#include "coderunner/config/config.h"
+#include "coderunner/engine/images.h"
+#include "coderunner/engine/system.h"
+#include "coderunner/sandbox/container_runner.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace coderunner::api {
+
+// What the server needs; all owned by the caller and outliving the Server.
+struct ServerDeps {
+  const config::Config* config;
+  engine::SystemClient* system;
+  engine::ImageClient* images;
+  sandbox::ContainerRunner* runner;
+};
+
+// Routes:
+//   POST /v1/execute     run a job, answer when it is finished
+//   GET  /v1/languages   configured languages and their image digests
+//   GET  /healthz        the process is up
+//   GET  /readyz         the engine answers and every image is present
+// Every error answer is {"error":{"code","message"}}.
+//
+// Thread-safe: handlers run on a pool of config.server.threads threads.
+class Server {
+ public:
+  explicit Server(ServerDeps deps);
+  ~Server();
+
+  // Binds config.server.listen (port 0 picks a free port). Unavailable if
+  // the address cannot be bound.
+  Status Bind();
+  // The bound port, after Bind.
+  int port() const { return port_; }
+  // Serves until Stop(). Returns when stopped.
+  Status Serve();
+  // Stops serving; safe from any thread (including a signal-watching one).
+  void Stop();
+
+  // Readiness: OK, or Unavailable naming the engine problem or every missing
+  // image and how to get it.
+  Status CheckReady();
+
+ private:
+  void Routes();
+
+  ServerDeps deps_;
+  RequestCaps caps_;
+  std::unique_ptr<httplib::Server> http_;
+  int port_ = 0;
+};
+
+}  // namespace coderunner::api
+
+#endif  // CODERUNNER_API_SERVER_H_

@@ -1,0 +1,16 @@
+// Random identifiers for jobs and other resources.
+#ifndef CODERUNNER_COMMON_IDS_H_
+#define CODERUNNER_COMMON_IDS_H_
+
+#include <string>
+#include <string_view>
+
+namespace coderunner {
+
+// Returns "<prefix>-" followed by 24 lower-case hex characters (96 random
+// bits from the OS). Unguessable, so ids leak nothing. Thread-safe.
+std::string NewId(std::string_view prefix);
+
+}  // namespace coderunner
+
+#endif  // CODERUNNER_COMMON_IDS_H_

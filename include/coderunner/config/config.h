@@ -1,0 +1,75 @@
+// Config: everything `coderunner serve` reads from its YAML file.
+//
+// Every field documents its unit and default; config/coderunner.yaml is the
+// commented reference. Values are plain data: copy freely, no locking.
+#ifndef CODERUNNER_CONFIG_CONFIG_H_
+#define CODERUNNER_CONFIG_CONFIG_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "coderunner/common/status.h"
+#include "coderunner/sandbox/job_spec.h"
+#include "coderunner/sandbox/limits.h"
+
+namespace coderunner::config {
+
+struct ServerConfig {
+  std::string listen = "127.0.0.1:8080";  // host:port to serve HTTP on.
+  int64_t max_body_bytes = 2LL << 20;     // Request bodies above this get 413. Bytes; 2 MiB.
+  int threads = 32;                       // HTTP worker threads (each runs one request).
+};
+
+struct EngineConfig {
+  // Unix socket of the Docker or Podman API. "" = DOCKER_HOST=unix://..., else
+  // /run/podman/podman.sock, else /var/run/docker.sock.
+  std::string socket;
+  int64_t timeout_ms = 30000;         // Bound on every engine call except attach. ms; 30 s.
+  int64_t connect_timeout_ms = 2000;  // Bound on connecting to the socket. ms; 2 s.
+};
+
+struct SandboxConfig {
+  // Host path of the static coderunner-init binary bind-mounted into every
+  // container. "" = coderunner-init next to the coderunner executable.
+  std::string init_path;
+  std::string runtime;  // OCI runtime: "" = engine default (runc); "runsc" = gVisor.
+  int64_t nofile = 1024;  // RLIMIT_NOFILE per job. Count; 1024.
+  int64_t nproc = 4096;   // RLIMIT_NPROC (host-wide for uid 65534). Count; 4096.
+};
+
+struct Config {
+  ServerConfig server;
+  EngineConfig engine;
+  SandboxConfig sandbox;
+  // Host directory for per-job workspaces. Default /var/lib/coderunner/workspaces.
+  std::string workspace_dir = "/var/lib/coderunner/workspaces";
+  // Names this service's containers (label io.coderunner.instance) so that
+  // services sharing an engine never clean up each other's. Default "default".
+  std::string instance = "default";
+  sandbox::Limits default_limits;  // limits.default.*
+  sandbox::Limits max_limits;      // limits.max.*
+  // languages.<name>; in file order. Exactly one has is_default.
+  std::vector<sandbox::LanguageSpec> languages;
+  std::string log_level = "info";  // trace, debug, info, warn, error.
+
+  // The language with is_default, or the first one.
+  const sandbox::LanguageSpec& DefaultLanguage() const;
+  // nullptr if `name` is not configured.
+  const sandbox::LanguageSpec* FindLanguage(std::string_view name) const;
+};
+
+// The built-in configuration (what an empty file gives).
+Config DefaultConfig();
+
+// Parses YAML text over DefaultConfig(). Unknown keys, wrong types and
+// inconsistent values are InvalidArgument naming the key ("config: ...").
+StatusOr<Config> ParseConfig(std::string_view yaml_text);
+
+// Reads and parses `path`. A missing or unreadable file is NotFound.
+StatusOr<Config> LoadConfigFile(const std::string& path);
+
+}  // namespace coderunner::config
+
+#endif  // CODERUNNER_CONFIG_CONFIG_H_

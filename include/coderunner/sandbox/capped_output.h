@@ -1,0 +1,41 @@
+// CappedOutput: one output stream of a job, held to a byte cap while it flows.
+#ifndef CODERUNNER_SANDBOX_CAPPED_OUTPUT_H_
+#define CODERUNNER_SANDBOX_CAPPED_OUTPUT_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace coderunner::sandbox {
+
+// Keeps the first `cap` bytes written and counts the rest, plus a short tail
+// of the most recent bytes (where coderunner-init's trailer lands). Memory
+// use is bounded by cap + kTailBytes however much is written.
+// Not thread-safe.
+class CappedOutput {
+ public:
+  static constexpr size_t kTailBytes = 512;
+
+  explicit CappedOutput(size_t cap) : cap_(cap) {}
+
+  void Append(std::string_view bytes);
+
+  // Removes the last `n` bytes of the stream (all of which must still be in
+  // the tail), as if they had never been written. Used to strip the trailer.
+  void DropSuffix(size_t n);
+
+  const std::string& kept() const { return kept_; }
+  const std::string& tail() const { return tail_; }
+  uint64_t total_bytes() const { return total_; }
+  bool truncated() const { return total_ > kept_.size(); }
+
+ private:
+  size_t cap_;
+  std::string kept_;
+  std::string tail_;
+  uint64_t total_ = 0;
+};
+
+}  // namespace coderunner::sandbox
+
+#endif  // CODERUNNER_SANDBOX_CAPPED_OUTPUT_H_

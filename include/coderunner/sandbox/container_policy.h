@@ -1,0 +1,48 @@
+// ContainerPolicy: the non-negotiable security policy of every job container.
+#ifndef CODERUNNER_SANDBOX_CONTAINER_POLICY_H_
+#define CODERUNNER_SANDBOX_CONTAINER_POLICY_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "coderunner/common/status.h"
+#include "coderunner/sandbox/mechanism.h"
+
+namespace coderunner::sandbox {
+
+// Labels every coderunner container carries, for cleanup and reconciliation.
+inline constexpr const char* kLabelManaged = "io.coderunner.managed";    // "true"
+inline constexpr const char* kLabelInstance = "io.coderunner.instance";  // service instance
+inline constexpr const char* kLabelJob = "io.coderunner.job";            // job id
+inline constexpr const char* kLabelLanguage = "io.coderunner.language";
+
+// Builds create bodies from all mechanisms. Nothing in a JobSpec can switch a
+// mechanism off: a request only chooses values (limits) within the maxima
+// that were validated before the JobSpec was built. Immutable after
+// construction; thread-safe.
+class ContainerPolicy {
+ public:
+  ContainerPolicy(PolicySettings settings, std::string instance);
+
+  // The POST /containers/create body for `ctx`.
+  nlohmann::json BuildCreateBody(const ContainerContext& ctx) const;
+
+  // Runs every mechanism's Verify against an inspect body; the first
+  // mismatch is returned.
+  Status Verify(const ContainerContext& ctx, const nlohmann::json& inspect) const;
+
+  const PolicySettings& settings() const { return settings_; }
+  const std::string& instance() const { return instance_; }
+
+ private:
+  PolicySettings settings_;
+  std::string instance_;
+  std::vector<std::unique_ptr<Mechanism>> mechanisms_;
+};
+
+}  // namespace coderunner::sandbox
+
+#endif  // CODERUNNER_SANDBOX_CONTAINER_POLICY_H_

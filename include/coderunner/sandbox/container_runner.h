@@ -1,0 +1,50 @@
+// ContainerRunner: runs one job in a fresh container, end to end.
+#ifndef CODERUNNER_SANDBOX_CONTAINER_RUNNER_H_
+#define CODERUNNER_SANDBOX_CONTAINER_RUNNER_H_
+
+#include <chrono>
+#include <string>
+
+#include "coderunner/common/status.h"
+#include "coderunner/engine/containers.h"
+#include "coderunner/sandbox/container_policy.h"
+#include "coderunner/sandbox/job_spec.h"
+
+namespace coderunner::sandbox {
+
+struct RunnerOptions {
+  std::string workspace_root;  // Host directory holding per-job workspaces.
+  // How long to wait for a killed container's stream to close before giving
+  // up on it (its removal still follows).
+  std::chrono::milliseconds kill_grace{10000};
+  // Bound on establishing the attach stream.
+  std::chrono::milliseconds attach_timeout{10000};
+};
+
+// Sequence per job: workspace → create → attach → start → stream until the
+// output closes or the wall-clock deadline (then kill) → inspect → remove.
+// The container and workspace are removed on every path.
+//
+// Thread-safe: any number of Run calls may proceed at once. Does not own the
+// client or policy, which must outlive it.
+class ContainerRunner {
+ public:
+  ContainerRunner(engine::ContainerClient& containers, const ContainerPolicy& policy,
+                  RunnerOptions options)
+      : containers_(containers), policy_(policy), options_(std::move(options)) {}
+
+  // Runs `job`. A job that was attempted always yields a RunResult, with
+  // status kError and `error` set for our own or the engine's failures.
+  // Returns a non-OK Status only when the engine could not be reached at all
+  // (Unavailable), so the job never ran and the caller may answer 503.
+  StatusOr<RunResult> Run(const JobSpec& job);
+
+ private:
+  engine::ContainerClient& containers_;
+  const ContainerPolicy& policy_;
+  RunnerOptions options_;
+};
+
+}  // namespace coderunner::sandbox
+
+#endif  // CODERUNNER_SANDBOX_CONTAINER_RUNNER_H_

@@ -1,0 +1,23 @@
+// Validation of untrusted relative file paths (request file names).
+#ifndef CODERUNNER_SANDBOX_FILE_PATH_H_
+#define CODERUNNER_SANDBOX_FILE_PATH_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "coderunner/common/status.h"
+
+namespace coderunner::sandbox {
+
+// Splits `path` into components if it is a safe relative path: not empty,
+// not absolute, no "." or ".." or empty components, no NUL or control
+// characters or backslashes, at most `max_depth` components and 255 bytes
+// per component, 1024 bytes overall. Anything else is InvalidArgument with
+// reason "invalid_path". Names starting with ".coderunner" are reserved.
+// Pure; thread-safe.
+StatusOr<std::vector<std::string>> SplitSafeRelativePath(std::string_view path, int max_depth);
+
+}  // namespace coderunner::sandbox
+
+#endif  // CODERUNNER_SANDBOX_FILE_PATH_H_

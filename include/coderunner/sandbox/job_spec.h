@@ -1,0 +1,70 @@
+// JobSpec and RunResult: what a sandbox mechanism is asked to run, and what
+// comes back.
+#ifndef CODERUNNER_SANDBOX_JOB_SPEC_H_
+#define CODERUNNER_SANDBOX_JOB_SPEC_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "coderunner/common/status.h"
+#include "coderunner/sandbox/limits.h"
+
+namespace coderunner::sandbox {
+
+// How one language runs: which image, what the program file is called, and
+// the command. "{file}" in `command` becomes the program's path in the
+// container (/workspace/<file>); the request's args are appended.
+struct LanguageSpec {
+  std::string name;                  // "python", "javascript", "bash".
+  std::string image;                 // e.g. "coderunner/python:3.11".
+  std::string file;                  // e.g. "main.py".
+  std::vector<std::string> command;  // e.g. {"python3", "{file}"}.
+  bool is_default = false;
+};
+
+struct InputFile {
+  std::string path;     // Relative, validated (see file_path.h).
+  std::string content;  // Raw bytes.
+};
+
+struct JobSpec {
+  std::string id;  // "job-<hex>"; names the container and workspace.
+  LanguageSpec language;
+  std::string code;
+  std::string stdin_data;
+  std::vector<std::string> args;
+  std::vector<InputFile> files;
+  Limits limits;
+};
+
+enum class RunStatus { kSucceeded, kFailed, kTimeout, kOom, kError };
+
+// "succeeded", "failed", "timeout", "oom", "error".
+std::string_view RunStatusName(RunStatus status);
+
+struct RunMetrics {
+  int64_t wall_ms = 0;            // Whole handling, from Run() entry to result.
+  int64_t run_ms = 0;             // The program itself, from exec to exit.
+  int64_t cpu_ms = 0;             // CPU time of everything in the container.
+  int64_t memory_peak_bytes = 0;  // Peak of the container's memory cgroup.
+};
+
+struct RunResult {
+  RunStatus status = RunStatus::kError;
+  int exit_code = -1;  // -1 when the program never exited on its own terms.
+  int signal = 0;      // Signal that ended the program, 0 if none.
+  std::string stdout_data;  // Raw bytes, at most limits.output_bytes.
+  std::string stderr_data;
+  bool stdout_truncated = false;
+  bool stderr_truncated = false;
+  std::string image;
+  std::string image_digest;  // "sha256:..." of the image actually used.
+  RunMetrics metrics;
+  Status error;  // Non-OK only when status == kError.
+};
+
+}  // namespace coderunner::sandbox
+
+#endif  // CODERUNNER_SANDBOX_JOB_SPEC_H_

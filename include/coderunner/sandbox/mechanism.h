@@ -1,0 +1,79 @@
+// Mechanism: one isolation mechanism of the container policy.
+//
+// The policy is the sum of mechanisms, each in its own file and each exposing
+// the same two verbs: Apply (shape the create body) and Verify (check that an
+// inspected container really carries the setting). Verify lets tests and the
+// startup self-check prove that an engine honoured the policy rather than
+// silently dropping a field. Mechanisms are stateless and thread-safe.
+#ifndef CODERUNNER_SANDBOX_MECHANISM_H_
+#define CODERUNNER_SANDBOX_MECHANISM_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "coderunner/common/status.h"
+#include "coderunner/sandbox/job_spec.h"
+
+namespace coderunner::sandbox {
+
+// Fixed paths inside every container.
+inline constexpr std::string_view kWorkspaceMount = "/workspace";
+inline constexpr std::string_view kInitMount = "/.coderunner-init";
+// Name of the stdin file inside the workspace (the ".coderunner" prefix is
+// reserved, so no request file can collide with it).
+inline constexpr std::string_view kStdinFile = ".coderunner-stdin";
+
+// Service-wide settings the mechanisms need besides the job.
+struct PolicySettings {
+  std::string init_host_path;  // Host path of the coderunner-init binary.
+  std::vector<std::string> env = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp",
+                                  "LANG=C.UTF-8"};  // The job's whole environment.
+  int64_t nofile = 1024;  // RLIMIT_NOFILE, soft = hard.
+  // RLIMIT_NPROC counts every process of uid 65534 on the host, across all
+  // jobs; PidsLimit is the per-job bound, this only a host-wide backstop.
+  int64_t nproc = 4096;
+  std::string runtime;  // OCI runtime name ("" = engine default, "runsc" = gVisor).
+};
+
+// What one container is being built for.
+struct ContainerContext {
+  const JobSpec& job;
+  std::string workspace_host_path;  // Bind source for /workspace.
+  bool has_stdin = false;           // A stdin file exists in the workspace.
+};
+
+class Mechanism {
+ public:
+  virtual ~Mechanism() = default;
+  // Short name for logs and errors, e.g. "network".
+  virtual std::string_view name() const = 0;
+  // Adds this mechanism's fields to `create` (a POST /containers/create body).
+  virtual void Apply(const PolicySettings& settings, const ContainerContext& ctx,
+                     nlohmann::json& create) const = 0;
+  // Checks `inspect` (a GET /containers/{id}/json body). FailedPrecondition
+  // with reason "policy_not_applied", naming the field, if it does not hold.
+  virtual Status Verify(const PolicySettings& settings, const ContainerContext& ctx,
+                        const nlohmann::json& inspect) const = 0;
+};
+
+std::unique_ptr<Mechanism> MakeNetworkIsolation();     // network_isolation.cc
+std::unique_ptr<Mechanism> MakeFilesystemIsolation();  // filesystem_isolation.cc
+std::unique_ptr<Mechanism> MakeIdentityIsolation();    // identity_isolation.cc
+std::unique_ptr<Mechanism> MakeResourceLimits();       // resource_limits.cc
+std::unique_ptr<Mechanism> MakeCleanProcess();         // clean_process.cc
+
+// Helper for Verify implementations: FailedPrecondition naming `field`.
+Status PolicyMismatch(std::string_view mechanism, std::string_view field,
+                      const nlohmann::json& want, const nlohmann::json& got);
+
+// Returns inspect[a][b] or null, never throwing.
+const nlohmann::json& InspectField(const nlohmann::json& inspect, const char* section,
+                                   const char* field);
+
+}  // namespace coderunner::sandbox
+
+#endif  // CODERUNNER_SANDBOX_MECHANISM_H_

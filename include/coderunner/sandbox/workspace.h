@@ -1,0 +1,51 @@
+// Workspace: the per-job host directory bind-mounted read-only at /workspace.
+#ifndef CODERUNNER_SANDBOX_WORKSPACE_H_
+#define CODERUNNER_SANDBOX_WORKSPACE_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "coderunner/common/status.h"
+
+namespace coderunner::sandbox {
+
+// Owns <root>/<name> and removes it (recursively, without following
+// symlinks) on destruction. All writes go through openat() on a directory fd
+// with O_NOFOLLOW|O_EXCL, so nothing planted in the tree, including a
+// symlink, is ever followed and no existing file is overwritten.
+// Not thread-safe.
+class Workspace {
+ public:
+  // Creates the directory (mode 0755, readable by the job's uid). `root` is
+  // created if missing. `name` must be a single safe path component.
+  static StatusOr<std::unique_ptr<Workspace>> Create(const std::string& root,
+                                                     const std::string& name);
+  ~Workspace();
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+
+  // Writes `content` to `relative_path` (validated by SplitSafeRelativePath
+  // with `max_depth`), creating parent directories. An existing entry is
+  // AlreadyExists. Files are 0644, directories 0755.
+  Status WriteFile(std::string_view relative_path, std::string_view content, int max_depth = 16);
+
+  // Host path of the directory.
+  const std::string& path() const { return path_; }
+
+  // Removes the tree now. Idempotent.
+  Status Remove();
+
+ private:
+  Workspace(std::string path, int dir_fd) : path_(std::move(path)), dir_fd_(dir_fd) {}
+
+  std::string path_;
+  int dir_fd_ = -1;
+};
+
+// Removes `path` recursively without following symlinks. A missing path is OK.
+Status RemoveTree(const std::string& path);
+
+}  // namespace coderunner::sandbox
+
+#endif  // CODERUNNER_SANDBOX_WORKSPACE_H_

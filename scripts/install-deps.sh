@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs everything coderunner needs to build, test and run on Debian 12:
+# toolchain, libraries, both engines (Podman + runc, Docker Engine) and the
+# tools used to build the runtime images offline. Idempotent; safe to re-run.
+set -euo pipefail
+pkgs=(
+  build-essential cmake pkg-config git ca-certificates curl
+  libcurl4-openssl-dev nlohmann-json3-dev libcpp-httplib-dev libyaml-cpp-dev
+  libspdlog-dev libfmt-dev libgtest-dev libgmock-dev libsqlite3-dev
+  podman runc docker.io debootstrap python3 uidmap
+)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+# npm fetches the official Node 20 binary for the node runtime image. Debian's
+# npm conflicts with the nodesource nodejs some machines ship, so only install
+# Debian's when no npm is present at all.
+if ! command -v npm >/dev/null 2>&1; then
+  apt-get install -y -qq --no-install-recommends npm
+fi

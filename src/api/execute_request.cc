@@ -1,0 +1,197 @@
+#include "coderunner/api/execute_request.h"
+
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "coderunner/common/base64.h"
+#include "coderunner/sandbox/file_path.h"
+
+namespace coderunner::api {
+namespace {
+
+using nlohmann::json;
+
+Status Bad(const std::string& field, const std::string& why) {
+  return InvalidArgumentError(field + ": " + why, "invalid_request");
+}
+
+Status CheckKnown(const json& obj, const std::string& where, const std::set<std::string>& known) {
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    if (known.count(it.key()) == 0) {
+      std::string list;
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      return Bad(where + it.key(), "unknown field (known: " + list + ")");
+    }
+  }
+  return OkStatus();
+}
+
+Status GetString(const json& obj, const char* key, const std::string& where, std::string* out) {
+  auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) return OkStatus();
+  if (!it->is_string()) return Bad(where + key, "must be a string");
+  *out = it->get<std::string>();
+  return OkStatus();
+}
+
+Status GetLimit(const json& limits, const char* key, std::optional<int64_t>* out) {
+  auto it = limits.find(key);
+  if (it == limits.end() || it->is_null()) return OkStatus();
+  if (!it->is_number_integer()) return Bad(std::string("limits.") + key, "must be an integer");
+  *out = it->get<int64_t>();
+  return OkStatus();
+}
+
+Status ParseFiles(const json& files, const RequestCaps& caps, ExecuteRequest* req) {
+  if (!files.is_array()) return Bad("files", "must be an array");
+  if (static_cast<int>(files.size()) > caps.max_files) {
+    return Bad("files", "more than " + std::to_string(caps.max_files) + " entries");
+  }
+  std::set<std::string> seen;
+  for (size_t i = 0; i < files.size(); ++i) {
+    std::string where = "files[" + std::to_string(i) + "].";
+    const json& f = files[i];
+    if (!f.is_object()) return Bad("files[" + std::to_string(i) + "]", "must be an object");
+    CR_RETURN_IF_ERROR(CheckKnown(f, where, {"path", "content", "encoding"}));
+    sandbox::InputFile file;
+    std::string encoding = "utf8";
+    CR_RETURN_IF_ERROR(GetString(f, "path", where, &file.path));
+    CR_RETURN_IF_ERROR(GetString(f, "content", where, &file.content));
+    CR_RETURN_IF_ERROR(GetString(f, "encoding", where, &encoding));
+    if (file.path.empty()) return Bad(where + "path", "is required");
+    auto parts = sandbox::SplitSafeRelativePath(file.path, caps.max_file_depth);
+    if (!parts.ok()) return parts.status();
+    if (encoding == "base64") {
+      auto decoded = Base64Decode(file.content);
+      if (!decoded.ok()) return Bad(where + "content", decoded.status().message());
+      file.content = std::move(*decoded);
+    } else if (encoding != "utf8") {
+      return Bad(where + "encoding", "must be \"utf8\" or \"base64\"");
+    }
+    if (!seen.insert(file.path).second) return Bad(where + "path", "duplicate path " + file.path);
+    req->files.push_back(std::move(file));
+  }
+  return OkStatus();
+}
+
+StatusOr<ExecuteRequest> FromJson(const json& body, const RequestCaps& caps) {
+  if (!body.is_object()) return Bad("body", "must be a JSON object");
+  CR_RETURN_IF_ERROR(CheckKnown(
+      body, "", {"language", "code", "stdin", "args", "files", "limits", "output_encoding"}));
+  ExecuteRequest req;
+  auto code = body.find("code");
+  if (code == body.end() || code->is_null()) return Bad("code", "is required");
+  if (!code->is_string()) return Bad("code", "must be a string");
+  req.code = code->get<std::string>();
+  std::string language;
+  CR_RETURN_IF_ERROR(GetString(body, "language", "", &language));
+  if (!language.empty()) req.language = language;
+  CR_RETURN_IF_ERROR(GetString(body, "stdin", "", &req.stdin_data));
+  if (auto args = body.find("args"); args != body.end() && !args->is_null()) {
+    if (!args->is_array()) return Bad("args", "must be an array of strings");
+    if (static_cast<int>(args->size()) > caps.max_args) {
+      return Bad("args", "more than " + std::to_string(caps.max_args) + " entries");
+    }
+    for (const auto& a : *args) {
+      if (!a.is_string()) return Bad("args", "must be an array of strings");
+      std::string s = a.get<std::string>();
+      // execve cannot carry a NUL inside an argument.
+      if (s.find('\0') != std::string::npos) return Bad("args", "an argument contains a NUL byte");
+      req.args.push_back(std::move(s));
+    }
+  }
+  if (auto files = body.find("files"); files != body.end() && !files->is_null()) {
+    CR_RETURN_IF_ERROR(ParseFiles(*files, caps, &req));
+  }
+  if (auto limits = body.find("limits"); limits != body.end() && !limits->is_null()) {
+    if (!limits->is_object()) return Bad("limits", "must be an object");
+    CR_RETURN_IF_ERROR(CheckKnown(*limits, "limits.",
+                                  {"timeout_ms", "cpu_ms", "memory_bytes", "pids", "output_bytes",
+                                   "tmp_bytes", "cpus"}));
+    CR_RETURN_IF_ERROR(GetLimit(*limits, "timeout_ms", &req.limits.timeout_ms));
+    CR_RETURN_IF_ERROR(GetLimit(*limits, "cpu_ms", &req.limits.cpu_ms));
+    CR_RETURN_IF_ERROR(GetLimit(*limits, "memory_bytes", &req.limits.memory_bytes));
+    CR_RETURN_IF_ERROR(GetLimit(*limits, "pids", &req.limits.pids));
+    CR_RETURN_IF_ERROR(GetLimit(*limits, "output_bytes", &req.limits.output_bytes));
+    CR_RETURN_IF_ERROR(GetLimit(*limits, "tmp_bytes", &req.limits.tmp_bytes));
+    if (auto cpus = limits->find("cpus"); cpus != limits->end() && !cpus->is_null()) {
+      if (!cpus->is_number()) return Bad("limits.cpus", "must be a number");
+      req.limits.cpus = cpus->get<double>();
+    }
+  }
+  std::string encoding = "utf8";
+  CR_RETURN_IF_ERROR(GetString(body, "output_encoding", "", &encoding));
+  if (encoding == "base64") {
+    req.output_encoding = OutputEncoding::kBase64;
+  } else if (encoding != "utf8") {
+    return Bad("output_encoding", "must be \"utf8\" or \"base64\"");
+  }
+  return req;
+}
+
+}  // namespace
+
+StatusOr<ExecuteRequest> ParseExecuteRequest(std::string_view body, const RequestCaps& caps) {
+  // Reject deep nesting while parsing, before any tree is built for it.
+  bool too_deep = false;
+  json::parser_callback_t depth_guard = [&](int depth, json::parse_event_t, json&) {
+    if (depth > caps.max_json_depth) too_deep = true;
+    return !too_deep;
+  };
+  json parsed;
+  try {
+    parsed = json::parse(body, depth_guard);
+  } catch (const json::exception& e) {
+    if (too_deep) {
+      return InvalidArgumentError(
+          "request JSON nests deeper than " + std::to_string(caps.max_json_depth) + " levels",
+          "invalid_json");
+    }
+    return InvalidArgumentError(std::string("malformed JSON: ") + e.what(), "invalid_json");
+  }
+  if (too_deep) {
+    return InvalidArgumentError(
+        "request JSON nests deeper than " + std::to_string(caps.max_json_depth) + " levels",
+        "invalid_json");
+  }
+  // FromJson checks every type before reading, but nlohmann's accessors are
+  // this module's boundary: convert anything they throw.
+  try {
+    return FromJson(parsed, caps);
+  } catch (const json::exception& e) {
+    return InvalidArgumentError(std::string("bad request: ") + e.what(), "invalid_request");
+  }
+}
+
+StatusOr<sandbox::JobSpec> BuildJobSpec(const ExecuteRequest& request,
+                                        const config::Config& config, std::string job_id) {
+  const sandbox::LanguageSpec* lang =
+      request.language ? config.FindLanguage(*request.language) : &config.DefaultLanguage();
+  if (lang == nullptr) {
+    std::string known;
+    for (const auto& l : config.languages) known += (known.empty() ? "" : ", ") + l.name;
+    return InvalidArgumentError("unknown language '" + *request.language + "'; known: " + known,
+                                "unknown_language");
+  }
+  for (const auto& f : request.files) {
+    if (f.path == lang->file || f.path.rfind(lang->file + "/", 0) == 0) {
+      return InvalidArgumentError("file path '" + f.path + "' collides with the program file",
+                                  "invalid_path");
+    }
+  }
+  CR_ASSIGN_OR_RETURN(
+      sandbox::Limits limits,
+      sandbox::ResolveLimits(config.default_limits, config.max_limits, request.limits));
+  sandbox::JobSpec job;
+  job.id = std::move(job_id);
+  job.language = *lang;
+  job.code = request.code;
+  job.stdin_data = request.stdin_data;
+  job.args = request.args;
+  job.files = request.files;
+  job.limits = limits;
+  return job;
+}
+
+}  // namespace coderunner::api

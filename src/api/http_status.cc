@@ -1,0 +1,33 @@
+#include "coderunner/api/http_status.h"
+
+namespace coderunner::api {
+
+int HttpStatusFor(const Status& status) {
+  switch (status.code()) {
+    case StatusCode::kOk:
+      return 200;
+    case StatusCode::kInvalidArgument:
+      return status.reason() == "body_too_large" ? 413 : 400;
+    case StatusCode::kNotFound:
+      return 404;
+    case StatusCode::kAlreadyExists:
+      return 409;
+    case StatusCode::kFailedPrecondition:
+      return 422;
+    case StatusCode::kResourceExhausted:
+      return 429;
+    case StatusCode::kUnavailable:
+      return 503;
+    case StatusCode::kDeadlineExceeded:
+      return 504;
+    case StatusCode::kInternal:
+      return 500;
+  }
+  return 500;
+}
+
+nlohmann::json ErrorJson(const Status& status) {
+  return {{"error", {{"code", status.reason()}, {"message", status.message()}}}};
+}
+
+}  // namespace coderunner::api

@@ -1,0 +1,184 @@
+#include "coderunner/api/server.h"
+
+#include <httplib.h>
+
+#include <chrono>
+
+#include <spdlog/spdlog.h>
+
+#include "coderunner/api/http_status.h"
+#include "coderunner/api/result_json.h"
+#include "coderunner/common/ids.h"
+
+namespace coderunner::api {
+namespace {
+
+using nlohmann::json;
+
+void Reply(httplib::Response& res, int status, const json& body) {
+  res.status = status;
+  // Replace, never throw, on invalid UTF-8: output is sanitized before it
+  // gets here, but a response must never fail to render.
+  res.set_content(body.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
+}
+
+void ReplyError(httplib::Response& res, const Status& status) {
+  Reply(res, HttpStatusFor(status), ErrorJson(status));
+}
+
+}  // namespace
+
+Server::Server(ServerDeps deps) : deps_(deps), http_(std::make_unique<httplib::Server>()) {
+  int threads = deps_.config->server.threads;
+  http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  http_->set_payload_max_length(static_cast<size_t>(deps_.config->server.max_body_bytes));
+  Routes();
+}
+
+Server::~Server() = default;
+
+void Server::Routes() {
+  http_->Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+    Reply(res, 200, {{"status", "ok"}});
+  });
+
+  http_->Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
+    Status ready = CheckReady();
+    if (ready.ok()) {
+      Reply(res, 200, {{"status", "ready"}});
+    } else {
+      ReplyError(res, ready);
+    }
+  });
+
+  http_->Get("/v1/languages", [this](const httplib::Request&, httplib::Response& res) {
+    json langs = json::array();
+    for (const auto& l : deps_.config->languages) {
+      auto info = deps_.images->Inspect(l.image);
+      if (!info.ok() && info.status().code() == StatusCode::kUnavailable) {
+        return ReplyError(res, info.status());
+      }
+      langs.push_back({{"name", l.name},
+                       {"image", l.image},
+                       {"image_digest", info.ok() ? json(info->id) : json(nullptr)},
+                       {"file", l.file},
+                       {"default", &l == &deps_.config->DefaultLanguage()}});
+    }
+    Reply(res, 200, {{"languages", langs}});
+  });
+
+  http_->Post("/v1/execute", [this](const httplib::Request& req, httplib::Response& res) {
+    auto parsed = ParseExecuteRequest(req.body, caps_);
+    if (!parsed.ok()) return ReplyError(res, parsed.status());
+    auto job = BuildJobSpec(*parsed, *deps_.config, NewId("job"));
+    if (!job.ok()) return ReplyError(res, job.status());
+    auto result = deps_.runner->Run(*job);
+    if (!result.ok()) {
+      spdlog::warn("job {}: not run: {}", job->id, result.status().ToString());
+      return ReplyError(res, result.status());
+    }
+    if (result->status == sandbox::RunStatus::kError) {
+      spdlog::warn("job {}: error: {}", job->id, result->error.ToString());
+    }
+    Reply(res, 200, ResultToJson(*job, *result, parsed->output_encoding));
+  });
+
+  // Turns httplib's own error answers (unknown route, body too large, bad
+  // HTTP) into our JSON shape. Handlers' answers already have a body.
+  http_->set_error_handler(httplib::Server::HandlerWithResponse(
+      [](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+    Status s;
+    if (res.status == 404) {
+      s = NotFoundError("no route for " + req.method + " " + req.path, "not_found");
+    } else if (res.status == 413) {
+      s = InvalidArgumentError("request body exceeds the limit", "body_too_large");
+    } else {
+      s = InvalidArgumentError("bad HTTP request", "bad_request");
+    }
+    int code = res.status;
+    Reply(res, code, ErrorJson(s));
+    return httplib::Server::HandlerResponse::Handled;
+  }));
+
+  http_->set_exception_handler(
+      [](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
+        std::string what = "unknown exception";
+        try {
+          std::rethrow_exception(ep);
+        } catch (const std::exception& e) {
+          what = e.what();
+        } catch (...) {
+        }
+        spdlog::error("{} {}: unhandled exception: {}", req.method, req.path, what);
+        ReplyError(res, InternalError("internal error: " + what, "internal"));
+      });
+
+  http_->set_logger([](const httplib::Request& req, const httplib::Response& res) {
+    if (req.path == "/healthz" || req.path == "/readyz") {
+      spdlog::debug("{} {} -> {}", req.method, req.path, res.status);
+    } else {
+      spdlog::info("{} {} -> {}", req.method, req.path, res.status);
+    }
+  });
+}
+
+Status Server::CheckReady() {
+  Status ping = deps_.system->Ping();
+  if (!ping.ok()) {
+    return UnavailableError("engine not reachable: " + ping.message(), "engine_unavailable");
+  }
+  std::string missing;
+  for (const auto& l : deps_.config->languages) {
+    auto info = deps_.images->Inspect(l.image);
+    if (info.ok()) continue;
+    if (info.status().code() != StatusCode::kNotFound) {
+      return UnavailableError("image check failed: " + info.status().message(),
+                              "engine_unavailable");
+    }
+    missing += (missing.empty() ? "" : "; ") + std::string("language ") + l.name + ": image " +
+               l.image + " is missing";
+  }
+  if (!missing.empty()) {
+    return UnavailableError(missing +
+                                " (build them offline with images/build.sh, or pull an upstream "
+                                "image and set languages.<name>.image)",
+                            "image_missing");
+  }
+  return OkStatus();
+}
+
+Status Server::Bind() {
+  const std::string& listen = deps_.config->server.listen;
+  size_t colon = listen.rfind(':');
+  std::string host = listen.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  int port = 0;
+  try {
+    port = std::stoi(listen.substr(colon + 1));
+  } catch (const std::exception&) {
+    return InvalidArgumentError("server.listen: bad port in '" + listen + "'", "invalid_config");
+  }
+  if (port == 0) {
+    port_ = http_->bind_to_any_port(host);
+    if (port_ < 0) return UnavailableError("cannot bind " + listen, "bind_failed");
+  } else {
+    if (!http_->bind_to_port(host, port)) {
+      return UnavailableError("cannot bind " + listen + " (in use or not permitted)",
+                              "bind_failed");
+    }
+    port_ = port;
+  }
+  return OkStatus();
+}
+
+Status Server::Serve() {
+  if (!http_->listen_after_bind()) return InternalError("HTTP server stopped with an error");
+  return OkStatus();
+}
+
+void Server::Stop() { http_->stop(); }
+
+}  // namespace coderunner::api

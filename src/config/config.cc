@@ -1,0 +1,219 @@
+#include "coderunner/config/config.h"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+namespace coderunner::config {
+namespace {
+
+Status Bad(const std::string& key, const std::string& why) {
+  return InvalidArgumentError("config: " + key + ": " + why, "invalid_config");
+}
+
+// Rejects any key of map `node` not in `known`, naming it with its full path.
+Status CheckKeys(const YAML::Node& node, const std::string& prefix,
+                 const std::set<std::string>& known) {
+  if (!node.IsMap()) return Bad(prefix.empty() ? "(top level)" : prefix, "expected a mapping");
+  for (const auto& kv : node) {
+    std::string key = kv.first.as<std::string>();
+    if (known.count(key) == 0) {
+      std::string list;
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      return Bad(prefix.empty() ? key : prefix + "." + key, "unknown key (known: " + list + ")");
+    }
+  }
+  return OkStatus();
+}
+
+template <typename T>
+Status Read(const YAML::Node& node, const std::string& key, const std::string& path, T* out) {
+  YAML::Node v = node[key];
+  if (!v) return OkStatus();
+  if (!v.IsScalar()) return Bad(path, "expected a scalar");
+  try {
+    *out = v.as<T>();
+  } catch (const YAML::Exception&) {
+    return Bad(path, "cannot read '" + v.Scalar() + "' as the expected type");
+  }
+  return OkStatus();
+}
+
+Status ReadLimits(const YAML::Node& node, const std::string& path, sandbox::Limits* l) {
+  if (!node) return OkStatus();
+  CR_RETURN_IF_ERROR(CheckKeys(node, path,
+                               {"timeout_ms", "cpu_ms", "memory_bytes", "pids", "output_bytes",
+                                "tmp_bytes", "cpus"}));
+  CR_RETURN_IF_ERROR(Read(node, "timeout_ms", path + ".timeout_ms", &l->timeout_ms));
+  CR_RETURN_IF_ERROR(Read(node, "cpu_ms", path + ".cpu_ms", &l->cpu_ms));
+  CR_RETURN_IF_ERROR(Read(node, "memory_bytes", path + ".memory_bytes", &l->memory_bytes));
+  CR_RETURN_IF_ERROR(Read(node, "pids", path + ".pids", &l->pids));
+  CR_RETURN_IF_ERROR(Read(node, "output_bytes", path + ".output_bytes", &l->output_bytes));
+  CR_RETURN_IF_ERROR(Read(node, "tmp_bytes", path + ".tmp_bytes", &l->tmp_bytes));
+  CR_RETURN_IF_ERROR(Read(node, "cpus", path + ".cpus", &l->cpus));
+  return OkStatus();
+}
+
+Status ReadLanguages(const YAML::Node& node, std::vector<sandbox::LanguageSpec>* out) {
+  if (!node.IsMap() || node.size() == 0) return Bad("languages", "expected a non-empty mapping");
+  out->clear();
+  int defaults = 0;
+  for (const auto& kv : node) {
+    sandbox::LanguageSpec lang;
+    lang.name = kv.first.as<std::string>();
+    std::string path = "languages." + lang.name;
+    const YAML::Node& v = kv.second;
+    CR_RETURN_IF_ERROR(CheckKeys(v, path, {"image", "file", "command", "default"}));
+    CR_RETURN_IF_ERROR(Read(v, "image", path + ".image", &lang.image));
+    CR_RETURN_IF_ERROR(Read(v, "file", path + ".file", &lang.file));
+    CR_RETURN_IF_ERROR(Read(v, "default", path + ".default", &lang.is_default));
+    if (v["command"]) {
+      if (!v["command"].IsSequence()) return Bad(path + ".command", "expected a list of strings");
+      for (const auto& part : v["command"]) lang.command.push_back(part.as<std::string>());
+    }
+    if (lang.image.empty()) return Bad(path + ".image", "is required");
+    if (lang.file.empty() || lang.file.find('/') != std::string::npos ||
+        lang.file.rfind(".coderunner", 0) == 0 || lang.file == "." || lang.file == "..") {
+      return Bad(path + ".file", "must be a plain file name");
+    }
+    if (lang.command.empty()) return Bad(path + ".command", "is required");
+    if (lang.is_default) ++defaults;
+    out->push_back(std::move(lang));
+  }
+  if (defaults > 1) return Bad("languages", "more than one language has default: true");
+  return OkStatus();
+}
+
+StatusOr<Config> ParseNode(const YAML::Node& root) {
+  Config c = DefaultConfig();
+  if (!root || root.IsNull()) return c;
+  CR_RETURN_IF_ERROR(CheckKeys(root, "",
+                               {"server", "engine", "sandbox", "workspace_dir", "instance",
+                                "limits", "output_bytes", "languages", "log"}));
+  if (YAML::Node s = root["server"]) {
+    CR_RETURN_IF_ERROR(CheckKeys(s, "server", {"listen", "max_body_bytes", "threads"}));
+    CR_RETURN_IF_ERROR(Read(s, "listen", "server.listen", &c.server.listen));
+    CR_RETURN_IF_ERROR(Read(s, "max_body_bytes", "server.max_body_bytes", &c.server.max_body_bytes));
+    CR_RETURN_IF_ERROR(Read(s, "threads", "server.threads", &c.server.threads));
+  }
+  if (YAML::Node e = root["engine"]) {
+    CR_RETURN_IF_ERROR(CheckKeys(e, "engine", {"socket", "timeout_ms", "connect_timeout_ms"}));
+    CR_RETURN_IF_ERROR(Read(e, "socket", "engine.socket", &c.engine.socket));
+    CR_RETURN_IF_ERROR(Read(e, "timeout_ms", "engine.timeout_ms", &c.engine.timeout_ms));
+    CR_RETURN_IF_ERROR(
+        Read(e, "connect_timeout_ms", "engine.connect_timeout_ms", &c.engine.connect_timeout_ms));
+  }
+  if (YAML::Node s = root["sandbox"]) {
+    CR_RETURN_IF_ERROR(CheckKeys(s, "sandbox", {"init_path", "runtime", "nofile", "nproc"}));
+    CR_RETURN_IF_ERROR(Read(s, "init_path", "sandbox.init_path", &c.sandbox.init_path));
+    CR_RETURN_IF_ERROR(Read(s, "runtime", "sandbox.runtime", &c.sandbox.runtime));
+    CR_RETURN_IF_ERROR(Read(s, "nofile", "sandbox.nofile", &c.sandbox.nofile));
+    CR_RETURN_IF_ERROR(Read(s, "nproc", "sandbox.nproc", &c.sandbox.nproc));
+  }
+  CR_RETURN_IF_ERROR(Read(root, "workspace_dir", "workspace_dir", &c.workspace_dir));
+  CR_RETURN_IF_ERROR(Read(root, "instance", "instance", &c.instance));
+  // Top-level output_bytes is the default per-stream cap, the same value as
+  // limits.default.output_bytes; giving both with different values is an error.
+  int64_t output_bytes = -1;
+  CR_RETURN_IF_ERROR(Read(root, "output_bytes", "output_bytes", &output_bytes));
+  if (output_bytes >= 0) c.default_limits.output_bytes = output_bytes;
+  if (YAML::Node l = root["limits"]) {
+    CR_RETURN_IF_ERROR(CheckKeys(l, "limits", {"default", "max"}));
+    sandbox::Limits before = c.default_limits;
+    CR_RETURN_IF_ERROR(ReadLimits(l["default"], "limits.default", &c.default_limits));
+    if (output_bytes >= 0 && c.default_limits.output_bytes != before.output_bytes) {
+      return Bad("output_bytes", "conflicts with limits.default.output_bytes; set one of them");
+    }
+    CR_RETURN_IF_ERROR(ReadLimits(l["max"], "limits.max", &c.max_limits));
+  }
+  if (YAML::Node langs = root["languages"]) CR_RETURN_IF_ERROR(ReadLanguages(langs, &c.languages));
+  if (YAML::Node lg = root["log"]) {
+    CR_RETURN_IF_ERROR(CheckKeys(lg, "log", {"level"}));
+    CR_RETURN_IF_ERROR(Read(lg, "level", "log.level", &c.log_level));
+  }
+
+  // Consistency.
+  Status pair = sandbox::ValidateLimitPair(c.default_limits, c.max_limits);
+  if (!pair.ok()) return Bad("limits.default", pair.message());
+  if (c.server.max_body_bytes < 1024) return Bad("server.max_body_bytes", "must be at least 1024");
+  if (c.server.threads < 1 || c.server.threads > 4096) {
+    return Bad("server.threads", "must be between 1 and 4096");
+  }
+  if (c.server.listen.rfind(':') == std::string::npos) {
+    return Bad("server.listen", "expected host:port, got '" + c.server.listen + "'");
+  }
+  if (c.engine.timeout_ms < 100) return Bad("engine.timeout_ms", "must be at least 100");
+  if (c.engine.connect_timeout_ms < 10) return Bad("engine.connect_timeout_ms", "must be >= 10");
+  if (c.workspace_dir.empty() || c.workspace_dir.front() != '/') {
+    return Bad("workspace_dir", "must be an absolute path");
+  }
+  if (c.sandbox.runtime != "" && c.sandbox.runtime != "runc" && c.sandbox.runtime != "runsc") {
+    return Bad("sandbox.runtime", "must be runc or runsc");
+  }
+  static const std::set<std::string> kLevels = {"trace", "debug", "info", "warn", "error"};
+  if (kLevels.count(c.log_level) == 0) {
+    return Bad("log.level", "must be one of trace, debug, info, warn, error");
+  }
+  for (char ch : c.instance) {
+    if (!isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_') {
+      return Bad("instance", "may only hold letters, digits, '-' and '_'");
+    }
+  }
+  return c;
+}
+
+}  // namespace
+
+const sandbox::LanguageSpec& Config::DefaultLanguage() const {
+  for (const auto& l : languages) {
+    if (l.is_default) return l;
+  }
+  return languages.front();
+}
+
+const sandbox::LanguageSpec* Config::FindLanguage(std::string_view name) const {
+  for (const auto& l : languages) {
+    if (l.name == name) return &l;
+  }
+  return nullptr;
+}
+
+Config DefaultConfig() {
+  Config c;
+  c.max_limits.timeout_ms = 60000;
+  c.max_limits.cpu_ms = 60000;
+  c.max_limits.memory_bytes = 1LL << 30;
+  c.max_limits.pids = 256;
+  c.max_limits.output_bytes = 8LL << 20;
+  c.max_limits.tmp_bytes = 512LL << 20;
+  c.max_limits.cpus = 2.0;
+  c.languages = {
+      {"python", "coderunner/python:3.11", "main.py", {"python3", "{file}"}, true},
+      {"javascript", "coderunner/node:20", "main.js", {"node", "{file}"}, false},
+      {"bash", "coderunner/bash:5", "main.sh", {"bash", "{file}"}, false},
+  };
+  return c;
+}
+
+StatusOr<Config> ParseConfig(std::string_view yaml_text) {
+  // yaml-cpp reports errors by exception; this is its boundary.
+  try {
+    return ParseNode(YAML::Load(std::string(yaml_text)));
+  } catch (const YAML::Exception& e) {
+    return InvalidArgumentError(std::string("config: ") + e.what(), "invalid_config");
+  }
+}
+
+StatusOr<Config> LoadConfigFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return NotFoundError("config: cannot read " + path, "config_not_found");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto c = ParseConfig(ss.str());
+  if (!c.ok()) return c.status().WithContext(path);
+  return c;
+}
+
+}  // namespace coderunner::config

@@ -1,0 +1,212 @@
+// coderunner-init: PID 1 inside every job container.
+//
+// The service bind-mounts this static binary read-only into each container
+// and makes it the entrypoint, so it works with any image (including
+// upstream ones a platform team swaps in) and needs nothing from the image.
+// It:
+//   - runs the job with exactly the environment given by -e (nothing from
+//     the image or the engine leaks in: Docker adds HOSTNAME, images add ENV);
+//   - connects the job's stdin to the file given by -i, or /dev/null;
+//   - reaps every orphan (it is PID 1) and exits as soon as the job's main
+//     process does, which makes the kernel kill everything left in the PID
+//     namespace: a daemonized grandchild cannot outlive the job;
+//   - writes one metrics trailer line to stderr after the job ends, with
+//     CPU time, peak memory and the OOM-kill count read from the container's
+//     own cgroup. The engines disagree on OOM (Podman 4.3 reports
+//     OOMKilled=false for a memory kill); the cgroup counter does not lie.
+//
+// Usage: coderunner-init [-i STDIN_FILE] [-e KEY=VALUE]... -- COMMAND [ARG]...
+// Exit status: the job's exit code, 128+N if signal N killed it, 127 if the
+// command could not be executed, 126 on a usage error.
+//
+// The trailer format is shared with src/sandbox/init_trailer.cc:
+//   "\x1e" "coderunner-init " JSON "\n"
+// It is informational. The job runs as the same uid and could forge one; a
+// forged trailer only misreports that job's own metrics.
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { kMaxEnv = 64 };
+
+static pid_t g_child = -1;
+
+static void Forward(int sig) {
+  if (g_child > 0) kill(g_child, sig);
+}
+
+static long long NowUs(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+}
+
+// Reads the first integer in `path`; -1 if unreadable.
+static long long ReadNumber(const char* path) {
+  FILE* f = fopen(path, "re");
+  if (f == NULL) return -1;
+  long long v = -1;
+  if (fscanf(f, "%lld", &v) != 1) v = -1;
+  fclose(f);
+  return v;
+}
+
+// Reads "key N" from a flat-keyed cgroup file; -1 if absent.
+static long long ReadKeyed(const char* path, const char* key) {
+  FILE* f = fopen(path, "re");
+  if (f == NULL) return -1;
+  char name[128];
+  long long v;
+  long long found = -1;
+  while (fscanf(f, "%127s %lld", name, &v) == 2) {
+    if (strcmp(name, key) == 0) {
+      found = v;
+      break;
+    }
+  }
+  fclose(f);
+  return found;
+}
+
+static long long FirstOf(long long a, long long b) { return a >= 0 ? a : b; }
+
+static void ExecJob(char** argv, char** envp, const char* stdin_path) {
+  int fd = open(stdin_path ? stdin_path : "/dev/null", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) {
+    dprintf(2, "coderunner-init: open stdin: %s\n", strerror(errno));
+    _exit(127);
+  }
+  if (dup2(fd, 0) < 0) _exit(127);
+  // The job, not this init, should be the OOM killer's first choice. Raising
+  // one's own score needs no privilege; failure is harmless.
+  int adj = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+  if (adj >= 0) {
+    if (write(adj, "1000", 4) < 0) { /* best effort */
+    }
+    close(adj);
+  }
+  signal(SIGTERM, SIG_DFL);
+  signal(SIGINT, SIG_DFL);
+  signal(SIGHUP, SIG_DFL);
+  signal(SIGQUIT, SIG_DFL);
+  signal(SIGPIPE, SIG_DFL);
+  // execvpe searches PATH from the caller's environment, not envp, so look
+  // the command up in the job's own PATH by hand.
+  const char* cmd = argv[0];
+  if (strchr(cmd, '/') == NULL) {
+    const char* path = "/usr/local/bin:/usr/bin:/bin";
+    for (char** e = envp; *e; ++e) {
+      if (strncmp(*e, "PATH=", 5) == 0) path = *e + 5;
+    }
+    char buf[4096];
+    const char* p = path;
+    while (*p) {
+      const char* end = strchr(p, ':');
+      size_t len = end ? (size_t)(end - p) : strlen(p);
+      if (len > 0 && len + strlen(cmd) + 2 < sizeof(buf)) {
+        memcpy(buf, p, len);
+        buf[len] = '/';
+        strcpy(buf + len + 1, cmd);
+        execve(buf, argv, envp);
+      }
+      if (!end) break;
+      p = end + 1;
+    }
+    dprintf(2, "coderunner-init: %s: command not found\n", cmd);
+    _exit(127);
+  }
+  execve(cmd, argv, envp);
+  dprintf(2, "coderunner-init: exec %s: %s\n", cmd, strerror(errno));
+  _exit(127);
+}
+
+int main(int argc, char** argv) {
+  char* envp[kMaxEnv + 1];
+  int nenv = 0;
+  const char* stdin_path = NULL;
+  int i = 1;
+  for (; i < argc; ++i) {
+    if (strcmp(argv[i], "--") == 0) {
+      ++i;
+      break;
+    } else if (strcmp(argv[i], "-i") == 0 && i + 1 < argc) {
+      stdin_path = argv[++i];
+    } else if (strcmp(argv[i], "-e") == 0 && i + 1 < argc && nenv < kMaxEnv) {
+      envp[nenv++] = argv[++i];
+    } else {
+      dprintf(2, "coderunner-init: usage: [-i FILE] [-e K=V]... -- CMD [ARG]...\n");
+      return 126;
+    }
+  }
+  envp[nenv] = NULL;
+  if (i >= argc) {
+    dprintf(2, "coderunner-init: no command\n");
+    return 126;
+  }
+
+  long long start_us = NowUs();
+  g_child = fork();
+  if (g_child < 0) {
+    dprintf(2, "coderunner-init: fork: %s\n", strerror(errno));
+    return 127;
+  }
+  if (g_child == 0) ExecJob(argv + i, envp, stdin_path);
+
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = Forward;
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+  sigaction(SIGQUIT, &sa, NULL);
+
+  int status = 0;
+  for (;;) {
+    int st;
+    pid_t pid = waitpid(-1, &st, 0);
+    if (pid < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (pid == g_child) {
+      status = st;
+      break;
+    }
+  }
+  long long wall_us = NowUs() - start_us;
+
+  struct rusage ru;
+  memset(&ru, 0, sizeof(ru));
+  getrusage(RUSAGE_CHILDREN, &ru);
+  long long rusage_cpu_us = (long long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000LL +
+                            ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
+  // cgroup v2 first, then the v1 layouts Docker and Podman mount.
+  long long cpu_us = ReadKeyed("/sys/fs/cgroup/cpu.stat", "usage_usec");
+  if (cpu_us < 0) {
+    long long ns = FirstOf(ReadNumber("/sys/fs/cgroup/cpuacct/cpuacct.usage"),
+                           ReadNumber("/sys/fs/cgroup/cpu,cpuacct/cpuacct.usage"));
+    cpu_us = ns >= 0 ? ns / 1000 : rusage_cpu_us;
+  }
+  long long mem_peak = FirstOf(ReadNumber("/sys/fs/cgroup/memory.peak"),
+                               ReadNumber("/sys/fs/cgroup/memory/memory.max_usage_in_bytes"));
+  if (mem_peak < 0) mem_peak = (long long)ru.ru_maxrss * 1024LL;
+  long long oom_kills = FirstOf(ReadKeyed("/sys/fs/cgroup/memory.events", "oom_kill"),
+                                ReadKeyed("/sys/fs/cgroup/memory/memory.oom_control", "oom_kill"));
+
+  int exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  dprintf(2,
+          "\x1e"
+          "coderunner-init {\"exit_code\":%d,\"signal\":%d,\"wall_us\":%lld,\"cpu_us\":%lld,"
+          "\"memory_peak_bytes\":%lld,\"oom_kills\":%lld}\n",
+          exit_code, sig, wall_us, cpu_us, mem_peak, oom_kills);
+  return exit_code;
+}

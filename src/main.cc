@@ -1,0 +1,155 @@
+// coderunner: wires config, engine clients, the runner and the HTTP server.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <thread>
+
+#include <spdlog/spdlog.h>
+
+#include "coderunner/api/server.h"
+#include "coderunner/config/config.h"
+#include "coderunner/engine/containers.h"
+#include "coderunner/engine/curl_transport.h"
+#include "coderunner/engine/images.h"
+#include "coderunner/engine/system.h"
+#include "coderunner/sandbox/container_policy.h"
+#include "coderunner/sandbox/container_runner.h"
+#include "coderunner/sandbox/janitor.h"
+
+namespace {
+
+using namespace coderunner;  // NOLINT: main only wires.
+
+constexpr const char* kUsage =
+    "usage: coderunner serve [--config PATH]\n"
+    "  --config PATH   YAML config (default: $CODERUNNER_CONFIG, else built-in defaults)\n";
+
+// coderunner-init ships next to the executable unless configured.
+std::string DefaultInitPath() {
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "/usr/local/lib/coderunner/coderunner-init";
+  return (exe.parent_path() / "coderunner-init").string();
+}
+
+int Serve(const std::string& config_path) {
+  StatusOr<config::Config> loaded =
+      config_path.empty() ? StatusOr<config::Config>(config::DefaultConfig())
+                          : config::LoadConfigFile(config_path);
+  if (!loaded.ok()) {
+    std::cerr << "coderunner: " << loaded.status().message() << "\n";
+    return 2;
+  }
+  config::Config cfg = std::move(*loaded);
+  spdlog::set_level(spdlog::level::from_str(cfg.log_level));
+
+  auto socket = engine::ResolveEngineSocket(cfg.engine.socket);
+  if (!socket.ok()) {
+    std::cerr << "coderunner: " << socket.status().message() << "\n";
+    return 2;
+  }
+  std::string init_path = cfg.sandbox.init_path.empty() ? DefaultInitPath() : cfg.sandbox.init_path;
+  if (access(init_path.c_str(), X_OK) != 0) {
+    std::cerr << "coderunner: coderunner-init not found or not executable at " << init_path
+              << " (set sandbox.init_path)\n";
+    return 2;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(cfg.workspace_dir, ec);
+  if (ec) {
+    std::cerr << "coderunner: cannot create workspace_dir " << cfg.workspace_dir << ": "
+              << ec.message() << "\n";
+    return 2;
+  }
+
+  engine::CurlTransport transport(*socket,
+                                  std::chrono::milliseconds(cfg.engine.connect_timeout_ms));
+  auto timeout = std::chrono::milliseconds(cfg.engine.timeout_ms);
+  engine::ContainerClient containers(transport, timeout);
+  engine::ImageClient images(transport, timeout);
+  engine::SystemClient system(transport, timeout);
+
+  sandbox::PolicySettings settings;
+  settings.init_host_path = init_path;
+  settings.runtime = cfg.sandbox.runtime;
+  settings.nofile = cfg.sandbox.nofile;
+  settings.nproc = cfg.sandbox.nproc;
+  sandbox::ContainerPolicy policy(settings, cfg.instance);
+  sandbox::ContainerRunner runner(containers, policy, {cfg.workspace_dir});
+
+  auto version = system.Version();
+  if (version.ok()) {
+    spdlog::info("engine at {}: {} {}", *socket,
+                 version->kind == engine::EngineKind::kPodman ? "Podman" : "Docker",
+                 version->version);
+  } else {
+    spdlog::warn("engine at {} not reachable yet: {}", *socket, version.status().message());
+  }
+  auto swept = sandbox::SweepOrphans(containers, cfg.instance, cfg.workspace_dir);
+  if (swept.ok()) {
+    spdlog::info("janitor: removed {} orphan containers, {} orphan workspaces",
+                 swept->containers_removed, swept->workspaces_removed);
+  } else {
+    spdlog::warn("janitor: {}", swept.status().message());
+  }
+
+  api::Server server({&cfg, &system, &images, &runner});
+  Status ready = server.CheckReady();
+  if (!ready.ok()) spdlog::warn("not ready: {}", ready.message());
+  Status bound = server.Bind();
+  if (!bound.ok()) {
+    std::cerr << "coderunner: " << bound.message() << "\n";
+    return 2;
+  }
+
+  // Stop on SIGINT/SIGTERM from a dedicated thread: httplib's stop() is not
+  // async-signal-safe, so no work happens in a signal handler.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  std::thread signals([&] {
+    int sig = 0;
+    sigwait(&set, &sig);
+    spdlog::info("signal {}: stopping", sig);
+    server.Stop();
+  });
+  signals.detach();
+  // A client that disconnects mid-response must not kill the process.
+  signal(SIGPIPE, SIG_IGN);
+
+  spdlog::info("coderunner listening on {} (port {})", cfg.server.listen, server.port());
+  Status served = server.Serve();
+  if (!served.ok()) {
+    spdlog::error("{}", served.message());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string command = argc > 1 ? argv[1] : "";
+  if (command != "serve") {
+    std::cerr << kUsage;
+    return command == "--help" || command == "-h" ? 0 : 2;
+  }
+  std::string config_path;
+  if (const char* env = std::getenv("CODERUNNER_CONFIG")) config_path = env;
+  for (int i = 2; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--config" && i + 1 < argc) {
+      config_path = argv[++i];
+    } else {
+      std::cerr << "coderunner: unknown argument " << arg << "\n" << kUsage;
+      return 2;
+    }
+  }
+  return Serve(config_path);
+}

@@ -1,0 +1,58 @@
+// Clean process: coderunner-init as PID 1 runs the job with exactly the
+// allowlisted environment, stdin from a file or /dev/null, and no log driver
+// (output is taken from the attach stream, never stored by the engine).
+#include "coderunner/sandbox/mechanism.h"
+
+namespace coderunner::sandbox {
+namespace {
+
+class CleanProcess : public Mechanism {
+ public:
+  std::string_view name() const override { return "process"; }
+
+  void Apply(const PolicySettings& settings, const ContainerContext& ctx,
+             nlohmann::json& create) const override {
+    const JobSpec& job = ctx.job;
+    std::string program = std::string(kWorkspaceMount) + "/" + job.language.file;
+    nlohmann::json cmd = nlohmann::json::array();
+    for (const auto& kv : settings.env) {
+      cmd.push_back("-e");
+      cmd.push_back(kv);
+    }
+    if (ctx.has_stdin) {
+      cmd.push_back("-i");
+      cmd.push_back(std::string(kWorkspaceMount) + "/" + std::string(kStdinFile));
+    }
+    cmd.push_back("--");
+    for (const auto& part : job.language.command) cmd.push_back(part == "{file}" ? program : part);
+    for (const auto& arg : job.args) cmd.push_back(arg);
+    create["Entrypoint"] = {std::string(kInitMount)};
+    create["Cmd"] = cmd;
+    // The container's own Env is irrelevant (init replaces it), but keep it
+    // empty so `inspect` shows nothing of ours either.
+    create["Env"] = nlohmann::json::array();
+    create["Tty"] = false;
+    create["OpenStdin"] = false;
+    create["AttachStdin"] = false;
+    create["AttachStdout"] = true;
+    create["AttachStderr"] = true;
+    create["HostConfig"]["LogConfig"] = {{"Type", "none"}, {"Config", nlohmann::json::object()}};
+  }
+
+  Status Verify(const PolicySettings&, const ContainerContext&,
+                const nlohmann::json& inspect) const override {
+    const auto& ep = InspectField(inspect, "Config", "Entrypoint");
+    nlohmann::json want = {std::string(kInitMount)};
+    // Podman reports a one-element Entrypoint as a plain string.
+    if (ep != want && ep != std::string(kInitMount)) {
+      return PolicyMismatch(name(), "Config.Entrypoint", want, ep);
+    }
+    return OkStatus();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Mechanism> MakeCleanProcess() { return std::make_unique<CleanProcess>(); }
+
+}  // namespace coderunner::sandbox

@@ -1,0 +1,209 @@
+#include "coderunner/sandbox/container_runner.h"
+
+#include <signal.h>
+
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include <spdlog/spdlog.h>
+
+#include "coderunner/engine/stream_demux.h"
+#include "coderunner/sandbox/capped_output.h"
+#include "coderunner/sandbox/init_trailer.h"
+#include "coderunner/sandbox/workspace.h"
+
+namespace coderunner::sandbox {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t MsSince(Clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count();
+}
+
+// The attach stream runs on its own thread; the job's thread watches the
+// deadline. This is the state they share.
+struct AttachState {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool attached = false;
+  bool done = false;
+  Status status;
+};
+
+RunResult ErrorResult(const JobSpec& job, Status error) {
+  RunResult r;
+  r.status = RunStatus::kError;
+  r.image = job.language.image;
+  r.error = std::move(error);
+  return r;
+}
+
+}  // namespace
+
+StatusOr<RunResult> ContainerRunner::Run(const JobSpec& job) {
+  const auto t0 = Clock::now();
+  auto workspace = Workspace::Create(options_.workspace_root, job.id);
+  if (!workspace.ok()) return ErrorResult(job, workspace.status());
+  Workspace& ws = **workspace;
+  Status written = ws.WriteFile(job.language.file, job.code);
+  if (written.ok() && !job.stdin_data.empty()) written = ws.WriteFile(kStdinFile, job.stdin_data);
+  for (const auto& f : job.files) {
+    if (!written.ok()) break;
+    written = ws.WriteFile(f.path, f.content);
+  }
+  if (!written.ok()) return ErrorResult(job, written);
+
+  ContainerContext ctx{job, ws.path(), !job.stdin_data.empty()};
+  auto id_or = containers_.Create(policy_.BuildCreateBody(ctx), "coderunner-" + job.id);
+  if (!id_or.ok()) {
+    if (id_or.status().code() == StatusCode::kUnavailable) return id_or.status();
+    Status s = id_or.status();
+    if (s.code() == StatusCode::kNotFound) {
+      s = FailedPreconditionError("image " + job.language.image + " for language " +
+                                      job.language.name + " is missing: " + s.message() +
+                                      " (build it with images/build.sh, or pull it)",
+                                  "image_missing");
+    }
+    return ErrorResult(job, s);
+  }
+  const std::string id = *id_or;
+
+  CappedOutput out(static_cast<size_t>(job.limits.output_bytes));
+  CappedOutput err(static_cast<size_t>(job.limits.output_bytes));
+  engine::StreamDemuxer demux([&](engine::StreamId stream, std::string_view bytes) {
+    (stream == engine::StreamId::kStderr ? err : out).Append(bytes);
+  });
+
+  AttachState st;
+  // The attach call's own bound: the job's wall time plus room to kill it.
+  auto attach_bound = options_.attach_timeout + std::chrono::milliseconds(job.limits.timeout_ms) +
+                      options_.kill_grace;
+  std::thread attacher([&] {
+    Status s = containers_.Attach(
+        id, [&](std::string_view chunk) { return demux.Feed(chunk).ok(); },
+        [&] {
+          std::lock_guard<std::mutex> lock(st.mu);
+          st.attached = true;
+          st.cv.notify_all();
+        },
+        attach_bound);
+    std::lock_guard<std::mutex> lock(st.mu);
+    st.status = std::move(s);
+    st.done = true;
+    st.cv.notify_all();
+  });
+
+  RunResult result;
+  result.image = job.language.image;
+  Status failure;
+  bool timed_out = false;
+  Clock::time_point run_start;
+  Clock::time_point run_end;
+  {
+    std::unique_lock<std::mutex> lock(st.mu);
+    st.cv.wait_for(lock, options_.attach_timeout, [&] { return st.attached || st.done; });
+    if (!st.attached) {
+      failure = st.done ? st.status : DeadlineExceededError("attach to container timed out");
+    }
+  }
+  if (failure.ok()) {
+    failure = containers_.Start(id);
+    run_start = Clock::now();
+  }
+  if (failure.ok()) {
+    std::unique_lock<std::mutex> lock(st.mu);
+    auto deadline = run_start + std::chrono::milliseconds(job.limits.timeout_ms);
+    if (!st.cv.wait_until(lock, deadline, [&] { return st.done; })) {
+      timed_out = true;
+      lock.unlock();
+      Status killed = containers_.Kill(id);
+      if (!killed.ok()) spdlog::warn("job {}: kill after timeout: {}", job.id, killed.ToString());
+      lock.lock();
+      st.cv.wait_for(lock, options_.kill_grace, [&] { return st.done; });
+    }
+    run_end = Clock::now();
+  }
+
+  // Whatever happened, the attach thread must end before its captures die.
+  // Removing the container (force) closes the stream if it is still open.
+  bool stream_done;
+  {
+    std::lock_guard<std::mutex> lock(st.mu);
+    stream_done = st.done;
+  }
+  engine::ContainerState state;
+  Status inspected = InternalError("not inspected");
+  if (failure.ok() && stream_done) {
+    // The stream closes when the job's stdio does; the engine may record the
+    // exit a moment later, so wait for a running container to settle.
+    auto s = containers_.Inspect(id);
+    if (s.ok() && s->running) {
+      (void)containers_.Wait(id, options_.kill_grace);
+      s = containers_.Inspect(id);
+    }
+    inspected = s.status();
+    if (s.ok()) state = std::move(*s);
+  }
+  Status removed = containers_.Remove(id);
+  attacher.join();
+  if (!removed.ok()) spdlog::warn("job {}: remove container {}: {}", job.id, id, removed.ToString());
+  ws.Remove();
+
+  if (failure.ok() && !stream_done) {
+    failure = InternalError("container output did not close after kill", "stream_stuck");
+  }
+  if (failure.ok() && !st.status.ok() && !timed_out) failure = st.status;
+  if (failure.ok() && !inspected.ok()) failure = inspected;
+  if (!failure.ok()) {
+    if (failure.code() == StatusCode::kUnavailable && failure.reason() == "engine_unavailable") {
+      failure = UnavailableError(failure.message(), "engine_unavailable");
+    }
+    RunResult r = ErrorResult(job, failure);
+    r.metrics.wall_ms = MsSince(t0);
+    return r;
+  }
+
+  std::optional<InitTrailer> trailer = ParseInitTrailer(err.tail());
+  if (trailer) err.DropSuffix(trailer->length);
+
+  result.image_digest = state.image_id;
+  result.stdout_data = out.kept();
+  result.stderr_data = err.kept();
+  result.stdout_truncated = out.truncated();
+  result.stderr_truncated = err.truncated();
+  result.exit_code = trailer ? trailer->exit_code : state.exit_code;
+  result.signal = trailer ? trailer->signal : (state.exit_code > 128 ? state.exit_code - 128 : 0);
+  if (timed_out) {
+    // Our kill ended PID 1 before it could report.
+    result.signal = SIGKILL;
+    result.exit_code = 128 + SIGKILL;
+  }
+  result.metrics.run_ms = trailer ? trailer->wall_us / 1000
+                                  : std::chrono::duration_cast<std::chrono::milliseconds>(
+                                        run_end - run_start)
+                                        .count();
+  if (trailer && trailer->cpu_us >= 0) result.metrics.cpu_ms = trailer->cpu_us / 1000;
+  if (trailer && trailer->memory_peak_bytes >= 0) {
+    result.metrics.memory_peak_bytes = trailer->memory_peak_bytes;
+  }
+
+  bool oom = state.oom_killed || (trailer && trailer->oom_kills > 0);
+  bool cpu_exceeded = result.signal == SIGXCPU ||
+                      (result.signal == SIGKILL && trailer && trailer->cpu_us >= 0 &&
+                       trailer->cpu_us / 1000 >= job.limits.cpu_ms);
+  if (timed_out || cpu_exceeded) {
+    result.status = RunStatus::kTimeout;
+  } else if (oom) {
+    result.status = RunStatus::kOom;
+  } else if (result.exit_code == 0) {
+    result.status = RunStatus::kSucceeded;
+  } else {
+    result.status = RunStatus::kFailed;
+  }
+  result.metrics.wall_ms = MsSince(t0);
+  return result;
+}
+
+}  // namespace coderunner::sandbox

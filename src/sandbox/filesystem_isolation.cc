@@ -1,0 +1,59 @@
+// Filesystem isolation: a read-only root, a read-only workspace, and a
+// size-capped /tmp as the only writable place.
+#include "coderunner/sandbox/mechanism.h"
+
+namespace coderunner::sandbox {
+namespace {
+
+std::string TmpfsOptions(int64_t bytes) {
+  // mode=1777 so uid 65534 can write; noexec/nosuid/nodev as defence in depth.
+  return "rw,noexec,nosuid,nodev,size=" + std::to_string(bytes) + ",mode=1777";
+}
+
+class FilesystemIsolation : public Mechanism {
+ public:
+  std::string_view name() const override { return "filesystem"; }
+
+  void Apply(const PolicySettings& settings, const ContainerContext& ctx,
+             nlohmann::json& create) const override {
+    auto& host = create["HostConfig"];
+    host["ReadonlyRootfs"] = true;
+    host["Tmpfs"] = {{"/tmp", TmpfsOptions(ctx.job.limits.tmp_bytes)}};
+    host["Binds"] = {
+        ctx.workspace_host_path + ":" + std::string(kWorkspaceMount) + ":ro",
+        settings.init_host_path + ":" + std::string(kInitMount) + ":ro",
+    };
+    // No /dev/shm at all: a shared-memory tmpfs would be a second writable
+    // place that is not size-capped by our /tmp setting.
+    host["IpcMode"] = "none";
+    create["WorkingDir"] = std::string(kWorkspaceMount);
+  }
+
+  Status Verify(const PolicySettings&, const ContainerContext& ctx,
+                const nlohmann::json& inspect) const override {
+    const auto& ro = InspectField(inspect, "HostConfig", "ReadonlyRootfs");
+    if (ro != true) return PolicyMismatch(name(), "HostConfig.ReadonlyRootfs", true, ro);
+    // Mounts is the engine's view of what it actually mounted.
+    bool workspace_ro = false;
+    if (inspect.contains("Mounts") && inspect["Mounts"].is_array()) {
+      for (const auto& m : inspect["Mounts"]) {
+        if (m.is_object() && m.value("Destination", "") == kWorkspaceMount) {
+          workspace_ro = m.value("RW", true) == false &&
+                         m.value("Source", "") == ctx.workspace_host_path;
+        }
+      }
+    }
+    if (!workspace_ro) {
+      return PolicyMismatch(name(), "Mounts[/workspace].RW", false, inspect.value("Mounts", nullptr));
+    }
+    return OkStatus();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Mechanism> MakeFilesystemIsolation() {
+  return std::make_unique<FilesystemIsolation>();
+}
+
+}  // namespace coderunner::sandbox

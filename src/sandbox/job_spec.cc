@@ -1,0 +1,21 @@
+#include "coderunner/sandbox/job_spec.h"
+
+namespace coderunner::sandbox {
+
+std::string_view RunStatusName(RunStatus status) {
+  switch (status) {
+    case RunStatus::kSucceeded:
+      return "succeeded";
+    case RunStatus::kFailed:
+      return "failed";
+    case RunStatus::kTimeout:
+      return "timeout";
+    case RunStatus::kOom:
+      return "oom";
+    case RunStatus::kError:
+      return "error";
+  }
+  return "error";
+}
+
+}  // namespace coderunner::sandbox

@@ -1,0 +1,114 @@
+#include "coderunner/sandbox/workspace.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <system_error>
+
+#include "coderunner/sandbox/file_path.h"
+
+namespace coderunner::sandbox {
+namespace {
+
+Status ErrnoStatus(const std::string& what, int err) {
+  if (err == EEXIST) return AlreadyExistsError(what + ": " + strerror(err), "file_exists");
+  if (err == ENOSPC || err == EDQUOT) {
+    return ResourceExhaustedError(what + ": " + strerror(err), "disk_full");
+  }
+  return InternalError(what + ": " + strerror(err), "workspace_io");
+}
+
+Status WriteAll(int fd, std::string_view content, const std::string& what) {
+  while (!content.empty()) {
+    ssize_t n = write(fd, content.data(), content.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoStatus(what, errno);
+    }
+    content.remove_prefix(static_cast<size_t>(n));
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Workspace>> Workspace::Create(const std::string& root,
+                                                       const std::string& name) {
+  auto parts = SplitSafeRelativePath(name, 1);
+  if (!parts.ok()) return parts.status();
+  std::error_code ec;
+  std::filesystem::create_directories(root, ec);
+  if (ec) return InternalError("create workspace root " + root + ": " + ec.message());
+  std::string path = root + "/" + name;
+  // umask would otherwise strip the bits the job's uid needs.
+  if (mkdir(path.c_str(), 0700) != 0) return ErrnoStatus("create workspace " + path, errno);
+  int fd = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    int err = errno;
+    rmdir(path.c_str());
+    return ErrnoStatus("open workspace " + path, err);
+  }
+  if (fchmod(fd, 0755) != 0) {
+    int err = errno;
+    close(fd);
+    rmdir(path.c_str());
+    return ErrnoStatus("chmod workspace " + path, err);
+  }
+  return std::unique_ptr<Workspace>(new Workspace(std::move(path), fd));
+}
+
+Workspace::~Workspace() { Remove(); }
+
+Status Workspace::WriteFile(std::string_view relative_path, std::string_view content,
+                            int max_depth) {
+  if (dir_fd_ < 0) return FailedPreconditionError("workspace already removed");
+  CR_ASSIGN_OR_RETURN(std::vector<std::string> parts,
+                      SplitSafeRelativePath(relative_path, max_depth));
+  int dir = dup(dir_fd_);
+  if (dir < 0) return ErrnoStatus("dup workspace fd", errno);
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    // mkdirat never follows a symlink in the last component; opening with
+    // O_NOFOLLOW|O_DIRECTORY refuses anything that is not a real directory.
+    if (mkdirat(dir, parts[i].c_str(), 0755) != 0 && errno != EEXIST) {
+      int err = errno;
+      close(dir);
+      return ErrnoStatus("mkdir " + parts[i], err);
+    }
+    int next = openat(dir, parts[i].c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int err = errno;
+    close(dir);
+    if (next < 0) return ErrnoStatus("open directory " + parts[i], err);
+    fchmod(next, 0755);
+    dir = next;
+  }
+  int fd = openat(dir, parts.back().c_str(),
+                  O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  int err = errno;
+  close(dir);
+  if (fd < 0) return ErrnoStatus("create " + std::string(relative_path), err);
+  Status s = WriteAll(fd, content, "write " + std::string(relative_path));
+  if (s.ok() && fchmod(fd, 0644) != 0) s = ErrnoStatus("chmod " + std::string(relative_path), errno);
+  close(fd);
+  return s;
+}
+
+Status Workspace::Remove() {
+  if (dir_fd_ < 0) return OkStatus();
+  close(dir_fd_);
+  dir_fd_ = -1;
+  return RemoveTree(path_);
+}
+
+Status RemoveTree(const std::string& path) {
+  std::error_code ec;
+  // remove_all deletes symlinks themselves, never their targets.
+  std::filesystem::remove_all(path, ec);
+  if (ec) return InternalError("remove " + path + ": " + ec.message(), "workspace_io");
+  return OkStatus();
+}
+
+}  // namespace coderunner::sandbox
