@@ -62,6 +62,10 @@ Status ParseFiles(const json& files, const RequestCaps& caps, ExecuteRequest* re
     if (file.path.empty()) return Bad(where + "path", "is required");
     auto parts = sandbox::SplitSafeRelativePath(file.path, caps.max_file_depth);
     if (!parts.ok()) return parts.status();
+    if (sandbox::IsReservedPath(file.path)) {
+      return InvalidArgumentError("file path '" + file.path + "' uses a reserved name",
+                                  "invalid_path");
+    }
     if (encoding == "base64") {
       auto decoded = Base64Decode(file.content);
       if (!decoded.ok()) return Bad(where + "content", decoded.status().message());

@@ -45,8 +45,9 @@ StatusOr<std::vector<std::string>> SplitSafeRelativePath(std::string_view path, 
   if (static_cast<int>(parts.size()) > max_depth) {
     return Bad(path, "is deeper than " + std::to_string(max_depth) + " levels");
   }
-  if (parts.front().rfind(".coderunner", 0) == 0) return Bad(path, "uses a reserved name");
   return parts;
 }
+
+bool IsReservedPath(std::string_view path) { return path.rfind(".coderunner", 0) == 0; }
 
 }  // namespace coderunner::sandbox

@@ -10,6 +10,8 @@ std::string TmpfsOptions(int64_t bytes) {
   return "rw,noexec,nosuid,nodev,size=" + std::to_string(bytes) + ",mode=1777";
 }
 
+constexpr const char* kReadOnlyTmpfs = "ro,noexec,nosuid,nodev,size=4096,mode=0755";
+
 class FilesystemIsolation : public Mechanism {
  public:
   std::string_view name() const override { return "filesystem"; }
@@ -18,7 +20,14 @@ class FilesystemIsolation : public Mechanism {
              nlohmann::json& create) const override {
     auto& host = create["HostConfig"];
     host["ReadonlyRootfs"] = true;
-    host["Tmpfs"] = {{"/tmp", TmpfsOptions(ctx.job.limits.tmp_bytes)}};
+    // Podman, under ReadonlyRootfs, silently adds writable, unsized tmpfs
+    // mounts on /run and /var/tmp (containers.conf read_only_tmpfs). An
+    // explicit mount at those paths replaces its own, so cover both with
+    // empty read-only tmpfs; on Docker this changes nothing but hides the
+    // image's /run. Either way /tmp stays the only writable place.
+    host["Tmpfs"] = {{"/tmp", TmpfsOptions(ctx.job.limits.tmp_bytes)},
+                     {"/run", kReadOnlyTmpfs},
+                     {"/var/tmp", kReadOnlyTmpfs}};
     host["Binds"] = {
         ctx.workspace_host_path + ":" + std::string(kWorkspaceMount) + ":ro",
         settings.init_host_path + ":" + std::string(kInitMount) + ":ro",

@@ -14,9 +14,12 @@ namespace coderunner::sandbox {
 // not absolute, no "." or ".." or empty components, no NUL or control
 // characters or backslashes, at most `max_depth` components and 255 bytes
 // per component, 1024 bytes overall. Anything else is InvalidArgument with
-// reason "invalid_path". Names starting with ".coderunner" are reserved.
-// Pure; thread-safe.
+// reason "invalid_path". Pure; thread-safe.
 StatusOr<std::vector<std::string>> SplitSafeRelativePath(std::string_view path, int max_depth);
+
+// True for paths whose first component starts with ".coderunner": the
+// service's own files in a workspace. Requests may not use them.
+bool IsReservedPath(std::string_view path);
 
 }  // namespace coderunner::sandbox
 

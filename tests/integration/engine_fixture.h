@@ -1,0 +1,70 @@
+// EngineTest: a fixture with a live server on the engine under test, which
+// after every test proves nothing was left behind.
+#ifndef CODERUNNER_TESTS_INTEGRATION_ENGINE_FIXTURE_H_
+#define CODERUNNER_TESTS_INTEGRATION_ENGINE_FIXTURE_H_
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "server_process.h"
+
+namespace coderunner::testing {
+
+inline constexpr const char* kSecretCanary = "coderunner-canary-7f3a9c";
+
+class EngineTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_FALSE(EngineSocketUnderTest().empty())
+        << "set CODERUNNER_TEST_ENGINE_SOCKET (ctest sets it per engine label)";
+    ASSERT_TRUE(std::filesystem::exists(EngineSocketUnderTest()))
+        << "engine socket " << EngineSocketUnderTest()
+        << " does not exist: start it with scripts/start-docker.sh or scripts/start-podman.sh";
+    server_ = std::make_unique<ServerProcess>(ExtraConfig(), "",
+                                              std::map<std::string, std::string>{
+                                                  {"CODERUNNER_SECRET", kSecretCanary},
+                                                  {"AWS_SECRET_ACCESS_KEY", kSecretCanary}});
+    ASSERT_TRUE(server_->started()) << server_->log();
+  }
+
+  void TearDown() override {
+    if (!server_ || !server_->started()) return;
+    // No container or workspace may outlive its job, whatever the job did.
+    EXPECT_EQ(CountContainers(server_->socket(), server_->instance()), 0)
+        << "containers left behind by instance " << server_->instance();
+    std::error_code ec;
+    int left = 0;
+    for (auto it = std::filesystem::directory_iterator(server_->workspace_dir(), ec);
+         !ec && it != std::filesystem::directory_iterator(); ++it) {
+      ++left;
+    }
+    EXPECT_EQ(left, 0) << "workspaces left behind in " << server_->workspace_dir();
+  }
+
+  virtual std::string ExtraConfig() const { return ""; }
+
+  // Runs tests/hostile/<file> in `language` and returns the 200 answer.
+  nlohmann::json RunHostile(const std::string& language, const std::string& file,
+                            const nlohmann::json& extra = nlohmann::json::object()) {
+    HttpAnswer a = server_->Execute(language, HostileProgram(file), extra);
+    EXPECT_EQ(a.status, 200) << a.body;
+    return a.json;
+  }
+
+  // After an attack, an ordinary job must still run normally.
+  void ExpectNormalJobStillWorks() {
+    HttpAnswer a = server_->Execute("python", "print(6*7)");
+    ASSERT_EQ(a.status, 200) << a.body;
+    EXPECT_EQ(a.json["status"], "succeeded") << a.body;
+    EXPECT_EQ(a.json["stdout"], "42\n");
+  }
+
+  std::unique_ptr<ServerProcess> server_;
+};
+
+}  // namespace coderunner::testing
+
+#endif  // CODERUNNER_TESTS_INTEGRATION_ENGINE_FIXTURE_H_

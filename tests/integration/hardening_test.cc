@@ -1,0 +1,147 @@
+// The hardening checklist of seed 001 §11.6, proved by running hostile code
+// (tests/hostile/) on a real engine. Each test checks that the attack was
+// contained and that a normal job still succeeds right after it.
+#include <string>
+
+#include "engine_fixture.h"
+
+namespace coderunner::testing {
+namespace {
+
+using HardeningTest = EngineTest;
+
+std::string Str(const nlohmann::json& j, const char* key) {
+  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
+}
+
+TEST_F(HardeningTest, TcpConnectionsAreBlocked) {
+  auto r = RunHostile("python", "net_tcp.py");
+  EXPECT_EQ(Str(r, "stdout").find("CONNECTED"), std::string::npos) << r.dump();
+  EXPECT_NE(Str(r, "stdout").find("blocked 1.1.1.1"), std::string::npos) << r.dump();
+  ExpectNormalJobStillWorks();
+}
+
+TEST_F(HardeningTest, UdpIsBlocked) {
+  auto r = RunHostile("python", "net_udp.py");
+  EXPECT_EQ(Str(r, "stdout").find("SENT"), std::string::npos) << r.dump();
+  EXPECT_NE(Str(r, "stdout").find("blocked"), std::string::npos) << r.dump();
+  ExpectNormalJobStillWorks();
+}
+
+TEST_F(HardeningTest, DnsDoesNotResolve) {
+  auto r = RunHostile("bash", "net_dns.sh");
+  EXPECT_EQ(Str(r, "stdout").find("RESOLVED"), std::string::npos) << r.dump();
+  EXPECT_NE(Str(r, "stdout").find("blocked dns"), std::string::npos) << r.dump();
+  ExpectNormalJobStillWorks();
+}
+
+TEST_F(HardeningTest, ServiceSecretsNeverReachTheJob) {
+  auto r = RunHostile("python", "env_leak.py");
+  EXPECT_EQ(r["status"], "succeeded") << r.dump();
+  EXPECT_EQ(r.dump().find(kSecretCanary), std::string::npos) << r.dump();
+  // The job's environment is exactly the allowlist.
+  EXPECT_NE(Str(r, "stdout").find(
+                "ENV {'PATH': '/usr/local/bin:/usr/bin:/bin', 'HOME': '/tmp', 'LANG': 'C.UTF-8'}"),
+            std::string::npos)
+      << r.dump();
+  ExpectNormalJobStillWorks();
+}
+
+TEST_F(HardeningTest, RootFilesystemAndWorkspaceAreReadOnly) {
+  auto r = RunHostile("bash", "write_root.sh");
+  std::string out = Str(r, "stdout");
+  EXPECT_EQ(out.find("WROTE"), std::string::npos) << out;
+  for (const char* p : {"/x", "/etc/passwd", "/usr/bin/python3", "/workspace/main.sh",
+                        "/workspace/new", "/var/tmp/x", "/dev/shm/x"}) {
+    EXPECT_NE(out.find(std::string("denied ") + p + "\n"), std::string::npos) << p << "\n" << out;
+  }
+  EXPECT_NE(out.find("tmp writable"), std::string::npos) << out;
+  ExpectNormalJobStillWorks();
+}
+
+TEST_F(HardeningTest, JobRunsAsNobodyWithoutCapabilities) {
+  auto r = RunHostile("python", "identity.py");
+  std::string out = Str(r, "stdout");
+  EXPECT_NE(out.find("UID 65534 65534 GID 65534"), std::string::npos) << out;
+  EXPECT_NE(out.find("CAPS 0000000000000000 0000000000000000 0000000000000000 NNP 1"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("ALLOWED"), std::string::npos) << out;
+  ExpectNormalJobStillWorks();
+}
+
+TEST_F(HardeningTest, InfiniteLoopEndsAsTimeout) {
+  auto r = RunHostile("javascript", "infinite_loop.js", {{"limits", {{"timeout_ms", 2000}}}});
+  EXPECT_EQ(r["status"], "timeout") << r.dump();
+  EXPECT_EQ(r["signal"], "SIGKILL") << r.dump();
+  ExpectNormalJobStillWorks();
+}
+
+TEST_F(HardeningTest, CpuTimeLimitEndsABusyLoop) {
+  // Generous wall clock: only RLIMIT_CPU can end this one early.
+  auto r = RunHostile("python", "cpu_burn.py",
+                      {{"limits", {{"timeout_ms", 30000}, {"cpu_ms", 1000}}}});
+  EXPECT_EQ(r["status"], "timeout") << r.dump();
+  EXPECT_LT(r["metrics"]["run_ms"].get<int64_t>(), 30000) << r.dump();
+  ExpectNormalJobStillWorks();
+}
+
+TEST_F(HardeningTest, OneGibAllocationEndsAsOom) {
+  auto r = RunHostile("python", "alloc_1gib.py");
+  EXPECT_EQ(r["status"], "oom") << r.dump();
+  EXPECT_EQ(Str(r, "stdout").find("ALLOCATED"), std::string::npos) << r.dump();
+  ExpectNormalJobStillWorks();
+}
+
+TEST_F(HardeningTest, ForkBombIsContained) {
+  auto r = RunHostile("bash", "fork_bomb.sh", {{"limits", {{"timeout_ms", 5000}}}});
+  // The pids limit makes forks fail; the job ends on its own or at the wall
+  // clock, never by taking the host down.
+  EXPECT_NE(r["status"], "error") << r.dump();
+  EXPECT_TRUE(r["stderr"].get<std::string>().find("retry: Resource temporarily unavailable") !=
+                  std::string::npos ||
+              r["stderr"].get<std::string>().find("fork") != std::string::npos)
+      << r.dump();
+  ExpectNormalJobStillWorks();
+}
+
+TEST_F(HardeningTest, FillingTmpStopsAtTheCap) {
+  auto r = RunHostile("python", "fill_tmp.py");
+  std::string out = Str(r, "stdout");
+  auto pos = out.find("WRITTEN ");
+  ASSERT_NE(pos, std::string::npos) << r.dump();
+  long long written = std::stoll(out.substr(pos + 8));
+  EXPECT_LE(written, 64LL << 20) << r.dump();
+  EXPECT_NE(out.find("stopped"), std::string::npos) << r.dump();
+  ExpectNormalJobStillWorks();
+}
+
+TEST_F(HardeningTest, HundredMegabytesOfOutputAreCappedWithFlatRss) {
+  long before = server_->RssBytes();
+  auto r = RunHostile("python", "print_100mb.py");
+  long after = server_->RssBytes();
+  EXPECT_EQ(r["status"], "succeeded") << r["error"].dump();
+  EXPECT_EQ(r["stdout"].get<std::string>().size(), 1u << 20);
+  EXPECT_EQ(r["stdout_truncated"], true);
+  // The cap holds while streaming: the service never held the 100 MB.
+  EXPECT_LT(after - before, 16L << 20) << "RSS grew from " << before << " to " << after;
+  ExpectNormalJobStillWorks();
+}
+
+TEST_F(HardeningTest, InvalidUtf8IsReplacedOrExactInBase64) {
+  auto r = RunHostile("python", "invalid_utf8.py");
+  EXPECT_EQ(r["status"], "succeeded") << r.dump();
+  std::string out = Str(r, "stdout");
+  EXPECT_EQ(out.substr(0, 3), "ok ");
+  EXPECT_NE(out.find("\xEF\xBF\xBD"), std::string::npos);  // U+FFFD.
+  EXPECT_NE(out.find(std::string("nul:\0 end", 9)), std::string::npos);
+  auto b = RunHostile("python", "invalid_utf8.py", {{"output_encoding", "base64"}});
+  EXPECT_EQ(b["output_encoding"], "base64");
+  // base64 of the exact bytes the program wrote.
+  EXPECT_EQ(b["stdout"], "b2sg//4gwygg7aCAIG51bDoAIGVuZA==") << b.dump();
+  EXPECT_EQ(b["stderr"], "gGVycg==") << b.dump();
+  ExpectNormalJobStillWorks();
+}
+
+}  // namespace
+}  // namespace coderunner::testing

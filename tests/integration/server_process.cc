@@ -1,0 +1,172 @@
+#include "server_process.h"
+
+#include <httplib.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "coderunner/common/ids.h"
+#include "coderunner/engine/containers.h"
+#include "coderunner/engine/curl_transport.h"
+#include "coderunner/sandbox/container_policy.h"
+
+extern char** environ;
+
+namespace coderunner::testing {
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+HttpAnswer Answer(const httplib::Result& r) {
+  HttpAnswer a;
+  if (!r) return a;
+  a.status = r->status;
+  a.body = r->body;
+  a.json = nlohmann::json::parse(a.body, nullptr, false);
+  if (a.json.is_discarded()) a.json = nullptr;
+  return a;
+}
+
+}  // namespace
+
+std::string EngineSocketUnderTest() {
+  const char* s = std::getenv("CODERUNNER_TEST_ENGINE_SOCKET");
+  return s ? s : "";
+}
+
+std::string HostileProgram(const std::string& name) {
+  return ReadFile(std::string(CODERUNNER_HOSTILE_DIR) + "/" + name);
+}
+
+int CountContainers(const std::string& socket, const std::string& instance) {
+  engine::CurlTransport transport(socket);
+  engine::ContainerClient containers(transport, std::chrono::seconds(30));
+  auto list = containers.List({{sandbox::kLabelInstance, instance}});
+  return list.ok() ? static_cast<int>(list->size()) : -1;
+}
+
+ServerProcess::ServerProcess(const std::string& extra_yaml, const std::string& socket,
+                             const std::map<std::string, std::string>& env) {
+  char tmpl[] = "/tmp/coderunner-it-XXXXXX";
+  dir_ = mkdtemp(tmpl);
+  instance_ = NewId("it");
+  workspace_dir_ = dir_ + "/workspaces";
+  socket_ = socket.empty() ? EngineSocketUnderTest() : socket;
+  std::string config = dir_ + "/config.yaml";
+  {
+    std::ofstream out(config);
+    out << "server: {listen: 127.0.0.1:0}\n"
+        << "engine: {socket: " << socket_ << "}\n"
+        << "sandbox: {init_path: " << CODERUNNER_INIT_BINARY << "}\n"
+        << "workspace_dir: " << workspace_dir_ << "\n"
+        << "instance: " << instance_ << "\n"
+        << extra_yaml;
+  }
+  std::string log_path = dir_ + "/server.log";
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e; ++e) env_strings.emplace_back(*e);
+  for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
+  std::vector<char*> envp;
+  for (auto& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::string binary = CODERUNNER_BINARY;
+  std::vector<std::string> args = {binary, "serve", "--config", config};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  if (posix_spawn(&pid_, binary.c_str(), &actions, nullptr, argv.data(), envp.data()) != 0) {
+    pid_ = -1;
+  }
+  posix_spawn_file_actions_destroy(&actions);
+  if (pid_ < 0) return;
+  // Wait for the "(port N)" line; startup includes the janitor sweep.
+  std::regex port_re(R"(\(port (\d+)\))");
+  for (int i = 0; i < 1500 && port_ == 0; ++i) {
+    std::string text = ReadFile(log_path);
+    std::smatch m;
+    if (std::regex_search(text, m, port_re)) port_ = std::stoi(m[1]);
+    int status;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      break;
+    }
+    if (port_ == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+ServerProcess::~ServerProcess() {
+  if (pid_ > 0) {
+    kill(pid_, SIGTERM);
+    for (int i = 0; i < 250; ++i) {
+      int status;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(dir_, ec);
+}
+
+const std::string& ServerProcess::log() const {
+  log_ = ReadFile(dir_ + "/server.log");
+  return log_;
+}
+
+HttpAnswer ServerProcess::Get(const std::string& path) const {
+  httplib::Client c("127.0.0.1", port_);
+  c.set_read_timeout(120, 0);
+  return Answer(c.Get(path.c_str()));
+}
+
+HttpAnswer ServerProcess::Post(const std::string& path, const std::string& body,
+                               const std::string& content_type) const {
+  httplib::Client c("127.0.0.1", port_);
+  c.set_read_timeout(120, 0);
+  return Answer(c.Post(path.c_str(), body, content_type.c_str()));
+}
+
+HttpAnswer ServerProcess::Execute(const std::string& language, const std::string& code,
+                                  const nlohmann::json& extra) const {
+  nlohmann::json body = extra;
+  body["language"] = language;
+  body["code"] = code;
+  return Post("/v1/execute", body.dump());
+}
+
+long ServerProcess::RssBytes() const {
+  std::ifstream in("/proc/" + std::to_string(pid_) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6)) * 1024;
+  }
+  return -1;
+}
+
+}  // namespace coderunner::testing
