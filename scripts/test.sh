@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Runs the whole test suite: build, unit tests, and the integration suite on
+# BOTH engines (Docker Engine and Podman), then the same under ASan+UBSan.
+# Starts the engines and builds the runtime images if needed (offline).
+#
+#   scripts/test.sh            # everything
+#   SKIP_SANITIZERS=1 scripts/test.sh   # skip the ASan+UBSan pass
+#
+# Needs root (engines) and the packages from scripts/install-deps.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+
+echo "== engines"
+podman_sock=$(scripts/start-podman.sh | tail -n1)
+docker_sock=$(scripts/start-docker.sh | tail -n1)
+
+echo "== runtime images"
+images/build.sh --engine podman --engine docker
+
+echo "== build"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCODERUNNER_PODMAN_SOCKET="$podman_sock" -DCODERUNNER_DOCKER_SOCKET="$docker_sock" >/dev/null
+cmake --build build -j"$jobs"
+
+echo "== unit + integration (docker, podman)"
+# Integration tests start real containers; two at a time keeps a 2-core
+# machine responsive without serializing everything.
+(cd build && ctest --output-on-failure -j2 --timeout 300)
+
+if [[ "${SKIP_SANITIZERS:-0}" != 1 ]]; then
+  echo "== ASan + UBSan: unit + integration (docker)"
+  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCODERUNNER_SANITIZE=ON \
+    -DCODERUNNER_PODMAN_SOCKET="$podman_sock" -DCODERUNNER_DOCKER_SOCKET="$docker_sock" >/dev/null
+  cmake --build build-asan -j"$jobs"
+  (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --output-on-failure -j2 --timeout 300 -L 'unit|docker')
+fi
+echo "== all tests passed"
