@@ -8,6 +8,7 @@ pkgs=(
   libcurl4-openssl-dev nlohmann-json3-dev libcpp-httplib-dev libyaml-cpp-dev
   libspdlog-dev libfmt-dev libgtest-dev libgmock-dev libsqlite3-dev
   podman runc docker.io debootstrap python3 uidmap
+  clang libclang-rt-14-dev clang-format
 )
 missing=()
 for p in "${pkgs[@]}"; do

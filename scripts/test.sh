@@ -5,6 +5,7 @@
 #
 #   scripts/test.sh            # everything
 #   SKIP_SANITIZERS=1 scripts/test.sh   # skip the ASan+UBSan pass
+#   SKIP_FUZZ=1 scripts/test.sh         # skip the bounded fuzzing pass
 #
 # Needs root (engines) and the packages from scripts/install-deps.sh.
 set -euo pipefail
@@ -36,5 +37,18 @@ if [[ "${SKIP_SANITIZERS:-0}" != 1 ]]; then
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --output-on-failure -j2 --timeout 300 -L 'unit|docker')
+fi
+if [[ "${SKIP_FUZZ:-0}" != 1 ]]; then
+  echo "== fuzz (libFuzzer, ${FUZZ_SECONDS:-20} s per target, committed corpus as seeds)"
+  CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCODERUNNER_FUZZ=ON -DCODERUNNER_TESTS=OFF \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake --build build-fuzz -j"$jobs" --target execute_request_fuzzer stream_demux_fuzzer \
+    file_path_fuzzer
+  for f in execute_request stream_demux file_path; do
+    work=$(mktemp -d)
+    build-fuzz/tests/fuzz/${f}_fuzzer -max_total_time="${FUZZ_SECONDS:-20}" -max_len=4096 \
+      -print_final_stats=0 "$work" "tests/fuzz/corpus/$f" 2>&1 | grep -E '^Done|ERROR|SUMMARY'
+    rm -rf "$work"
+  done
 fi
 echo "== all tests passed"
