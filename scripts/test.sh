@@ -20,7 +20,7 @@ echo "== runtime images"
 images/build.sh --engine podman --engine docker
 
 echo "== build"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCODERUNNER_TESTS=ON \
   -DCODERUNNER_PODMAN_SOCKET="$podman_sock" -DCODERUNNER_DOCKER_SOCKET="$docker_sock" >/dev/null
 cmake --build build -j"$jobs"
 
@@ -31,7 +31,7 @@ echo "== unit + integration (docker, podman)"
 
 if [[ "${SKIP_SANITIZERS:-0}" != 1 ]]; then
   echo "== ASan + UBSan: unit + integration (docker)"
-  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCODERUNNER_SANITIZE=ON \
+  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCODERUNNER_SANITIZE=ON -DCODERUNNER_TESTS=ON \
     -DCODERUNNER_PODMAN_SOCKET="$podman_sock" -DCODERUNNER_DOCKER_SOCKET="$docker_sock" >/dev/null
   cmake --build build-asan -j"$jobs"
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \

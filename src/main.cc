@@ -1,5 +1,6 @@
 // coderunner: wires config, engine clients, the runner and the HTTP server.
 #include <signal.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -7,8 +8,6 @@
 #include <iostream>
 #include <string>
 #include <thread>
-
-#include <spdlog/spdlog.h>
 
 #include "coderunner/api/server.h"
 #include "coderunner/config/config.h"
@@ -37,9 +36,9 @@ std::string DefaultInitPath() {
 }
 
 int Serve(const std::string& config_path) {
-  StatusOr<config::Config> loaded =
-      config_path.empty() ? StatusOr<config::Config>(config::DefaultConfig())
-                          : config::LoadConfigFile(config_path);
+  StatusOr<config::Config> loaded = config_path.empty()
+                                        ? StatusOr<config::Config>(config::DefaultConfig())
+                                        : config::LoadConfigFile(config_path);
   if (!loaded.ok()) {
     std::cerr << "coderunner: " << loaded.status().message() << "\n";
     return 2;

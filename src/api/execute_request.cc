@@ -1,8 +1,7 @@
 #include "coderunner/api/execute_request.h"
 
-#include <set>
-
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "coderunner/common/base64.h"
 #include "coderunner/sandbox/file_path.h"
@@ -61,9 +60,9 @@ Status ParseFiles(const json& files, const RequestCaps& caps, ExecuteRequest* re
     CR_RETURN_IF_ERROR(GetString(f, "encoding", where, &encoding));
     if (file.path.empty()) return Bad(where + "path", "is required");
     auto parts = sandbox::SplitSafeRelativePath(file.path, caps.max_file_depth);
-    if (!parts.ok()) return parts.status();
+    if (!parts.ok()) return parts.status().WithContext(where + "path");
     if (sandbox::IsReservedPath(file.path)) {
-      return InvalidArgumentError("file path '" + file.path + "' uses a reserved name",
+      return InvalidArgumentError(where + "path: '" + file.path + "' uses a reserved name",
                                   "invalid_path");
     }
     if (encoding == "base64") {
@@ -75,6 +74,17 @@ Status ParseFiles(const json& files, const RequestCaps& caps, ExecuteRequest* re
     }
     if (!seen.insert(file.path).second) return Bad(where + "path", "duplicate path " + file.path);
     req->files.push_back(std::move(file));
+  }
+  // A path may not be both a file and a directory holding another file.
+  for (const auto& f : req->files) {
+    for (size_t slash = f.path.find('/'); slash != std::string::npos;
+         slash = f.path.find('/', slash + 1)) {
+      if (seen.count(f.path.substr(0, slash)) != 0) {
+        return InvalidArgumentError("files: '" + f.path.substr(0, slash) +
+                                        "' is both a file and a directory of '" + f.path + "'",
+                                    "invalid_path");
+      }
+    }
   }
   return OkStatus();
 }
@@ -110,9 +120,9 @@ StatusOr<ExecuteRequest> FromJson(const json& body, const RequestCaps& caps) {
   }
   if (auto limits = body.find("limits"); limits != body.end() && !limits->is_null()) {
     if (!limits->is_object()) return Bad("limits", "must be an object");
-    CR_RETURN_IF_ERROR(CheckKnown(*limits, "limits.",
-                                  {"timeout_ms", "cpu_ms", "memory_bytes", "pids", "output_bytes",
-                                   "tmp_bytes", "cpus"}));
+    CR_RETURN_IF_ERROR(CheckKnown(
+        *limits, "limits.",
+        {"timeout_ms", "cpu_ms", "memory_bytes", "pids", "output_bytes", "tmp_bytes", "cpus"}));
     CR_RETURN_IF_ERROR(GetLimit(*limits, "timeout_ms", &req.limits.timeout_ms));
     CR_RETURN_IF_ERROR(GetLimit(*limits, "cpu_ms", &req.limits.cpu_ms));
     CR_RETURN_IF_ERROR(GetLimit(*limits, "memory_bytes", &req.limits.memory_bytes));
@@ -168,8 +178,8 @@ StatusOr<ExecuteRequest> ParseExecuteRequest(std::string_view body, const Reques
   }
 }
 
-StatusOr<sandbox::JobSpec> BuildJobSpec(const ExecuteRequest& request,
-                                        const config::Config& config, std::string job_id) {
+StatusOr<sandbox::JobSpec> BuildJobSpec(const ExecuteRequest& request, const config::Config& config,
+                                        std::string job_id) {
   const sandbox::LanguageSpec* lang =
       request.language ? config.FindLanguage(*request.language) : &config.DefaultLanguage();
   if (lang == nullptr) {

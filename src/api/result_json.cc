@@ -10,22 +10,38 @@ namespace coderunner::api {
 
 std::string SignalName(int sig) {
   switch (sig) {
-    case SIGKILL: return "SIGKILL";
-    case SIGTERM: return "SIGTERM";
-    case SIGSEGV: return "SIGSEGV";
-    case SIGABRT: return "SIGABRT";
-    case SIGXCPU: return "SIGXCPU";
-    case SIGXFSZ: return "SIGXFSZ";
-    case SIGPIPE: return "SIGPIPE";
-    case SIGINT: return "SIGINT";
-    case SIGHUP: return "SIGHUP";
-    case SIGBUS: return "SIGBUS";
-    case SIGFPE: return "SIGFPE";
-    case SIGILL: return "SIGILL";
-    case SIGQUIT: return "SIGQUIT";
-    case SIGTRAP: return "SIGTRAP";
-    case SIGSYS: return "SIGSYS";
-    default: return "SIG" + std::to_string(sig);
+    case SIGKILL:
+      return "SIGKILL";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGSEGV:
+      return "SIGSEGV";
+    case SIGABRT:
+      return "SIGABRT";
+    case SIGXCPU:
+      return "SIGXCPU";
+    case SIGXFSZ:
+      return "SIGXFSZ";
+    case SIGPIPE:
+      return "SIGPIPE";
+    case SIGINT:
+      return "SIGINT";
+    case SIGHUP:
+      return "SIGHUP";
+    case SIGBUS:
+      return "SIGBUS";
+    case SIGFPE:
+      return "SIGFPE";
+    case SIGILL:
+      return "SIGILL";
+    case SIGQUIT:
+      return "SIGQUIT";
+    case SIGTRAP:
+      return "SIGTRAP";
+    case SIGSYS:
+      return "SIGSYS";
+    default:
+      return "SIG" + std::to_string(sig);
   }
 }
 
@@ -44,7 +60,8 @@ nlohmann::json ResultToJson(const sandbox::JobSpec& job, const sandbox::RunResul
   j["status"] = sandbox::RunStatusName(r.status);
   bool ran = r.status != sandbox::RunStatus::kError;
   j["exit_code"] = ran ? nlohmann::json(r.exit_code) : nlohmann::json(nullptr);
-  j["signal"] = ran && r.signal > 0 ? nlohmann::json(SignalName(r.signal)) : nlohmann::json(nullptr);
+  j["signal"] =
+      ran && r.signal > 0 ? nlohmann::json(SignalName(r.signal)) : nlohmann::json(nullptr);
   j["stdout"] = render(r.stdout_data, r.stdout_truncated);
   j["stderr"] = render(r.stderr_data, r.stderr_truncated);
   j["stdout_truncated"] = r.stdout_truncated;
@@ -52,15 +69,19 @@ nlohmann::json ResultToJson(const sandbox::JobSpec& job, const sandbox::RunResul
   j["output_encoding"] = encoding == OutputEncoding::kBase64 ? "base64" : "utf8";
   j["language"] = job.language.name;
   j["image"] = r.image;
-  j["image_digest"] = r.image_digest.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.image_digest);
+  j["image_digest"] =
+      r.image_digest.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.image_digest);
   j["code_sha256"] = Sha256Hex(job.code);
   j["metrics"] = {{"wall_ms", r.metrics.wall_ms},
                   {"run_ms", r.metrics.run_ms},
                   {"cpu_ms", r.metrics.cpu_ms},
                   {"memory_peak_bytes", r.metrics.memory_peak_bytes}};
-  j["limits"] = {{"timeout_ms", job.limits.timeout_ms},     {"cpu_ms", job.limits.cpu_ms},
-                 {"memory_bytes", job.limits.memory_bytes}, {"pids", job.limits.pids},
-                 {"output_bytes", job.limits.output_bytes}, {"tmp_bytes", job.limits.tmp_bytes},
+  j["limits"] = {{"timeout_ms", job.limits.timeout_ms},
+                 {"cpu_ms", job.limits.cpu_ms},
+                 {"memory_bytes", job.limits.memory_bytes},
+                 {"pids", job.limits.pids},
+                 {"output_bytes", job.limits.output_bytes},
+                 {"tmp_bytes", job.limits.tmp_bytes},
                  {"cpus", job.limits.cpus}};
   if (r.status == sandbox::RunStatus::kError) {
     j["error"] = {{"code", r.error.reason()}, {"message", r.error.message()}};

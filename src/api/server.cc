@@ -1,10 +1,9 @@
 #include "coderunner/api/server.h"
 
 #include <httplib.h>
+#include <spdlog/spdlog.h>
 
 #include <chrono>
-
-#include <spdlog/spdlog.h>
 
 #include "coderunner/api/http_status.h"
 #include "coderunner/api/result_json.h"
@@ -85,21 +84,21 @@ void Server::Routes() {
 
   // Turns httplib's own error answers (unknown route, body too large, bad
   // HTTP) into our JSON shape. Handlers' answers already have a body.
-  http_->set_error_handler(httplib::Server::HandlerWithResponse(
-      [](const httplib::Request& req, httplib::Response& res) {
-    if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-    Status s;
-    if (res.status == 404) {
-      s = NotFoundError("no route for " + req.method + " " + req.path, "not_found");
-    } else if (res.status == 413) {
-      s = InvalidArgumentError("request body exceeds the limit", "body_too_large");
-    } else {
-      s = InvalidArgumentError("bad HTTP request", "bad_request");
-    }
-    int code = res.status;
-    Reply(res, code, ErrorJson(s));
-    return httplib::Server::HandlerResponse::Handled;
-  }));
+  http_->set_error_handler(
+      httplib::Server::HandlerWithResponse([](const httplib::Request& req, httplib::Response& res) {
+        if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+        Status s;
+        if (res.status == 404) {
+          s = NotFoundError("no route for " + req.method + " " + req.path, "not_found");
+        } else if (res.status == 413) {
+          s = InvalidArgumentError("request body exceeds the limit", "body_too_large");
+        } else {
+          s = InvalidArgumentError("bad HTTP request", "bad_request");
+        }
+        int code = res.status;
+        Reply(res, code, ErrorJson(s));
+        return httplib::Server::HandlerResponse::Handled;
+      }));
 
   http_->set_exception_handler(
       [](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {

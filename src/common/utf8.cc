@@ -27,7 +27,10 @@ size_t ValidSequenceLength(std::string_view s, size_t i) {
 size_t InvalidSubpartLength(std::string_view s, size_t i) {
   auto b = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
   unsigned char c = b(0);
-  size_t need = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xC2 ? 2 : 1;
+  size_t need = c >= 0xF0 && c <= 0xF4   ? 4
+                : c >= 0xE0 && c <= 0xEF ? 3
+                : c >= 0xC2 && c <= 0xDF ? 2
+                                         : 1;
   if (need == 1) return 1;
   unsigned char lo = 0x80, hi = 0xBF;
   if (c == 0xE0) lo = 0xA0;

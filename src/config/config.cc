@@ -1,10 +1,11 @@
 #include "coderunner/config/config.h"
 
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
-
-#include <yaml-cpp/yaml.h>
 
 namespace coderunner::config {
 namespace {
@@ -43,9 +44,9 @@ Status Read(const YAML::Node& node, const std::string& key, const std::string& p
 
 Status ReadLimits(const YAML::Node& node, const std::string& path, sandbox::Limits* l) {
   if (!node) return OkStatus();
-  CR_RETURN_IF_ERROR(CheckKeys(node, path,
-                               {"timeout_ms", "cpu_ms", "memory_bytes", "pids", "output_bytes",
-                                "tmp_bytes", "cpus"}));
+  CR_RETURN_IF_ERROR(CheckKeys(
+      node, path,
+      {"timeout_ms", "cpu_ms", "memory_bytes", "pids", "output_bytes", "tmp_bytes", "cpus"}));
   CR_RETURN_IF_ERROR(Read(node, "timeout_ms", path + ".timeout_ms", &l->timeout_ms));
   CR_RETURN_IF_ERROR(Read(node, "cpu_ms", path + ".cpu_ms", &l->cpu_ms));
   CR_RETURN_IF_ERROR(Read(node, "memory_bytes", path + ".memory_bytes", &l->memory_bytes));
@@ -71,7 +72,10 @@ Status ReadLanguages(const YAML::Node& node, std::vector<sandbox::LanguageSpec>*
     CR_RETURN_IF_ERROR(Read(v, "default", path + ".default", &lang.is_default));
     if (v["command"]) {
       if (!v["command"].IsSequence()) return Bad(path + ".command", "expected a list of strings");
-      for (const auto& part : v["command"]) lang.command.push_back(part.as<std::string>());
+      for (const auto& part : v["command"]) {
+        if (!part.IsScalar()) return Bad(path + ".command", "expected a list of strings");
+        lang.command.push_back(part.as<std::string>());
+      }
     }
     if (lang.image.empty()) return Bad(path + ".image", "is required");
     if (lang.file.empty() || lang.file.find('/') != std::string::npos ||
@@ -95,7 +99,8 @@ StatusOr<Config> ParseNode(const YAML::Node& root) {
   if (YAML::Node s = root["server"]) {
     CR_RETURN_IF_ERROR(CheckKeys(s, "server", {"listen", "max_body_bytes", "threads"}));
     CR_RETURN_IF_ERROR(Read(s, "listen", "server.listen", &c.server.listen));
-    CR_RETURN_IF_ERROR(Read(s, "max_body_bytes", "server.max_body_bytes", &c.server.max_body_bytes));
+    CR_RETURN_IF_ERROR(
+        Read(s, "max_body_bytes", "server.max_body_bytes", &c.server.max_body_bytes));
     CR_RETURN_IF_ERROR(Read(s, "threads", "server.threads", &c.server.threads));
   }
   if (YAML::Node e = root["engine"]) {
@@ -117,8 +122,11 @@ StatusOr<Config> ParseNode(const YAML::Node& root) {
   // Top-level output_bytes is the default per-stream cap, the same value as
   // limits.default.output_bytes; giving both with different values is an error.
   int64_t output_bytes = -1;
-  CR_RETURN_IF_ERROR(Read(root, "output_bytes", "output_bytes", &output_bytes));
-  if (output_bytes >= 0) c.default_limits.output_bytes = output_bytes;
+  if (root["output_bytes"]) {
+    CR_RETURN_IF_ERROR(Read(root, "output_bytes", "output_bytes", &output_bytes));
+    if (output_bytes < 0) return Bad("output_bytes", "must not be negative");
+    c.default_limits.output_bytes = output_bytes;
+  }
   if (YAML::Node l = root["limits"]) {
     CR_RETURN_IF_ERROR(CheckKeys(l, "limits", {"default", "max"}));
     sandbox::Limits before = c.default_limits;
@@ -155,6 +163,17 @@ StatusOr<Config> ParseNode(const YAML::Node& root) {
   static const std::set<std::string> kLevels = {"trace", "debug", "info", "warn", "error"};
   if (kLevels.count(c.log_level) == 0) {
     return Bad("log.level", "must be one of trace, debug, info, warn, error");
+  }
+  // The janitor removes every container labelled with this instance: an
+  // empty value would match all instances sharing the engine.
+  if (c.instance.empty() || c.instance.size() > 64) {
+    return Bad("instance", "must be 1 to 64 characters");
+  }
+  if (c.sandbox.nofile < 16 || c.sandbox.nofile > 1048576) {
+    return Bad("sandbox.nofile", "must be between 16 and 1048576");
+  }
+  if (c.sandbox.nproc < 1 || c.sandbox.nproc > 4194304) {
+    return Bad("sandbox.nproc", "must be between 1 and 4194304");
   }
   for (char ch : c.instance) {
     if (!isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_') {
@@ -207,6 +226,10 @@ StatusOr<Config> ParseConfig(std::string_view yaml_text) {
 }
 
 StatusOr<Config> LoadConfigFile(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    return NotFoundError("config: " + path + " is not a readable file", "config_not_found");
+  }
   std::ifstream in(path);
   if (!in) return NotFoundError("config: cannot read " + path, "config_not_found");
   std::stringstream ss;

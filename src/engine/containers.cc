@@ -47,9 +47,9 @@ std::map<std::string, std::string> LabelsFrom(const json& j) {
 StatusOr<json> ParseBody(const HttpResponse& response, std::string_view operation) {
   json j = json::parse(response.body, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) {
-    return InternalError(std::string(operation) + ": engine sent invalid JSON: " +
-                             EngineMessage(response.body),
-                         "engine_bad_response");
+    return InternalError(
+        std::string(operation) + ": engine sent invalid JSON: " + EngineMessage(response.body),
+        "engine_bad_response");
   }
   return j;
 }
@@ -60,6 +60,11 @@ StatusOr<std::string> ContainerClient::Create(const json& spec, const std::strin
   CR_RETURN_IF_ERROR(CheckId(name));
   HttpRequest req{"POST", "/containers/create?name=" + name, spec.dump(), timeout_};
   CR_ASSIGN_OR_RETURN(HttpResponse resp, transport_.Do(req));
+  // Podman 4.3 answers a name clash with 500 "... name is already in use"
+  // where Docker answers 409.
+  if (resp.status == 500 && EngineMessage(resp.body).find("already in use") != std::string::npos) {
+    resp.status = 409;
+  }
   CR_RETURN_IF_ERROR(StatusFromEngine(resp, "create container", StatusCode::kAlreadyExists));
   CR_ASSIGN_OR_RETURN(json body, ParseBody(resp, "create container"));
   if (!body.contains("Id") || !body["Id"].is_string()) {
@@ -174,8 +179,9 @@ Status ContainerClient::Kill(const std::string& id, const std::string& signal) {
 
 Status ContainerClient::Remove(const std::string& id) {
   CR_RETURN_IF_ERROR(CheckId(id));
-  CR_ASSIGN_OR_RETURN(HttpResponse resp,
-                      transport_.Do({"DELETE", "/containers/" + id + "?force=1&v=1", "", timeout_}));
+  CR_ASSIGN_OR_RETURN(
+      HttpResponse resp,
+      transport_.Do({"DELETE", "/containers/" + id + "?force=1&v=1", "", timeout_}));
   if (resp.status == 404) return OkStatus();
   return StatusFromEngine(resp, "remove container");
 }

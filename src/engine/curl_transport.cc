@@ -128,8 +128,8 @@ StatusOr<HttpResponse> CurlTransport::Perform(const HttpRequest& request, const 
 
   if (rc != CURLE_OK) {
     std::string detail = errbuf[0] != '\0' ? errbuf : curl_easy_strerror(rc);
-    std::string what = "engine " + request.method + " " + request.path + " via " + socket_path_ +
-                       ": " + detail;
+    std::string what =
+        "engine " + request.method + " " + request.path + " via " + socket_path_ + ": " + detail;
     if (state.aborted) return UnavailableError(what, "aborted");
     if (rc == CURLE_OPERATION_TIMEDOUT) return DeadlineExceededError(what, "engine_timeout");
     return UnavailableError(what, "engine_unavailable");

@@ -8,8 +8,8 @@ namespace coderunner::engine {
 namespace {
 
 bool IsImageNameChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         c == '-' || c == '_' || c == '.' || c == '/' || c == ':' || c == '@';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+         c == '_' || c == '.' || c == '/' || c == ':' || c == '@';
 }
 
 std::vector<std::string> Strings(const nlohmann::json& j) {

@@ -8,7 +8,10 @@ namespace coderunner::engine {
 
 Status SystemClient::Ping() {
   CR_ASSIGN_OR_RETURN(HttpResponse resp, transport_.Do({"GET", "/_ping", "", timeout_}));
-  if (resp.status != 200) {
+  while (!resp.body.empty() && (resp.body.back() == '\n' || resp.body.back() == '\r')) {
+    resp.body.pop_back();
+  }
+  if (resp.status != 200 || resp.body != "OK") {
     Status s = StatusFromEngine(resp, "ping engine");
     return UnavailableError(s.message(), "engine_unavailable");
   }

@@ -1,12 +1,11 @@
 #include "coderunner/sandbox/container_runner.h"
 
 #include <signal.h>
+#include <spdlog/spdlog.h>
 
 #include <condition_variable>
 #include <mutex>
 #include <thread>
-
-#include <spdlog/spdlog.h>
 
 #include "coderunner/engine/stream_demux.h"
 #include "coderunner/sandbox/capped_output.h"
@@ -148,7 +147,8 @@ StatusOr<RunResult> ContainerRunner::Run(const JobSpec& job) {
   }
   Status removed = containers_.Remove(id);
   attacher.join();
-  if (!removed.ok()) spdlog::warn("job {}: remove container {}: {}", job.id, id, removed.ToString());
+  if (!removed.ok())
+    spdlog::warn("job {}: remove container {}: {}", job.id, id, removed.ToString());
   ws.Remove();
 
   if (failure.ok() && !stream_done) {
@@ -180,19 +180,18 @@ StatusOr<RunResult> ContainerRunner::Run(const JobSpec& job) {
     result.signal = SIGKILL;
     result.exit_code = 128 + SIGKILL;
   }
-  result.metrics.run_ms = trailer ? trailer->wall_us / 1000
-                                  : std::chrono::duration_cast<std::chrono::milliseconds>(
-                                        run_end - run_start)
-                                        .count();
+  result.metrics.run_ms =
+      trailer ? trailer->wall_us / 1000
+              : std::chrono::duration_cast<std::chrono::milliseconds>(run_end - run_start).count();
   if (trailer && trailer->cpu_us >= 0) result.metrics.cpu_ms = trailer->cpu_us / 1000;
   if (trailer && trailer->memory_peak_bytes >= 0) {
     result.metrics.memory_peak_bytes = trailer->memory_peak_bytes;
   }
 
   bool oom = state.oom_killed || (trailer && trailer->oom_kills > 0);
-  bool cpu_exceeded = result.signal == SIGXCPU ||
-                      (result.signal == SIGKILL && trailer && trailer->cpu_us >= 0 &&
-                       trailer->cpu_us / 1000 >= job.limits.cpu_ms);
+  bool cpu_exceeded =
+      result.signal == SIGXCPU || (result.signal == SIGKILL && trailer && trailer->cpu_us >= 0 &&
+                                   trailer->cpu_us / 1000 >= job.limits.cpu_ms);
   if (timed_out || cpu_exceeded) {
     result.status = RunStatus::kTimeout;
   } else if (oom) {

@@ -12,6 +12,11 @@ std::string TmpfsOptions(int64_t bytes) {
 
 constexpr const char* kReadOnlyTmpfs = "ro,noexec,nosuid,nodev,size=4096,mode=0755";
 
+nlohmann::json InspectMounts(const nlohmann::json& inspect) {
+  auto it = inspect.find("Mounts");
+  return it == inspect.end() ? nlohmann::json(nullptr) : *it;
+}
+
 class FilesystemIsolation : public Mechanism {
  public:
   std::string_view name() const override { return "filesystem"; }
@@ -47,13 +52,13 @@ class FilesystemIsolation : public Mechanism {
     if (inspect.contains("Mounts") && inspect["Mounts"].is_array()) {
       for (const auto& m : inspect["Mounts"]) {
         if (m.is_object() && m.value("Destination", "") == kWorkspaceMount) {
-          workspace_ro = m.value("RW", true) == false &&
-                         m.value("Source", "") == ctx.workspace_host_path;
+          workspace_ro =
+              m.value("RW", true) == false && m.value("Source", "") == ctx.workspace_host_path;
         }
       }
     }
     if (!workspace_ro) {
-      return PolicyMismatch(name(), "Mounts[/workspace].RW", false, inspect.value("Mounts", nullptr));
+      return PolicyMismatch(name(), "Mounts[/workspace].RW", false, InspectMounts(inspect));
     }
     return OkStatus();
   }

@@ -42,8 +42,6 @@ class IdentityIsolation : public Mechanism {
 
 }  // namespace
 
-std::unique_ptr<Mechanism> MakeIdentityIsolation() {
-  return std::make_unique<IdentityIsolation>();
-}
+std::unique_ptr<Mechanism> MakeIdentityIsolation() { return std::make_unique<IdentityIsolation>(); }
 
 }  // namespace coderunner::sandbox

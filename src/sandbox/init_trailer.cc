@@ -5,7 +5,9 @@
 namespace coderunner::sandbox {
 
 // Must match the format in src/init/coderunner_init.c.
-constexpr std::string_view kMarker = "\x1e" "coderunner-init ";
+constexpr std::string_view kMarker =
+    "\x1e"
+    "coderunner-init ";
 
 std::optional<InitTrailer> ParseInitTrailer(std::string_view tail) {
   if (tail.empty() || tail.back() != '\n') return std::nullopt;

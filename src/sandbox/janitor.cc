@@ -1,8 +1,8 @@
 #include "coderunner/sandbox/janitor.h"
 
-#include <filesystem>
-
 #include <spdlog/spdlog.h>
+
+#include <filesystem>
 
 #include "coderunner/sandbox/container_policy.h"
 #include "coderunner/sandbox/workspace.h"

@@ -5,10 +5,9 @@
 namespace coderunner::sandbox {
 namespace {
 
-
 template <typename T>
 Status Check(const char* name, T value, T min, T max) {
-  if (value < min) {
+  if (!(value >= min)) {  // Also catches NaN.
     return InvalidArgumentError("limits." + std::string(name) + " must be at least " +
                                     std::to_string(min) + ", got " + std::to_string(value),
                                 "invalid_limit");
@@ -34,8 +33,7 @@ Status CheckAll(const Limits& l, const Limits& max) {
 
 }  // namespace
 
-StatusOr<Limits> ResolveLimits(const Limits& defaults, const Limits& max,
-                               const LimitOverrides& o) {
+StatusOr<Limits> ResolveLimits(const Limits& defaults, const Limits& max, const LimitOverrides& o) {
   Limits l = defaults;
   if (o.timeout_ms) l.timeout_ms = *o.timeout_ms;
   if (o.cpu_ms) l.cpu_ms = *o.cpu_ms;

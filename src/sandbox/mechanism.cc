@@ -4,9 +4,9 @@ namespace coderunner::sandbox {
 
 Status PolicyMismatch(std::string_view mechanism, std::string_view field,
                       const nlohmann::json& want, const nlohmann::json& got) {
-  return FailedPreconditionError(std::string(mechanism) + " policy not applied: " +
-                                     std::string(field) + " is " + got.dump() + ", want " +
-                                     want.dump(),
+  return FailedPreconditionError(std::string(mechanism) +
+                                     " policy not applied: " + std::string(field) + " is " +
+                                     got.dump() + ", want " + want.dump(),
                                  "policy_not_applied");
 }
 

@@ -1,4 +1,6 @@
 // Resource limits: memory without swap, CPU share, pids, and rlimits.
+#include <cmath>
+
 #include "coderunner/sandbox/mechanism.h"
 
 namespace coderunner::sandbox {
@@ -18,7 +20,7 @@ class ResourceLimits : public Mechanism {
     auto& host = create["HostConfig"];
     host["Memory"] = l.memory_bytes;
     host["MemorySwap"] = l.memory_bytes;  // Equal to Memory: no swap at all.
-    host["NanoCpus"] = static_cast<int64_t>(l.cpus * 1e9);
+    host["NanoCpus"] = static_cast<int64_t>(std::llround(l.cpus * 1e9));
     host["PidsLimit"] = l.pids;
     host["OomKillDisable"] = false;
     // RLIMIT_CPU is whole seconds; round up, and give a one-second gap
@@ -39,7 +41,8 @@ class ResourceLimits : public Mechanism {
                 const nlohmann::json& inspect) const override {
     const Limits& l = ctx.job.limits;
     const auto& mem = InspectField(inspect, "HostConfig", "Memory");
-    if (mem != l.memory_bytes) return PolicyMismatch(name(), "HostConfig.Memory", l.memory_bytes, mem);
+    if (mem != l.memory_bytes)
+      return PolicyMismatch(name(), "HostConfig.Memory", l.memory_bytes, mem);
     const auto& swap = InspectField(inspect, "HostConfig", "MemorySwap");
     if (swap != l.memory_bytes) {
       return PolicyMismatch(name(), "HostConfig.MemorySwap", l.memory_bytes, swap);

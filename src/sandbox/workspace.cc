@@ -85,13 +85,14 @@ Status Workspace::WriteFile(std::string_view relative_path, std::string_view con
     fchmod(next, 0755);
     dir = next;
   }
-  int fd = openat(dir, parts.back().c_str(),
-                  O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  int fd =
+      openat(dir, parts.back().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   int err = errno;
   close(dir);
   if (fd < 0) return ErrnoStatus("create " + std::string(relative_path), err);
   Status s = WriteAll(fd, content, "write " + std::string(relative_path));
-  if (s.ok() && fchmod(fd, 0644) != 0) s = ErrnoStatus("chmod " + std::string(relative_path), errno);
+  if (s.ok() && fchmod(fd, 0644) != 0)
+    s = ErrnoStatus("chmod " + std::string(relative_path), errno);
   close(fd);
   return s;
 }

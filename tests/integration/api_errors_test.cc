@@ -26,8 +26,8 @@ TEST_F(ApiErrorsTest, BadRequestsGetTheDocumentedStatus) {
       {"unknown field", "/v1/execute", R"({"code":"1","lang":"python"})", 400, "invalid_request"},
       {"path traversal", "/v1/execute",
        R"({"code":"1","files":[{"path":"../etc/x","content":""}]})", 400, "invalid_path"},
-      {"absolute path", "/v1/execute",
-       R"({"code":"1","files":[{"path":"/etc/x","content":""}]})", 400, "invalid_path"},
+      {"absolute path", "/v1/execute", R"({"code":"1","files":[{"path":"/etc/x","content":""}]})",
+       400, "invalid_path"},
       {"unknown language", "/v1/execute", R"({"code":"1","language":"cobol"})", 400,
        "unknown_language"},
       {"limit above maximum", "/v1/execute",
@@ -80,8 +80,9 @@ TEST_F(ApiErrorsTest, EngineUnavailableIs503AndNotReady) {
 }
 
 TEST_F(ApiErrorsTest, MissingImageIsNamedByReadyz) {
-  ServerProcess missing("languages:\n  python:\n    image: coderunner/not-built:0\n"
-                        "    file: main.py\n    command: [python3, '{file}']\n");
+  ServerProcess missing(
+      "languages:\n  python:\n    image: coderunner/not-built:0\n"
+      "    file: main.py\n    command: [python3, '{file}']\n");
   ASSERT_TRUE(missing.started()) << missing.log();
   HttpAnswer ready = missing.Get("/readyz");
   EXPECT_EQ(ready.status, 503);

@@ -23,10 +23,10 @@ class EngineTest : public ::testing::Test {
     ASSERT_TRUE(std::filesystem::exists(EngineSocketUnderTest()))
         << "engine socket " << EngineSocketUnderTest()
         << " does not exist: start it with scripts/start-docker.sh or scripts/start-podman.sh";
-    server_ = std::make_unique<ServerProcess>(ExtraConfig(), "",
-                                              std::map<std::string, std::string>{
-                                                  {"CODERUNNER_SECRET", kSecretCanary},
-                                                  {"AWS_SECRET_ACCESS_KEY", kSecretCanary}});
+    server_ = std::make_unique<ServerProcess>(
+        ExtraConfig(), "",
+        std::map<std::string, std::string>{{"CODERUNNER_SECRET", kSecretCanary},
+                                           {"AWS_SECRET_ACCESS_KEY", kSecretCanary}});
     ASSERT_TRUE(server_->started()) << server_->log();
   }
 

@@ -39,7 +39,8 @@ TEST_F(ExecuteTest, RunsEveryLanguage) {
 }
 
 TEST_F(ExecuteTest, DefaultLanguageIsPython) {
-  HttpAnswer a = server_->Post("/v1/execute", R"J({"code":"import sys; print(sys.version_info[0])"})J");
+  HttpAnswer a =
+      server_->Post("/v1/execute", R"J({"code":"import sys; print(sys.version_info[0])"})J");
   ASSERT_EQ(a.status, 200) << a.body;
   EXPECT_EQ(a.json["language"], "python");
   EXPECT_EQ(a.json["stdout"], "3\n");
@@ -67,7 +68,8 @@ TEST_F(ExecuteTest, StdinArgsAndFilesReachTheProgram) {
 }
 
 TEST_F(ExecuteTest, NonZeroExitIsFailedWithStderr) {
-  HttpAnswer a = server_->Execute("python", "import sys\nprint('oops', file=sys.stderr)\nsys.exit(3)");
+  HttpAnswer a =
+      server_->Execute("python", "import sys\nprint('oops', file=sys.stderr)\nsys.exit(3)");
   ASSERT_EQ(a.status, 200) << a.body;
   EXPECT_EQ(a.json["status"], "failed");
   EXPECT_EQ(a.json["exit_code"], 3);
@@ -84,8 +86,8 @@ TEST_F(ExecuteTest, SignalDeathReportsTheSignal) {
 }
 
 TEST_F(ExecuteTest, OutputCapIsConfigurablePerRequest) {
-  HttpAnswer a = server_->Execute("python", "print('x'*5000)",
-                                  {{"limits", {{"output_bytes", 100}}}});
+  HttpAnswer a =
+      server_->Execute("python", "print('x'*5000)", {{"limits", {{"output_bytes", 100}}}});
   ASSERT_EQ(a.status, 200) << a.body;
   EXPECT_EQ(a.json["stdout"].get<std::string>(), std::string(100, 'x'));
   EXPECT_EQ(a.json["stdout_truncated"], true);
@@ -93,8 +95,7 @@ TEST_F(ExecuteTest, OutputCapIsConfigurablePerRequest) {
 }
 
 TEST_F(ExecuteTest, StdoutAndStderrAreDemultiplexed) {
-  HttpAnswer a = server_->Execute(
-      "bash", "for i in 1 2 3; do echo out$i; echo err$i >&2; done");
+  HttpAnswer a = server_->Execute("bash", "for i in 1 2 3; do echo out$i; echo err$i >&2; done");
   ASSERT_EQ(a.status, 200) << a.body;
   EXPECT_EQ(a.json["stdout"], "out1\nout2\nout3\n");
   EXPECT_EQ(a.json["stderr"], "err1\nerr2\nerr3\n");
@@ -103,9 +104,9 @@ TEST_F(ExecuteTest, StdoutAndStderrAreDemultiplexed) {
 TEST_F(ExecuteTest, DaemonizedChildDiesWithTheJob) {
   // setsid + double fork: the grandchild must not outlive the job (it would
   // hold the output open and the wall clock would end the job as timeout).
-  HttpAnswer a = server_->Execute(
-      "bash", "setsid bash -c 'sleep 300 & disown' & sleep 0.2; echo parent done",
-      {{"limits", {{"timeout_ms", 20000}}}});
+  HttpAnswer a =
+      server_->Execute("bash", "setsid bash -c 'sleep 300 & disown' & sleep 0.2; echo parent done",
+                       {{"limits", {{"timeout_ms", 20000}}}});
   ASSERT_EQ(a.status, 200) << a.body;
   EXPECT_EQ(a.json["status"], "succeeded") << a.body;
   EXPECT_LT(a.json["metrics"]["run_ms"].get<int64_t>(), 20000);

@@ -40,9 +40,10 @@ TEST_F(HardeningTest, ServiceSecretsNeverReachTheJob) {
   EXPECT_EQ(r["status"], "succeeded") << r.dump();
   EXPECT_EQ(r.dump().find(kSecretCanary), std::string::npos) << r.dump();
   // The job's environment is exactly the allowlist.
-  EXPECT_NE(Str(r, "stdout").find(
-                "ENV {'PATH': '/usr/local/bin:/usr/bin:/bin', 'HOME': '/tmp', 'LANG': 'C.UTF-8'}"),
-            std::string::npos)
+  EXPECT_NE(
+      Str(r, "stdout")
+          .find("ENV {'PATH': '/usr/local/bin:/usr/bin:/bin', 'HOME': '/tmp', 'LANG': 'C.UTF-8'}"),
+      std::string::npos)
       << r.dump();
   ExpectNormalJobStillWorks();
 }
@@ -79,8 +80,8 @@ TEST_F(HardeningTest, InfiniteLoopEndsAsTimeout) {
 
 TEST_F(HardeningTest, CpuTimeLimitEndsABusyLoop) {
   // Generous wall clock: only RLIMIT_CPU can end this one early.
-  auto r = RunHostile("python", "cpu_burn.py",
-                      {{"limits", {{"timeout_ms", 30000}, {"cpu_ms", 1000}}}});
+  auto r =
+      RunHostile("python", "cpu_burn.py", {{"limits", {{"timeout_ms", 30000}, {"cpu_ms", 1000}}}});
   EXPECT_EQ(r["status"], "timeout") << r.dump();
   EXPECT_LT(r["metrics"]["run_ms"].get<int64_t>(), 30000) << r.dump();
   ExpectNormalJobStillWorks();

@@ -6,9 +6,8 @@
 #include <sys/types.h>
 
 #include <map>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace coderunner::testing {
 

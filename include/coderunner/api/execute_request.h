@@ -28,10 +28,10 @@ struct ExecuteRequest {
 
 // Caps on request shape, beyond the body size limit.
 struct RequestCaps {
-  int max_json_depth = 32;   // Nesting of the JSON document.
-  int max_files = 1000;      // Entries in "files".
-  int max_file_depth = 16;   // Components in one file path.
-  int max_args = 1000;       // Entries in "args".
+  int max_json_depth = 32;  // Nesting of the JSON document.
+  int max_files = 1000;     // Entries in "files".
+  int max_file_depth = 16;  // Components in one file path.
+  int max_args = 1000;      // Entries in "args".
 };
 
 // Parses `body`. Malformed JSON is InvalidArgument "invalid_json"; a missing
@@ -44,8 +44,8 @@ StatusOr<ExecuteRequest> ParseExecuteRequest(std::string_view body, const Reques
 // language is InvalidArgument "unknown_language" listing the known ones;
 // limits are resolved against the configured defaults and maxima
 // (FailedPrecondition "limit_exceeded" above a maximum).
-StatusOr<sandbox::JobSpec> BuildJobSpec(const ExecuteRequest& request,
-                                        const config::Config& config, std::string job_id);
+StatusOr<sandbox::JobSpec> BuildJobSpec(const ExecuteRequest& request, const config::Config& config,
+                                        std::string job_id);
 
 }  // namespace coderunner::api
 

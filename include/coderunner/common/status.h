@@ -92,10 +92,10 @@ inline Status InternalError(std::string m, std::string r = "") {
 template <typename T>
 class StatusOr {
  public:
-  StatusOr(const Status& status) : status_(status) { assert(!status_.ok()); }  // NOLINT
+  StatusOr(const Status& status) : status_(status) { assert(!status_.ok()); }        // NOLINT
   StatusOr(Status&& status) : status_(std::move(status)) { assert(!status_.ok()); }  // NOLINT
-  StatusOr(const T& value) : value_(value) {}       // NOLINT
-  StatusOr(T&& value) : value_(std::move(value)) {}  // NOLINT
+  StatusOr(const T& value) : value_(value) {}                                        // NOLINT
+  StatusOr(T&& value) : value_(std::move(value)) {}                                  // NOLINT
 
   bool ok() const { return status_.ok(); }
   const Status& status() const { return status_; }
@@ -125,10 +125,10 @@ class StatusOr {
 }  // namespace coderunner
 
 // Evaluates `expr` (a Status); returns it from the enclosing function if not OK.
-#define CR_RETURN_IF_ERROR(expr)                 \
-  do {                                           \
-    ::coderunner::Status cr_status_ = (expr);    \
-    if (!cr_status_.ok()) return cr_status_;     \
+#define CR_RETURN_IF_ERROR(expr)              \
+  do {                                        \
+    ::coderunner::Status cr_status_ = (expr); \
+    if (!cr_status_.ok()) return cr_status_;  \
   } while (0)
 
 #define CR_CONCAT_INNER(a, b) a##b

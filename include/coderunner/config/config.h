@@ -34,7 +34,7 @@ struct SandboxConfig {
   // Host path of the static coderunner-init binary bind-mounted into every
   // container. "" = coderunner-init next to the coderunner executable.
   std::string init_path;
-  std::string runtime;  // OCI runtime: "" = engine default (runc); "runsc" = gVisor.
+  std::string runtime;    // OCI runtime: "" = engine default (runc); "runsc" = gVisor.
   int64_t nofile = 1024;  // RLIMIT_NOFILE per job. Count; 1024.
   int64_t nproc = 4096;   // RLIMIT_NPROC (host-wide for uid 65534). Count; 4096.
 };

@@ -5,10 +5,9 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "coderunner/common/status.h"
 #include "coderunner/engine/transport.h"

@@ -18,8 +18,8 @@ inline constexpr std::string_view kApiVersion = "v1.41";
 class CurlTransport : public Transport {
  public:
   // `connect_timeout` bounds connecting to the socket for every request.
-  explicit CurlTransport(std::string socket_path,
-                         std::chrono::milliseconds connect_timeout = std::chrono::milliseconds(2000));
+  explicit CurlTransport(std::string socket_path, std::chrono::milliseconds connect_timeout =
+                                                      std::chrono::milliseconds(2000));
 
   StatusOr<HttpResponse> Do(const HttpRequest& request) override;
   StatusOr<HttpResponse> Stream(const HttpRequest& request, const ChunkSink& sink,

@@ -3,10 +3,9 @@
 #define CODERUNNER_SANDBOX_CONTAINER_POLICY_H_
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "coderunner/common/status.h"
 #include "coderunner/sandbox/mechanism.h"

@@ -53,8 +53,8 @@ struct RunMetrics {
 
 struct RunResult {
   RunStatus status = RunStatus::kError;
-  int exit_code = -1;  // -1 when the program never exited on its own terms.
-  int signal = 0;      // Signal that ended the program, 0 if none.
+  int exit_code = -1;       // -1 when the program never exited on its own terms.
+  int signal = 0;           // Signal that ended the program, 0 if none.
   std::string stdout_data;  // Raw bytes, at most limits.output_bytes.
   std::string stderr_data;
   bool stdout_truncated = false;

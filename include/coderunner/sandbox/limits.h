@@ -12,13 +12,13 @@ namespace coderunner::sandbox {
 
 // Defaults follow the baseline profile of seed 001 §4.5.
 struct Limits {
-  int64_t timeout_ms = 10000;           // Wall clock, ms. The container is killed at this.
-  int64_t cpu_ms = 10000;               // CPU time, ms (RLIMIT_CPU, rounded up to seconds).
-  int64_t memory_bytes = 256LL << 20;   // Memory == MemorySwap: no swap.
-  int64_t pids = 64;                    // PidsLimit: processes + threads.
-  int64_t output_bytes = 1LL << 20;     // Cap per stream (stdout, stderr), bytes.
-  int64_t tmp_bytes = 64LL << 20;       // Size of the /tmp tmpfs, bytes; also RLIMIT_FSIZE.
-  double cpus = 1.0;                    // NanoCpus / 1e9.
+  int64_t timeout_ms = 10000;          // Wall clock, ms. The container is killed at this.
+  int64_t cpu_ms = 10000;              // CPU time, ms (RLIMIT_CPU, rounded up to seconds).
+  int64_t memory_bytes = 256LL << 20;  // Memory == MemorySwap: no swap.
+  int64_t pids = 64;                   // PidsLimit: processes + threads.
+  int64_t output_bytes = 1LL << 20;    // Cap per stream (stdout, stderr), bytes.
+  int64_t tmp_bytes = 64LL << 20;      // Size of the /tmp tmpfs, bytes; also RLIMIT_FSIZE.
+  double cpus = 1.0;                   // NanoCpus / 1e9.
 };
 
 // A request's optional overrides; unset fields take the defaults.

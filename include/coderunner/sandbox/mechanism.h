@@ -9,11 +9,10 @@
 #define CODERUNNER_SANDBOX_MECHANISM_H_
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "coderunner/common/status.h"
 #include "coderunner/sandbox/job_spec.h"
@@ -32,7 +31,7 @@ struct PolicySettings {
   std::string init_host_path;  // Host path of the coderunner-init binary.
   std::vector<std::string> env = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp",
                                   "LANG=C.UTF-8"};  // The job's whole environment.
-  int64_t nofile = 1024;  // RLIMIT_NOFILE, soft = hard.
+  int64_t nofile = 1024;                            // RLIMIT_NOFILE, soft = hard.
   // RLIMIT_NPROC counts every process of uid 65534 on the host, across all
   // jobs; PidsLimit is the per-job bound, this only a host-wide backstop.
   int64_t nproc = 4096;
