@@ -1,0 +1,375 @@
+#include "coderunner/config/config.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace coderunner::config {
+namespace {
+
+using ::testing::HasSubstr;
+
+void ExpectLimitsEq(const sandbox::Limits& a, const sandbox::Limits& b) {
+  EXPECT_EQ(a.timeout_ms, b.timeout_ms);
+  EXPECT_EQ(a.cpu_ms, b.cpu_ms);
+  EXPECT_EQ(a.memory_bytes, b.memory_bytes);
+  EXPECT_EQ(a.pids, b.pids);
+  EXPECT_EQ(a.output_bytes, b.output_bytes);
+  EXPECT_EQ(a.tmp_bytes, b.tmp_bytes);
+  EXPECT_EQ(a.cpus, b.cpus);
+}
+
+void ExpectConfigEq(const Config& a, const Config& b) {
+  EXPECT_EQ(a.server.listen, b.server.listen);
+  EXPECT_EQ(a.server.max_body_bytes, b.server.max_body_bytes);
+  EXPECT_EQ(a.server.threads, b.server.threads);
+  EXPECT_EQ(a.engine.socket, b.engine.socket);
+  EXPECT_EQ(a.engine.timeout_ms, b.engine.timeout_ms);
+  EXPECT_EQ(a.engine.connect_timeout_ms, b.engine.connect_timeout_ms);
+  EXPECT_EQ(a.sandbox.init_path, b.sandbox.init_path);
+  EXPECT_EQ(a.sandbox.runtime, b.sandbox.runtime);
+  EXPECT_EQ(a.sandbox.nofile, b.sandbox.nofile);
+  EXPECT_EQ(a.sandbox.nproc, b.sandbox.nproc);
+  EXPECT_EQ(a.workspace_dir, b.workspace_dir);
+  EXPECT_EQ(a.instance, b.instance);
+  ExpectLimitsEq(a.default_limits, b.default_limits);
+  ExpectLimitsEq(a.max_limits, b.max_limits);
+  ASSERT_EQ(a.languages.size(), b.languages.size());
+  for (size_t i = 0; i < a.languages.size(); ++i) {
+    SCOPED_TRACE(a.languages[i].name);
+    EXPECT_EQ(a.languages[i].name, b.languages[i].name);
+    EXPECT_EQ(a.languages[i].image, b.languages[i].image);
+    EXPECT_EQ(a.languages[i].file, b.languages[i].file);
+    EXPECT_EQ(a.languages[i].command, b.languages[i].command);
+    EXPECT_EQ(a.languages[i].is_default, b.languages[i].is_default);
+  }
+  EXPECT_EQ(a.log_level, b.log_level);
+}
+
+TEST(ConfigTest, DefaultConfigIsSane) {
+  Config c = DefaultConfig();
+  EXPECT_EQ(c.server.listen, "127.0.0.1:8080");
+  EXPECT_EQ(c.server.max_body_bytes, 2LL << 20);
+  EXPECT_EQ(c.server.threads, 32);
+  EXPECT_EQ(c.engine.timeout_ms, 30000);
+  EXPECT_EQ(c.workspace_dir, "/var/lib/coderunner/workspaces");
+  EXPECT_EQ(c.instance, "default");
+  EXPECT_EQ(c.log_level, "info");
+  EXPECT_EQ(c.DefaultLanguage().name, "python");
+  ASSERT_NE(c.FindLanguage("bash"), nullptr);
+  EXPECT_EQ(c.FindLanguage("bash")->command, (std::vector<std::string>{"bash", "{file}"}));
+  EXPECT_EQ(c.FindLanguage("cobol"), nullptr);
+  EXPECT_TRUE(sandbox::ValidateLimitPair(c.default_limits, c.max_limits).ok());
+}
+
+TEST(ConfigTest, EmptyInputGivesDefaults) {
+  for (const char* text : {"", "\n", "# only a comment\n", "~", "---\n"}) {
+    SCOPED_TRACE(text);
+    auto c = ParseConfig(text);
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    ExpectConfigEq(*c, DefaultConfig());
+  }
+}
+
+TEST(ConfigTest, ReadsEveryKey) {
+  const char* yaml = R"(
+server:
+  listen: 0.0.0.0:9090
+  max_body_bytes: 4096
+  threads: 8
+engine:
+  socket: /run/podman/podman.sock
+  timeout_ms: 5000
+  connect_timeout_ms: 100
+sandbox:
+  init_path: /opt/init
+  runtime: runsc
+  nofile: 256
+  nproc: 1000
+workspace_dir: /srv/ws
+instance: blue-2
+limits:
+  default:
+    timeout_ms: 2000
+    cpu_ms: 1500
+    memory_bytes: 67108864
+    pids: 16
+    output_bytes: 4096
+    tmp_bytes: 2097152
+    cpus: 0.5
+  max:
+    timeout_ms: 3000
+    cpu_ms: 3000
+    memory_bytes: 134217728
+    pids: 32
+    output_bytes: 8192
+    tmp_bytes: 4194304
+    cpus: 1.5
+languages:
+  ruby:
+    image: ruby:3
+    file: main.rb
+    command: [ruby, --disable-gems, "{file}"]
+  python:
+    image: python:3.12
+    file: prog.py
+    command: [python3, "{file}"]
+    default: true
+log:
+  level: debug
+)";
+  auto c = ParseConfig(yaml);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->server.listen, "0.0.0.0:9090");
+  EXPECT_EQ(c->server.max_body_bytes, 4096);
+  EXPECT_EQ(c->server.threads, 8);
+  EXPECT_EQ(c->engine.socket, "/run/podman/podman.sock");
+  EXPECT_EQ(c->engine.timeout_ms, 5000);
+  EXPECT_EQ(c->engine.connect_timeout_ms, 100);
+  EXPECT_EQ(c->sandbox.init_path, "/opt/init");
+  EXPECT_EQ(c->sandbox.runtime, "runsc");
+  EXPECT_EQ(c->sandbox.nofile, 256);
+  EXPECT_EQ(c->sandbox.nproc, 1000);
+  EXPECT_EQ(c->workspace_dir, "/srv/ws");
+  EXPECT_EQ(c->instance, "blue-2");
+  sandbox::Limits d{2000, 1500, 64LL << 20, 16, 4096, 2LL << 20, 0.5};
+  sandbox::Limits m{3000, 3000, 128LL << 20, 32, 8192, 4LL << 20, 1.5};
+  ExpectLimitsEq(c->default_limits, d);
+  ExpectLimitsEq(c->max_limits, m);
+  ASSERT_EQ(c->languages.size(), 2u);  // Replaces the built-in list, in file order.
+  EXPECT_EQ(c->languages[0].name, "ruby");
+  EXPECT_EQ(c->languages[0].image, "ruby:3");
+  EXPECT_EQ(c->languages[0].file, "main.rb");
+  EXPECT_EQ(c->languages[0].command,
+            (std::vector<std::string>{"ruby", "--disable-gems", "{file}"}));
+  EXPECT_FALSE(c->languages[0].is_default);
+  EXPECT_TRUE(c->languages[1].is_default);
+  EXPECT_EQ(c->DefaultLanguage().name, "python");
+  EXPECT_EQ(c->log_level, "debug");
+}
+
+TEST(ConfigTest, PartialSectionsKeepOtherDefaults) {
+  auto c = ParseConfig("server:\n  threads: 4\nlimits:\n  max:\n    pids: 100\n");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->server.threads, 4);
+  EXPECT_EQ(c->server.listen, "127.0.0.1:8080");
+  EXPECT_EQ(c->max_limits.pids, 100);
+  EXPECT_EQ(c->max_limits.timeout_ms, DefaultConfig().max_limits.timeout_ms);
+  EXPECT_EQ(c->languages.size(), 3u);
+}
+
+TEST(ConfigTest, NoDefaultLanguageMeansTheFirst) {
+  auto c = ParseConfig(
+      "languages:\n  a:\n    image: i\n    file: f\n    command: [x]\n"
+      "  b:\n    image: j\n    file: g\n    command: [y]\n");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->DefaultLanguage().name, "a");
+}
+
+struct BadCase {
+  const char* name;
+  std::string yaml;
+  std::string mention;  // The error must name this key.
+};
+
+void ExpectAllRejected(const std::vector<BadCase>& cases) {
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto cfg = ParseConfig(c.yaml);
+    ASSERT_FALSE(cfg.ok());
+    EXPECT_EQ(cfg.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(cfg.status().reason(), "invalid_config");
+    EXPECT_THAT(cfg.status().message(), HasSubstr(c.mention));
+    EXPECT_EQ(cfg.status().message().rfind("config: ", 0), 0u) << cfg.status().message();
+  }
+}
+
+TEST(ConfigTest, UnknownKeyIsRejectedNamingItsFullPath) {
+  ExpectAllRejected({
+      {"top level", "servr:\n  listen: a:1\n", "servr"},
+      {"server", "server:\n  lisen: 0.0.0.0:1\n", "server.lisen"},
+      {"engine", "engine:\n  sock: /x\n", "engine.sock"},
+      {"sandbox", "sandbox:\n  seccomp: off\n", "sandbox.seccomp"},
+      {"limits", "limits:\n  maximum:\n    pids: 1\n", "limits.maximum"},
+      {"limits.default", "limits:\n  default:\n    timeout: 5\n", "limits.default.timeout"},
+      {"limits.max", "limits:\n  max:\n    memory: 5\n", "limits.max.memory"},
+      {"language", "languages:\n  py:\n    image: i\n    file: f\n    command: [x]\n    imag: j\n",
+       "languages.py.imag"},
+      {"log", "log:\n  lvl: info\n", "log.lvl"},
+  });
+}
+
+TEST(ConfigTest, WrongTypesAreRejectedNamingTheKey) {
+  ExpectAllRejected({
+      {"threads not a number", "server:\n  threads: many\n", "server.threads"},
+      {"threads fractional", "server:\n  threads: 1.5\n", "server.threads"},
+      {"max_body_bytes string", "server:\n  max_body_bytes: 2MiB\n", "server.max_body_bytes"},
+      {"listen a list", "server:\n  listen: [a, b]\n", "server.listen"},
+      {"timeout a map", "engine:\n  timeout_ms: {a: 1}\n", "engine.timeout_ms"},
+      {"nofile string", "sandbox:\n  nofile: lots\n", "sandbox.nofile"},
+      {"cpus string", "limits:\n  default:\n    cpus: fast\n", "limits.default.cpus"},
+      {"pids overflow", "limits:\n  max:\n    pids: 99999999999999999999999\n", "limits.max.pids"},
+      {"default flag",
+       "languages:\n  py:\n    image: i\n    file: f\n    command: [x]\n"
+       "    default: maybe\n",
+       "languages.py.default"},
+      {"command a string", "languages:\n  py:\n    image: i\n    file: f\n    command: python3 x\n",
+       "languages.py.command"},
+      {"server a scalar", "server: 5\n", "server"},
+      {"limits a list", "limits: [1]\n", "limits"},
+      {"languages a list", "languages: [python]\n", "languages"},
+      {"languages empty", "languages: {}\n", "languages"},
+      {"language a scalar", "languages:\n  py: python3\n", "languages.py"},
+      {"command element a list",
+       "languages:\n  py:\n    image: i\n    file: f\n    command: [[python3]]\n",
+       "languages.py.command"},
+  });
+}
+
+TEST(ConfigTest, TopLevelThatIsNotAMappingIsRejected) {
+  for (const char* text : {"- a\n- b\n", "just a string", "42"}) {
+    SCOPED_TRACE(text);
+    auto c = ParseConfig(text);
+    ASSERT_FALSE(c.ok());
+    EXPECT_EQ(c.status().reason(), "invalid_config");
+  }
+}
+
+TEST(ConfigTest, MalformedYamlIsInvalidConfig) {
+  auto c = ParseConfig("server:\n  listen: [unclosed\n");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(c.status().reason(), "invalid_config");
+}
+
+TEST(ConfigTest, InconsistentLimitsAreRejected) {
+  ExpectAllRejected({
+      {"default above built-in max", "limits:\n  default:\n    timeout_ms: 70000\n", "timeout_ms"},
+      {"max lowered below default", "limits:\n  max:\n    pids: 10\n", "pids"},
+      {"default below floor", "limits:\n  default:\n    memory_bytes: 1024\n", "memory_bytes"},
+      {"cpus above max", "limits:\n  default:\n    cpus: 4\n", "cpus"},
+  });
+}
+
+TEST(ConfigTest, TopLevelOutputBytesSetsTheDefaultCap) {
+  auto c = ParseConfig("output_bytes: 4096\n");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->default_limits.output_bytes, 4096);
+  // Both spellings with the same value agree.
+  c = ParseConfig("output_bytes: 4096\nlimits:\n  default:\n    output_bytes: 4096\n");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->default_limits.output_bytes, 4096);
+  // Only the nested one.
+  c = ParseConfig("limits:\n  default:\n    output_bytes: 2048\n");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->default_limits.output_bytes, 2048);
+}
+
+TEST(ConfigTest, OutputBytesConflictsAndBadValuesAreRejected) {
+  ExpectAllRejected({
+      {"conflict", "output_bytes: 4096\nlimits:\n  default:\n    output_bytes: 2048\n",
+       "output_bytes"},
+      {"conflict with the built-in default value",
+       "output_bytes: 4096\nlimits:\n  default:\n    output_bytes: 1048576\n", "output_bytes"},
+      {"above max", "output_bytes: 999999999\n", "output_bytes"},
+      {"not a number", "output_bytes: lots\n", "output_bytes"},
+      // A negative cap must not be silently ignored in favour of the default.
+      {"negative", "output_bytes: -5\n", "output_bytes"},
+  });
+}
+
+TEST(ConfigTest, LanguageDefinitionsAreValidated) {
+  const std::string ok_tail = "    image: i\n    command: [x, \"{file}\"]\n";
+  ExpectAllRejected({
+      {"two defaults",
+       "languages:\n  a:\n    image: i\n    file: a.x\n    command: [x]\n    default: true\n"
+       "  b:\n    image: i\n    file: b.x\n    command: [x]\n    default: true\n",
+       "languages"},
+      {"file with slash", "languages:\n  a:\n    file: dir/main.py\n" + ok_tail,
+       "languages.a.file"},
+      {"file reserved", "languages:\n  a:\n    file: .coderunner-stdin\n" + ok_tail,
+       "languages.a.file"},
+      {"file dot-dot", "languages:\n  a:\n    file: ..\n" + ok_tail, "languages.a.file"},
+      {"file dot", "languages:\n  a:\n    file: .\n" + ok_tail, "languages.a.file"},
+      {"file empty", "languages:\n  a:\n    file: \"\"\n" + ok_tail, "languages.a.file"},
+      {"file missing", "languages:\n  a:\n" + ok_tail, "languages.a.file"},
+      {"image missing", "languages:\n  a:\n    file: m\n    command: [x]\n", "languages.a.image"},
+      {"command missing", "languages:\n  a:\n    image: i\n    file: m\n", "languages.a.command"},
+      {"command empty", "languages:\n  a:\n    image: i\n    file: m\n    command: []\n",
+       "languages.a.command"},
+  });
+}
+
+TEST(ConfigTest, OtherValuesAreRangeChecked) {
+  ExpectAllRejected({
+      {"bad log level", "log:\n  level: verbose\n", "log.level"},
+      {"log level case", "log:\n  level: INFO\n", "log.level"},
+      {"tiny body limit", "server:\n  max_body_bytes: 10\n", "server.max_body_bytes"},
+      {"zero threads", "server:\n  threads: 0\n", "server.threads"},
+      {"too many threads", "server:\n  threads: 5000\n", "server.threads"},
+      {"listen without port", "server:\n  listen: localhost\n", "server.listen"},
+      {"engine timeout too small", "engine:\n  timeout_ms: 5\n", "engine.timeout_ms"},
+      {"connect timeout too small", "engine:\n  connect_timeout_ms: 1\n",
+       "engine.connect_timeout_ms"},
+      {"relative workspace", "workspace_dir: var/ws\n", "workspace_dir"},
+      {"empty workspace", "workspace_dir: \"\"\n", "workspace_dir"},
+      {"unknown runtime", "sandbox:\n  runtime: kata\n", "sandbox.runtime"},
+      {"instance with space", "instance: a b\n", "instance"},
+      {"instance with dot", "instance: a.b\n", "instance"},
+      {"instance with slash", "instance: a/b\n", "instance"},
+      // An empty instance label would make the janitor's label filter match
+      // the key alone, i.e. every instance's containers.
+      {"empty instance", "instance: \"\"\n", "instance"},
+  });
+}
+
+TEST(ConfigTest, RuntimeRuncIsAccepted) {
+  auto c = ParseConfig("sandbox:\n  runtime: runc\n");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->sandbox.runtime, "runc");
+}
+
+TEST(ConfigTest, LoadConfigFileOfMissingFileIsNotFound) {
+  auto c = LoadConfigFile(::testing::TempDir() + "/coderunner-no-such-config.yaml");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), StatusCode::kNotFound);
+}
+
+// A directory opens as a stream but cannot be read; it must not silently
+// yield the built-in defaults.
+TEST(ConfigTest, LoadConfigFileOfADirectoryIsNotFound) {
+  auto c = LoadConfigFile(::testing::TempDir());
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), StatusCode::kNotFound);
+}
+
+TEST(ConfigTest, LoadConfigFileParsesAndPrefixesErrorsWithThePath) {
+  const std::string path = ::testing::TempDir() + "/coderunner-config-test.yaml";
+  { std::ofstream(path) << "server:\n  threads: 3\n"; }
+  auto c = LoadConfigFile(path);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->server.threads, 3);
+  { std::ofstream(path) << "server:\n  lisen: x\n"; }
+  c = LoadConfigFile(path);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().reason(), "invalid_config");
+  EXPECT_THAT(c.status().message(), HasSubstr(path));
+  EXPECT_THAT(c.status().message(), HasSubstr("server.lisen"));
+  std::filesystem::remove(path);
+}
+
+TEST(ConfigTest, ShippedReferenceConfigParsesToTheBuiltInDefaults) {
+  const std::string path = std::string(CODERUNNER_TESTDATA) + "/../../config/coderunner.yaml";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " does not exist yet";
+  auto c = LoadConfigFile(path);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  // The file documents itself as "every key shown with its default".
+  ExpectConfigEq(*c, DefaultConfig());
+}
+
+}  // namespace
+}  // namespace coderunner::config

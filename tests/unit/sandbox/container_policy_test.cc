@@ -1,0 +1,348 @@
+#include "coderunner/sandbox/container_policy.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "unit/engine/fake_transport.h"
+
+namespace coderunner::sandbox {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+constexpr const char* kInit = "/opt/coderunner/bin/coderunner-init";
+constexpr const char* kWorkspace = "/var/lib/coderunner/workspaces/job-abc";
+
+JobSpec SampleJob() {
+  JobSpec job;
+  job.id = "job-abc";
+  job.language = {"python", "coderunner/python:3.11", "main.py", {"python3", "-u", "{file}"}, true};
+  job.code = "print(1)";
+  job.args = {"first", "--flag", "{file}"};
+  job.limits.memory_bytes = 128LL << 20;
+  job.limits.cpus = 0.5;
+  job.limits.pids = 32;
+  job.limits.tmp_bytes = 16LL << 20;
+  job.limits.cpu_ms = 2500;
+  return job;
+}
+
+// The job tests/testdata/engine/policy_create.json was built from; its
+// containers were created on both engines by tests/testdata/engine/record.py.
+JobSpec RecordedJob() {
+  JobSpec job = SampleJob();
+  job.id = "job-rec";
+  job.language.image = "coderunner/bash:5";
+  return job;
+}
+constexpr const char* kRecordedWorkspace = "/tmp/coderunner-rec-ws";
+constexpr const char* kRecordedInit = "/tmp/coderunner-rec-init";
+
+PolicySettings SampleSettings() {
+  PolicySettings s;
+  s.init_host_path = kInit;
+  return s;
+}
+
+// What an engine's inspect body looks like for a container created from
+// `create` (Docker's shape).
+json InspectFrom(const json& create, const std::string& workspace) {
+  json inspect;
+  inspect["Id"] = "0123";
+  inspect["Config"] = {{"User", create["User"]},
+                       {"Entrypoint", create["Entrypoint"]},
+                       {"Cmd", create["Cmd"]},
+                       {"Labels", create["Labels"]},
+                       {"Env", json::array()}};
+  inspect["HostConfig"] = create["HostConfig"];
+  inspect["Mounts"] = {
+      {{"Type", "bind"}, {"Source", workspace}, {"Destination", "/workspace"}, {"RW", false}},
+      {{"Type", "bind"}, {"Source", kInit}, {"Destination", "/.coderunner-init"}, {"RW", false}},
+  };
+  return inspect;
+}
+
+class ContainerPolicyTest : public ::testing::Test {
+ protected:
+  // Verify must report a mismatch as a Status, never by throwing.
+  Status VerifyNoThrow(const ContainerContext& ctx, const json& inspect) {
+    try {
+      return policy_.Verify(ctx, inspect);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "Verify threw instead of returning a Status: " << e.what();
+      return InternalError(e.what(), "threw");
+    }
+  }
+
+  JobSpec job_ = SampleJob();
+  ContainerPolicy policy_{SampleSettings(), "inst-1"};
+  ContainerContext ctx_{job_, kWorkspace, false};
+};
+
+TEST_F(ContainerPolicyTest, NetworkIsDisabled) {
+  json c = policy_.BuildCreateBody(ctx_);
+  EXPECT_EQ(c["HostConfig"]["NetworkMode"], "none");
+  EXPECT_EQ(c["NetworkDisabled"], true);
+}
+
+TEST_F(ContainerPolicyTest, FilesystemIsReadOnlyWithCappedTmp) {
+  json c = policy_.BuildCreateBody(ctx_);
+  const json& h = c["HostConfig"];
+  EXPECT_EQ(h["ReadonlyRootfs"], true);
+  ASSERT_TRUE(h["Tmpfs"].is_object());
+  ASSERT_TRUE(h["Tmpfs"].contains("/tmp"));
+  std::string tmp = h["Tmpfs"]["/tmp"];
+  EXPECT_EQ(tmp.rfind("rw,", 0), 0u) << tmp;
+  EXPECT_THAT(tmp, HasSubstr("size=" + std::to_string(16LL << 20)));
+  EXPECT_THAT(tmp, HasSubstr("noexec"));
+  EXPECT_THAT(tmp, HasSubstr("nosuid"));
+  // /tmp is the only writable tmpfs; Podman's implicit /run and /var/tmp are
+  // covered by read-only ones.
+  for (const char* ro : {"/run", "/var/tmp"}) {
+    SCOPED_TRACE(ro);
+    ASSERT_TRUE(h["Tmpfs"].contains(ro));
+    EXPECT_EQ(h["Tmpfs"][ro].get<std::string>().rfind("ro,", 0), 0u);
+  }
+  for (const auto& [dest, opts] : h["Tmpfs"].items()) {
+    if (dest != "/tmp") {
+      EXPECT_EQ(opts.get<std::string>().rfind("ro,", 0), 0u) << dest;
+    }
+    EXPECT_THAT(opts.get<std::string>(), HasSubstr("size=")) << dest;
+  }
+  EXPECT_EQ(h["Binds"], json({std::string(kWorkspace) + ":/workspace:ro",
+                              std::string(kInit) + ":/.coderunner-init:ro"}));
+  EXPECT_EQ(h["IpcMode"], "none");
+  EXPECT_EQ(c["WorkingDir"], "/workspace");
+}
+
+TEST_F(ContainerPolicyTest, IdentityIsUnprivileged) {
+  json c = policy_.BuildCreateBody(ctx_);
+  const json& h = c["HostConfig"];
+  EXPECT_EQ(c["User"], "65534:65534");
+  EXPECT_EQ(h["CapDrop"], json({"ALL"}));
+  EXPECT_EQ(h["CapAdd"], json::array());
+  EXPECT_EQ(h["SecurityOpt"], json({"no-new-privileges"}));
+  EXPECT_EQ(h["Privileged"], false);
+}
+
+TEST_F(ContainerPolicyTest, ResourceLimitsComeFromTheJob) {
+  json c = policy_.BuildCreateBody(ctx_);
+  const json& h = c["HostConfig"];
+  EXPECT_EQ(h["Memory"], 128LL << 20);
+  EXPECT_EQ(h["MemorySwap"], h["Memory"]);
+  EXPECT_EQ(h["NanoCpus"], 500000000);
+  EXPECT_EQ(h["PidsLimit"], 32);
+  EXPECT_EQ(h["OomKillDisable"], false);
+}
+
+TEST_F(ContainerPolicyTest, UlimitsAreAllExplicit) {
+  json c = policy_.BuildCreateBody(ctx_);
+  std::map<std::string, std::pair<int64_t, int64_t>> got;
+  for (const auto& u : c["HostConfig"]["Ulimits"]) {
+    got[u["Name"].get<std::string>()] = {u["Soft"].get<int64_t>(), u["Hard"].get<int64_t>()};
+  }
+  std::map<std::string, std::pair<int64_t, int64_t>> want = {
+      {"nofile", {1024, 1024}}, {"nproc", {4096, 4096}}, {"fsize", {16LL << 20, 16LL << 20}},
+      {"core", {0, 0}},         {"cpu", {3, 4}},  // 2500 ms rounds up to 3 s; hard one second
+                                                  // later.
+  };
+  EXPECT_EQ(got, want);
+}
+
+TEST_F(ContainerPolicyTest, CpuUlimitRoundsUpToWholeSeconds) {
+  struct Case {
+    int64_t cpu_ms, soft;
+  };
+  for (const Case& c : {Case{1, 1}, Case{999, 1}, Case{1000, 1}, Case{1001, 2}, Case{60000, 60}}) {
+    SCOPED_TRACE(c.cpu_ms);
+    JobSpec job = SampleJob();
+    job.limits.cpu_ms = c.cpu_ms;
+    json body = policy_.BuildCreateBody({job, kWorkspace, false});
+    bool found = false;
+    for (const auto& u : body["HostConfig"]["Ulimits"]) {
+      if (u["Name"] != "cpu") continue;
+      found = true;
+      EXPECT_EQ(u["Soft"], c.soft);
+      EXPECT_EQ(u["Hard"], c.soft + 1);
+    }
+    EXPECT_TRUE(found);
+  }
+}
+
+TEST_F(ContainerPolicyTest, NanoCpusIsRoundedNotTruncated) {
+  struct Case {
+    double cpus;
+    int64_t nano;
+  };
+  for (const Case& c : {Case{1.0, 1000000000}, Case{0.01, 10000000}, Case{0.29, 290000000},
+                        Case{1.001, 1001000000}, Case{1.003, 1003000000}, Case{2.0, 2000000000}}) {
+    SCOPED_TRACE(c.cpus);
+    JobSpec job = SampleJob();
+    job.limits.cpus = c.cpus;
+    EXPECT_EQ(policy_.BuildCreateBody({job, kWorkspace, false})["HostConfig"]["NanoCpus"], c.nano);
+  }
+}
+
+TEST_F(ContainerPolicyTest, InitIsTheEntrypointAndCmdCarriesEnvAllowlistAndCommand) {
+  struct Case {
+    bool has_stdin;
+    json cmd;
+  };
+  const json env = {"-e",          "PATH=/usr/local/bin:/usr/bin:/bin", "-e", "HOME=/tmp", "-e",
+                    "LANG=C.UTF-8"};
+  json without = env;
+  for (const char* p : {"--", "python3", "-u", "/workspace/main.py", "first", "--flag", "{file}"}) {
+    without.push_back(p);
+  }
+  json with = env;
+  for (const char* p : {"-i", "/workspace/.coderunner-stdin", "--", "python3", "-u",
+                        "/workspace/main.py", "first", "--flag", "{file}"}) {
+    with.push_back(p);
+  }
+  for (const Case& c : {Case{false, without}, Case{true, with}}) {
+    SCOPED_TRACE(c.has_stdin);
+    json body = policy_.BuildCreateBody({job_, kWorkspace, c.has_stdin});
+    EXPECT_EQ(body["Entrypoint"], json({"/.coderunner-init"}));
+    EXPECT_EQ(body["Cmd"], c.cmd);
+    EXPECT_EQ(body["Env"], json::array());
+    EXPECT_EQ(body["Tty"], false);
+    EXPECT_EQ(body["OpenStdin"], false);
+    EXPECT_EQ(body["HostConfig"]["LogConfig"]["Type"], "none");
+  }
+}
+
+TEST_F(ContainerPolicyTest, EnvironmentIsExactlyTheAllowlist) {
+  json cmd = policy_.BuildCreateBody(ctx_)["Cmd"];
+  std::vector<std::string> env;
+  for (size_t i = 0; i + 1 < cmd.size() && cmd[i] != "--"; ++i) {
+    if (cmd[i] == "-e") env.push_back(cmd[++i]);
+  }
+  ASSERT_EQ(env.size(), 3u);
+  EXPECT_EQ(env[0].rfind("PATH=", 0), 0u);
+  EXPECT_EQ(env[1], "HOME=/tmp");
+  EXPECT_EQ(env[2].rfind("LANG=", 0), 0u);
+}
+
+TEST_F(ContainerPolicyTest, LabelsImageAndRuntime) {
+  json c = policy_.BuildCreateBody(ctx_);
+  EXPECT_EQ(c["Image"], "coderunner/python:3.11");
+  EXPECT_EQ(c["Labels"], json({{"io.coderunner.managed", "true"},
+                               {"io.coderunner.instance", "inst-1"},
+                               {"io.coderunner.job", "job-abc"},
+                               {"io.coderunner.language", "python"}}));
+  EXPECT_FALSE(c["HostConfig"].contains("Runtime"));
+
+  PolicySettings s = SampleSettings();
+  s.runtime = "runsc";
+  ContainerPolicy gvisor(s, "inst-1");
+  EXPECT_EQ(gvisor.BuildCreateBody(ctx_)["HostConfig"]["Runtime"], "runsc");
+}
+
+TEST_F(ContainerPolicyTest, VerifyAcceptsInspectMadeFromTheSameSettings) {
+  json inspect = InspectFrom(policy_.BuildCreateBody(ctx_), kWorkspace);
+  Status s = VerifyNoThrow(ctx_, inspect);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+}
+
+TEST_F(ContainerPolicyTest, VerifyAcceptsRealEnginesInspectOfAPolicyContainer) {
+  PolicySettings settings = SampleSettings();
+  settings.init_host_path = kRecordedInit;
+  ContainerPolicy policy(settings, "rec");
+  JobSpec job = RecordedJob();
+  ContainerContext ctx{job, kRecordedWorkspace, true};
+  for (const char* engine : {"docker", "podman"}) {
+    SCOPED_TRACE(engine);
+    testutil::Recording r = testutil::LoadRecording(engine, "container_inspect_policy");
+    ASSERT_EQ(r.response.status, 200);
+    Status s = policy.Verify(ctx, r.body);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    // The recorded create body is what BuildCreateBody sent.
+    testutil::Recording create = testutil::LoadRecording(engine, "container_create_policy");
+    EXPECT_EQ(nlohmann::json::parse(create.request.body)["HostConfig"]["Memory"], 128LL << 20);
+    // And the real inspect body is rejected once weakened.
+    json weakened = r.body;
+    weakened["HostConfig"]["NetworkMode"] = "bridge";
+    EXPECT_EQ(policy.Verify(ctx, weakened).reason(), "policy_not_applied");
+  }
+}
+
+TEST_F(ContainerPolicyTest, VerifyAcceptsPodmanSpellings) {
+  json inspect = InspectFrom(policy_.BuildCreateBody(ctx_), kWorkspace);
+  inspect["Config"]["Entrypoint"] = "/.coderunner-init";
+  inspect["HostConfig"]["SecurityOpt"] = {"seccomp=unconfined", "no-new-privileges:true"};
+  Status s = VerifyNoThrow(ctx_, inspect);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+}
+
+TEST_F(ContainerPolicyTest, VerifyRejectsEveryWeakenedSetting) {
+  struct Case {
+    const char* name;
+    std::function<void(json&)> weaken;
+    const char* field;  // Named in the error.
+  };
+  const std::vector<Case> cases = {
+      {"bridge network", [](json& i) { i["HostConfig"]["NetworkMode"] = "bridge"; },
+       "HostConfig.NetworkMode"},
+      {"host network", [](json& i) { i["HostConfig"]["NetworkMode"] = "host"; },
+       "HostConfig.NetworkMode"},
+      {"default network", [](json& i) { i["HostConfig"].erase("NetworkMode"); },
+       "HostConfig.NetworkMode"},
+      {"writable root", [](json& i) { i["HostConfig"]["ReadonlyRootfs"] = false; },
+       "HostConfig.ReadonlyRootfs"},
+      {"root flag missing", [](json& i) { i["HostConfig"].erase("ReadonlyRootfs"); },
+       "HostConfig.ReadonlyRootfs"},
+      {"writable workspace", [](json& i) { i["Mounts"][0]["RW"] = true; }, "Mounts"},
+      {"workspace from elsewhere", [](json& i) { i["Mounts"][0]["Source"] = "/"; }, "Mounts"},
+      {"workspace not mounted", [](json& i) { i["Mounts"].erase(size_t{0}); }, "Mounts"},
+      {"no mounts", [](json& i) { i.erase("Mounts"); }, "Mounts"},
+      {"root user", [](json& i) { i["Config"]["User"] = "0:0"; }, "Config.User"},
+      {"empty user", [](json& i) { i["Config"]["User"] = ""; }, "Config.User"},
+      {"privileged", [](json& i) { i["HostConfig"]["Privileged"] = true; },
+       "HostConfig.Privileged"},
+      {"new privileges allowed", [](json& i) { i["HostConfig"]["SecurityOpt"] = json::array(); },
+       "HostConfig.SecurityOpt"},
+      {"security opts dropped", [](json& i) { i["HostConfig"]["SecurityOpt"] = nullptr; },
+       "HostConfig.SecurityOpt"},
+      {"memory changed", [](json& i) { i["HostConfig"]["Memory"] = 0; }, "HostConfig.Memory"},
+      {"swap allowed", [](json& i) { i["HostConfig"]["MemorySwap"] = -1; },
+       "HostConfig.MemorySwap"},
+      {"pids unlimited", [](json& i) { i["HostConfig"]["PidsLimit"] = 0; }, "HostConfig.PidsLimit"},
+      {"pids dropped", [](json& i) { i["HostConfig"]["PidsLimit"] = nullptr; },
+       "HostConfig.PidsLimit"},
+      {"other entrypoint", [](json& i) { i["Config"]["Entrypoint"] = {"/bin/sh"}; },
+       "Config.Entrypoint"},
+      {"entrypoint dropped", [](json& i) { i["Config"].erase("Entrypoint"); }, "Config.Entrypoint"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    json inspect = InspectFrom(policy_.BuildCreateBody(ctx_), kWorkspace);
+    c.weaken(inspect);
+    Status s = VerifyNoThrow(ctx_, inspect);
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+    EXPECT_EQ(s.reason(), "policy_not_applied");
+    EXPECT_THAT(s.message(), HasSubstr(c.field));
+  }
+}
+
+TEST_F(ContainerPolicyTest, VerifyRejectsNonObjectInspectWithoutThrowing) {
+  for (const json& inspect : {json(nullptr), json::array(), json("x"), json::object()}) {
+    SCOPED_TRACE(inspect.dump());
+    EXPECT_EQ(VerifyNoThrow(ctx_, inspect).reason(), "policy_not_applied");
+  }
+}
+
+TEST_F(ContainerPolicyTest, VerifyChecksLimitsOfThisJob) {
+  json inspect = InspectFrom(policy_.BuildCreateBody(ctx_), kWorkspace);
+  JobSpec other = SampleJob();
+  other.limits.memory_bytes = 64LL << 20;
+  EXPECT_EQ(VerifyNoThrow({other, kWorkspace, false}, inspect).reason(), "policy_not_applied");
+}
+
+}  // namespace
+}  // namespace coderunner::sandbox
