@@ -1,0 +1,50 @@
+// SqliteJobStore: JobStore in one SQLite database file, WAL mode.
+#ifndef CODERUNNER_STORE_SQLITE_JOB_STORE_H_
+#define CODERUNNER_STORE_SQLITE_JOB_STORE_H_
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "coderunner/store/job_store.h"
+
+struct sqlite3;
+
+namespace coderunner::store {
+
+// journal_mode=WAL and synchronous=FULL: a commit survives kill -9 and power
+// loss. One connection, serialized by a mutex (SQLite serializes writers
+// anyway). Thread-safe.
+class SqliteJobStore : public JobStore {
+ public:
+  // Opens (creating if needed) the database at `path` (parent directories
+  // are created) and migrates its schema. Unavailable if it cannot be opened.
+  static StatusOr<std::unique_ptr<SqliteJobStore>> Open(const std::string& path);
+  ~SqliteJobStore() override;
+
+  Status Insert(const std::vector<jobs::JobRecord>& records) override;
+  Status Transition(const std::string& id, jobs::JobStatus to, int64_t at_ms,
+                    const std::string& result_json, const std::string& image_digest) override;
+  StatusOr<jobs::JobRecord> Get(const std::string& id, const std::string& tenant) override;
+  StatusOr<ListPage> List(const ListFilter& filter) override;
+  StatusOr<std::vector<jobs::JobRecord>> NonTerminal() override;
+  StatusOr<std::vector<std::string>> PurgeFinishedBefore(int64_t before_ms) override;
+  StatusOr<std::optional<std::string>> CacheGet(const std::string& key, int64_t now_ms) override;
+  Status CachePut(const std::string& key, const std::string& result_json,
+                  int64_t expires_at_ms) override;
+  StatusOr<int> CachePurgeExpired(int64_t now_ms) override;
+
+ private:
+  // Prepared statements, kept across calls; defined in the .cc.
+  class StatementCache;
+
+  explicit SqliteJobStore(sqlite3* db);
+
+  std::mutex mu_;
+  sqlite3* db_;                                 // Guarded by mu_.
+  std::unique_ptr<StatementCache> statements_;  // Guarded by mu_.
+};
+
+}  // namespace coderunner::store
+
+#endif  // CODERUNNER_STORE_SQLITE_JOB_STORE_H_
