@@ -1,0 +1,87 @@
+// WebhookSender: POSTs finished job records to their callback URLs.
+#ifndef CODERUNNER_JOBS_WEBHOOK_SENDER_H_
+#define CODERUNNER_JOBS_WEBHOOK_SENDER_H_
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "coderunner/common/status.h"
+
+namespace coderunner::jobs {
+
+struct WebhookOptions {
+  // Allow callbacks to loopback (127.0.0.0/8, ::1), link-local
+  // (169.254.0.0/16, fe80::/10), private (10/8, 172.16/12, 192.168/16,
+  // fc00::/7) and unspecified addresses. Default false. Checked on the
+  // literal host at validation AND on the address actually connected to (so
+  // DNS cannot smuggle one in).
+  bool allow_private = false;
+  int retries = 3;                               // After the first attempt.
+  std::chrono::milliseconds first_backoff{500};  // Doubles per retry.
+  std::chrono::milliseconds timeout{10000};      // Per attempt.
+  size_t max_pending = 10000;                    // Queue bound; beyond it, drop and count.
+  int threads = 2;                               // Delivery threads.
+};
+
+// Checks that `url` is an absolute http:// or https:// URL with a host, no
+// user-info, at most 2048 bytes, and (unless allow_private) that a literal IP
+// host is not in a refused range and the host is not "localhost".
+// InvalidArgument (reason "invalid_callback_url") otherwise. Pure.
+Status ValidateCallbackUrl(std::string_view url, bool allow_private);
+
+// Delivery runs on its own threads, so Enqueue never blocks a worker. A
+// delivery succeeds on any 2xx answer; otherwise it is retried `retries`
+// times with exponential backoff, then given up (logged once, counted).
+// Thread-safe. The destructor stops the threads, abandoning pending
+// deliveries after the one in flight.
+class WebhookSender {
+ public:
+  explicit WebhookSender(WebhookOptions options);
+  ~WebhookSender();
+  WebhookSender(const WebhookSender&) = delete;
+  WebhookSender& operator=(const WebhookSender&) = delete;
+
+  // Queues a POST of `json_body` (Content-Type: application/json) to `url`.
+  // Returns false (and counts a drop) if the queue is full.
+  bool Enqueue(std::string url, std::string json_body);
+
+  struct Stats {
+    uint64_t delivered = 0;
+    uint64_t failed = 0;   // Gave up after all retries.
+    uint64_t dropped = 0;  // Queue full.
+  };
+  Stats stats() const;
+
+  // Waits until the queue is empty and nothing is in flight, or `timeout`.
+  // Returns true if idle. For tests and shutdown.
+  bool WaitIdle(std::chrono::milliseconds timeout);
+
+ private:
+  struct Delivery {
+    std::string url;
+    std::string body;
+  };
+  void Loop();
+  bool DeliverOnce(const Delivery& d);
+
+  WebhookOptions options_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::condition_variable idle_cv_;
+  std::deque<Delivery> queue_;
+  int in_flight_ = 0;
+  bool stopping_ = false;
+  Stats stats_;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace coderunner::jobs
+
+#endif  // CODERUNNER_JOBS_WEBHOOK_SENDER_H_

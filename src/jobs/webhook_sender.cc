@@ -1,0 +1,419 @@
+#include "coderunner/jobs/webhook_sender.h"
+
+#include <arpa/inet.h>
+#include <curl/curl.h>
+#include <netinet/in.h>
+#include <spdlog/spdlog.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+namespace coderunner::jobs {
+namespace {
+
+constexpr size_t kMaxUrlLength = 2048;
+constexpr size_t kMaxHostLength = 253;
+// Backoff doubling stops here, so a large `retries` cannot overflow.
+constexpr std::chrono::milliseconds kMaxBackoff = std::chrono::hours(1);
+
+// --- Address policy --------------------------------------------------------
+
+// `addr` in host byte order.
+bool IsRefusedV4(uint32_t addr) {
+  auto in = [addr](uint32_t net, int prefix) {
+    uint32_t mask = prefix == 0 ? 0 : ~uint32_t{0} << (32 - prefix);
+    return (addr & mask) == net;
+  };
+  return in(0x00000000, 8) ||   // 0.0.0.0/8: "this network"; 0.0.0.0 reaches the host.
+         in(0x0A000000, 8) ||   // 10.0.0.0/8
+         in(0x64400000, 10) ||  // 100.64.0.0/10: shared (CGNAT); some clouds' metadata.
+         in(0x7F000000, 8) ||   // 127.0.0.0/8
+         in(0xA9FE0000, 16) ||  // 169.254.0.0/16: link-local, cloud metadata.
+         in(0xAC100000, 12) ||  // 172.16.0.0/12
+         in(0xC0A80000, 16);    // 192.168.0.0/16
+}
+
+bool IsRefusedV6(const in6_addr& a) {
+  const uint8_t* b = a.s6_addr;
+  static constexpr uint8_t kZero[16] = {};
+  // ::/96 holds :: (unspecified), ::1 (loopback) and the deprecated
+  // IPv4-compatible ::a.b.c.d; all are refused.
+  if (std::memcmp(b, kZero, 12) == 0) return true;
+  auto embedded_v4 = [b] {
+    return (uint32_t{b[12]} << 24) | (uint32_t{b[13]} << 16) | (uint32_t{b[14]} << 8) | b[15];
+  };
+  // ::ffff:a.b.c.d (IPv4-mapped): the IPv4 rules apply.
+  static constexpr uint8_t kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  if (std::memcmp(b, kMapped, 12) == 0) return IsRefusedV4(embedded_v4());
+  // 64:ff9b::/96 (NAT64): the IPv4 rules apply to the translated address.
+  static constexpr uint8_t kNat64[12] = {0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0};
+  if (std::memcmp(b, kNat64, 12) == 0) return IsRefusedV4(embedded_v4());
+  if (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) return true;  // fe80::/10 link-local.
+  if (b[0] == 0xfe && (b[1] & 0xc0) == 0xc0) return true;  // fec0::/10 old site-local.
+  if ((b[0] & 0xfe) == 0xfc) return true;                  // fc00::/7 unique local.
+  return false;
+}
+
+// Refuses anything but a public IPv4 or IPv6 address.
+bool IsRefusedSockaddr(const struct sockaddr* sa) {
+  if (sa->sa_family == AF_INET) {
+    const auto* sin = reinterpret_cast<const sockaddr_in*>(sa);
+    return IsRefusedV4(ntohl(sin->sin_addr.s_addr));
+  }
+  if (sa->sa_family == AF_INET6) {
+    return IsRefusedV6(reinterpret_cast<const sockaddr_in6*>(sa)->sin6_addr);
+  }
+  return true;
+}
+
+std::string SockaddrText(const struct sockaddr* sa) {
+  char buf[INET6_ADDRSTRLEN] = {0};
+  if (sa->sa_family == AF_INET) {
+    inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(sa)->sin_addr, buf, sizeof(buf));
+  } else if (sa->sa_family == AF_INET6) {
+    inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(sa)->sin6_addr, buf, sizeof(buf));
+  } else {
+    return "address family " + std::to_string(sa->sa_family);
+  }
+  return buf;
+}
+
+// --- URL parsing -------------------------------------------------------------
+
+Status BadUrl(std::string message) {
+  return InvalidArgumentError("callback_url: " + std::move(message), "invalid_callback_url");
+}
+
+char Lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+
+bool StartsWithNoCase(std::string_view s, std::string_view prefix) {
+  if (s.size() < prefix.size()) return false;
+  for (size_t i = 0; i < prefix.size(); ++i) {
+    if (Lower(s[i]) != prefix[i]) return false;
+  }
+  return true;
+}
+
+bool IsHostNameChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+         c == '.' || c == '_';
+}
+
+bool IsLocalhostName(std::string_view host) {
+  std::string lower;
+  for (char c : host) lower += Lower(c);
+  if (!lower.empty() && lower.back() == '.') lower.pop_back();
+  constexpr std::string_view kLocalhost = "localhost";
+  constexpr std::string_view kDotLocalhost = ".localhost";  // RFC 6761: all loopback.
+  return lower == kLocalhost || (lower.size() > kDotLocalhost.size() &&
+                                 lower.compare(lower.size() - kDotLocalhost.size(),
+                                               kDotLocalhost.size(), kDotLocalhost) == 0);
+}
+
+// Everything after "scheme://" up to the first '/', '?' or '#'.
+struct Authority {
+  std::string_view host;  // Without the brackets of an IPv6 literal.
+  bool ipv6_literal = false;
+};
+
+StatusOr<Authority> ParseAuthority(std::string_view authority) {
+  if (authority.empty()) return BadUrl("no host");
+  if (authority.find('@') != std::string_view::npos) return BadUrl("user-info is not allowed");
+  Authority result;
+  std::string_view rest;
+  if (authority[0] == '[') {
+    size_t close = authority.find(']');
+    if (close == std::string_view::npos) return BadUrl("unterminated IPv6 literal");
+    result.host = authority.substr(1, close - 1);
+    result.ipv6_literal = true;
+    rest = authority.substr(close + 1);
+  } else {
+    size_t colon = authority.find(':');
+    result.host = authority.substr(0, colon);
+    rest = colon == std::string_view::npos ? std::string_view() : authority.substr(colon);
+  }
+  if (!rest.empty()) {
+    if (rest[0] != ':') return BadUrl("unexpected characters after the host");
+    std::string_view port = rest.substr(1);
+    if (port.size() > 5) return BadUrl("invalid port");
+    uint32_t value = 0;
+    for (char c : port) {
+      if (c < '0' || c > '9') return BadUrl("invalid port");
+      value = value * 10 + (c - '0');
+    }
+    if (!port.empty() && (value == 0 || value > 65535)) return BadUrl("invalid port");
+  }
+  if (result.host.empty()) return BadUrl("no host");
+  if (!result.ipv6_literal) {
+    if (result.host.size() > kMaxHostLength + 1) return BadUrl("host name too long");
+    if (!std::all_of(result.host.begin(), result.host.end(), IsHostNameChar)) {
+      return BadUrl("invalid character in host");
+    }
+  }
+  return result;
+}
+
+// --- curl plumbing -----------------------------------------------------------
+
+void CurlGlobalInitOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+struct CurlDeleter {
+  void operator()(CURL* h) const { curl_easy_cleanup(h); }
+};
+struct SlistDeleter {
+  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
+};
+
+struct SocketPolicy {
+  bool refused = false;
+  std::string refused_address;
+};
+
+// Called by curl for every address it is about to connect to (after DNS, for
+// each address it tries), so the policy applies to what is actually reached.
+curl_socket_t OpenSocketCallback(void* clientp, curlsocktype /*purpose*/,
+                                 struct curl_sockaddr* address) {
+  auto* policy = static_cast<SocketPolicy*>(clientp);
+  if (IsRefusedSockaddr(&address->addr)) {
+    policy->refused = true;
+    policy->refused_address = SockaddrText(&address->addr);
+    return CURL_SOCKET_BAD;  // curl fails this address (CURLE_COULDNT_CONNECT).
+  }
+  return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+}
+
+size_t DiscardBody(char* /*data*/, size_t size, size_t nmemb, void* /*user*/) {
+  return size * nmemb;
+}
+
+// The URL without user-info, query and fragment (they often carry
+// credentials), for logs.
+std::string UrlForLog(std::string_view url) {
+  url = url.substr(0, url.find_first_of("?#"));
+  size_t scheme_end = url.find("://");
+  if (scheme_end == std::string_view::npos) return std::string(url);
+  size_t host_start = scheme_end + 3;
+  size_t at = url.substr(0, url.find('/', host_start)).rfind('@');
+  if (at == std::string_view::npos || at < host_start) return std::string(url);
+  return std::string(url.substr(0, host_start)) + std::string(url.substr(at + 1));
+}
+
+struct AttemptResult {
+  bool delivered = false;
+  bool retryable = true;
+  std::string error;
+};
+
+AttemptResult Attempt(const WebhookOptions& options, const std::string& url,
+                      const std::string& body) {
+  AttemptResult result;
+  std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
+  if (!curl) {
+    result.error = "curl_easy_init failed";
+    return result;
+  }
+  CURL* h = curl.get();
+  char errbuf[CURL_ERROR_SIZE] = {0};
+  SocketPolicy policy;
+
+  curl_easy_setopt(h, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);  // Required for multi-threaded use.
+  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+#if LIBCURL_VERSION_NUM >= 0x075500  // 7.85.0
+  curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+  curl_easy_setopt(h, CURLOPT_PROTOCOLS, static_cast<long>(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+  curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+  // A proxy from the environment would be what we connect to, so the address
+  // policy would check the proxy instead of the callback host.
+  curl_easy_setopt(h, CURLOPT_PROXY, "");
+  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(options.timeout.count()));
+  curl_easy_setopt(h, CURLOPT_USERAGENT, "coderunner-webhook");
+  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &DiscardBody);
+  if (!options.allow_private) {
+    curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, &OpenSocketCallback);
+    curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, &policy);
+  }
+
+  curl_slist* raw_headers = curl_slist_append(nullptr, "Content-Type: application/json");
+  raw_headers = curl_slist_append(raw_headers, "Expect:");  // No 100-continue round trip.
+  std::unique_ptr<curl_slist, SlistDeleter> headers(raw_headers);
+  curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.get());
+  curl_easy_setopt(h, CURLOPT_POST, 1L);
+  curl_easy_setopt(h, CURLOPT_POSTFIELDS, body.c_str());
+  curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+
+  CURLcode rc = curl_easy_perform(h);
+  if (rc != CURLE_OK) {
+    if (policy.refused) {
+      // Retrying will not change the policy; DNS might, but not in seconds.
+      result.retryable = false;
+      result.error = "refused to connect to non-public address " + policy.refused_address;
+    } else {
+      result.error = errbuf[0] != '\0' ? errbuf : curl_easy_strerror(rc);
+    }
+    return result;
+  }
+  long status = 0;
+  curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+  if (status >= 200 && status < 300) {
+    result.delivered = true;
+  } else {
+    result.error = "HTTP status " + std::to_string(status);
+  }
+  return result;
+}
+
+}  // namespace
+
+Status ValidateCallbackUrl(std::string_view url, bool allow_private) {
+  if (url.size() > kMaxUrlLength) {
+    return BadUrl("longer than " + std::to_string(kMaxUrlLength) + " bytes");
+  }
+  for (char c : url) {
+    auto u = static_cast<unsigned char>(c);
+    if (u <= 0x20 || u >= 0x7f) return BadUrl("contains whitespace, control or non-ASCII bytes");
+    // Some URL parsers end the host at a backslash, others do not; refuse
+    // the ambiguity rather than guess which one curl is.
+    if (c == '\\') return BadUrl("contains a backslash");
+  }
+  size_t after_scheme;
+  if (StartsWithNoCase(url, "http://")) {
+    after_scheme = 7;
+  } else if (StartsWithNoCase(url, "https://")) {
+    after_scheme = 8;
+  } else {
+    return BadUrl("must be an absolute http:// or https:// URL");
+  }
+  std::string_view rest = url.substr(after_scheme);
+  StatusOr<Authority> authority = ParseAuthority(rest.substr(0, rest.find_first_of("/?#")));
+  if (!authority.ok()) return authority.status();
+  std::string host(authority->host);
+
+  if (authority->ipv6_literal) {
+    in6_addr a6;
+    if (inet_pton(AF_INET6, host.c_str(), &a6) != 1) return BadUrl("invalid IPv6 literal");
+    if (!allow_private && IsRefusedV6(a6)) {
+      return BadUrl("host " + host + " is a loopback, link-local or private address");
+    }
+    return OkStatus();
+  }
+  if (allow_private) return OkStatus();
+  if (IsLocalhostName(host)) return BadUrl("host " + host + " is loopback");
+  // inet_aton also reads the forms getaddrinfo accepts ("127.1", "0x7f000001",
+  // "2130706433"), so those cannot slip past as "names".
+  in_addr a4;
+  if (inet_aton(host.c_str(), &a4) != 0 && IsRefusedV4(ntohl(a4.s_addr))) {
+    return BadUrl("host " + host + " is a loopback, link-local, private or unspecified address");
+  }
+  return OkStatus();
+}
+
+WebhookSender::WebhookSender(WebhookOptions options) : options_(options) {
+  CurlGlobalInitOnce();
+  int threads = std::max(1, options_.threads);
+  threads_.reserve(threads);
+  for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Loop(); });
+}
+
+WebhookSender::~WebhookSender() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  idle_cv_.notify_all();
+  for (std::thread& t : threads_) t.join();
+}
+
+bool WebhookSender::Enqueue(std::string url, std::string json_body) {
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_ || queue_.size() >= options_.max_pending) {
+      ++stats_.dropped;
+      return false;
+    }
+    queue_.push_back(Delivery{std::move(url), std::move(json_body)});
+  }
+  // All, not one: threads sleeping out a backoff wait on cv_ too, and waking
+  // only one of them would leave the new delivery waiting for an idle thread.
+  cv_.notify_all();
+  return true;
+}
+
+WebhookSender::Stats WebhookSender::stats() const {
+  std::lock_guard lock(mu_);
+  return stats_;
+}
+
+bool WebhookSender::WaitIdle(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mu_);
+  return idle_cv_.wait_for(lock, timeout,
+                           [this] { return stopping_ || (queue_.empty() && in_flight_ == 0); }) &&
+         queue_.empty() && in_flight_ == 0;
+}
+
+void WebhookSender::Loop() {
+  while (true) {
+    Delivery d;
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (stopping_) return;  // Pending deliveries are abandoned.
+      d = std::move(queue_.front());
+      queue_.pop_front();
+      ++in_flight_;
+    }
+    bool delivered = DeliverOnce(d);
+    {
+      std::lock_guard lock(mu_);
+      if (delivered) {
+        ++stats_.delivered;
+      } else {
+        ++stats_.failed;
+      }
+      --in_flight_;
+    }
+    idle_cv_.notify_all();
+  }
+}
+
+// Delivers `d` once: the first attempt and up to `retries` more, with
+// exponential backoff between them. Logs when it gives up. The backoff ends
+// early when the sender is stopping (and the delivery is abandoned).
+bool WebhookSender::DeliverOnce(const Delivery& d) {
+  // The address policy is enforced at connect time; here only the form.
+  if (Status valid = ValidateCallbackUrl(d.url, /*allow_private=*/true); !valid.ok()) {
+    spdlog::warn("webhook to {}: not sent: {}", UrlForLog(d.url), valid.message());
+    return false;
+  }
+  std::chrono::milliseconds backoff = options_.first_backoff;
+  int attempts = 0;
+  AttemptResult result;
+  for (int attempt = 0; attempt <= std::max(0, options_.retries); ++attempt) {
+    if (attempt > 0) {
+      std::unique_lock lock(mu_);
+      if (cv_.wait_for(lock, backoff, [this] { return stopping_; })) {
+        spdlog::warn("webhook to {}: abandoned at shutdown after {} attempt(s): {}",
+                     UrlForLog(d.url), attempts, result.error);
+        return false;
+      }
+      backoff = std::min(backoff * 2, kMaxBackoff);
+    }
+    ++attempts;
+    result = Attempt(options_, d.url, d.body);
+    if (result.delivered) return true;
+    if (!result.retryable) break;
+  }
+  spdlog::warn("webhook to {}: giving up after {} attempt(s): {}", UrlForLog(d.url), attempts,
+               result.error);
+  return false;
+}
+
+}  // namespace coderunner::jobs

@@ -1,0 +1,409 @@
+#include "coderunner/jobs/webhook_sender.h"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace coderunner::jobs {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+using std::chrono::steady_clock;
+
+// --- ValidateCallbackUrl -----------------------------------------------------
+
+TEST(ValidateCallbackUrlTest, AcceptsPublicHttpAndHttpsUrls) {
+  for (const std::string url : {
+           "http://example.com",
+           "https://example.com/hooks/job?id=1&sig=abc#frag",
+           "HTTPS://Example.COM:8443/x",
+           "http://hooks.example.com:80",
+           "https://93.184.216.34/cb",
+           "https://[2606:2800:220:1:248:1893:25c8:1946]:443/cb",
+           "http://172.32.0.1/",  // Just outside 172.16/12.
+           "http://11.0.0.1/",    // Just outside 10/8.
+           "http://localhost.example.com/",
+       }) {
+    SCOPED_TRACE(url);
+    Status s = ValidateCallbackUrl(url, /*allow_private=*/false);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+  }
+}
+
+TEST(ValidateCallbackUrlTest, RefusesOtherSchemesMissingHostsAndUserInfo) {
+  for (const std::string url : {
+           "",
+           "example.com/cb",
+           "//example.com/cb",
+           "ftp://example.com/file",
+           "file:///etc/passwd",
+           "gopher://example.com:70/_x",
+           "javascript:alert(1)",
+           "httpx://example.com",
+           "http:/example.com",
+           "http://",
+           "http:///path",
+           "https://:443/",
+           "http://?q=1",
+           "http://user:pass@example.com/",
+           "http://user@example.com/",
+           "http://example.com@127.0.0.1/",
+           "http://exa mple.com/",
+           "http://example.com/\n",
+           "http://example.com\\@127.0.0.1/",
+           "http://example.com:0/",
+           "http://example.com:65536/",
+           "http://example.com:80a/",
+           "http://[::1/",
+           "http://[not-an-ip]/",
+           "http://[fe80::1%25eth0]/",
+           "http://exa%6dple.com/",
+       }) {
+    SCOPED_TRACE(url);
+    for (bool allow_private : {false, true}) {
+      Status s = ValidateCallbackUrl(url, allow_private);
+      EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+      EXPECT_EQ(s.reason(), "invalid_callback_url");
+    }
+  }
+}
+
+TEST(ValidateCallbackUrlTest, RefusesLoopbackLinkLocalPrivateAndUnspecifiedUnlessAllowed) {
+  for (const std::string url : {
+           "http://localhost/",
+           "http://LOCALHOST:8080/cb",
+           "http://localhost./",
+           "http://api.localhost/",
+           "http://127.0.0.1/",
+           "http://127.1.2.3:9000/",
+           "http://127.1/",       // Short form, still 127.0.0.1.
+           "http://2130706433/",  // Decimal 127.0.0.1.
+           "http://0x7f000001/",  // Hex 127.0.0.1.
+           "http://[::1]/",
+           "http://[::]/",
+           "http://[::ffff:127.0.0.1]/",
+           "http://[::ffff:169.254.169.254]/",
+           "http://169.254.169.254/latest/meta-data/",
+           "http://10.0.0.1/",
+           "http://172.16.0.1/",
+           "http://172.31.255.255/",
+           "http://192.168.1.1/",
+           "http://100.100.100.200/",  // Shared address space (a cloud's metadata).
+           "http://0.0.0.0/",
+           "http://0/",
+           "http://[fe80::1]/",
+           "http://[fc00::1]/",
+           "http://[fd12:3456::1]/",
+       }) {
+    SCOPED_TRACE(url);
+    Status refused = ValidateCallbackUrl(url, /*allow_private=*/false);
+    EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(refused.reason(), "invalid_callback_url");
+    Status allowed = ValidateCallbackUrl(url, /*allow_private=*/true);
+    EXPECT_TRUE(allowed.ok()) << allowed.ToString();
+  }
+}
+
+TEST(ValidateCallbackUrlTest, RefusesUrlsLongerThan2048Bytes) {
+  std::string prefix = "https://example.com/";
+  std::string at_limit = prefix + std::string(2048 - prefix.size(), 'a');
+  EXPECT_TRUE(ValidateCallbackUrl(at_limit, false).ok());
+  Status s = ValidateCallbackUrl(at_limit + "a", false);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.reason(), "invalid_callback_url");
+}
+
+// --- Delivery against a real local HTTP server -------------------------------
+
+// An HTTP server on 127.0.0.1 and a free port. Every POST to /hook is
+// recorded and answered with the status `status_for(n)` gives for the n-th
+// request (1-based).
+class HookServer {
+ public:
+  struct Request {
+    std::string body;
+    std::string content_type;
+  };
+
+  explicit HookServer(std::function<int(int)> status_for = [](int) { return 200; })
+      : status_for_(std::move(status_for)) {
+    server_.Post("/hook", [this](const httplib::Request& req, httplib::Response& res) {
+      int n;
+      {
+        std::lock_guard lock(mu_);
+        requests_.push_back({req.body, req.get_header_value("Content-Type")});
+        n = static_cast<int>(requests_.size());
+      }
+      cv_.notify_all();
+      if (on_request_) on_request_();
+      res.status = status_for_(n);
+      res.set_content("{}", "application/json");
+    });
+    server_.Post("/redirect", [this](const httplib::Request&, httplib::Response& res) {
+      ++redirects_;
+      res.set_redirect("/hook", 302);
+    });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    // stop() is a no-op until the accept loop runs.
+    auto deadline = steady_clock::now() + seconds(5);
+    while (!server_.is_running() && steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(milliseconds(1));
+    }
+  }
+
+  ~HookServer() {
+    server_.stop();
+    thread_.join();
+  }
+
+  // Runs in the handler, before it answers. Set before any request arrives.
+  void OnRequest(std::function<void()> f) { on_request_ = std::move(f); }
+
+  std::string Url(const std::string& path = "/hook") const {
+    return "http://127.0.0.1:" + std::to_string(port_) + path;
+  }
+
+  std::vector<Request> requests() const {
+    std::lock_guard lock(mu_);
+    return requests_;
+  }
+  int redirects() const { return redirects_; }
+
+  // Waits until `n` requests have arrived; false after 5 s.
+  bool WaitForRequests(size_t n) {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, seconds(5), [&] { return requests_.size() >= n; });
+  }
+
+ private:
+  httplib::Server server_;
+  std::function<int(int)> status_for_;
+  std::function<void()> on_request_;
+  int port_ = -1;
+  std::thread thread_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<Request> requests_;
+  std::atomic<int> redirects_{0};
+};
+
+WebhookOptions FastOptions() {
+  WebhookOptions o;
+  o.allow_private = true;
+  o.retries = 3;
+  o.first_backoff = milliseconds(10);
+  o.timeout = milliseconds(5000);
+  o.threads = 2;
+  return o;
+}
+
+TEST(WebhookSenderTest, DeliversBodyWithJsonContentType) {
+  HookServer server;
+  WebhookSender sender(FastOptions());
+  ASSERT_TRUE(sender.Enqueue(server.Url(), R"({"id":"job-1","status":"succeeded"})"));
+  ASSERT_TRUE(sender.WaitIdle(seconds(10)));
+
+  auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_EQ(requests[0].body, R"({"id":"job-1","status":"succeeded"})");
+  EXPECT_EQ(requests[0].content_type, "application/json");
+  WebhookSender::Stats stats = sender.stats();
+  EXPECT_EQ(stats.delivered, 1u);
+  EXPECT_EQ(stats.failed, 0u);
+  EXPECT_EQ(stats.dropped, 0u);
+}
+
+TEST(WebhookSenderTest, DeliversLargeBodiesIntact) {
+  HookServer server;
+  WebhookSender sender(FastOptions());
+  std::string body = "{\"stdout\":\"" + std::string(300000, 'x') + "\"}";
+  ASSERT_TRUE(sender.Enqueue(server.Url(), body));
+  ASSERT_TRUE(sender.WaitIdle(seconds(10)));
+  auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_EQ(requests[0].body, body);
+  EXPECT_EQ(sender.stats().delivered, 1u);
+}
+
+TEST(WebhookSenderTest, CountsAny2xxAsDelivered) {
+  HookServer server([](int) { return 204; });
+  WebhookSender sender(FastOptions());
+  ASSERT_TRUE(sender.Enqueue(server.Url(), "{}"));
+  ASSERT_TRUE(sender.WaitIdle(seconds(10)));
+  EXPECT_EQ(server.requests().size(), 1u);
+  EXPECT_EQ(sender.stats().delivered, 1u);
+}
+
+TEST(WebhookSenderTest, RetriesOn500ThenSucceedsOnThirdAttempt) {
+  HookServer server([](int n) { return n < 3 ? 500 : 200; });
+  WebhookSender sender(FastOptions());
+  ASSERT_TRUE(sender.Enqueue(server.Url(), R"({"n":1})"));
+  ASSERT_TRUE(sender.WaitIdle(seconds(10)));
+
+  auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 3u);
+  for (const auto& r : requests) EXPECT_EQ(r.body, R"({"n":1})");
+  WebhookSender::Stats stats = sender.stats();
+  EXPECT_EQ(stats.delivered, 1u);
+  EXPECT_EQ(stats.failed, 0u);
+}
+
+TEST(WebhookSenderTest, GivesUpAfterRetriesPlusOneAttemptsAndCountsFailed) {
+  HookServer server([](int) { return 503; });
+  WebhookOptions options = FastOptions();
+  options.retries = 2;
+  WebhookSender sender(options);
+  ASSERT_TRUE(sender.Enqueue(server.Url(), "{}"));
+  ASSERT_TRUE(sender.WaitIdle(seconds(10)));
+
+  EXPECT_EQ(server.requests().size(), 3u);
+  WebhookSender::Stats stats = sender.stats();
+  EXPECT_EQ(stats.delivered, 0u);
+  EXPECT_EQ(stats.failed, 1u);
+}
+
+TEST(WebhookSenderTest, DoesNotFollowRedirects) {
+  HookServer server;
+  WebhookOptions options = FastOptions();
+  options.retries = 0;
+  WebhookSender sender(options);
+  ASSERT_TRUE(sender.Enqueue(server.Url("/redirect"), "{}"));
+  ASSERT_TRUE(sender.WaitIdle(seconds(10)));
+
+  EXPECT_EQ(server.redirects(), 1);
+  EXPECT_TRUE(server.requests().empty());
+  EXPECT_EQ(sender.stats().failed, 1u);
+}
+
+TEST(WebhookSenderTest, CountsUnreachableHostAsFailed) {
+  int port;
+  {
+    HookServer closed;  // Find a port, then free it: nothing listens there.
+    port = std::stoi(closed.Url().substr(std::string("http://127.0.0.1:").size()));
+  }
+  WebhookOptions options = FastOptions();
+  options.retries = 1;
+  WebhookSender sender(options);
+  ASSERT_TRUE(sender.Enqueue("http://127.0.0.1:" + std::to_string(port) + "/hook", "{}"));
+  ASSERT_TRUE(sender.WaitIdle(seconds(10)));
+  EXPECT_EQ(sender.stats().failed, 1u);
+  EXPECT_EQ(sender.stats().delivered, 0u);
+}
+
+TEST(WebhookSenderTest, RefusesLoopbackAtConnectTimeWhenPrivateNotAllowed) {
+  HookServer server;
+  WebhookOptions options = FastOptions();
+  options.allow_private = false;
+  WebhookSender sender(options);
+  // Both reach 127.0.0.1: one literally, one through the resolver.
+  ASSERT_TRUE(sender.Enqueue(server.Url(), "{}"));
+  ASSERT_TRUE(sender.Enqueue(
+      "http://localhost:" + server.Url().substr(std::string("http://127.0.0.1:").size()), "{}"));
+  ASSERT_TRUE(sender.WaitIdle(seconds(10)));
+
+  EXPECT_TRUE(server.requests().empty());
+  WebhookSender::Stats stats = sender.stats();
+  EXPECT_EQ(stats.failed, 2u);
+  EXPECT_EQ(stats.delivered, 0u);
+}
+
+TEST(WebhookSenderTest, RefusesMalformedUrlsWithoutSending) {
+  WebhookSender sender(FastOptions());
+  ASSERT_TRUE(sender.Enqueue("ftp://127.0.0.1/hook", "{}"));
+  ASSERT_TRUE(sender.Enqueue("http://user:pw@127.0.0.1/hook", "{}"));
+  ASSERT_TRUE(sender.WaitIdle(seconds(10)));
+  EXPECT_EQ(sender.stats().failed, 2u);
+}
+
+TEST(WebhookSenderTest, DropsAndCountsWhenQueueIsFull) {
+  // Declared before the server, whose handler threads use them.
+  std::mutex mu;
+  std::condition_variable cv;
+  bool release = false;
+  HookServer server;
+  server.OnRequest([&] {
+    std::unique_lock lock(mu);
+    cv.wait_for(lock, seconds(10), [&] { return release; });
+  });
+  WebhookOptions options = FastOptions();
+  options.threads = 1;
+  options.max_pending = 2;
+  WebhookSender sender(options);
+
+  // The first is taken by the only thread and blocks in the server, so the
+  // queue then holds exactly what is enqueued next.
+  ASSERT_TRUE(sender.Enqueue(server.Url(), "1"));
+  ASSERT_TRUE(server.WaitForRequests(1));
+  EXPECT_TRUE(sender.Enqueue(server.Url(), "2"));
+  EXPECT_TRUE(sender.Enqueue(server.Url(), "3"));
+  EXPECT_FALSE(sender.Enqueue(server.Url(), "4"));
+  EXPECT_FALSE(sender.Enqueue(server.Url(), "5"));
+  EXPECT_EQ(sender.stats().dropped, 2u);
+
+  {
+    std::lock_guard lock(mu);
+    release = true;
+  }
+  cv.notify_all();
+  ASSERT_TRUE(sender.WaitIdle(seconds(10)));
+  WebhookSender::Stats stats = sender.stats();
+  EXPECT_EQ(stats.delivered, 3u);
+  EXPECT_EQ(stats.dropped, 2u);
+  std::vector<std::string> bodies;
+  for (const auto& r : server.requests()) bodies.push_back(r.body);
+  EXPECT_EQ(bodies, (std::vector<std::string>{"1", "2", "3"}));
+}
+
+TEST(WebhookSenderTest, WaitIdleTimesOutWhileADeliveryIsPending) {
+  HookServer server([](int) { return 500; });
+  WebhookOptions options = FastOptions();
+  options.first_backoff = seconds(60);
+  WebhookSender sender(options);
+  ASSERT_TRUE(sender.Enqueue(server.Url(), "{}"));
+  EXPECT_FALSE(sender.WaitIdle(milliseconds(50)));
+}
+
+TEST(WebhookSenderTest, DestructorReturnsPromptlyDuringLongBackoff) {
+  HookServer server([](int) { return 500; });
+  WebhookOptions options = FastOptions();
+  options.first_backoff = seconds(60);
+  auto sender = std::make_unique<WebhookSender>(options);
+  ASSERT_TRUE(sender->Enqueue(server.Url(), "{}"));
+  ASSERT_TRUE(sender->Enqueue(server.Url(), "{}"));
+  // Both threads have had a first attempt and now sleep out the backoff.
+  ASSERT_TRUE(server.WaitForRequests(2));
+
+  auto start = steady_clock::now();
+  sender.reset();
+  EXPECT_LT(steady_clock::now() - start, seconds(5));
+  EXPECT_EQ(server.requests().size(), 2u);
+}
+
+TEST(WebhookSenderTest, DestructorAbandonsQueuedDeliveries) {
+  HookServer server([](int) { return 500; });
+  WebhookOptions options = FastOptions();
+  options.threads = 1;
+  options.first_backoff = seconds(60);
+  auto sender = std::make_unique<WebhookSender>(options);
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(sender->Enqueue(server.Url(), "{}"));
+  ASSERT_TRUE(server.WaitForRequests(1));
+
+  auto start = steady_clock::now();
+  sender.reset();
+  EXPECT_LT(steady_clock::now() - start, seconds(5));
+  EXPECT_EQ(server.requests().size(), 1u);
+}
+
+}  // namespace
+}  // namespace coderunner::jobs
