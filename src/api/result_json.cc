@@ -58,7 +58,7 @@ nlohmann::json ResultToJson(const sandbox::JobSpec& job, const sandbox::RunResul
   nlohmann::json j;
   j["id"] = job.id;
   j["status"] = sandbox::RunStatusName(r.status);
-  bool ran = r.status != sandbox::RunStatus::kError;
+  bool ran = r.status != sandbox::RunStatus::kError && r.status != sandbox::RunStatus::kCancelled;
   j["exit_code"] = ran ? nlohmann::json(r.exit_code) : nlohmann::json(nullptr);
   j["signal"] =
       ran && r.signal > 0 ? nlohmann::json(SignalName(r.signal)) : nlohmann::json(nullptr);

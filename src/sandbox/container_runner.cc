@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -28,6 +29,7 @@ struct AttachState {
   std::condition_variable cv;
   bool attached = false;
   bool done = false;
+  bool cancel_requested = false;
   Status status;
 };
 
@@ -41,7 +43,7 @@ RunResult ErrorResult(const JobSpec& job, Status error) {
 
 }  // namespace
 
-StatusOr<RunResult> ContainerRunner::Run(const JobSpec& job) {
+StatusOr<RunResult> ContainerRunner::Run(const JobSpec& job, const RunHooks& hooks) {
   const auto t0 = Clock::now();
   auto workspace = Workspace::Create(options_.workspace_root, job.id);
   if (!workspace.ok()) return ErrorResult(job, workspace.status());
@@ -71,7 +73,27 @@ StatusOr<RunResult> ContainerRunner::Run(const JobSpec& job) {
 
   CappedOutput out(static_cast<size_t>(job.limits.output_bytes));
   CappedOutput err(static_cast<size_t>(job.limits.output_bytes));
+  // Observers see stdout as it comes and stderr through a filter that
+  // keeps coderunner-init's trailer out; each stream at most up to its cap.
+  uint64_t shown[2] = {0, 0};
+  auto show = [&](engine::StreamId stream, std::string_view bytes) {
+    uint64_t& used = shown[stream == engine::StreamId::kStderr ? 1 : 0];
+    uint64_t cap = static_cast<uint64_t>(job.limits.output_bytes);
+    size_t room = used < cap ? static_cast<size_t>(cap - used) : 0;
+    bytes = bytes.substr(0, std::min(room, bytes.size()));
+    if (bytes.empty()) return;
+    used += bytes.size();
+    hooks.on_output(stream, bytes);
+  };
+  TrailerFilter live_stderr;
   engine::StreamDemuxer demux([&](engine::StreamId stream, std::string_view bytes) {
+    if (hooks.on_output) {
+      if (stream == engine::StreamId::kStderr) {
+        live_stderr.Feed(bytes, [&](std::string_view b) { show(stream, b); });
+      } else {
+        show(stream, bytes);
+      }
+    }
     (stream == engine::StreamId::kStderr ? err : out).Append(bytes);
   });
 
@@ -98,27 +120,42 @@ StatusOr<RunResult> ContainerRunner::Run(const JobSpec& job) {
   result.image = job.language.image;
   Status failure;
   bool timed_out = false;
+  bool cancelled = false;
+  if (hooks.cancel != nullptr) {
+    hooks.cancel->OnCancel([&] {
+      std::lock_guard<std::mutex> lock(st.mu);
+      st.cancel_requested = true;
+      st.cv.notify_all();
+    });
+  }
   Clock::time_point run_start;
   Clock::time_point run_end;
   {
     std::unique_lock<std::mutex> lock(st.mu);
-    st.cv.wait_for(lock, options_.attach_timeout, [&] { return st.attached || st.done; });
-    if (!st.attached) {
+    st.cv.wait_for(lock, options_.attach_timeout,
+                   [&] { return st.attached || st.done || st.cancel_requested; });
+    if (st.cancel_requested) {
+      cancelled = true;
+    } else if (!st.attached) {
       failure = st.done ? st.status : DeadlineExceededError("attach to container timed out");
     }
   }
-  if (failure.ok()) {
+  if (failure.ok() && !cancelled) {
     failure = containers_.Start(id);
     run_start = Clock::now();
   }
-  if (failure.ok()) {
+  if (failure.ok() && !cancelled) {
     std::unique_lock<std::mutex> lock(st.mu);
     auto deadline = run_start + std::chrono::milliseconds(job.limits.timeout_ms);
-    if (!st.cv.wait_until(lock, deadline, [&] { return st.done; })) {
+    if (!st.cv.wait_until(lock, deadline, [&] { return st.done || st.cancel_requested; })) {
       timed_out = true;
+    } else if (!st.done) {
+      cancelled = true;
+    }
+    if (timed_out || cancelled) {
       lock.unlock();
       Status killed = containers_.Kill(id);
-      if (!killed.ok()) spdlog::warn("job {}: kill after timeout: {}", job.id, killed.ToString());
+      if (!killed.ok()) spdlog::warn("job {}: kill: {}", job.id, killed.ToString());
       lock.lock();
       st.cv.wait_for(lock, options_.kill_grace, [&] { return st.done; });
     }
@@ -134,7 +171,7 @@ StatusOr<RunResult> ContainerRunner::Run(const JobSpec& job) {
   }
   engine::ContainerState state;
   Status inspected = InternalError("not inspected");
-  if (failure.ok() && stream_done) {
+  if (failure.ok() && stream_done && !cancelled) {
     // The stream closes when the job's stdio does; the engine may record the
     // exit a moment later, so wait for a running container to settle.
     auto s = containers_.Inspect(id);
@@ -147,10 +184,25 @@ StatusOr<RunResult> ContainerRunner::Run(const JobSpec& job) {
   }
   Status removed = containers_.Remove(id);
   attacher.join();
+  if (hooks.on_output) {
+    live_stderr.Finish([&](std::string_view b) { show(engine::StreamId::kStderr, b); });
+  }
+  if (hooks.cancel != nullptr) hooks.cancel->OnCancel(nullptr);
   if (!removed.ok())
     spdlog::warn("job {}: remove container {}: {}", job.id, id, removed.ToString());
   ws.Remove();
 
+  if (cancelled) {
+    RunResult r = ErrorResult(job, OkStatus());
+    r.status = RunStatus::kCancelled;
+    r.image_digest = state.image_id;
+    r.stdout_data = out.kept();
+    r.stderr_data = err.kept();
+    r.stdout_truncated = out.truncated();
+    r.stderr_truncated = err.truncated();
+    r.metrics.wall_ms = MsSince(t0);
+    return r;
+  }
   if (failure.ok() && !stream_done) {
     failure = InternalError("container output did not close after kill", "stream_stuck");
   }

@@ -1,5 +1,6 @@
 #include "coderunner/sandbox/init_trailer.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 namespace coderunner::sandbox {
@@ -30,6 +31,43 @@ std::optional<InitTrailer> ParseInitTrailer(std::string_view tail) {
   t.oom_kills = get("oom_kills", -1);
   t.length = tail.size() - pos;
   return t;
+}
+
+void TrailerFilter::Feed(std::string_view bytes, const Emit& emit) {
+  held_.append(bytes);
+  // A trailer is short; anything held longer than this is ordinary output.
+  constexpr size_t kMaxTrailer = 512;
+  size_t start = 0;
+  while (start < held_.size()) {
+    size_t mark = held_.find('\x1e', start);
+    if (mark == std::string::npos) {
+      emit(std::string_view(held_).substr(start));
+      start = held_.size();
+      break;
+    }
+    if (mark > start) emit(std::string_view(held_).substr(start, mark - start));
+    std::string_view rest = std::string_view(held_).substr(mark);
+    size_t n = std::min(rest.size(), kMarker.size());
+    bool maybe = rest.substr(0, n) == kMarker.substr(0, n);
+    size_t newline = rest.find('\n');
+    if (maybe && newline != std::string_view::npos && newline + 1 < rest.size()) {
+      maybe = false;  // Bytes follow its end: not the final line.
+    }
+    if (maybe && rest.size() > kMaxTrailer) maybe = false;
+    if (maybe) {
+      start = mark;
+      break;
+    }
+    emit(rest.substr(0, 1));
+    start = mark + 1;
+  }
+  held_.erase(0, start);
+}
+
+void TrailerFilter::Finish(const Emit& emit) {
+  auto t = ParseInitTrailer(held_);
+  if (!(t && t->length == held_.size()) && !held_.empty()) emit(held_);
+  held_.clear();
 }
 
 }  // namespace coderunner::sandbox

@@ -12,6 +12,8 @@ std::string_view RunStatusName(RunStatus status) {
       return "timeout";
     case RunStatus::kOom:
       return "oom";
+    case RunStatus::kCancelled:
+      return "cancelled";
     case RunStatus::kError:
       return "error";
   }

@@ -7,6 +7,8 @@
 
 #include "coderunner/common/status.h"
 #include "coderunner/engine/containers.h"
+#include "coderunner/engine/stream_demux.h"
+#include "coderunner/sandbox/cancel_token.h"
 #include "coderunner/sandbox/container_policy.h"
 #include "coderunner/sandbox/job_spec.h"
 
@@ -19,6 +21,15 @@ struct RunnerOptions {
   std::chrono::milliseconds kill_grace{10000};
   // Bound on establishing the attach stream.
   std::chrono::milliseconds attach_timeout{10000};
+};
+
+// Optional observers and controls for one Run.
+struct RunHooks {
+  // Receives output as it is produced, only the bytes within the job's cap.
+  // Called on the attach thread; must be quick and must not block.
+  std::function<void(engine::StreamId, std::string_view)> on_output;
+  // Cancel() kills the container; the result's status is then kCancelled.
+  CancelToken* cancel = nullptr;
 };
 
 // Sequence per job: workspace → create → attach → start → stream until the
@@ -37,7 +48,7 @@ class ContainerRunner {
   // status kError and `error` set for our own or the engine's failures.
   // Returns a non-OK Status only when the engine could not be reached at all
   // (Unavailable), so the job never ran and the caller may answer 503.
-  StatusOr<RunResult> Run(const JobSpec& job);
+  StatusOr<RunResult> Run(const JobSpec& job, const RunHooks& hooks = {});
 
  private:
   engine::ContainerClient& containers_;

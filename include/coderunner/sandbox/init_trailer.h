@@ -3,7 +3,9 @@
 #define CODERUNNER_SANDBOX_INIT_TRAILER_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace coderunner::sandbox {
@@ -21,6 +23,21 @@ struct InitTrailer {
 // Finds a trailer that ends exactly at the end of `stderr_tail`. Returns
 // nullopt if there is none (the init was killed, or never ran). Pure.
 std::optional<InitTrailer> ParseInitTrailer(std::string_view stderr_tail);
+
+// Passes live stderr through while holding back anything that could still
+// turn out to be the trailer, so observers never see it. Memory is bounded
+// (a held span longer than any trailer is released). Not thread-safe.
+class TrailerFilter {
+ public:
+  using Emit = std::function<void(std::string_view)>;
+  // Emits what is certainly not the trailer.
+  void Feed(std::string_view bytes, const Emit& emit);
+  // End of stream: emits what was held unless it is exactly a trailer.
+  void Finish(const Emit& emit);
+
+ private:
+  std::string held_;
+};
 
 }  // namespace coderunner::sandbox
 

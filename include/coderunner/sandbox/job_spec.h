@@ -39,9 +39,9 @@ struct JobSpec {
   Limits limits;
 };
 
-enum class RunStatus { kSucceeded, kFailed, kTimeout, kOom, kError };
+enum class RunStatus { kSucceeded, kFailed, kTimeout, kOom, kCancelled, kError };
 
-// "succeeded", "failed", "timeout", "oom", "error".
+// "succeeded", "failed", "timeout", "oom", "cancelled", "error".
 std::string_view RunStatusName(RunStatus status);
 
 struct RunMetrics {
