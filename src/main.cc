@@ -15,9 +15,12 @@
 #include "coderunner/engine/curl_transport.h"
 #include "coderunner/engine/images.h"
 #include "coderunner/engine/system.h"
+#include "coderunner/jobs/job_service.h"
+#include "coderunner/jobs/webhook_sender.h"
 #include "coderunner/sandbox/container_policy.h"
 #include "coderunner/sandbox/container_runner.h"
-#include "coderunner/sandbox/janitor.h"
+#include "coderunner/sandbox/workspace.h"
+#include "coderunner/store/sqlite_job_store.h"
 
 namespace {
 
@@ -88,15 +91,38 @@ int Serve(const std::string& config_path) {
   } else {
     spdlog::warn("engine at {} not reachable yet: {}", *socket, version.status().message());
   }
-  auto swept = sandbox::SweepOrphans(containers, cfg.instance, cfg.workspace_dir);
-  if (swept.ok()) {
-    spdlog::info("janitor: removed {} orphan containers, {} orphan workspaces",
-                 swept->containers_removed, swept->workspaces_removed);
-  } else {
-    spdlog::warn("janitor: {}", swept.status().message());
+  // Workspaces of a previous run are orphans (containers are reconciled
+  // job by job in recovery, which needs them to find finished results).
+  std::error_code ws_ec;
+  for (const auto& e : std::filesystem::directory_iterator(cfg.workspace_dir, ws_ec)) {
+    if (e.path().filename().string().rfind("job-", 0) == 0) {
+      (void)sandbox::RemoveTree(e.path().string());
+    }
   }
 
-  api::Server server({&cfg, &system, &images, &runner});
+  auto store = store::SqliteJobStore::Open(cfg.data_dir + "/jobs.db");
+  if (!store.ok()) {
+    std::cerr << "coderunner: " << store.status().message() << "\n";
+    return 2;
+  }
+  MetricsRegistry metrics;
+  jobs::JobQueue queue(static_cast<size_t>(cfg.jobs.max_queued));
+  jobs::JobHub hub;
+  jobs::WebhookOptions webhook_options;
+  webhook_options.allow_private = cfg.jobs.webhook_allow_private;
+  jobs::WebhookSender webhooks(webhook_options);
+  jobs::JobService job_service(
+      {&cfg, store->get(), &queue, &hub, &runner, &containers, &images, &metrics, &webhooks});
+  // Recovery needs the engine; keep trying so a service started before its
+  // engine still recovers every job before running any.
+  for (int attempt = 1;; ++attempt) {
+    Status started = job_service.Start();
+    if (started.ok()) break;
+    spdlog::warn("job recovery failed (attempt {}): {}; retrying", attempt, started.message());
+    std::this_thread::sleep_for(std::chrono::seconds(std::min(attempt, 5)));
+  }
+
+  api::Server server({&cfg, &system, &images, &job_service, &metrics});
   Status ready = server.CheckReady();
   if (!ready.ok()) spdlog::warn("not ready: {}", ready.message());
   Status bound = server.Bind();
@@ -124,6 +150,8 @@ int Serve(const std::string& config_path) {
 
   spdlog::info("coderunner listening on {} (port {})", cfg.server.listen, server.port());
   Status served = server.Serve();
+  // Running jobs finish; queued ones stay durable for the next start.
+  job_service.Stop();
   if (!served.ok()) {
     spdlog::error("{}", served.message());
     return 1;

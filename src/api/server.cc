@@ -5,25 +5,14 @@
 
 #include <chrono>
 
+#include "coderunner/api/http_reply.h"
 #include "coderunner/api/http_status.h"
-#include "coderunner/api/result_json.h"
-#include "coderunner/common/ids.h"
+#include "coderunner/api/jobs_routes.h"
 
 namespace coderunner::api {
 namespace {
 
 using nlohmann::json;
-
-void Reply(httplib::Response& res, int status, const json& body) {
-  res.status = status;
-  // Replace, never throw, on invalid UTF-8: output is sanitized before it
-  // gets here, but a response must never fail to render.
-  res.set_content(body.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
-}
-
-void ReplyError(httplib::Response& res, const Status& status) {
-  Reply(res, HttpStatusFor(status), ErrorJson(status));
-}
 
 }  // namespace
 
@@ -66,21 +55,7 @@ void Server::Routes() {
     Reply(res, 200, {{"languages", langs}});
   });
 
-  http_->Post("/v1/execute", [this](const httplib::Request& req, httplib::Response& res) {
-    auto parsed = ParseExecuteRequest(req.body, caps_);
-    if (!parsed.ok()) return ReplyError(res, parsed.status());
-    auto job = BuildJobSpec(*parsed, *deps_.config, NewId("job"));
-    if (!job.ok()) return ReplyError(res, job.status());
-    auto result = deps_.runner->Run(*job);
-    if (!result.ok()) {
-      spdlog::warn("job {}: not run: {}", job->id, result.status().ToString());
-      return ReplyError(res, result.status());
-    }
-    if (result->status == sandbox::RunStatus::kError) {
-      spdlog::warn("job {}: error: {}", job->id, result->error.ToString());
-    }
-    Reply(res, 200, ResultToJson(*job, *result, parsed->output_encoding));
-  });
+  RegisterJobRoutes(*http_, *deps_.jobs, *deps_.metrics);
 
   // Turns httplib's own error answers (unknown route, body too large, bad
   // HTTP) into our JSON shape. Handlers' answers already have a body.

@@ -95,7 +95,7 @@ StatusOr<Config> ParseNode(const YAML::Node& root) {
   if (!root || root.IsNull()) return c;
   CR_RETURN_IF_ERROR(CheckKeys(root, "",
                                {"server", "engine", "sandbox", "workspace_dir", "instance",
-                                "limits", "output_bytes", "languages", "log"}));
+                                "data_dir", "jobs", "limits", "output_bytes", "languages", "log"}));
   if (YAML::Node s = root["server"]) {
     CR_RETURN_IF_ERROR(CheckKeys(s, "server", {"listen", "max_body_bytes", "threads"}));
     CR_RETURN_IF_ERROR(Read(s, "listen", "server.listen", &c.server.listen));
@@ -118,6 +118,24 @@ StatusOr<Config> ParseNode(const YAML::Node& root) {
     CR_RETURN_IF_ERROR(Read(s, "nproc", "sandbox.nproc", &c.sandbox.nproc));
   }
   CR_RETURN_IF_ERROR(Read(root, "workspace_dir", "workspace_dir", &c.workspace_dir));
+  CR_RETURN_IF_ERROR(Read(root, "data_dir", "data_dir", &c.data_dir));
+  if (YAML::Node j = root["jobs"]) {
+    CR_RETURN_IF_ERROR(
+        CheckKeys(j, "jobs",
+                  {"max_concurrent", "max_queued", "retention_s", "cache_ttl_s", "engine_retry_s",
+                   "janitor_interval_s", "max_wait_s", "max_batch", "webhook_allow_private"}));
+    CR_RETURN_IF_ERROR(Read(j, "max_concurrent", "jobs.max_concurrent", &c.jobs.max_concurrent));
+    CR_RETURN_IF_ERROR(Read(j, "max_queued", "jobs.max_queued", &c.jobs.max_queued));
+    CR_RETURN_IF_ERROR(Read(j, "retention_s", "jobs.retention_s", &c.jobs.retention_s));
+    CR_RETURN_IF_ERROR(Read(j, "cache_ttl_s", "jobs.cache_ttl_s", &c.jobs.cache_ttl_s));
+    CR_RETURN_IF_ERROR(Read(j, "engine_retry_s", "jobs.engine_retry_s", &c.jobs.engine_retry_s));
+    CR_RETURN_IF_ERROR(
+        Read(j, "janitor_interval_s", "jobs.janitor_interval_s", &c.jobs.janitor_interval_s));
+    CR_RETURN_IF_ERROR(Read(j, "max_wait_s", "jobs.max_wait_s", &c.jobs.max_wait_s));
+    CR_RETURN_IF_ERROR(Read(j, "max_batch", "jobs.max_batch", &c.jobs.max_batch));
+    CR_RETURN_IF_ERROR(Read(j, "webhook_allow_private", "jobs.webhook_allow_private",
+                            &c.jobs.webhook_allow_private));
+  }
   CR_RETURN_IF_ERROR(Read(root, "instance", "instance", &c.instance));
   // Top-level output_bytes is the default per-stream cap, the same value as
   // limits.default.output_bytes; giving both with different values is an error.
@@ -154,6 +172,25 @@ StatusOr<Config> ParseNode(const YAML::Node& root) {
   }
   if (c.engine.timeout_ms < 100) return Bad("engine.timeout_ms", "must be at least 100");
   if (c.engine.connect_timeout_ms < 10) return Bad("engine.connect_timeout_ms", "must be >= 10");
+  if (c.data_dir.empty() || c.data_dir.front() != '/') {
+    return Bad("data_dir", "must be an absolute path");
+  }
+  if (c.jobs.max_concurrent < 0 || c.jobs.max_concurrent > 1024) {
+    return Bad("jobs.max_concurrent", "must be between 0 (= cores) and 1024");
+  }
+  if (c.jobs.max_queued < 1 || c.jobs.max_queued > 1000000) {
+    return Bad("jobs.max_queued", "must be between 1 and 1000000");
+  }
+  if (c.jobs.retention_s < 60) return Bad("jobs.retention_s", "must be at least 60");
+  if (c.jobs.cache_ttl_s < 0) return Bad("jobs.cache_ttl_s", "must not be negative");
+  if (c.jobs.engine_retry_s < 0) return Bad("jobs.engine_retry_s", "must not be negative");
+  if (c.jobs.janitor_interval_s < 1) return Bad("jobs.janitor_interval_s", "must be at least 1");
+  if (c.jobs.max_wait_s < 1 || c.jobs.max_wait_s > 3600) {
+    return Bad("jobs.max_wait_s", "must be between 1 and 3600");
+  }
+  if (c.jobs.max_batch < 1 || c.jobs.max_batch > 1000) {
+    return Bad("jobs.max_batch", "must be between 1 and 1000");
+  }
   if (c.workspace_dir.empty() || c.workspace_dir.front() != '/') {
     return Bad("workspace_dir", "must be an absolute path");
   }

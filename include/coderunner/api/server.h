@@ -6,11 +6,12 @@
 #include <string>
 
 #include "coderunner/api/execute_request.h"
+#include "coderunner/common/metrics.h"
 #include "coderunner/common/status.h"
 #include "coderunner/config/config.h"
 #include "coderunner/engine/images.h"
 #include "coderunner/engine/system.h"
-#include "coderunner/sandbox/container_runner.h"
+#include "coderunner/jobs/job_service.h"
 
 namespace httplib {
 class Server;
@@ -23,11 +24,11 @@ struct ServerDeps {
   const config::Config* config;
   engine::SystemClient* system;
   engine::ImageClient* images;
-  sandbox::ContainerRunner* runner;
+  jobs::JobService* jobs;
+  MetricsRegistry* metrics;
 };
 
-// Routes:
-//   POST /v1/execute     run a job, answer when it is finished
+// Routes (plus the job routes of jobs_routes.h):
 //   GET  /v1/languages   configured languages and their image digests
 //   GET  /healthz        the process is up
 //   GET  /readyz         the engine answers and every image is present
@@ -57,7 +58,6 @@ class Server {
   void Routes();
 
   ServerDeps deps_;
-  RequestCaps caps_;
   std::unique_ptr<httplib::Server> http_;
   int port_ = 0;
 };

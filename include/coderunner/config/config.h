@@ -39,6 +39,21 @@ struct SandboxConfig {
   int64_t nproc = 4096;   // RLIMIT_NPROC (host-wide for uid 65534). Count; 4096.
 };
 
+struct JobsConfig {
+  int max_concurrent = 0;           // Worker threads running jobs. 0 = number of cores.
+  int max_queued = 1000;            // Jobs waiting for a worker; beyond it, 429. Count; 1000.
+  int64_t retention_s = 7 * 86400;  // Terminal job records are purged after this. s; 7 days.
+  int64_t cache_ttl_s = 3600;       // Result cache entry lifetime. s; 1 h. 0 disables the cache.
+  // While the engine is unreachable, a job keeps retrying for this long
+  // before ending as error/engine_unavailable. s; 30.
+  int64_t engine_retry_s = 30;
+  int64_t janitor_interval_s = 60;  // Orphan sweep and purge period. s; 60.
+  int64_t max_wait_s = 300;         // Upper bound of /wait?timeout_s. s; 300.
+  int max_batch = 50;               // Entries in POST /v1/jobs/batch. Count; 50.
+  // Allow webhook callbacks to loopback, link-local and private addresses.
+  bool webhook_allow_private = false;
+};
+
 struct Config {
   ServerConfig server;
   EngineConfig engine;
@@ -48,6 +63,10 @@ struct Config {
   // Names this service's containers (label io.coderunner.instance) so that
   // services sharing an engine never clean up each other's. Default "default".
   std::string instance = "default";
+  // Directory for durable state (the SQLite job database). Default
+  // /var/lib/coderunner/data.
+  std::string data_dir = "/var/lib/coderunner/data";
+  JobsConfig jobs;
   sandbox::Limits default_limits;  // limits.default.*
   sandbox::Limits max_limits;      // limits.max.*
   // languages.<name>; in file order. Exactly one has is_default.

@@ -1,0 +1,26 @@
+// JSON rendering of job records for the HTTP API and webhooks.
+#ifndef CODERUNNER_API_JOB_JSON_H_
+#define CODERUNNER_API_JOB_JSON_H_
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "coderunner/jobs/job_record.h"
+
+namespace coderunner::api {
+
+// The full record: id, status, language, timestamps of every transition
+// (RFC 3339, UTC, milliseconds), hashes, image and digest, limits, flags and
+// "result" (the stored, redacted result) or null. Pure; thread-safe.
+nlohmann::json JobToJson(const jobs::JobRecord& record);
+
+// A list row: the record without "result".
+nlohmann::json JobSummaryJson(const jobs::JobRecord& record);
+
+// "2026-11-21T13:41:54.123Z" for `ms` since the epoch; null for 0.
+nlohmann::json Rfc3339(int64_t ms);
+
+}  // namespace coderunner::api
+
+#endif  // CODERUNNER_API_JOB_JSON_H_

@@ -1,0 +1,30 @@
+// The /v1/jobs routes, /v1/execute and /metrics.
+#ifndef CODERUNNER_API_JOBS_ROUTES_H_
+#define CODERUNNER_API_JOBS_ROUTES_H_
+
+#include "coderunner/common/metrics.h"
+#include "coderunner/jobs/job_service.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace coderunner::api {
+
+// Registers on `http`:
+//   POST   /v1/execute               submit + wait; the result (raw output)
+//   POST   /v1/jobs                  202 {"id","status"}
+//   POST   /v1/jobs/batch            202 {"jobs":[{"id","status"}|{"error":{...}}]}
+//   GET    /v1/jobs?status=&limit=&cursor=
+//   GET    /v1/jobs/{id}             the record
+//   GET    /v1/jobs/{id}/wait?timeout_s=N   200 terminal / 202 not yet
+//   DELETE /v1/jobs/{id}             cancel
+//   POST   /v1/jobs/{id}/replay      202 {"id","status","replay_of"}
+//   GET    /v1/jobs/{id}/events      Server-Sent Events
+//   GET    /metrics                  Prometheus text
+// `service` and `metrics` must outlive `http`.
+void RegisterJobRoutes(httplib::Server& http, jobs::JobService& service, MetricsRegistry& metrics);
+
+}  // namespace coderunner::api
+
+#endif  // CODERUNNER_API_JOBS_ROUTES_H_

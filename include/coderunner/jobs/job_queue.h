@@ -1,0 +1,61 @@
+// JobQueue: the bounded queue of accepted job ids waiting for a worker.
+#ifndef CODERUNNER_JOBS_JOB_QUEUE_H_
+#define CODERUNNER_JOBS_JOB_QUEUE_H_
+
+#include <condition_variable>
+#include <deque>
+#include <list>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace coderunner::jobs {
+
+// Holds ids only (records live in the store), so memory stays small however
+// many jobs wait. One FIFO per tenant, served round-robin, so one tenant's
+// flood cannot starve the others. Capacity is reserved before a job is
+// stored and consumed when it is pushed, so accepting never overshoots.
+// Thread-safe.
+class JobQueue {
+ public:
+  explicit JobQueue(size_t capacity) : capacity_(capacity) {}
+
+  // Reserves room for `n` jobs; false (nothing reserved) if it would exceed
+  // the capacity.
+  bool Reserve(size_t n);
+  // Gives back `n` unused reservations.
+  void Release(size_t n);
+  // Enqueues `id` for `tenant`, consuming one reservation.
+  void PushReserved(const std::string& tenant, const std::string& id);
+  // Enqueues without a reservation, even past capacity (crash recovery).
+  void PushForce(const std::string& tenant, const std::string& id);
+  // Removes a queued id (a cancelled job); true if it was queued.
+  bool Remove(const std::string& id);
+
+  // Blocks until an id is available (round-robin across tenants) or the
+  // queue is closed and empty (nullopt).
+  std::optional<std::string> Pop();
+  // Wakes every Pop; they return nullopt once nothing is left... or at once
+  // if `drop_pending` (pending ids stay durable in the store).
+  void Close(bool drop_pending);
+
+  size_t size() const;  // Queued ids.
+  size_t capacity() const { return capacity_; }
+
+ private:
+  void PushLocked(const std::string& tenant, const std::string& id);
+
+  const size_t capacity_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<std::string, std::deque<std::string>> by_tenant_;
+  std::list<std::string> rotation_;  // Tenants with queued ids, in serving order.
+  size_t size_ = 0;
+  size_t reserved_ = 0;
+  bool closed_ = false;
+};
+
+}  // namespace coderunner::jobs
+
+#endif  // CODERUNNER_JOBS_JOB_QUEUE_H_

@@ -1,0 +1,55 @@
+// JobRequest: how an accepted request is stored, hashed and turned back
+// into a runnable job.
+#ifndef CODERUNNER_JOBS_JOB_REQUEST_H_
+#define CODERUNNER_JOBS_JOB_REQUEST_H_
+
+#include <string>
+
+#include "coderunner/api/execute_request.h"
+#include "coderunner/common/status.h"
+#include "coderunner/config/config.h"
+#include "coderunner/jobs/job_record.h"
+#include "coderunner/sandbox/job_spec.h"
+
+namespace coderunner::jobs {
+
+// Options that ride along with a request but are not part of what runs.
+struct SubmitOptions {
+  std::string callback_url;  // "" for none.
+  bool use_cache = true;     // false: never read the cache (still written).
+};
+
+// The stored form of a request: {"request": <original body object>,
+// "pin_image": "sha256:..."?}. Replays pin the image to the digest the
+// original run used.
+std::string EncodeStoredRequest(const std::string& body_json, const std::string& pin_image);
+
+struct RunnableJob {
+  sandbox::JobSpec spec;
+  api::OutputEncoding encoding = api::OutputEncoding::kUtf8;
+};
+
+// Rebuilds the runnable job of `record` (parsing its stored request with
+// today's config). Errors are those of ParseExecuteRequest/BuildJobSpec.
+StatusOr<RunnableJob> JobSpecFromRecord(const JobRecord& record, const config::Config& config);
+
+// The original request body of a stored request, and its pinned image ("" if
+// none).
+StatusOr<std::pair<std::string, std::string>> DecodeStoredRequest(const std::string& stored);
+
+// Hex SHA-256 over stdin, args and files (paths and bytes), unambiguous.
+std::string InputsSha256(const sandbox::JobSpec& job);
+
+// Result-cache key: hex SHA-256 over language, image digest, code, stdin,
+// args, files and the resolved limits. "" if `image_digest` is empty.
+std::string CacheKey(const sandbox::JobSpec& job, const std::string& image_digest);
+
+// Splits the job-only fields ("callback_url", "cache") off a request body
+// object, returning the body without them (what ParseExecuteRequest takes).
+// InvalidArgument for wrong types or a bad URL.
+StatusOr<std::string> ExtractSubmitOptions(const std::string& body, bool allow_private_callbacks,
+                                           int max_depth, SubmitOptions* options);
+
+}  // namespace coderunner::jobs
+
+#endif  // CODERUNNER_JOBS_JOB_REQUEST_H_

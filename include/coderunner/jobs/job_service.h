@@ -1,0 +1,91 @@
+// JobService: the jobs API behind the HTTP routes.
+#ifndef CODERUNNER_JOBS_JOB_SERVICE_H_
+#define CODERUNNER_JOBS_JOB_SERVICE_H_
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "coderunner/common/status.h"
+#include "coderunner/jobs/image_digests.h"
+#include "coderunner/jobs/job_executor.h"
+#include "coderunner/jobs/job_janitor.h"
+#include "coderunner/jobs/job_request.h"
+#include "coderunner/jobs/jobs_context.h"
+#include "coderunner/jobs/worker_pool.h"
+#include "coderunner/store/job_store.h"
+
+namespace coderunner::jobs {
+
+// An accepted job: its record as committed, and for a cache hit the raw
+// result at once.
+struct Accepted {
+  JobRecord record;
+  std::shared_ptr<JobChannel> channel;  // nullptr when already terminal (cache hit).
+};
+
+// Owns the executor, the worker pool and the janitor. Every accepted job is
+// committed to the store before Submit returns. Thread-safe.
+class JobService {
+ public:
+  explicit JobService(JobsContext ctx);
+  ~JobService();
+
+  // Recovers interrupted jobs, then starts workers and the janitor.
+  Status Start();
+  // Stops taking jobs off the queue, lets running ones finish, stops threads.
+  void Stop();
+
+  // Validates and accepts one job for `tenant` from a request body (the
+  // /v1/execute body plus optional "callback_url" and "cache"). Errors:
+  // those of request parsing (400/422), ResourceExhausted "queue_full" (429)
+  // when the queue is full, store errors.
+  StatusOr<Accepted> Submit(const std::string& tenant, const std::string& body);
+
+  // Submit for each body of a batch, each validated on its own.
+  std::vector<StatusOr<Accepted>> SubmitBatch(const std::string& tenant,
+                                              const std::vector<std::string>& bodies);
+
+  // Submit, then wait for the result; returns the raw result JSON (what
+  // /v1/execute answers).
+  StatusOr<std::string> Execute(const std::string& tenant, const std::string& body);
+
+  // The record; NotFound (also for another tenant's job).
+  StatusOr<JobRecord> Get(const std::string& id, const std::string& tenant);
+
+  // Waits up to `timeout` for the job to be terminal (woken by its channel,
+  // no polling) and returns the record as it then is.
+  StatusOr<JobRecord> Wait(const std::string& id, const std::string& tenant,
+                           std::chrono::milliseconds timeout);
+
+  // Cancels: a queued job never runs; a running one's container is killed.
+  // The status becomes cancelled at once. A terminal job is returned as is.
+  StatusOr<JobRecord> Cancel(const std::string& id, const std::string& tenant);
+
+  StatusOr<store::ListPage> List(const store::ListFilter& filter);
+
+  // A new job running the same code and inputs on the same image digest,
+  // with replay_of set.
+  StatusOr<Accepted> Replay(const std::string& id, const std::string& tenant);
+
+  // The live channel of a non-terminal job, or nullptr.
+  std::shared_ptr<JobChannel> Channel(const std::string& id) const;
+
+  const JobsContext& context() const { return ctx_; }
+
+ private:
+  StatusOr<Accepted> Accept(const std::string& tenant, const std::string& body,
+                            const std::string& pin_image, const std::string& replay_of);
+
+  JobsContext ctx_;
+  ImageDigests digests_;
+  JobExecutor executor_;
+  WorkerPool pool_;
+  JobJanitor janitor_;
+  bool started_ = false;
+};
+
+}  // namespace coderunner::jobs
+
+#endif  // CODERUNNER_JOBS_JOB_SERVICE_H_

@@ -1,0 +1,54 @@
+#include "coderunner/api/job_json.h"
+
+#include <time.h>
+
+namespace coderunner::api {
+
+nlohmann::json Rfc3339(int64_t ms) {
+  if (ms <= 0) return nullptr;
+  time_t secs = static_cast<time_t>(ms / 1000);
+  struct tm tm;
+  gmtime_r(&secs, &tm);
+  char buf[96];
+  snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+           tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+           static_cast<int>(ms % 1000));
+  return std::string(buf);
+}
+
+nlohmann::json JobSummaryJson(const jobs::JobRecord& r) {
+  nlohmann::json transitions = nlohmann::json::array();
+  for (const auto& t : r.transitions) {
+    transitions.push_back({{"status", jobs::JobStatusName(t.status)}, {"at", Rfc3339(t.at_ms)}});
+  }
+  nlohmann::json limits = nlohmann::json::parse(r.limits_json, nullptr, false);
+  return {
+      {"id", r.id},
+      {"status", jobs::JobStatusName(r.status)},
+      {"language", r.language},
+      {"created_at", Rfc3339(r.created_at_ms)},
+      {"started_at", Rfc3339(r.started_at_ms)},
+      {"finished_at", Rfc3339(r.finished_at_ms)},
+      {"transitions", transitions},
+      {"code_sha256", r.code_sha256},
+      {"inputs_sha256", r.inputs_sha256},
+      {"image", r.image},
+      {"image_digest",
+       r.image_digest.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.image_digest)},
+      {"limits", limits.is_discarded() ? nlohmann::json(nullptr) : limits},
+      {"cached", r.cached},
+      {"attempt", r.attempt},
+      {"replay_of", r.replay_of.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.replay_of)},
+      {"callback_url",
+       r.callback_url.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.callback_url)},
+  };
+}
+
+nlohmann::json JobToJson(const jobs::JobRecord& r) {
+  nlohmann::json j = JobSummaryJson(r);
+  nlohmann::json result = nlohmann::json::parse(r.result_json, nullptr, false);
+  j["result"] = r.result_json.empty() || result.is_discarded() ? nlohmann::json(nullptr) : result;
+  return j;
+}
+
+}  // namespace coderunner::api

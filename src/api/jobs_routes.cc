@@ -1,0 +1,218 @@
+#include "coderunner/api/jobs_routes.h"
+
+#include <httplib.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "coderunner/api/http_reply.h"
+#include "coderunner/api/job_json.h"
+#include "coderunner/common/utf8.h"
+
+namespace coderunner::api {
+namespace {
+
+using nlohmann::json;
+
+// Every route is tenant-scoped; tenants arrive with authentication.
+constexpr const char* kTenant = "default";
+
+json AcceptedJson(const jobs::Accepted& a) {
+  json j = {{"id", a.record.id}, {"status", jobs::JobStatusName(a.record.status)}};
+  if (!a.record.replay_of.empty()) j["replay_of"] = a.record.replay_of;
+  if (a.record.cached) j["cached"] = true;
+  return j;
+}
+
+StatusOr<int64_t> IntParam(const httplib::Request& req, const char* name, int64_t fallback,
+                           int64_t min, int64_t max) {
+  if (!req.has_param(name)) return fallback;
+  std::string v = req.get_param_value(name);
+  try {
+    size_t used = 0;
+    long long n = std::stoll(v, &used);
+    if (used == v.size() && n >= min && n <= max) return static_cast<int64_t>(n);
+  } catch (const std::exception&) {
+  }
+  return InvalidArgumentError(std::string(name) + ": expected an integer from " +
+                                  std::to_string(min) + " to " + std::to_string(max),
+                              "invalid_request");
+}
+
+// State of one /events stream, shared with httplib's content provider.
+struct EventStream {
+  std::shared_ptr<jobs::JobChannel> channel;
+  size_t next = 0;
+  bool sent_state = false;
+  bool finished = false;
+  std::string carry[2];  // Incomplete UTF-8 at the end of stdout/stderr chunks.
+};
+
+std::string SseEvent(const char* name, const json& data) {
+  return std::string("event: ") + name +
+         "\ndata: " + data.dump(-1, ' ', false, json::error_handler_t::replace) + "\n\n";
+}
+
+}  // namespace
+
+void RegisterJobRoutes(httplib::Server& http, jobs::JobService& service, MetricsRegistry& metrics) {
+  const config::Config& config = *service.context().config;
+
+  http.Post("/v1/execute", [&service](const httplib::Request& req, httplib::Response& res) {
+    auto result = service.Execute(kTenant, req.body);
+    if (!result.ok()) return ReplyError(res, result.status());
+    ReplyRaw(res, 200, *result);
+  });
+
+  http.Post("/v1/jobs", [&service](const httplib::Request& req, httplib::Response& res) {
+    auto accepted = service.Submit(kTenant, req.body);
+    if (!accepted.ok()) return ReplyError(res, accepted.status());
+    Reply(res, 202, AcceptedJson(*accepted));
+  });
+
+  http.Post("/v1/jobs/batch", [&service, &config](const httplib::Request& req,
+                                                  httplib::Response& res) {
+    json body = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
+    if (body.is_discarded()) {
+      return ReplyError(res, InvalidArgumentError("malformed JSON", "invalid_json"));
+    }
+    if (!body.is_object() || !body.contains("jobs") || !body["jobs"].is_array()) {
+      return ReplyError(res,
+                        InvalidArgumentError("body must be {\"jobs\":[...]}", "invalid_request"));
+    }
+    if (body["jobs"].empty() || body["jobs"].size() > static_cast<size_t>(config.jobs.max_batch)) {
+      return ReplyError(
+          res, InvalidArgumentError(
+                   "jobs: must hold 1 to " + std::to_string(config.jobs.max_batch) + " entries",
+                   "invalid_request"));
+    }
+    std::vector<std::string> bodies;
+    for (const auto& j : body["jobs"]) bodies.push_back(j.dump());
+    json out = json::array();
+    for (auto& r : service.SubmitBatch(kTenant, bodies)) {
+      out.push_back(
+          r.ok() ? AcceptedJson(*r)
+                 : json{{"error",
+                         {{"code", r.status().reason()}, {"message", r.status().message()}}}});
+    }
+    Reply(res, 202, {{"jobs", out}});
+  });
+
+  http.Get("/v1/jobs", [&service](const httplib::Request& req, httplib::Response& res) {
+    store::ListFilter filter;
+    filter.tenant = kTenant;
+    if (req.has_param("status")) {
+      auto st = jobs::ParseJobStatus(req.get_param_value("status"));
+      if (!st) {
+        return ReplyError(res, InvalidArgumentError("status: unknown status", "invalid_request"));
+      }
+      filter.status = *st;
+    }
+    auto limit = IntParam(req, "limit", 50, 1, 500);
+    if (!limit.ok()) return ReplyError(res, limit.status());
+    filter.limit = static_cast<int>(*limit);
+    if (req.has_param("cursor")) filter.cursor = req.get_param_value("cursor");
+    auto page = service.List(filter);
+    if (!page.ok()) return ReplyError(res, page.status());
+    json jobs_json = json::array();
+    for (const auto& r : page->jobs) jobs_json.push_back(JobSummaryJson(r));
+    Reply(res, 200,
+          {{"jobs", jobs_json},
+           {"next_cursor", page->next_cursor.empty() ? json(nullptr) : json(page->next_cursor)}});
+  });
+
+  const std::string id_re = "(job-[0-9a-f]{24})";
+
+  http.Get("/v1/jobs/" + id_re, [&service](const httplib::Request& req, httplib::Response& res) {
+    auto rec = service.Get(req.matches[1], kTenant);
+    if (!rec.ok()) return ReplyError(res, rec.status());
+    Reply(res, 200, JobToJson(*rec));
+  });
+
+  http.Get("/v1/jobs/" + id_re + "/wait",
+           [&service, &config](const httplib::Request& req, httplib::Response& res) {
+             auto timeout = IntParam(req, "timeout_s", 30, 0, config.jobs.max_wait_s);
+             if (!timeout.ok()) return ReplyError(res, timeout.status());
+             auto rec = service.Wait(req.matches[1], kTenant, std::chrono::seconds(*timeout));
+             if (!rec.ok()) return ReplyError(res, rec.status());
+             Reply(res, jobs::IsTerminal(rec->status) ? 200 : 202, JobToJson(*rec));
+           });
+
+  http.Delete("/v1/jobs/" + id_re, [&service](const httplib::Request& req, httplib::Response& res) {
+    auto rec = service.Cancel(req.matches[1], kTenant);
+    if (!rec.ok()) return ReplyError(res, rec.status());
+    Reply(res, 200, JobToJson(*rec));
+  });
+
+  http.Post("/v1/jobs/" + id_re + "/replay",
+            [&service](const httplib::Request& req, httplib::Response& res) {
+              auto accepted = service.Replay(req.matches[1], kTenant);
+              if (!accepted.ok()) return ReplyError(res, accepted.status());
+              Reply(res, 202, AcceptedJson(*accepted));
+            });
+
+  http.Get("/v1/jobs/" + id_re + "/events", [&service](const httplib::Request& req,
+                                                       httplib::Response& res) {
+    std::string id = req.matches[1];
+    auto rec = service.Get(id, kTenant);
+    if (!rec.ok()) return ReplyError(res, rec.status());
+    auto stream = std::make_shared<EventStream>();
+    stream->channel = service.Channel(id);
+    res.set_header("Cache-Control", "no-cache");
+    res.set_chunked_content_provider(
+        "text/event-stream", [&service, id, stream](size_t, httplib::DataSink& sink) {
+          std::string out;
+          if (!stream->sent_state) {
+            // A late client first learns where the job stands.
+            auto now = service.Get(id, kTenant);
+            if (now.ok()) out += SseEvent("state", JobToJson(*now));
+            stream->sent_state = true;
+          }
+          bool terminal = !stream->channel;
+          if (stream->channel) {
+            std::vector<jobs::JobEvent> events;
+            stream->next = stream->channel->WaitEvents(
+                stream->next, std::chrono::steady_clock::now() + std::chrono::seconds(15), &events,
+                &terminal);
+            for (auto& e : events) {
+              if (e.kind == jobs::JobEvent::Kind::kStatus) {
+                out += SseEvent("status", {{"status", e.data}});
+                continue;
+              }
+              bool err = e.kind == jobs::JobEvent::Kind::kStderr;
+              std::string& carry = stream->carry[err ? 1 : 0];
+              carry += e.data;
+              size_t clean = CompleteUtf8Prefix(carry);
+              out += SseEvent(err ? "stderr" : "stdout",
+                              {{"data", SanitizeUtf8(std::string_view(carry).substr(0, clean))}});
+              carry.erase(0, clean);
+            }
+          }
+          if (terminal) {
+            auto final_rec = service.Get(id, kTenant);
+            if (final_rec.ok()) out += SseEvent("result", JobToJson(*final_rec));
+          } else if (out.empty()) {
+            out = ": keep-alive\n\n";
+          }
+          if (!sink.write(out.data(), out.size())) return false;
+          if (terminal) sink.done();
+          return true;
+        });
+  });
+
+  http.Get("/metrics", [&service, &metrics](const httplib::Request&, httplib::Response& res) {
+    const auto& ctx = service.context();
+    metrics.Set("coderunner_queue_depth", {}, static_cast<double>(ctx.queue->size()));
+    if (ctx.webhooks != nullptr) {
+      auto w = ctx.webhooks->stats();
+      metrics.Set("coderunner_webhooks", {{"result", "delivered"}},
+                  static_cast<double>(w.delivered));
+      metrics.Set("coderunner_webhooks", {{"result", "failed"}}, static_cast<double>(w.failed));
+      metrics.Set("coderunner_webhooks", {{"result", "dropped"}}, static_cast<double>(w.dropped));
+    }
+    res.status = 200;
+    res.set_content(metrics.RenderPrometheus(), "text/plain; version=0.0.4");
+  });
+}
+
+}  // namespace coderunner::api

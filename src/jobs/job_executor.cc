@@ -1,0 +1,205 @@
+#include "coderunner/jobs/job_executor.h"
+
+#include <spdlog/spdlog.h>
+
+#include <condition_variable>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "coderunner/api/job_json.h"
+#include "coderunner/api/result_json.h"
+#include "coderunner/jobs/job_request.h"
+#include "coderunner/jobs/redactor.h"
+
+namespace coderunner::jobs {
+namespace {
+
+JobStatus FromRunStatus(sandbox::RunStatus s) {
+  switch (s) {
+    case sandbox::RunStatus::kSucceeded:
+      return JobStatus::kSucceeded;
+    case sandbox::RunStatus::kFailed:
+      return JobStatus::kFailed;
+    case sandbox::RunStatus::kTimeout:
+      return JobStatus::kTimeout;
+    case sandbox::RunStatus::kOom:
+      return JobStatus::kOom;
+    case sandbox::RunStatus::kCancelled:
+      return JobStatus::kCancelled;
+    case sandbox::RunStatus::kError:
+      return JobStatus::kError;
+  }
+  return JobStatus::kError;
+}
+
+// Sleeps `d` unless the job is cancelled first. Returns false if cancelled.
+bool BackoffWait(sandbox::CancelToken& token, std::chrono::milliseconds d) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool woken = false;
+  token.OnCancel([&] {
+    std::lock_guard<std::mutex> lock(mu);
+    woken = true;
+    cv.notify_all();
+  });
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait_for(lock, d, [&] { return woken; });
+  }
+  token.OnCancel(nullptr);
+  return !token.cancelled();
+}
+
+}  // namespace
+
+std::set<std::string> JobExecutor::Active() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return active_;
+}
+
+int JobExecutor::running() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return static_cast<int>(active_.size());
+}
+
+void JobExecutor::Shutdown() { shutdown_ = true; }
+
+void JobExecutor::Execute(const std::string& id) {
+  auto rec = ctx_.store->Get(id);
+  if (!rec.ok()) {
+    spdlog::error("job {}: cannot load: {}", id, rec.status().ToString());
+    ctx_.hub->Finish(id, JobStatus::kError, "");
+    return;
+  }
+  if (IsTerminal(rec->status)) {
+    // Cancelled while it waited in the queue.
+    ctx_.hub->Finish(id, rec->status, "");
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    active_.insert(id);
+  }
+  ctx_.metrics->Set("coderunner_jobs_running", {}, running());
+  Run(*rec);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    active_.erase(id);
+  }
+  ctx_.metrics->Set("coderunner_jobs_running", {}, running());
+}
+
+void JobExecutor::Run(const JobRecord& record) {
+  const std::string& id = record.id;
+  int64_t started = NowMs();
+  Status moved = ctx_.store->Transition(id, JobStatus::kRunning, started);
+  if (!moved.ok()) {
+    if (moved.reason() != "job_terminal") {
+      spdlog::error("job {}: cannot mark running: {}", id, moved.ToString());
+    }
+    auto now = ctx_.store->Get(id);
+    ctx_.hub->Finish(id, now.ok() ? now->status : JobStatus::kError, "");
+    return;
+  }
+  ctx_.metrics->Observe("coderunner_job_queue_seconds", {},
+                        static_cast<double>(started - record.created_at_ms) / 1000.0);
+  std::shared_ptr<JobChannel> ch = ctx_.hub->Find(id);
+  if (!ch) ch = ctx_.hub->Open(id, 0);  // Defensive: every live job has one.
+  ch->PublishStatus(JobStatus::kRunning);
+
+  auto runnable = JobSpecFromRecord(record, *ctx_.config);
+  sandbox::RunResult result;
+  sandbox::JobSpec spec;
+  api::OutputEncoding encoding = api::OutputEncoding::kUtf8;
+  if (!runnable.ok()) {
+    // The config changed under a stored job (e.g. a language was removed).
+    result.status = sandbox::RunStatus::kError;
+    result.error = runnable.status();
+    spec.id = id;
+    spec.language.name = record.language;
+  } else {
+    spec = std::move(runnable->spec);
+    encoding = runnable->encoding;
+    sandbox::RunHooks hooks;
+    hooks.on_output = [&](engine::StreamId s, std::string_view bytes) {
+      ch->PublishOutput(s == engine::StreamId::kStderr, bytes);
+    };
+    hooks.cancel = &ch->cancel_token();
+    auto first_failure = std::chrono::steady_clock::now();
+    auto backoff = std::chrono::milliseconds(250);
+    for (;;) {
+      auto run = ctx_.runner->Run(spec, hooks);
+      if (run.ok()) {
+        result = std::move(*run);
+        break;
+      }
+      // The engine could not be reached at all: the job never started, so
+      // it can wait for the engine to come back, within a bound.
+      ctx_.metrics->Increment("coderunner_engine_errors_total", {{"kind", "unavailable"}});
+      auto waited = std::chrono::steady_clock::now() - first_failure;
+      if (shutdown_ || ch->cancel_token().cancelled() ||
+          waited >= std::chrono::seconds(ctx_.config->jobs.engine_retry_s) ||
+          !BackoffWait(ch->cancel_token(), backoff)) {
+        result.status = ch->cancel_token().cancelled() ? sandbox::RunStatus::kCancelled
+                                                       : sandbox::RunStatus::kError;
+        result.error = run.status();
+        result.image = spec.language.image;
+        break;
+      }
+      spdlog::warn("job {}: engine unavailable, retrying: {}", id, run.status().message());
+      backoff = std::min(backoff * 2, std::chrono::milliseconds(4000));
+    }
+  }
+  if (result.status == sandbox::RunStatus::kError &&
+      result.error.reason().rfind("engine_", 0) == 0) {
+    ctx_.metrics->Increment("coderunner_engine_errors_total", {{"kind", result.error.reason()}});
+  }
+
+  // The caller of /v1/execute gets the raw output (the code and its output
+  // are theirs); what is stored and logged is redacted.
+  nlohmann::json raw = api::ResultToJson(spec, result, encoding);
+  raw["cached"] = false;
+  sandbox::RunResult redacted = result;
+  redacted.stdout_data = RedactSecrets(result.stdout_data);
+  redacted.stderr_data = RedactSecrets(result.stderr_data);
+  nlohmann::json stored = api::ResultToJson(spec, redacted, encoding);
+  stored["cached"] = false;
+
+  JobStatus status = FromRunStatus(result.status);
+  int64_t finished = NowMs();
+  Status done = ctx_.store->Transition(id, status, finished, stored.dump(), result.image_digest);
+  if (!done.ok()) {
+    if (done.reason() != "job_terminal") {
+      spdlog::error("job {}: cannot store result: {}", id, done.ToString());
+    }
+    // A cancel won the race; its status stands.
+    auto now = ctx_.store->Get(id);
+    ctx_.hub->Finish(id, now.ok() ? now->status : status, raw.dump());
+    return;
+  }
+  if ((status == JobStatus::kSucceeded || status == JobStatus::kFailed) &&
+      !record.cache_key.empty() && ctx_.config->jobs.cache_ttl_s > 0) {
+    Status put = ctx_.store->CachePut(record.cache_key, stored.dump(),
+                                      finished + ctx_.config->jobs.cache_ttl_s * 1000);
+    if (!put.ok()) spdlog::warn("job {}: cache put: {}", id, put.ToString());
+  }
+  std::string status_name(JobStatusName(status));
+  ctx_.metrics->Increment("coderunner_jobs_total",
+                          {{"status", status_name}, {"language", record.language}});
+  ctx_.metrics->Observe("coderunner_job_run_seconds", {},
+                        static_cast<double>(finished - started) / 1000.0);
+  ctx_.metrics->Observe("coderunner_job_total_seconds", {},
+                        static_cast<double>(finished - record.created_at_ms) / 1000.0);
+  if (status == JobStatus::kError) {
+    spdlog::warn("job {}: error: {}", id, result.error.ToString());
+  }
+  ctx_.hub->Finish(id, status, raw.dump());
+  if (!record.callback_url.empty() && ctx_.webhooks != nullptr) {
+    auto final_rec = ctx_.store->Get(id);
+    if (final_rec.ok()) {
+      ctx_.webhooks->Enqueue(record.callback_url, api::JobToJson(*final_rec).dump());
+    }
+  }
+}
+
+}  // namespace coderunner::jobs

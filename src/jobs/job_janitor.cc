@@ -1,0 +1,77 @@
+#include "coderunner/jobs/job_janitor.h"
+
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+
+#include "coderunner/sandbox/container_policy.h"
+#include "coderunner/sandbox/workspace.h"
+
+namespace coderunner::jobs {
+
+void JobJanitor::Start() {
+  thread_ = std::thread([this] {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!stopping_) {
+      cv_.wait_for(lock, std::chrono::seconds(ctx_.config->jobs.janitor_interval_s),
+                   [&] { return stopping_; });
+      if (stopping_) break;
+      lock.unlock();
+      JanitorReport r = RunOnce();
+      if (r.containers_removed + r.workspaces_removed + r.jobs_purged > 0) {
+        spdlog::info("janitor: removed {} containers, {} workspaces; purged {} jobs, {} cache",
+                     r.containers_removed, r.workspaces_removed, r.jobs_purged, r.cache_purged);
+      }
+      lock.lock();
+    }
+  });
+}
+
+void JobJanitor::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+JanitorReport JobJanitor::RunOnce() {
+  JanitorReport report;
+  // Snapshot the executing jobs first: a job that starts after the snapshot
+  // creates its container after it too, and a container listed before the
+  // snapshot whose job is executing is in the snapshot.
+  std::set<std::string> active = executor_.Active();
+  auto list = ctx_.containers->List(
+      {{sandbox::kLabelManaged, "true"}, {sandbox::kLabelInstance, ctx_.config->instance}});
+  if (list.ok()) {
+    for (const auto& c : *list) {
+      auto job = c.labels.find(sandbox::kLabelJob);
+      if (job != c.labels.end() && active.count(job->second) > 0) continue;
+      // Only containers of jobs that were already running at the snapshot
+      // are safe to keep; recheck to avoid removing a just-started one.
+      if (job != c.labels.end() && executor_.Active().count(job->second) > 0) continue;
+      if (ctx_.containers->Remove(c.id).ok()) ++report.containers_removed;
+    }
+  } else {
+    spdlog::warn("janitor: list containers: {}", list.status().message());
+  }
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(ctx_.config->workspace_dir, ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind("job-", 0) != 0 || executor_.Active().count(name) > 0) continue;
+    if (sandbox::RemoveTree(entry.path().string()).ok()) ++report.workspaces_removed;
+  }
+  int64_t now = NowMs();
+  auto purged = ctx_.store->PurgeFinishedBefore(now - ctx_.config->jobs.retention_s * 1000);
+  if (purged.ok()) {
+    report.jobs_purged = static_cast<int>(purged->size());
+  } else {
+    spdlog::warn("janitor: purge: {}", purged.status().message());
+  }
+  auto cache = ctx_.store->CachePurgeExpired(now);
+  if (cache.ok()) report.cache_purged = *cache;
+  return report;
+}
+
+}  // namespace coderunner::jobs

@@ -1,0 +1,121 @@
+#include "coderunner/jobs/job_request.h"
+
+#include <nlohmann/json.hpp>
+
+#include "coderunner/common/sha256.h"
+#include "coderunner/jobs/webhook_sender.h"
+
+namespace coderunner::jobs {
+namespace {
+
+using nlohmann::json;
+
+// Length-prefixed fields make the hash input unambiguous.
+void Field(std::string& out, std::string_view v) {
+  out += std::to_string(v.size());
+  out.push_back(':');
+  out.append(v);
+  out.push_back(';');
+}
+
+void Inputs(std::string& out, const sandbox::JobSpec& job) {
+  Field(out, job.stdin_data);
+  Field(out, std::to_string(job.args.size()));
+  for (const auto& a : job.args) Field(out, a);
+  // Files hash by sorted path so the order in the request does not matter.
+  std::vector<const sandbox::InputFile*> files;
+  for (const auto& f : job.files) files.push_back(&f);
+  std::sort(files.begin(), files.end(),
+            [](const auto* a, const auto* b) { return a->path < b->path; });
+  Field(out, std::to_string(files.size()));
+  for (const auto* f : files) {
+    Field(out, f->path);
+    Field(out, f->content);
+  }
+}
+
+}  // namespace
+
+std::string EncodeStoredRequest(const std::string& body_json, const std::string& pin_image) {
+  json stored = {{"request", json::parse(body_json)}};
+  if (!pin_image.empty()) stored["pin_image"] = pin_image;
+  return stored.dump();
+}
+
+StatusOr<std::pair<std::string, std::string>> DecodeStoredRequest(const std::string& stored) {
+  json j = json::parse(stored, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("request")) {
+    return InternalError("stored request is corrupt", "corrupt_record");
+  }
+  std::string pin;
+  if (j.contains("pin_image") && j["pin_image"].is_string()) pin = j["pin_image"];
+  return std::make_pair(j["request"].dump(), pin);
+}
+
+StatusOr<RunnableJob> JobSpecFromRecord(const JobRecord& record, const config::Config& config) {
+  CR_ASSIGN_OR_RETURN(auto decoded, DecodeStoredRequest(record.request_json));
+  CR_ASSIGN_OR_RETURN(api::ExecuteRequest req,
+                      api::ParseExecuteRequest(decoded.first, api::RequestCaps{}));
+  RunnableJob out;
+  CR_ASSIGN_OR_RETURN(out.spec, api::BuildJobSpec(req, config, record.id));
+  if (!decoded.second.empty()) out.spec.language.image = decoded.second;
+  out.encoding = req.output_encoding;
+  return out;
+}
+
+std::string InputsSha256(const sandbox::JobSpec& job) {
+  std::string buf;
+  Inputs(buf, job);
+  return Sha256Hex(buf);
+}
+
+std::string CacheKey(const sandbox::JobSpec& job, const std::string& image_digest) {
+  if (image_digest.empty()) return "";
+  std::string buf;
+  Field(buf, "coderunner-cache-v1");
+  Field(buf, job.language.name);
+  Field(buf, image_digest);
+  Field(buf, job.language.file);
+  for (const auto& c : job.language.command) Field(buf, c);
+  Field(buf, job.code);
+  Inputs(buf, job);
+  const sandbox::Limits& l = job.limits;
+  for (int64_t v : {l.timeout_ms, l.cpu_ms, l.memory_bytes, l.pids, l.output_bytes, l.tmp_bytes}) {
+    Field(buf, std::to_string(v));
+  }
+  Field(buf, std::to_string(l.cpus));
+  return Sha256Hex(buf);
+}
+
+StatusOr<std::string> ExtractSubmitOptions(const std::string& body, bool allow_private_callbacks,
+                                           int max_depth, SubmitOptions* options) {
+  bool too_deep = false;
+  json::parser_callback_t guard = [&](int depth, json::parse_event_t, json&) {
+    if (depth > max_depth) too_deep = true;
+    return !too_deep;
+  };
+  json j = json::parse(body, guard, /*allow_exceptions=*/false);
+  // Malformed or too deep: let ParseExecuteRequest produce its usual error.
+  if (too_deep || !j.is_object()) return body;
+  if (auto it = j.find("callback_url"); it != j.end()) {
+    if (!it->is_null()) {
+      if (!it->is_string()) {
+        return InvalidArgumentError("callback_url: must be a string", "invalid_request");
+      }
+      options->callback_url = it->get<std::string>();
+      CR_RETURN_IF_ERROR(ValidateCallbackUrl(options->callback_url, allow_private_callbacks));
+    }
+    j.erase(it);
+  }
+  if (auto it = j.find("cache"); it != j.end()) {
+    if (!it->is_null()) {
+      if (!it->is_boolean())
+        return InvalidArgumentError("cache: must be a boolean", "invalid_request");
+      options->use_cache = it->get<bool>();
+    }
+    j.erase(it);
+  }
+  return j.dump();
+}
+
+}  // namespace coderunner::jobs

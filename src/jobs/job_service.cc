@@ -1,0 +1,226 @@
+#include "coderunner/jobs/job_service.h"
+
+#include <spdlog/spdlog.h>
+
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "coderunner/api/job_json.h"
+#include "coderunner/common/ids.h"
+#include "coderunner/common/sha256.h"
+#include "coderunner/jobs/recovery.h"
+
+namespace coderunner::jobs {
+namespace {
+
+int WorkerCount(const config::Config& c) {
+  if (c.jobs.max_concurrent > 0) return c.jobs.max_concurrent;
+  unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 2 : static_cast<int>(n);
+}
+
+std::string LimitsJson(const sandbox::Limits& l) {
+  return nlohmann::json{{"timeout_ms", l.timeout_ms},
+                        {"cpu_ms", l.cpu_ms},
+                        {"memory_bytes", l.memory_bytes},
+                        {"pids", l.pids},
+                        {"output_bytes", l.output_bytes},
+                        {"tmp_bytes", l.tmp_bytes},
+                        {"cpus", l.cpus}}
+      .dump();
+}
+
+}  // namespace
+
+JobService::JobService(JobsContext ctx)
+    : ctx_(ctx),
+      digests_(ctx.images, std::chrono::seconds(10)),
+      executor_(ctx),
+      pool_(*ctx.queue, executor_, WorkerCount(*ctx.config)),
+      janitor_(ctx, executor_) {
+  DeclareJobMetrics(*ctx_.metrics);
+}
+
+JobService::~JobService() { Stop(); }
+
+Status JobService::Start() {
+  CR_ASSIGN_OR_RETURN(RecoveryReport r, RecoverJobs(ctx_));
+  spdlog::info(
+      "recovery: {} queued, {} finished while down, {} re-queued, {} interrupted, {} orphan "
+      "containers removed",
+      r.requeued_queued, r.recovered_finished, r.requeued_running, r.interrupted,
+      r.orphans_removed);
+  ctx_.metrics->Set("coderunner_queue_depth", {}, static_cast<double>(ctx_.queue->size()));
+  pool_.Start();
+  janitor_.Start();
+  started_ = true;
+  return OkStatus();
+}
+
+void JobService::Stop() {
+  if (!started_) return;
+  started_ = false;
+  executor_.Shutdown();
+  pool_.Stop();
+  janitor_.Stop();
+}
+
+StatusOr<Accepted> JobService::Submit(const std::string& tenant, const std::string& body) {
+  return Accept(tenant, body, "", "");
+}
+
+std::vector<StatusOr<Accepted>> JobService::SubmitBatch(const std::string& tenant,
+                                                        const std::vector<std::string>& bodies) {
+  std::vector<StatusOr<Accepted>> out;
+  out.reserve(bodies.size());
+  for (const auto& b : bodies) out.push_back(Accept(tenant, b, "", ""));
+  return out;
+}
+
+StatusOr<Accepted> JobService::Accept(const std::string& tenant, const std::string& body,
+                                      const std::string& pin_image, const std::string& replay_of) {
+  api::RequestCaps caps;
+  SubmitOptions options;
+  CR_ASSIGN_OR_RETURN(std::string run_body,
+                      ExtractSubmitOptions(body, ctx_.config->jobs.webhook_allow_private,
+                                           caps.max_json_depth, &options));
+  CR_ASSIGN_OR_RETURN(api::ExecuteRequest req, api::ParseExecuteRequest(run_body, caps));
+  JobRecord rec;
+  rec.id = NewId("job");
+  CR_ASSIGN_OR_RETURN(sandbox::JobSpec job, api::BuildJobSpec(req, *ctx_.config, rec.id));
+  if (!pin_image.empty()) job.language.image = pin_image;
+
+  int64_t now = NowMs();
+  rec.tenant = tenant;
+  rec.language = job.language.name;
+  rec.request_json = EncodeStoredRequest(run_body, pin_image);
+  rec.code_sha256 = Sha256Hex(job.code);
+  rec.inputs_sha256 = InputsSha256(job);
+  rec.image = job.language.image;
+  rec.limits_json = LimitsJson(job.limits);
+  rec.callback_url = options.callback_url;
+  rec.replay_of = replay_of;
+  rec.created_at_ms = now;
+  rec.transitions.push_back({JobStatus::kQueued, now});
+  bool cache_on = ctx_.config->jobs.cache_ttl_s > 0;
+  std::string digest = cache_on ? digests_.Get(job.language.image) : "";
+  rec.cache_key = cache_on ? CacheKey(job, digest) : "";
+
+  if (options.use_cache && !rec.cache_key.empty()) {
+    auto hit = ctx_.store->CacheGet(rec.cache_key, now);
+    if (hit.ok() && hit->has_value()) {
+      nlohmann::json result = nlohmann::json::parse(**hit, nullptr, false);
+      auto status = result.is_object() ? ParseJobStatus(result.value("status", "")) : std::nullopt;
+      if (status && IsTerminal(*status)) {
+        result["id"] = rec.id;
+        result["cached"] = true;
+        rec.status = *status;
+        rec.cached = true;
+        rec.image_digest = digest;
+        rec.finished_at_ms = now;
+        rec.transitions.push_back({*status, now});
+        rec.result_json = result.dump();
+        CR_RETURN_IF_ERROR(ctx_.store->Insert({rec}));
+        ctx_.metrics->Increment("coderunner_cache_hits_total");
+        ctx_.metrics->Increment(
+            "coderunner_jobs_total",
+            {{"status", std::string(JobStatusName(*status))}, {"language", rec.language}});
+        if (!rec.callback_url.empty() && ctx_.webhooks != nullptr) {
+          ctx_.webhooks->Enqueue(rec.callback_url, api::JobToJson(rec).dump());
+        }
+        return Accepted{std::move(rec), nullptr};
+      }
+    }
+    ctx_.metrics->Increment("coderunner_cache_misses_total");
+  }
+
+  if (!ctx_.queue->Reserve(1)) {
+    ctx_.metrics->Increment("coderunner_jobs_rejected_total", {{"reason", "queue_full"}});
+    return ResourceExhaustedError("the job queue is full (" +
+                                      std::to_string(ctx_.queue->capacity()) +
+                                      " jobs waiting); retry later",
+                                  "queue_full");
+  }
+  // The channel exists before anyone can learn the id, so a /wait can never
+  // miss the wake-up.
+  auto channel = ctx_.hub->Open(rec.id, job.limits.output_bytes);
+  Status inserted = ctx_.store->Insert({rec});
+  if (!inserted.ok()) {
+    ctx_.queue->Release(1);
+    ctx_.hub->Finish(rec.id, JobStatus::kError, "");
+    return inserted;
+  }
+  ctx_.queue->PushReserved(tenant, rec.id);
+  ctx_.metrics->Set("coderunner_queue_depth", {}, static_cast<double>(ctx_.queue->size()));
+  return Accepted{std::move(rec), std::move(channel)};
+}
+
+StatusOr<std::string> JobService::Execute(const std::string& tenant, const std::string& body) {
+  CR_ASSIGN_OR_RETURN(Accepted accepted, Submit(tenant, body));
+  if (!accepted.channel) return accepted.record.result_json;
+  // The job always ends: the runner bounds it by its own timeout.
+  accepted.channel->WaitTerminal(std::chrono::steady_clock::time_point::max());
+  std::string raw = accepted.channel->raw_result_json();
+  if (!raw.empty()) return raw;
+  CR_ASSIGN_OR_RETURN(JobRecord rec, ctx_.store->Get(accepted.record.id, tenant));
+  if (!rec.result_json.empty()) return rec.result_json;
+  return nlohmann::json{{"id", rec.id}, {"status", JobStatusName(rec.status)}, {"error", nullptr}}
+      .dump();
+}
+
+StatusOr<JobRecord> JobService::Get(const std::string& id, const std::string& tenant) {
+  return ctx_.store->Get(id, tenant);
+}
+
+StatusOr<JobRecord> JobService::Wait(const std::string& id, const std::string& tenant,
+                                     std::chrono::milliseconds timeout) {
+  CR_ASSIGN_OR_RETURN(JobRecord rec, ctx_.store->Get(id, tenant));
+  if (IsTerminal(rec.status)) return rec;
+  if (auto ch = ctx_.hub->Find(id)) {
+    ch->WaitTerminal(std::chrono::steady_clock::now() + timeout);
+  }
+  return ctx_.store->Get(id, tenant);
+}
+
+StatusOr<JobRecord> JobService::Cancel(const std::string& id, const std::string& tenant) {
+  CR_ASSIGN_OR_RETURN(JobRecord rec, ctx_.store->Get(id, tenant));
+  if (IsTerminal(rec.status)) return rec;
+  nlohmann::json result = {
+      {"id", id},        {"status", "cancelled"}, {"exit_code", nullptr},     {"signal", nullptr},
+      {"stdout", ""},    {"stderr", ""},          {"language", rec.language}, {"cached", false},
+      {"error", nullptr}};
+  Status s = ctx_.store->Transition(id, JobStatus::kCancelled, NowMs(), result.dump());
+  if (!s.ok() && s.reason() != "job_terminal") return s;
+  if (s.ok()) {
+    ctx_.metrics->Increment("coderunner_jobs_total",
+                            {{"status", "cancelled"}, {"language", rec.language}});
+    // Queued: it leaves the queue now. Running: the runner kills its
+    // container and the worker moves on at once.
+    ctx_.queue->Remove(id);
+    ctx_.metrics->Set("coderunner_queue_depth", {}, static_cast<double>(ctx_.queue->size()));
+    if (auto ch = ctx_.hub->Find(id)) ch->cancel_token().Cancel();
+    if (rec.status == JobStatus::kQueued) ctx_.hub->Finish(id, JobStatus::kCancelled, "");
+  }
+  return ctx_.store->Get(id, tenant);
+}
+
+StatusOr<store::ListPage> JobService::List(const store::ListFilter& filter) {
+  return ctx_.store->List(filter);
+}
+
+StatusOr<Accepted> JobService::Replay(const std::string& id, const std::string& tenant) {
+  CR_ASSIGN_OR_RETURN(JobRecord rec, ctx_.store->Get(id, tenant));
+  CR_ASSIGN_OR_RETURN(auto decoded, DecodeStoredRequest(rec.request_json));
+  // Pin the digest the original actually ran on; before it ran, whatever it
+  // was pinned to (or nothing).
+  std::string pin = !rec.image_digest.empty() ? rec.image_digest : decoded.second;
+  nlohmann::json body = nlohmann::json::parse(decoded.first);
+  body["cache"] = false;  // A replay re-runs; it never answers from the cache.
+  return Accept(tenant, body.dump(), pin, id);
+}
+
+std::shared_ptr<JobChannel> JobService::Channel(const std::string& id) const {
+  return ctx_.hub->Find(id);
+}
+
+}  // namespace coderunner::jobs

@@ -1,0 +1,21 @@
+#include "coderunner/jobs/worker_pool.h"
+
+namespace coderunner::jobs {
+
+void WorkerPool::Start() {
+  for (int i = 0; i < threads_; ++i) {
+    workers_.emplace_back([this] {
+      while (auto id = queue_.Pop()) executor_.Execute(*id);
+    });
+  }
+}
+
+void WorkerPool::Stop() {
+  queue_.Close(/*drop_pending=*/true);
+  for (auto& w : workers_) {
+    if (w.joinable()) w.join();
+  }
+  workers_.clear();
+}
+
+}  // namespace coderunner::jobs
