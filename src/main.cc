@@ -113,14 +113,8 @@ int Serve(const std::string& config_path) {
   jobs::WebhookSender webhooks(webhook_options);
   jobs::JobService job_service(
       {&cfg, store->get(), &queue, &hub, &runner, &containers, &images, &metrics, &webhooks});
-  // Recovery needs the engine; keep trying so a service started before its
-  // engine still recovers every job before running any.
-  for (int attempt = 1;; ++attempt) {
-    Status started = job_service.Start();
-    if (started.ok()) break;
-    spdlog::warn("job recovery failed (attempt {}): {}; retrying", attempt, started.message());
-    std::this_thread::sleep_for(std::chrono::seconds(std::min(attempt, 5)));
-  }
+  // Recovers in the background (it needs the engine, which may come later).
+  job_service.Start();
 
   api::Server server({&cfg, &system, &images, &job_service, &metrics});
   Status ready = server.CheckReady();

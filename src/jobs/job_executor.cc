@@ -137,7 +137,7 @@ void JobExecutor::Run(const JobRecord& record) {
       // it can wait for the engine to come back, within a bound.
       ctx_.metrics->Increment("coderunner_engine_errors_total", {{"kind", "unavailable"}});
       auto waited = std::chrono::steady_clock::now() - first_failure;
-      if (shutdown_ || ch->cancel_token().cancelled() ||
+      if (shutdown_ || runnable->fail_fast || ch->cancel_token().cancelled() ||
           waited >= std::chrono::seconds(ctx_.config->jobs.engine_retry_s) ||
           !BackoffWait(ch->cancel_token(), backoff)) {
         result.status = ch->cancel_token().cancelled() ? sandbox::RunStatus::kCancelled

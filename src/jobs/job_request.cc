@@ -36,9 +36,11 @@ void Inputs(std::string& out, const sandbox::JobSpec& job) {
 
 }  // namespace
 
-std::string EncodeStoredRequest(const std::string& body_json, const std::string& pin_image) {
+std::string EncodeStoredRequest(const std::string& body_json, const std::string& pin_image,
+                                bool fail_fast) {
   json stored = {{"request", json::parse(body_json)}};
   if (!pin_image.empty()) stored["pin_image"] = pin_image;
+  if (fail_fast) stored["fail_fast"] = true;
   return stored.dump();
 }
 
@@ -54,12 +56,14 @@ StatusOr<std::pair<std::string, std::string>> DecodeStoredRequest(const std::str
 
 StatusOr<RunnableJob> JobSpecFromRecord(const JobRecord& record, const config::Config& config) {
   CR_ASSIGN_OR_RETURN(auto decoded, DecodeStoredRequest(record.request_json));
+  json envelope = json::parse(record.request_json, nullptr, /*allow_exceptions=*/false);
   CR_ASSIGN_OR_RETURN(api::ExecuteRequest req,
                       api::ParseExecuteRequest(decoded.first, api::RequestCaps{}));
   RunnableJob out;
   CR_ASSIGN_OR_RETURN(out.spec, api::BuildJobSpec(req, config, record.id));
   if (!decoded.second.empty()) out.spec.language.image = decoded.second;
   out.encoding = req.output_encoding;
+  out.fail_fast = envelope.is_object() && envelope.value("fail_fast", false) == true;
   return out;
 }
 
@@ -69,10 +73,12 @@ std::string InputsSha256(const sandbox::JobSpec& job) {
   return Sha256Hex(buf);
 }
 
-std::string CacheKey(const sandbox::JobSpec& job, const std::string& image_digest) {
+std::string CacheKey(const sandbox::JobSpec& job, const std::string& image_digest,
+                     api::OutputEncoding encoding) {
   if (image_digest.empty()) return "";
   std::string buf;
   Field(buf, "coderunner-cache-v1");
+  Field(buf, encoding == api::OutputEncoding::kBase64 ? "base64" : "utf8");
   Field(buf, job.language.name);
   Field(buf, image_digest);
   Field(buf, job.language.file);

@@ -43,42 +43,64 @@ JobService::JobService(JobsContext ctx)
 
 JobService::~JobService() { Stop(); }
 
-Status JobService::Start() {
-  CR_ASSIGN_OR_RETURN(RecoveryReport r, RecoverJobs(ctx_));
-  spdlog::info(
-      "recovery: {} queued, {} finished while down, {} re-queued, {} interrupted, {} orphan "
-      "containers removed",
-      r.requeued_queued, r.recovered_finished, r.requeued_running, r.interrupted,
-      r.orphans_removed);
-  ctx_.metrics->Set("coderunner_queue_depth", {}, static_cast<double>(ctx_.queue->size()));
-  pool_.Start();
-  janitor_.Start();
-  started_ = true;
-  return OkStatus();
+void JobService::Start() {
+  starter_ = std::thread([this] {
+    for (int attempt = 1;; ++attempt) {
+      auto r = RecoverJobs(ctx_);
+      if (r.ok()) {
+        spdlog::info(
+            "recovery: {} queued, {} finished while down, {} re-queued, {} interrupted, {} "
+            "orphan containers removed",
+            r->requeued_queued, r->recovered_finished, r->requeued_running, r->interrupted,
+            r->orphans_removed);
+        break;
+      }
+      spdlog::warn("job recovery failed (attempt {}): {}; retrying", attempt,
+                   r.status().message());
+      std::unique_lock<std::mutex> lock(start_mu_);
+      if (start_cv_.wait_for(lock, std::chrono::seconds(std::min(attempt, 5)),
+                             [&] { return stopping_; })) {
+        return;
+      }
+    }
+    std::lock_guard<std::mutex> lock(start_mu_);
+    if (stopping_) return;
+    ctx_.metrics->Set("coderunner_queue_depth", {}, static_cast<double>(ctx_.queue->size()));
+    pool_.Start();
+    janitor_.Start();
+    ready_ = true;
+    start_cv_.notify_all();
+  });
 }
 
 void JobService::Stop() {
-  if (!started_) return;
-  started_ = false;
+  {
+    std::lock_guard<std::mutex> lock(start_mu_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  start_cv_.notify_all();
+  if (starter_.joinable()) starter_.join();
   executor_.Shutdown();
   pool_.Stop();
   janitor_.Stop();
 }
 
 StatusOr<Accepted> JobService::Submit(const std::string& tenant, const std::string& body) {
-  return Accept(tenant, body, "", "");
+  return Accept(tenant, body, "", "", false);
 }
 
 std::vector<StatusOr<Accepted>> JobService::SubmitBatch(const std::string& tenant,
                                                         const std::vector<std::string>& bodies) {
   std::vector<StatusOr<Accepted>> out;
   out.reserve(bodies.size());
-  for (const auto& b : bodies) out.push_back(Accept(tenant, b, "", ""));
+  for (const auto& b : bodies) out.push_back(Accept(tenant, b, "", "", false));
   return out;
 }
 
 StatusOr<Accepted> JobService::Accept(const std::string& tenant, const std::string& body,
-                                      const std::string& pin_image, const std::string& replay_of) {
+                                      const std::string& pin_image, const std::string& replay_of,
+                                      bool fail_fast) {
   api::RequestCaps caps;
   SubmitOptions options;
   CR_ASSIGN_OR_RETURN(std::string run_body,
@@ -93,7 +115,7 @@ StatusOr<Accepted> JobService::Accept(const std::string& tenant, const std::stri
   int64_t now = NowMs();
   rec.tenant = tenant;
   rec.language = job.language.name;
-  rec.request_json = EncodeStoredRequest(run_body, pin_image);
+  rec.request_json = EncodeStoredRequest(run_body, pin_image, fail_fast);
   rec.code_sha256 = Sha256Hex(job.code);
   rec.inputs_sha256 = InputsSha256(job);
   rec.image = job.language.image;
@@ -104,7 +126,7 @@ StatusOr<Accepted> JobService::Accept(const std::string& tenant, const std::stri
   rec.transitions.push_back({JobStatus::kQueued, now});
   bool cache_on = ctx_.config->jobs.cache_ttl_s > 0;
   std::string digest = cache_on ? digests_.Get(job.language.image) : "";
-  rec.cache_key = cache_on ? CacheKey(job, digest) : "";
+  rec.cache_key = cache_on ? CacheKey(job, digest, req.output_encoding) : "";
 
   if (options.use_cache && !rec.cache_key.empty()) {
     auto hit = ctx_.store->CacheGet(rec.cache_key, now);
@@ -156,12 +178,33 @@ StatusOr<Accepted> JobService::Accept(const std::string& tenant, const std::stri
 }
 
 StatusOr<std::string> JobService::Execute(const std::string& tenant, const std::string& body) {
-  CR_ASSIGN_OR_RETURN(Accepted accepted, Submit(tenant, body));
+  if (!ready_) {
+    // Workers start once recovery could reach the engine; a synchronous
+    // caller may wait for that briefly (a service that just started), but
+    // must not hang on an engine that is down.
+    std::unique_lock<std::mutex> lock(start_mu_);
+    start_cv_.wait_for(lock, std::chrono::seconds(3), [&] { return ready_ || stopping_; });
+  }
+  if (!ready_) {
+    return UnavailableError("the engine is unavailable (recovery has not completed yet)",
+                            "engine_unavailable");
+  }
+  CR_ASSIGN_OR_RETURN(Accepted accepted, Accept(tenant, body, "", "", /*fail_fast=*/true));
   if (!accepted.channel) return accepted.record.result_json;
   // The job always ends: the runner bounds it by its own timeout.
   accepted.channel->WaitTerminal(std::chrono::steady_clock::time_point::max());
   std::string raw = accepted.channel->raw_result_json();
-  if (!raw.empty()) return raw;
+  if (!raw.empty()) {
+    // The job never ran because the engine was unreachable: that is a 503
+    // for a synchronous caller (the record says so too).
+    auto j = nlohmann::json::parse(raw, nullptr, /*allow_exceptions=*/false);
+    if (j.is_object() && j.value("status", "") == "error" && j["error"].is_object() &&
+        j["error"].value("code", "") == "engine_unavailable") {
+      return UnavailableError(j["error"].value("message", "engine unavailable"),
+                              "engine_unavailable");
+    }
+    return raw;
+  }
   CR_ASSIGN_OR_RETURN(JobRecord rec, ctx_.store->Get(accepted.record.id, tenant));
   if (!rec.result_json.empty()) return rec.result_json;
   return nlohmann::json{{"id", rec.id}, {"status", JobStatusName(rec.status)}, {"error", nullptr}}
@@ -216,7 +259,7 @@ StatusOr<Accepted> JobService::Replay(const std::string& id, const std::string& 
   std::string pin = !rec.image_digest.empty() ? rec.image_digest : decoded.second;
   nlohmann::json body = nlohmann::json::parse(decoded.first);
   body["cache"] = false;  // A replay re-runs; it never answers from the cache.
-  return Accept(tenant, body.dump(), pin, id);
+  return Accept(tenant, body.dump(), pin, id, false);
 }
 
 std::shared_ptr<JobChannel> JobService::Channel(const std::string& id) const {

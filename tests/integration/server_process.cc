@@ -74,6 +74,7 @@ ServerProcess::ServerProcess(const std::string& extra_yaml, const std::string& s
         << "engine: {socket: " << socket_ << "}\n"
         << "sandbox: {init_path: " << CODERUNNER_INIT_BINARY << "}\n"
         << "workspace_dir: " << workspace_dir_ << "\n"
+        << "data_dir: " << dir_ << "/data\n"
         << "instance: " << instance_ << "\n"
         << extra_yaml;
   }

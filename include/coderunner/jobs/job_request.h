@@ -17,16 +17,21 @@ namespace coderunner::jobs {
 struct SubmitOptions {
   std::string callback_url;  // "" for none.
   bool use_cache = true;     // false: never read the cache (still written).
+  // The caller is waiting synchronously (/v1/execute): if the engine is
+  // unreachable, fail at once (503) instead of waiting for it to return.
+  bool fail_fast = false;
 };
 
 // The stored form of a request: {"request": <original body object>,
-// "pin_image": "sha256:..."?}. Replays pin the image to the digest the
-// original run used.
-std::string EncodeStoredRequest(const std::string& body_json, const std::string& pin_image);
+// "pin_image": "sha256:..."?, "fail_fast": true?}. Replays pin the image to
+// the digest the original run used.
+std::string EncodeStoredRequest(const std::string& body_json, const std::string& pin_image,
+                                bool fail_fast);
 
 struct RunnableJob {
   sandbox::JobSpec spec;
   api::OutputEncoding encoding = api::OutputEncoding::kUtf8;
+  bool fail_fast = false;  // See SubmitOptions::fail_fast.
 };
 
 // Rebuilds the runnable job of `record` (parsing its stored request with
@@ -41,8 +46,10 @@ StatusOr<std::pair<std::string, std::string>> DecodeStoredRequest(const std::str
 std::string InputsSha256(const sandbox::JobSpec& job);
 
 // Result-cache key: hex SHA-256 over language, image digest, code, stdin,
-// args, files and the resolved limits. "" if `image_digest` is empty.
-std::string CacheKey(const sandbox::JobSpec& job, const std::string& image_digest);
+// args, files, the resolved limits and the output encoding (it shapes the
+// stored result). "" if `image_digest` is empty.
+std::string CacheKey(const sandbox::JobSpec& job, const std::string& image_digest,
+                     api::OutputEncoding encoding);
 
 // Splits the job-only fields ("callback_url", "cache") off a request body
 // object, returning the body without them (what ParseExecuteRequest takes).

@@ -2,7 +2,11 @@
 #ifndef CODERUNNER_JOBS_JOB_SERVICE_H_
 #define CODERUNNER_JOBS_JOB_SERVICE_H_
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,8 +36,12 @@ class JobService {
   explicit JobService(JobsContext ctx);
   ~JobService();
 
-  // Recovers interrupted jobs, then starts workers and the janitor.
-  Status Start();
+  // Returns at once. In the background: recovers interrupted jobs (retrying
+  // while the engine or store is unavailable), then starts the workers and
+  // the janitor. Jobs accepted meanwhile wait in the queue.
+  void Start();
+  // True once recovery is done and workers run.
+  bool ready() const { return ready_; }
   // Stops taking jobs off the queue, lets running ones finish, stops threads.
   void Stop();
 
@@ -76,14 +84,19 @@ class JobService {
 
  private:
   StatusOr<Accepted> Accept(const std::string& tenant, const std::string& body,
-                            const std::string& pin_image, const std::string& replay_of);
+                            const std::string& pin_image, const std::string& replay_of,
+                            bool fail_fast);
 
   JobsContext ctx_;
   ImageDigests digests_;
   JobExecutor executor_;
   WorkerPool pool_;
   JobJanitor janitor_;
-  bool started_ = false;
+  std::atomic<bool> ready_{false};
+  std::mutex start_mu_;
+  std::condition_variable start_cv_;
+  bool stopping_ = false;
+  std::thread starter_;
 };
 
 }  // namespace coderunner::jobs
