@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs the benchmarks against a fresh coderunner on one engine.
+#   bench/run.sh [docker|podman]     (default: docker)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+engine="${1:-docker}"
+sock=$("scripts/start-$engine.sh" | tail -n1)
+images/build.sh --engine "$engine" >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCODERUNNER_TESTS=ON >/dev/null
+cmake --build build -j"$(nproc)" --target coderunner coderunner-init wait_bench >/dev/null
+
+dir=$(mktemp -d /tmp/coderunner-bench-XXXXXX)
+port=18199
+cat >"$dir/config.yaml" <<CFG
+server: {listen: 127.0.0.1:$port}
+engine: {socket: $sock}
+workspace_dir: $dir/workspaces
+data_dir: $dir/data
+instance: bench
+CFG
+build/coderunner serve --config "$dir/config.yaml" >"$dir/server.log" 2>&1 &
+pid=$!
+trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
+for _ in $(seq 50); do curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
+
+echo "== engine: $engine ($sock)"
+build/bench/wait_bench --server "http://127.0.0.1:$port" --jobs "${WAIT_JOBS:-20}"
