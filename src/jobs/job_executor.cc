@@ -104,7 +104,12 @@ void JobExecutor::Run(const JobRecord& record) {
   ctx_.metrics->Observe("coderunner_job_queue_seconds", {},
                         static_cast<double>(started - record.created_at_ms) / 1000.0);
   std::shared_ptr<JobChannel> ch = ctx_.hub->Find(id);
-  if (!ch) ch = ctx_.hub->Open(id, 0);  // Defensive: every live job has one.
+  if (!ch) {
+    // Its channel is gone only if a cancel finished the job between the
+    // transition above and here: it must not run.
+    spdlog::info("job {}: cancelled before it started", id);
+    return;
+  }
   ch->PublishStatus(JobStatus::kRunning);
 
   auto runnable = JobSpecFromRecord(record, *ctx_.config);

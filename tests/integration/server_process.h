@@ -5,6 +5,8 @@
 
 #include <sys/types.h>
 
+#include <chrono>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -15,6 +17,7 @@ struct HttpAnswer {
   int status = 0;
   std::string body;
   nlohmann::json json;  // Parsed body (null if not JSON).
+  std::map<std::string, std::string> headers;  // Names lower-cased.
 };
 
 // Starts the server on a free port with a fresh workspace dir and a unique
@@ -27,7 +30,14 @@ class ServerProcess {
   // variables to the server's environment.
   explicit ServerProcess(const std::string& extra_yaml = "", const std::string& socket = "",
                          const std::map<std::string, std::string>& env = {});
+  // Restarts `previous` (which must have been stopped, e.g. by Kill9): same
+  // config, data dir, workspace dir, instance, engine socket and
+  // environment, on a new port. Takes over the directory, which `previous`
+  // then no longer removes. The previous log is kept as server.log.<n>.
+  explicit ServerProcess(ServerProcess& previous);
   ~ServerProcess();
+  ServerProcess(const ServerProcess&) = delete;
+  ServerProcess& operator=(const ServerProcess&) = delete;
 
   bool started() const { return port_ > 0; }
   const std::string& log() const;  // Whatever the server printed so far.
@@ -37,23 +47,43 @@ class ServerProcess {
   const std::string& workspace_dir() const { return workspace_dir_; }
   const std::string& socket() const { return socket_; }
 
+  // SIGKILL, no cleanup of any kind (a crash): containers, workspaces and
+  // the database stay as they are.
+  void Kill9();
+
   HttpAnswer Get(const std::string& path) const;
+  HttpAnswer Delete(const std::string& path) const;
   HttpAnswer Post(const std::string& path, const std::string& body,
                   const std::string& content_type = "application/json") const;
   // POST /v1/execute with {"language": language, "code": code} merged with `extra`.
   HttpAnswer Execute(const std::string& language, const std::string& code,
                      const nlohmann::json& extra = nlohmann::json::object()) const;
 
+  // GETs `path` and hands each line of the body (without its '\n') to
+  // `on_line` as it arrives, with the arrival time. Stops when the body ends,
+  // when `on_line` returns false, or after `timeout`. Returns the HTTP status
+  // (0 if the request failed before an answer).
+  using LineHandler =
+      std::function<bool(const std::string& line, std::chrono::steady_clock::time_point at)>;
+  int StreamLines(const std::string& path, const LineHandler& on_line,
+                  std::chrono::seconds timeout = std::chrono::seconds(60)) const;
+
   // Resident set size of the server process, bytes.
   long RssBytes() const;
 
  private:
+  void Spawn();
+
   pid_t pid_ = -1;
   int port_ = 0;
   std::string dir_;
   std::string instance_;
   std::string workspace_dir_;
   std::string socket_;
+  std::string extra_yaml_;
+  std::map<std::string, std::string> env_;
+  bool owns_dir_ = true;
+  int generation_ = 0;  // Restarts on this directory so far.
   mutable std::string log_;
 };
 
