@@ -63,7 +63,11 @@ StatusOr<RunnableJob> JobSpecFromRecord(const JobRecord& record, const config::C
   CR_ASSIGN_OR_RETURN(out.spec, api::BuildJobSpec(req, config, record.id));
   if (!decoded.second.empty()) out.spec.language.image = decoded.second;
   out.encoding = req.output_encoding;
-  out.fail_fast = envelope.is_object() && envelope.value("fail_fast", false) == true;
+  // A corrupt record must not throw (recovery reads every record).
+  if (envelope.is_object()) {
+    auto ff = envelope.find("fail_fast");
+    out.fail_fast = ff != envelope.end() && ff->is_boolean() && ff->get<bool>();
+  }
   return out;
 }
 

@@ -65,8 +65,11 @@ void TrailerFilter::Feed(std::string_view bytes, const Emit& emit) {
 }
 
 void TrailerFilter::Finish(const Emit& emit) {
+  // Only the final trailer is withheld; whatever precedes it (even text
+  // that looked like the start of one) is output.
   auto t = ParseInitTrailer(held_);
-  if (!(t && t->length == held_.size()) && !held_.empty()) emit(held_);
+  size_t keep = t ? held_.size() - t->length : held_.size();
+  if (keep > 0) emit(std::string_view(held_).substr(0, keep));
   held_.clear();
 }
 

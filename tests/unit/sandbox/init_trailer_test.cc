@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace coderunner::sandbox {
@@ -85,6 +87,181 @@ TEST(InitTrailerTest, RejectsAnythingButAValidTrailerAtTheEnd) {
   for (const auto& [name, tail] : cases) {
     SCOPED_TRACE(name);
     EXPECT_FALSE(ParseInitTrailer(tail).has_value());
+  }
+}
+
+// ---- TrailerFilter ----
+
+const std::string kRealTrailer = Trailer(
+    R"({"exit_code":0,"signal":0,"wall_us":1,"cpu_us":2,"memory_peak_bytes":3,"oom_kills":0})");
+
+// Feeds `stream` to a TrailerFilter in chunks of `chunk` bytes (0 = all at
+// once) and collects what it emits.
+class FilterRun {
+ public:
+  void Feed(std::string_view bytes, size_t chunk = 0) {
+    size_t step = chunk == 0 ? std::max<size_t>(bytes.size(), 1) : chunk;
+    for (size_t i = 0; i < bytes.size(); i += step) {
+      filter_.Feed(bytes.substr(i, step), [this](std::string_view s) { out_.append(s); });
+      max_held_ = std::max(max_held_, fed_ + std::min(step, bytes.size() - i) - out_.size());
+      fed_ += std::min(step, bytes.size() - i);
+    }
+  }
+  void Finish() {
+    filter_.Finish([this](std::string_view s) { out_.append(s); });
+  }
+  const std::string& out() const { return out_; }
+  size_t held() const { return fed_ - out_.size(); }
+  size_t max_held() const { return max_held_; }
+
+ private:
+  TrailerFilter filter_;
+  std::string out_;
+  size_t fed_ = 0;
+  size_t max_held_ = 0;
+};
+
+std::string FilterAll(const std::string& stream, size_t chunk) {
+  FilterRun run;
+  run.Feed(stream, chunk);
+  run.Finish();
+  return run.out();
+}
+
+const std::vector<size_t> kChunkSizes = {1, 2, 3, 5, 7, 16, 17, 64, 0};
+
+TEST(TrailerFilterTest, EmitsEverythingButTheTrailerExactlyOnceInOrderForAnyChunking) {
+  const std::vector<std::pair<const char*, std::string>> outputs = {
+      {"empty", ""},
+      {"plain lines", "line 1\nline 2\n"},
+      {"unterminated last line", "no newline"},
+      {"record separators that are not a marker",
+       "a\x1e"
+       "b\x1e\x1e"
+       "c\n\x1e"},
+      {"marker prefix then other bytes",
+       "\x1e"
+       "coderunner-\n\x1e"
+       "coderunner-inix\n"},
+      {"binary", std::string("\0\xff\x1e\n\x01", 5)},
+  };
+  for (const auto& [name, output] : outputs) {
+    for (size_t chunk : kChunkSizes) {
+      SCOPED_TRACE(std::string(name) + ", chunk " + std::to_string(chunk));
+      EXPECT_EQ(FilterAll(output + kRealTrailer, chunk), output);
+      // Without a trailer (init killed), everything comes through.
+      EXPECT_EQ(FilterAll(output, chunk), output);
+    }
+  }
+}
+
+TEST(TrailerFilterTest, TrailerFedByteByByteIsNeverEmitted) {
+  const std::string output = "some stderr\n";
+  FilterRun run;
+  run.Feed(output);
+  EXPECT_EQ(run.out(), output);
+  for (char c : kRealTrailer) {
+    run.Feed(std::string_view(&c, 1));
+    EXPECT_EQ(run.out(), output) << "a byte of the trailer leaked";
+  }
+  run.Finish();
+  EXPECT_EQ(run.out(), output);
+}
+
+TEST(TrailerFilterTest, FakeTrailerInTheMiddleIsEmittedOnceMoreOutputFollows) {
+  const std::string fake = Trailer(R"({"exit_code":0})");
+  const std::string before = "before\n";
+  const std::string after = "more output\n";
+  for (size_t chunk : kChunkSizes) {
+    SCOPED_TRACE("chunk " + std::to_string(chunk));
+    FilterRun run;
+    run.Feed(before + fake + after, chunk);
+    // Released as soon as the bytes after it show it is not the last line.
+    EXPECT_EQ(run.out(), before + fake + after);
+    run.Feed(kRealTrailer, chunk);
+    run.Finish();
+    EXPECT_EQ(run.out(), before + fake + after);
+  }
+}
+
+TEST(TrailerFilterTest, ForgedTrailersBackToBackBeforeTheRealOneAreEmitted) {
+  const std::string fake = Trailer(R"({"exit_code":7})");
+  for (size_t chunk : kChunkSizes) {
+    SCOPED_TRACE("chunk " + std::to_string(chunk));
+    EXPECT_EQ(FilterAll(fake + fake + kRealTrailer, chunk), fake + fake);
+  }
+}
+
+TEST(TrailerFilterTest, HeldSpanLongerThan512BytesIsReleased) {
+  const std::string lookalike = kMarker + std::string(600, 'x');  // No newline.
+  for (size_t chunk : kChunkSizes) {
+    SCOPED_TRACE("chunk " + std::to_string(chunk));
+    FilterRun run;
+    run.Feed("a");
+    run.Feed(lookalike, chunk);
+    // Released before the end of the stream.
+    EXPECT_EQ(run.out(), "a" + lookalike);
+    EXPECT_LE(run.max_held(), 513u);
+    run.Feed(kRealTrailer, chunk);
+    run.Finish();
+    EXPECT_EQ(run.out(), "a" + lookalike);
+  }
+}
+
+TEST(TrailerFilterTest, MemoryStaysBoundedOnAStreamOfMarkerPrefixes) {
+  FilterRun run;
+  for (int i = 0; i < 200; ++i) run.Feed(kMarker + "{", 1);
+  EXPECT_LE(run.max_held(), 513u);
+  run.Finish();
+  std::string expected;
+  for (int i = 0; i < 200; ++i) expected += kMarker + "{";
+  EXPECT_EQ(run.out(), expected);
+}
+
+TEST(TrailerFilterTest, FinishEmitsAHeldSpanThatIsNotExactlyATrailer) {
+  const std::vector<std::pair<const char*, std::string>> tails = {
+      {"lone record separator", "\x1e"},
+      {"marker prefix",
+       "\x1e"
+       "coderunner-in"},
+      {"marker alone", kMarker},
+      {"trailer without newline", kMarker + R"({"exit_code":1})"},
+      {"bad json line", Trailer("{bad json")},
+      {"json array line", Trailer("[1]")},
+  };
+  for (const auto& [name, tail] : tails) {
+    SCOPED_TRACE(name);
+    FilterRun run;
+    run.Feed("out\n" + tail);
+    EXPECT_EQ(run.out().substr(0, 4), "out\n");
+    run.Finish();
+    EXPECT_EQ(run.out(), "out\n" + tail);
+  }
+}
+
+TEST(TrailerFilterTest, FinishWithNothingHeldEmitsNothing) {
+  int calls = 0;
+  TrailerFilter f;
+  f.Finish([&](std::string_view) { ++calls; });
+  EXPECT_EQ(calls, 0);
+  FilterRun run;
+  run.Feed(kRealTrailer);
+  run.Finish();
+  EXPECT_EQ(run.out(), "");
+}
+
+// What the filter withholds must be what ParseInitTrailer strips from the
+// whole stderr: here the program wrote a marker line without a newline just
+// before exiting, and the init appended its trailer to that line.
+TEST(TrailerFilterTest, TrailerAfterAnUnterminatedMarkerLineIsStillWithheld) {
+  const std::string program = "out\n" + kMarker + "partial";
+  const std::string stderr_all = program + kRealTrailer;
+  auto parsed = ParseInitTrailer(stderr_all);
+  ASSERT_TRUE(parsed.has_value());
+  ASSERT_EQ(parsed->length, kRealTrailer.size());
+  for (size_t chunk : kChunkSizes) {
+    SCOPED_TRACE("chunk " + std::to_string(chunk));
+    EXPECT_EQ(FilterAll(stderr_all, chunk), program);
   }
 }
 

@@ -1,0 +1,308 @@
+#include "coderunner/jobs/job_channel.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <future>
+#include <memory>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+namespace coderunner::jobs {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+using Kind = JobEvent::Kind;
+
+// Generous bound, only so a broken wake-up fails instead of hanging the suite.
+constexpr auto kHangGuard = 30s;
+
+Clock::time_point Far() { return Clock::now() + kHangGuard; }
+Clock::time_point Past() { return Clock::now() - 1s; }
+
+// All events so far, without waiting.
+std::vector<JobEvent> Events(JobChannel& ch, bool* terminal = nullptr) {
+  std::vector<JobEvent> out;
+  bool t = false;
+  ch.WaitEvents(0, Past(), &out, &t);
+  if (terminal != nullptr) *terminal = t;
+  return out;
+}
+
+std::string Joined(const std::vector<JobEvent>& events, Kind kind) {
+  std::string s;
+  for (const auto& e : events) {
+    if (e.kind == kind) s += e.data;
+  }
+  return s;
+}
+
+TEST(JobChannelTest, PublishOutputCapsEachStreamSeparately) {
+  struct Case {
+    const char* name;
+    int64_t cap;
+    std::vector<std::pair<bool, std::string>> writes;  // (is_stderr, bytes)
+    std::string want_stdout;
+    std::string want_stderr;
+  };
+  const std::vector<Case> cases = {
+      {"under the cap", 10, {{false, "abc"}, {true, "xyz"}}, "abc", "xyz"},
+      {"exactly the cap", 3, {{false, "abc"}, {true, "xyz"}}, "abc", "xyz"},
+      {"one write over the cap is cut", 4, {{false, "abcdef"}}, "abcd", ""},
+      {"later writes are cut then dropped",
+       5,
+       {{false, "abc"}, {false, "def"}, {false, "ghi"}},
+       "abcde",
+       ""},
+      {"stderr has its own budget",
+       4,
+       {{false, "1234"}, {true, "abcd"}, {false, "5"}, {true, "e"}},
+       "1234",
+       "abcd"},
+      {"zero cap keeps nothing", 0, {{false, "a"}, {true, "b"}}, "", ""},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    JobChannel ch(c.cap);
+    for (const auto& [is_stderr, bytes] : c.writes) ch.PublishOutput(is_stderr, bytes);
+    auto events = Events(ch);
+    EXPECT_EQ(Joined(events, Kind::kStdout), c.want_stdout);
+    EXPECT_EQ(Joined(events, Kind::kStderr), c.want_stderr);
+    for (const auto& e : events) EXPECT_FALSE(e.data.empty()) << "empty event published";
+  }
+}
+
+TEST(JobChannelTest, EventsKeepPublicationOrderAndKinds) {
+  JobChannel ch(100);
+  ch.PublishStatus(JobStatus::kRunning);
+  ch.PublishOutput(false, "out");
+  ch.PublishOutput(true, "err");
+  auto events = Events(ch);
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[0].kind, Kind::kStatus);
+  EXPECT_EQ(events[0].data, "running");
+  EXPECT_EQ(events[1].kind, Kind::kStdout);
+  EXPECT_EQ(events[1].data, "out");
+  EXPECT_EQ(events[2].kind, Kind::kStderr);
+  EXPECT_EQ(events[2].data, "err");
+}
+
+TEST(JobChannelTest, FinishAppendsTheTerminalStatusAndKeepsTheRawResult) {
+  JobChannel ch(100);
+  EXPECT_FALSE(ch.terminal());
+  EXPECT_EQ(ch.raw_result_json(), "");
+  ch.Finish(JobStatus::kSucceeded, R"({"status":"succeeded"})");
+  EXPECT_TRUE(ch.terminal());
+  EXPECT_EQ(ch.raw_result_json(), R"({"status":"succeeded"})");
+  bool terminal = false;
+  auto events = Events(ch, &terminal);
+  EXPECT_TRUE(terminal);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].kind, Kind::kStatus);
+  EXPECT_EQ(events[0].data, "succeeded");
+}
+
+TEST(JobChannelTest, EverythingAfterFinishIsIgnored) {
+  JobChannel ch(100);
+  ch.PublishOutput(false, "before");
+  ch.Finish(JobStatus::kFailed, "first");
+  ch.PublishOutput(false, "after");
+  ch.PublishOutput(true, "after");
+  ch.PublishStatus(JobStatus::kRunning);
+  ch.Finish(JobStatus::kSucceeded, "second");
+  EXPECT_EQ(ch.raw_result_json(), "first");
+  auto events = Events(ch);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].data, "before");
+  EXPECT_EQ(events[1].kind, Kind::kStatus);
+  EXPECT_EQ(events[1].data, "failed");
+}
+
+TEST(JobChannelTest, WaitTerminalTimesOutFalseWhileNotTerminal) {
+  JobChannel ch(100);
+  EXPECT_FALSE(ch.WaitTerminal(Past()));
+  EXPECT_FALSE(ch.WaitTerminal(Clock::now() + 1ms));
+}
+
+TEST(JobChannelTest, WaitTerminalIsTrueAtOnceWhenAlreadyTerminal) {
+  JobChannel ch(100);
+  ch.Finish(JobStatus::kCancelled, "");
+  EXPECT_TRUE(ch.WaitTerminal(Past()));
+}
+
+TEST(JobChannelTest, WaitTerminalWakesOnFinishFromAnotherThread) {
+  JobChannel ch(100);
+  auto waiter = std::async(std::launch::async, [&] { return ch.WaitTerminal(Far()); });
+  std::this_thread::sleep_for(20ms);  // Either order must work.
+  ch.Finish(JobStatus::kTimeout, "r");
+  ASSERT_EQ(waiter.wait_for(kHangGuard), std::future_status::ready);
+  EXPECT_TRUE(waiter.get());
+}
+
+TEST(JobChannelTest, WaitEventsReturnsOnlyNewEventsAndTheNextIndex) {
+  JobChannel ch(100);
+  ch.PublishOutput(false, "a");
+  ch.PublishOutput(false, "b");
+  std::vector<JobEvent> out;
+  bool terminal = true;
+  size_t next = ch.WaitEvents(0, Far(), &out, &terminal);
+  EXPECT_EQ(next, 2u);
+  EXPECT_FALSE(terminal);
+  ASSERT_EQ(out.size(), 2u);
+
+  ch.PublishOutput(true, "c");
+  out.clear();
+  next = ch.WaitEvents(next, Far(), &out, &terminal);
+  EXPECT_EQ(next, 3u);
+  EXPECT_FALSE(terminal);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, Kind::kStderr);
+  EXPECT_EQ(out[0].data, "c");
+
+  // Nothing new: returns at the deadline with nothing.
+  out.clear();
+  EXPECT_EQ(ch.WaitEvents(next, Clock::now() + 1ms, &out, &terminal), 3u);
+  EXPECT_TRUE(out.empty());
+  EXPECT_FALSE(terminal);
+}
+
+TEST(JobChannelTest, WaitEventsAppendsToOut) {
+  JobChannel ch(100);
+  ch.PublishOutput(false, "x");
+  std::vector<JobEvent> out = {{Kind::kStatus, "kept"}};
+  bool terminal = false;
+  ch.WaitEvents(0, Far(), &out, &terminal);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].data, "kept");
+  EXPECT_EQ(out[1].data, "x");
+}
+
+TEST(JobChannelTest, WaitEventsWakesOnPublishFromAnotherThread) {
+  JobChannel ch(100);
+  auto waiter = std::async(std::launch::async, [&] {
+    std::vector<JobEvent> out;
+    bool terminal = false;
+    size_t next = ch.WaitEvents(0, Far(), &out, &terminal);
+    return std::make_tuple(next, out, terminal);
+  });
+  std::this_thread::sleep_for(20ms);
+  ch.PublishOutput(false, "hello");
+  ASSERT_EQ(waiter.wait_for(kHangGuard), std::future_status::ready);
+  auto [next, out, terminal] = waiter.get();
+  EXPECT_EQ(next, 1u);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].data, "hello");
+  EXPECT_FALSE(terminal);
+}
+
+TEST(JobChannelTest, WaitEventsWakesOnFinishAndReportsTerminal) {
+  JobChannel ch(100);
+  ch.PublishOutput(false, "seen");
+  auto waiter = std::async(std::launch::async, [&] {
+    std::vector<JobEvent> out;
+    bool terminal = false;
+    size_t next = ch.WaitEvents(1, Far(), &out, &terminal);
+    return std::make_tuple(next, out, terminal);
+  });
+  std::this_thread::sleep_for(20ms);
+  ch.Finish(JobStatus::kOom, "");
+  ASSERT_EQ(waiter.wait_for(kHangGuard), std::future_status::ready);
+  auto [next, out, terminal] = waiter.get();
+  EXPECT_TRUE(terminal);
+  EXPECT_EQ(next, 2u);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, Kind::kStatus);
+  EXPECT_EQ(out[0].data, "oom");
+}
+
+TEST(JobChannelTest, WaitEventsOnATerminalChannelReturnsAtOnce) {
+  JobChannel ch(100);
+  ch.Finish(JobStatus::kSucceeded, "");
+  std::vector<JobEvent> out;
+  bool terminal = false;
+  // Already read everything: still returns at once, because it is terminal.
+  auto done =
+      std::async(std::launch::async, [&] { return ch.WaitEvents(1, Far(), &out, &terminal); });
+  ASSERT_EQ(done.wait_for(kHangGuard), std::future_status::ready);
+  EXPECT_EQ(done.get(), 1u);
+  EXPECT_TRUE(out.empty());
+  EXPECT_TRUE(terminal);
+}
+
+TEST(JobChannelTest, CancelTokenIsPerChannel) {
+  JobChannel a(1), b(1);
+  EXPECT_NE(&a.cancel_token(), &b.cancel_token());
+  EXPECT_EQ(&a.cancel_token(), &a.cancel_token());
+}
+
+TEST(JobHubTest, OpenFindFinishLifecycle) {
+  JobHub hub;
+  EXPECT_EQ(hub.Find("job-1"), nullptr);
+  EXPECT_EQ(hub.size(), 0u);
+  auto ch = hub.Open("job-1", 100);
+  ASSERT_NE(ch, nullptr);
+  EXPECT_EQ(hub.size(), 1u);
+  EXPECT_EQ(hub.Find("job-1"), ch);
+  EXPECT_EQ(hub.Find("job-2"), nullptr);
+
+  hub.Finish("job-1", JobStatus::kSucceeded, "raw");
+  EXPECT_EQ(hub.Find("job-1"), nullptr);
+  EXPECT_EQ(hub.size(), 0u);
+  // The holder's channel was finished with the result.
+  EXPECT_TRUE(ch->terminal());
+  EXPECT_EQ(ch->raw_result_json(), "raw");
+}
+
+TEST(JobHubTest, ChannelsAreIndependentAndUseTheirOwnCap) {
+  JobHub hub;
+  auto a = hub.Open("a", 2);
+  auto b = hub.Open("b", 5);
+  ASSERT_NE(a, b);
+  a->PublishOutput(false, "123456");
+  b->PublishOutput(false, "123456");
+  EXPECT_EQ(Joined(Events(*a), Kind::kStdout), "12");
+  EXPECT_EQ(Joined(Events(*b), Kind::kStdout), "12345");
+  hub.Finish("a", JobStatus::kFailed, "");
+  EXPECT_EQ(hub.Find("b"), b);
+  EXPECT_FALSE(b->terminal());
+  EXPECT_EQ(hub.size(), 1u);
+}
+
+TEST(JobHubTest, FinishOfUnknownIdIsANoOp) {
+  JobHub hub;
+  auto ch = hub.Open("a", 10);
+  hub.Finish("unknown", JobStatus::kError, "");
+  EXPECT_EQ(hub.size(), 1u);
+  EXPECT_FALSE(ch->terminal());
+  // A second Finish of the same id does nothing either.
+  hub.Finish("a", JobStatus::kSucceeded, "one");
+  hub.Finish("a", JobStatus::kError, "two");
+  EXPECT_EQ(ch->raw_result_json(), "one");
+}
+
+TEST(JobHubTest, WaiterHoldingTheChannelIsWokenByHubFinish) {
+  JobHub hub;
+  auto ch = hub.Open("job-1", 100);
+  auto waiter = std::async(std::launch::async, [ch] { return ch->WaitTerminal(Far()); });
+  std::this_thread::sleep_for(20ms);
+  hub.Finish("job-1", JobStatus::kCancelled, "");
+  EXPECT_EQ(hub.Find("job-1"), nullptr);
+  ASSERT_EQ(waiter.wait_for(kHangGuard), std::future_status::ready);
+  EXPECT_TRUE(waiter.get());
+}
+
+TEST(JobHubTest, ReopeningAFinishedIdGivesAFreshChannel) {
+  JobHub hub;
+  auto first = hub.Open("job-1", 100);
+  hub.Finish("job-1", JobStatus::kSucceeded, "");
+  auto second = hub.Open("job-1", 100);
+  ASSERT_NE(second, nullptr);
+  EXPECT_NE(second, first);
+  EXPECT_FALSE(second->terminal());
+}
+
+}  // namespace
+}  // namespace coderunner::jobs

@@ -1,0 +1,467 @@
+#include "coderunner/jobs/job_request.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "coderunner/config/config.h"
+
+namespace coderunner::jobs {
+namespace {
+
+using api::OutputEncoding;
+using nlohmann::json;
+
+const std::string kDigest = "sha256:" + std::string(64, 'e');
+
+JobRecord RecordWith(const std::string& stored) {
+  JobRecord r;
+  r.id = "job-0123456789abcdef01234567";
+  r.request_json = stored;
+  return r;
+}
+
+// ---- EncodeStoredRequest / DecodeStoredRequest ----
+
+TEST(StoredRequestTest, RoundTripsBodyAndPin) {
+  struct Case {
+    const char* name;
+    std::string body;
+    std::string pin;
+    bool fail_fast;
+  };
+  const std::vector<Case> cases = {
+      {"plain", R"json({"code":"print(1)"})json", "", false},
+      {"pinned", R"({"code":"x","language":"bash"})", kDigest, false},
+      {"fail fast", R"({"code":"x"})", "", true},
+      {"pinned and fail fast", R"({"code":"x","args":["a","b"],"stdin":"in"})", kDigest, true},
+      {"unicode and escapes", R"json({"code":"print(\"h\u00e9\\n\")"})json", "", false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::string stored = EncodeStoredRequest(c.body, c.pin, c.fail_fast);
+    auto decoded = DecodeStoredRequest(stored);
+    ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+    EXPECT_EQ(json::parse(decoded->first), json::parse(c.body));
+    EXPECT_EQ(decoded->second, c.pin);
+  }
+}
+
+TEST(StoredRequestTest, EnvelopeHasDocumentedShapeAndOmitsDefaults) {
+  json plain = json::parse(EncodeStoredRequest(R"({"code":"x"})", "", false));
+  EXPECT_EQ(plain, json::parse(R"({"request":{"code":"x"}})"));
+  json full = json::parse(EncodeStoredRequest(R"({"code":"x"})", kDigest, true));
+  EXPECT_EQ(full["request"], json::parse(R"({"code":"x"})"));
+  EXPECT_EQ(full["pin_image"], kDigest);
+  EXPECT_EQ(full["fail_fast"], true);
+  EXPECT_EQ(full.size(), 3u);
+}
+
+TEST(StoredRequestTest, DecodeRejectsCorruptEnvelopes) {
+  for (const char* stored : {"", "not json", "[]", "5", R"({"pin_image":"x"})", "{}"}) {
+    SCOPED_TRACE(stored);
+    auto decoded = DecodeStoredRequest(stored);
+    ASSERT_FALSE(decoded.ok());
+    EXPECT_EQ(decoded.status().code(), StatusCode::kInternal);
+  }
+}
+
+TEST(StoredRequestTest, DecodeIgnoresAMistypedPin) {
+  auto decoded = DecodeStoredRequest(R"({"request":{"code":"x"},"pin_image":5})");
+  ASSERT_TRUE(decoded.ok());
+  EXPECT_EQ(decoded->second, "");
+}
+
+// ---- JobSpecFromRecord ----
+
+TEST(JobSpecFromRecordTest, RebuildsTheSpecWithTodaysConfig) {
+  config::Config cfg = config::DefaultConfig();
+  std::string body = R"({"language":"bash","code":"echo hi","stdin":"in","args":["a","b"],
+      "files":[{"path":"data/x.txt","content":"xyz"}],"limits":{"timeout_ms":2000}})";
+  auto job = JobSpecFromRecord(RecordWith(EncodeStoredRequest(body, "", false)), cfg);
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  EXPECT_EQ(job->spec.id, "job-0123456789abcdef01234567");
+  EXPECT_EQ(job->spec.language.name, "bash");
+  EXPECT_EQ(job->spec.language.image, cfg.FindLanguage("bash")->image);
+  EXPECT_EQ(job->spec.code, "echo hi");
+  EXPECT_EQ(job->spec.stdin_data, "in");
+  EXPECT_EQ(job->spec.args, (std::vector<std::string>{"a", "b"}));
+  ASSERT_EQ(job->spec.files.size(), 1u);
+  EXPECT_EQ(job->spec.files[0].path, "data/x.txt");
+  EXPECT_EQ(job->spec.files[0].content, "xyz");
+  EXPECT_EQ(job->spec.limits.timeout_ms, 2000);
+  EXPECT_EQ(job->spec.limits.memory_bytes, cfg.default_limits.memory_bytes);
+  EXPECT_EQ(job->encoding, OutputEncoding::kUtf8);
+  EXPECT_FALSE(job->fail_fast);
+}
+
+TEST(JobSpecFromRecordTest, PinImageReplacesTheConfiguredImage) {
+  config::Config cfg = config::DefaultConfig();
+  auto job =
+      JobSpecFromRecord(RecordWith(EncodeStoredRequest(R"({"code":"1"})", kDigest, false)), cfg);
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  EXPECT_EQ(job->spec.language.name, cfg.DefaultLanguage().name);
+  EXPECT_EQ(job->spec.language.image, kDigest);
+  // Only the image is pinned; the rest of the language comes from config.
+  EXPECT_EQ(job->spec.language.command, cfg.DefaultLanguage().command);
+  EXPECT_EQ(job->spec.language.file, cfg.DefaultLanguage().file);
+}
+
+TEST(JobSpecFromRecordTest, CarriesFailFastAndOutputEncoding) {
+  config::Config cfg = config::DefaultConfig();
+  struct Case {
+    const char* body;
+    bool fail_fast;
+    OutputEncoding encoding;
+  };
+  const std::vector<Case> cases = {
+      {R"({"code":"1"})", false, OutputEncoding::kUtf8},
+      {R"({"code":"1"})", true, OutputEncoding::kUtf8},
+      {R"({"code":"1","output_encoding":"base64"})", false, OutputEncoding::kBase64},
+      {R"({"code":"1","output_encoding":"base64"})", true, OutputEncoding::kBase64},
+      {R"({"code":"1","output_encoding":"utf8"})", true, OutputEncoding::kUtf8},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.body) + (c.fail_fast ? " fail_fast" : ""));
+    auto job = JobSpecFromRecord(RecordWith(EncodeStoredRequest(c.body, "", c.fail_fast)), cfg);
+    ASSERT_TRUE(job.ok()) << job.status().ToString();
+    EXPECT_EQ(job->fail_fast, c.fail_fast);
+    EXPECT_EQ(job->encoding, c.encoding);
+  }
+}
+
+TEST(JobSpecFromRecordTest, PropagatesParseAndBuildErrors) {
+  config::Config cfg = config::DefaultConfig();
+  struct Case {
+    const char* name;
+    std::string stored;
+    StatusCode code;
+    std::string reason;
+  };
+  const std::vector<Case> cases = {
+      {"corrupt envelope", "garbage", StatusCode::kInternal, "corrupt_record"},
+      {"missing code", EncodeStoredRequest(R"({"stdin":"x"})", "", false),
+       StatusCode::kInvalidArgument, "invalid_request"},
+      {"unknown language", EncodeStoredRequest(R"({"code":"1","language":"cobol"})", "", false),
+       StatusCode::kInvalidArgument, "unknown_language"},
+      {"limit above today's maximum",
+       EncodeStoredRequest(R"({"code":"1","limits":{"timeout_ms":99999999}})", "", false),
+       StatusCode::kFailedPrecondition, "limit_exceeded"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto job = JobSpecFromRecord(RecordWith(c.stored), cfg);
+    ASSERT_FALSE(job.ok());
+    EXPECT_EQ(job.status().code(), c.code) << job.status().ToString();
+    EXPECT_EQ(job.status().reason(), c.reason);
+  }
+}
+
+TEST(JobSpecFromRecordTest, MistypedFailFastInACorruptRecordIsNotACrash) {
+  config::Config cfg = config::DefaultConfig();
+  JobRecord r = RecordWith(R"({"request":{"code":"1"},"fail_fast":"yes"})");
+  // Either an error or fail_fast=false is acceptable; throwing is not.
+  EXPECT_NO_THROW({
+    auto job = JobSpecFromRecord(r, cfg);
+    if (job.ok()) {
+      EXPECT_FALSE(job->fail_fast);
+    }
+  });
+}
+
+// ---- InputsSha256 / CacheKey ----
+
+sandbox::JobSpec BaseSpec() {
+  config::Config cfg = config::DefaultConfig();
+  sandbox::JobSpec s;
+  s.id = "job-1";
+  s.language = cfg.DefaultLanguage();
+  s.code = "print(input())";
+  s.stdin_data = "hello";
+  s.args = {"-v", "x"};
+  s.files = {{"a.txt", "AAA"}, {"dir/b.bin", std::string("\0\1\2", 3)}, {"c", ""}};
+  s.limits = cfg.default_limits;
+  return s;
+}
+
+bool IsHex64(const std::string& s) {
+  return s.size() == 64 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+TEST(InputsSha256Test, IsHexAndDeterministic) {
+  std::string h = InputsSha256(BaseSpec());
+  EXPECT_TRUE(IsHex64(h)) << h;
+  EXPECT_EQ(InputsSha256(BaseSpec()), h);
+}
+
+TEST(InputsSha256Test, DoesNotDependOnFileOrder) {
+  sandbox::JobSpec a = BaseSpec();
+  sandbox::JobSpec b = BaseSpec();
+  std::reverse(b.files.begin(), b.files.end());
+  sandbox::JobSpec c = BaseSpec();
+  std::rotate(c.files.begin(), c.files.begin() + 1, c.files.end());
+  EXPECT_EQ(InputsSha256(a), InputsSha256(b));
+  EXPECT_EQ(InputsSha256(a), InputsSha256(c));
+}
+
+TEST(InputsSha256Test, IgnoresWhatIsNotAnInput) {
+  sandbox::JobSpec a = BaseSpec();
+  sandbox::JobSpec b = BaseSpec();
+  b.id = "job-2";
+  b.code = "other code";  // Hashed separately (code_sha256).
+  b.limits.timeout_ms += 1;
+  b.language.image = kDigest;
+  EXPECT_EQ(InputsSha256(a), InputsSha256(b));
+}
+
+// Input mutations that must each change the inputs hash and the cache key.
+const std::vector<std::pair<const char*, std::function<void(sandbox::JobSpec&)>>> kInputMutations =
+    {
+        {"stdin", [](sandbox::JobSpec& s) { s.stdin_data += "!"; }},
+        {"stdin emptied", [](sandbox::JobSpec& s) { s.stdin_data.clear(); }},
+        {"arg value", [](sandbox::JobSpec& s) { s.args[1] = "y"; }},
+        {"arg added", [](sandbox::JobSpec& s) { s.args.push_back(""); }},
+        {"args reordered", [](sandbox::JobSpec& s) { std::swap(s.args[0], s.args[1]); }},
+        {"args split differently", [](sandbox::JobSpec& s) { s.args = {"-vx"}; }},
+        {"arg moved into stdin",
+         [](sandbox::JobSpec& s) {
+           s.stdin_data += s.args.back();
+           s.args.pop_back();
+         }},
+        {"file content", [](sandbox::JobSpec& s) { s.files[0].content = "AAB"; }},
+        {"file path", [](sandbox::JobSpec& s) { s.files[0].path = "a2.txt"; }},
+        {"file removed", [](sandbox::JobSpec& s) { s.files.pop_back(); }},
+        {"file added",
+         [](sandbox::JobSpec& s) {
+           s.files.push_back({"d", ""});
+         }},
+        {"path/content boundary moved",
+         [](sandbox::JobSpec& s) {
+           s.files[0].path = "a.txtA";
+           s.files[0].content = "AA";
+         }},
+        {"contents swapped between files",
+         [](sandbox::JobSpec& s) { std::swap(s.files[0].content, s.files[2].content); }},
+};
+
+TEST(InputsSha256Test, ChangesWithStdinArgsAndFiles) {
+  const std::string base = InputsSha256(BaseSpec());
+  std::set<std::string> seen = {base};
+  for (const auto& [name, mutate] : kInputMutations) {
+    SCOPED_TRACE(name);
+    sandbox::JobSpec s = BaseSpec();
+    mutate(s);
+    std::string h = InputsSha256(s);
+    EXPECT_NE(h, base);
+    EXPECT_TRUE(seen.insert(h).second) << "collides with another mutation";
+  }
+}
+
+TEST(CacheKeyTest, IsEmptyWithoutAnImageDigest) {
+  EXPECT_EQ(CacheKey(BaseSpec(), "", OutputEncoding::kUtf8), "");
+  EXPECT_EQ(CacheKey(BaseSpec(), "", OutputEncoding::kBase64), "");
+}
+
+TEST(CacheKeyTest, IsHexDeterministicAndIndependentOfFileOrderAndJobId) {
+  std::string k = CacheKey(BaseSpec(), kDigest, OutputEncoding::kUtf8);
+  EXPECT_TRUE(IsHex64(k)) << k;
+  sandbox::JobSpec other = BaseSpec();
+  other.id = "job-other";
+  std::reverse(other.files.begin(), other.files.end());
+  EXPECT_EQ(CacheKey(other, kDigest, OutputEncoding::kUtf8), k);
+}
+
+TEST(CacheKeyTest, ChangesWithEveryPartOfWhatRuns) {
+  const std::string base = CacheKey(BaseSpec(), kDigest, OutputEncoding::kUtf8);
+  std::vector<std::pair<const char*, std::function<void(sandbox::JobSpec&)>>> mutations = {
+      {"code", [](sandbox::JobSpec& s) { s.code += " "; }},
+      {"language", [](sandbox::JobSpec& s) { s.language.name = "python2"; }},
+      {"timeout_ms", [](sandbox::JobSpec& s) { s.limits.timeout_ms += 1; }},
+      {"cpu_ms", [](sandbox::JobSpec& s) { s.limits.cpu_ms += 1; }},
+      {"memory_bytes", [](sandbox::JobSpec& s) { s.limits.memory_bytes += 1; }},
+      {"pids", [](sandbox::JobSpec& s) { s.limits.pids += 1; }},
+      {"output_bytes", [](sandbox::JobSpec& s) { s.limits.output_bytes += 1; }},
+      {"tmp_bytes", [](sandbox::JobSpec& s) { s.limits.tmp_bytes += 1; }},
+      {"cpus", [](sandbox::JobSpec& s) { s.limits.cpus = 0.5; }},
+  };
+  mutations.insert(mutations.end(), kInputMutations.begin(), kInputMutations.end());
+  std::set<std::string> seen = {base};
+  for (const auto& [name, mutate] : mutations) {
+    SCOPED_TRACE(name);
+    sandbox::JobSpec s = BaseSpec();
+    mutate(s);
+    std::string k = CacheKey(s, kDigest, OutputEncoding::kUtf8);
+    EXPECT_NE(k, base);
+    EXPECT_TRUE(seen.insert(k).second) << "collides with another mutation";
+  }
+}
+
+TEST(CacheKeyTest, ChangesWithImageDigestAndOutputEncoding) {
+  sandbox::JobSpec s = BaseSpec();
+  std::string base = CacheKey(s, kDigest, OutputEncoding::kUtf8);
+  EXPECT_NE(CacheKey(s, "sha256:" + std::string(64, 'f'), OutputEncoding::kUtf8), base);
+  EXPECT_NE(CacheKey(s, kDigest, OutputEncoding::kBase64), base);
+}
+
+TEST(CacheKeyTest, DiffersFromTheInputsHash) {
+  sandbox::JobSpec s = BaseSpec();
+  EXPECT_NE(CacheKey(s, kDigest, OutputEncoding::kUtf8), InputsSha256(s));
+}
+
+// ---- ExtractSubmitOptions ----
+
+StatusOr<std::string> Extract(const std::string& body, SubmitOptions* opts,
+                              bool allow_private = false, int max_depth = 32) {
+  return ExtractSubmitOptions(body, allow_private, max_depth, opts);
+}
+
+TEST(ExtractSubmitOptionsTest, WithoutJobFieldsKeepsTheBodyAndDefaults) {
+  SubmitOptions opts;
+  auto body = Extract(R"json({"code":"print(1)","stdin":"x"})json", &opts);
+  ASSERT_TRUE(body.ok()) << body.status().ToString();
+  EXPECT_EQ(json::parse(*body), json::parse(R"json({"code":"print(1)","stdin":"x"})json"));
+  EXPECT_EQ(opts.callback_url, "");
+  EXPECT_TRUE(opts.use_cache);
+  EXPECT_FALSE(opts.fail_fast);
+}
+
+TEST(ExtractSubmitOptionsTest, ReadsAndRemovesTheJobOnlyFields) {
+  struct Case {
+    const char* name;
+    std::string body;
+    std::string callback_url;
+    bool use_cache;
+  };
+  const std::vector<Case> cases = {
+      {"http callback", R"({"code":"1","callback_url":"http://example.com/hook"})",
+       "http://example.com/hook", true},
+      {"https callback with port and query",
+       R"({"code":"1","callback_url":"https://hooks.example.com:8443/a/b?x=1"})",
+       "https://hooks.example.com:8443/a/b?x=1", true},
+      {"cache false", R"({"code":"1","cache":false})", "", false},
+      {"cache true", R"({"code":"1","cache":true})", "", true},
+      {"both", R"({"cache":false,"code":"1","callback_url":"http://example.com/"})",
+       "http://example.com/", false},
+      {"nulls mean absent", R"({"code":"1","callback_url":null,"cache":null})", "", true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    SubmitOptions opts;
+    auto body = Extract(c.body, &opts);
+    ASSERT_TRUE(body.ok()) << body.status().ToString();
+    json j = json::parse(*body);
+    EXPECT_FALSE(j.contains("callback_url"));
+    EXPECT_FALSE(j.contains("cache"));
+    EXPECT_EQ(j, json::parse(R"({"code":"1"})"));
+    EXPECT_EQ(opts.callback_url, c.callback_url);
+    EXPECT_EQ(opts.use_cache, c.use_cache);
+  }
+}
+
+TEST(ExtractSubmitOptionsTest, TheReturnedBodyParsesAsAnExecuteRequest) {
+  SubmitOptions opts;
+  auto body = Extract(R"({"code":"1","callback_url":"http://example.com/h","cache":false})", &opts);
+  ASSERT_TRUE(body.ok());
+  auto req = api::ParseExecuteRequest(*body, api::RequestCaps{});
+  EXPECT_TRUE(req.ok()) << req.status().ToString();
+}
+
+TEST(ExtractSubmitOptionsTest, ValidatesTheCallbackUrl) {
+  struct Case {
+    const char* url;
+    bool allow_private;
+    bool ok;
+  };
+  const std::vector<Case> cases = {
+      {"http://example.com/hook", false, true},
+      {"https://example.com/hook", false, true},
+      {"file:///etc/passwd", false, false},
+      {"file:///etc/passwd", true, false},
+      {"ftp://example.com/x", false, false},
+      {"example.com/hook", false, false},
+      {"", false, false},
+      {"http://127.0.0.1/hook", false, false},
+      {"http://127.0.0.1/hook", true, true},
+      {"http://localhost:9000/", false, false},
+      {"http://10.1.2.3/", false, false},
+      {"http://192.168.0.1/", true, true},
+      {"http://user:pw@example.com/", false, false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.url) + (c.allow_private ? " (private allowed)" : ""));
+    SubmitOptions opts;
+    json body = {{"code", "1"}, {"callback_url", c.url}};
+    auto out = Extract(body.dump(), &opts, c.allow_private);
+    EXPECT_EQ(out.ok(), c.ok) << (out.ok() ? *out : out.status().ToString());
+    if (!out.ok()) {
+      EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
+      EXPECT_EQ(out.status().reason(), "invalid_callback_url");
+    } else {
+      EXPECT_EQ(opts.callback_url, c.url);
+    }
+  }
+}
+
+TEST(ExtractSubmitOptionsTest, WrongTypesAreInvalidArgument) {
+  const std::vector<std::string> bodies = {
+      R"({"code":"1","callback_url":5})",
+      R"({"code":"1","callback_url":true})",
+      R"({"code":"1","callback_url":["x"]})",
+      R"({"code":"1","callback_url":{}})",
+      R"({"code":"1","cache":"false"})",
+      R"({"code":"1","cache":0})",
+      R"({"code":"1","cache":1})",
+      R"({"code":"1","cache":[]})",
+  };
+  for (const auto& b : bodies) {
+    SCOPED_TRACE(b);
+    SubmitOptions opts;
+    auto out = Extract(b, &opts);
+    ASSERT_FALSE(out.ok());
+    EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(out.status().reason(), "invalid_request");
+  }
+}
+
+TEST(ExtractSubmitOptionsTest, WhatIsNotAJsonObjectPassesThroughUnchanged) {
+  const std::vector<std::string> bodies = {
+      "",
+      "{not json",
+      R"({"code":"1","callback_url":"file:///x")",  // Truncated: not validated.
+      "[1,2,3]",
+      "\"a string\"",
+      "null",
+      R"({"code":"1"} trailing)",
+  };
+  for (const auto& b : bodies) {
+    SCOPED_TRACE(b);
+    SubmitOptions opts;
+    auto out = Extract(b, &opts);
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    EXPECT_EQ(*out, b);
+    EXPECT_EQ(opts.callback_url, "");
+    EXPECT_TRUE(opts.use_cache);
+  }
+}
+
+TEST(ExtractSubmitOptionsTest, TooDeepBodyPassesThroughUnchanged) {
+  std::string deep = R"({"code":"1","callback_url":5,"x":)";
+  for (int i = 0; i < 10; ++i) deep += "[";
+  for (int i = 0; i < 10; ++i) deep += "]";
+  deep += "}";
+  SubmitOptions opts;
+  auto out = Extract(deep, &opts, false, /*max_depth=*/4);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(*out, deep);
+  // The same body within the depth cap is read (and its bad field refused).
+  auto shallow = Extract(deep, &opts, false, /*max_depth=*/32);
+  EXPECT_FALSE(shallow.ok());
+}
+
+}  // namespace
+}  // namespace coderunner::jobs
