@@ -116,7 +116,16 @@ int Serve(const std::string& config_path) {
   // Recovers in the background (it needs the engine, which may come later).
   job_service.Start();
 
-  api::Server server({&cfg, &system, &images, &job_service, &metrics});
+  auth::Authenticator authenticator(cfg);
+  if (!authenticator.enabled()) {
+    spdlog::warn(
+        "!!! auth.mode is none: EVERY request is accepted as tenant '{}' (tier {}) without a "
+        "key. For local development only; never expose this service. !!!",
+        cfg.auth.none_tenant, cfg.auth.none_tier);
+  } else if (cfg.auth.keys.empty()) {
+    spdlog::warn("auth.mode is api_keys but auth.keys is empty: every /v1 job request gets 401");
+  }
+  api::Server server({&cfg, &system, &images, &job_service, &metrics, &authenticator});
   Status ready = server.CheckReady();
   if (!ready.ok()) spdlog::warn("not ready: {}", ready.message());
   Status bound = server.Bind();

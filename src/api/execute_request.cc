@@ -1,5 +1,6 @@
 #include "coderunner/api/execute_request.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -179,7 +180,7 @@ StatusOr<ExecuteRequest> ParseExecuteRequest(std::string_view body, const Reques
 }
 
 StatusOr<sandbox::JobSpec> BuildJobSpec(const ExecuteRequest& request, const config::Config& config,
-                                        std::string job_id) {
+                                        std::string job_id, const config::TierConfig* tier) {
   const sandbox::LanguageSpec* lang =
       request.language ? config.FindLanguage(*request.language) : &config.DefaultLanguage();
   if (lang == nullptr) {
@@ -194,9 +195,20 @@ StatusOr<sandbox::JobSpec> BuildJobSpec(const ExecuteRequest& request, const con
                                   "invalid_path");
     }
   }
-  CR_ASSIGN_OR_RETURN(
-      sandbox::Limits limits,
-      sandbox::ResolveLimits(config.default_limits, config.max_limits, request.limits));
+  sandbox::Limits max = config.max_limits;
+  sandbox::Limits defaults = config.default_limits;
+  if (tier != nullptr) {
+    max.timeout_ms = tier->max_timeout_ms;
+    max.memory_bytes = tier->max_memory_bytes;
+    defaults.timeout_ms = std::min(defaults.timeout_ms, max.timeout_ms);
+    defaults.memory_bytes = std::min(defaults.memory_bytes, max.memory_bytes);
+  }
+  auto resolved = sandbox::ResolveLimits(defaults, max, request.limits);
+  if (!resolved.ok()) {
+    if (tier == nullptr) return resolved.status();
+    return resolved.status().WithContext("tier " + tier->name);
+  }
+  sandbox::Limits limits = *resolved;
   sandbox::JobSpec job;
   job.id = std::move(job_id);
   job.language = *lang;

@@ -7,13 +7,14 @@ int HttpStatusFor(const Status& status) {
     case StatusCode::kOk:
       return 200;
     case StatusCode::kInvalidArgument:
+      if (status.reason() == "unauthenticated") return 401;
       return status.reason() == "body_too_large" ? 413 : 400;
     case StatusCode::kNotFound:
       return 404;
     case StatusCode::kAlreadyExists:
       return 409;
     case StatusCode::kFailedPrecondition:
-      return 422;
+      return status.reason() == "forbidden" ? 403 : 422;
     case StatusCode::kResourceExhausted:
       return 429;
     case StatusCode::kUnavailable:

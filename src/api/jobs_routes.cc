@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "coderunner/api/http_reply.h"
 #include "coderunner/api/job_json.h"
@@ -14,8 +15,30 @@ namespace {
 
 using nlohmann::json;
 
-// Every route is tenant-scoped; tenants arrive with authentication.
-constexpr const char* kTenant = "default";
+// Who is calling, once authenticated and within the tier's request rate;
+// nullopt after an error answer has been written.
+std::optional<auth::Principal> Authorize(const httplib::Request& req, httplib::Response& res,
+                                         const auth::Authenticator& authenticator,
+                                         auth::RateLimiter& limiter, MetricsRegistry& metrics) {
+  auto p = authenticator.Authenticate(req.get_header_value("Authorization"));
+  if (!p.ok()) {
+    res.set_header("WWW-Authenticate", "Bearer");
+    ReplyError(res, p.status());
+    return std::nullopt;
+  }
+  int retry_after = 1;
+  int per_minute = p->tier != nullptr ? p->tier->requests_per_minute : 0;
+  if (per_minute > 0 && !limiter.Allow(p->tenant, per_minute, &retry_after)) {
+    metrics.Increment("coderunner_jobs_rejected_total", {{"reason", "rate_limited"}});
+    ReplyError(res, ResourceExhaustedError("tier " + p->tier->name + " allows " +
+                                               std::to_string(per_minute) +
+                                               " requests per minute (requests_per_minute)",
+                                           "rate_limited"));
+    res.set_header("Retry-After", std::to_string(retry_after));
+    return std::nullopt;
+  }
+  return *p;
+}
 
 json AcceptedJson(const jobs::Accepted& a) {
   json j = {{"id", a.record.id}, {"status", jobs::JobStatusName(a.record.status)}};
@@ -55,23 +78,35 @@ std::string SseEvent(const char* name, const json& data) {
 
 }  // namespace
 
-void RegisterJobRoutes(httplib::Server& http, jobs::JobService& service, MetricsRegistry& metrics) {
+void RegisterJobRoutes(httplib::Server& http, jobs::JobService& service, MetricsRegistry& metrics,
+                       const auth::Authenticator& authenticator, auth::RateLimiter& limiter) {
   const config::Config& config = *service.context().config;
+  // Captured by every /v1 handler: authenticate, rate-limit, then act.
+  auto who = [&authenticator, &limiter, &metrics](const httplib::Request& req,
+                                                  httplib::Response& res) {
+    return Authorize(req, res, authenticator, limiter, metrics);
+  };
 
-  http.Post("/v1/execute", [&service](const httplib::Request& req, httplib::Response& res) {
-    auto result = service.Execute(kTenant, req.body);
+  http.Post("/v1/execute", [&service, who](const httplib::Request& req, httplib::Response& res) {
+    auto p = who(req, res);
+    if (!p) return;
+    auto result = service.Execute(p->tenant, req.body, p->tier);
     if (!result.ok()) return ReplyError(res, result.status());
     ReplyRaw(res, 200, *result);
   });
 
-  http.Post("/v1/jobs", [&service](const httplib::Request& req, httplib::Response& res) {
-    auto accepted = service.Submit(kTenant, req.body);
+  http.Post("/v1/jobs", [&service, who](const httplib::Request& req, httplib::Response& res) {
+    auto p = who(req, res);
+    if (!p) return;
+    auto accepted = service.Submit(p->tenant, req.body, p->tier);
     if (!accepted.ok()) return ReplyError(res, accepted.status());
     Reply(res, 202, AcceptedJson(*accepted));
   });
 
-  http.Post("/v1/jobs/batch", [&service, &config](const httplib::Request& req,
-                                                  httplib::Response& res) {
+  http.Post("/v1/jobs/batch", [&service, &config, who](const httplib::Request& req,
+                                                       httplib::Response& res) {
+    auto p = who(req, res);
+    if (!p) return;
     json body = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
     if (body.is_discarded()) {
       return ReplyError(res, InvalidArgumentError("malformed JSON", "invalid_json"));
@@ -89,7 +124,7 @@ void RegisterJobRoutes(httplib::Server& http, jobs::JobService& service, Metrics
     std::vector<std::string> bodies;
     for (const auto& j : body["jobs"]) bodies.push_back(j.dump());
     json out = json::array();
-    for (auto& r : service.SubmitBatch(kTenant, bodies)) {
+    for (auto& r : service.SubmitBatch(p->tenant, bodies, p->tier)) {
       out.push_back(
           r.ok() ? AcceptedJson(*r)
                  : json{{"error",
@@ -98,9 +133,11 @@ void RegisterJobRoutes(httplib::Server& http, jobs::JobService& service, Metrics
     Reply(res, 202, {{"jobs", out}});
   });
 
-  http.Get("/v1/jobs", [&service](const httplib::Request& req, httplib::Response& res) {
+  http.Get("/v1/jobs", [&service, who](const httplib::Request& req, httplib::Response& res) {
+    auto p = who(req, res);
+    if (!p) return;
     store::ListFilter filter;
-    filter.tenant = kTenant;
+    filter.tenant = p->tenant;
     if (req.has_param("status")) {
       auto st = jobs::ParseJobStatus(req.get_param_value("status"));
       if (!st) {
@@ -123,48 +160,61 @@ void RegisterJobRoutes(httplib::Server& http, jobs::JobService& service, Metrics
 
   const std::string id_re = "(job-[0-9a-f]{24})";
 
-  http.Get("/v1/jobs/" + id_re, [&service](const httplib::Request& req, httplib::Response& res) {
-    auto rec = service.Get(req.matches[1], kTenant);
-    if (!rec.ok()) return ReplyError(res, rec.status());
-    Reply(res, 200, JobToJson(*rec));
-  });
+  http.Get("/v1/jobs/" + id_re,
+           [&service, who](const httplib::Request& req, httplib::Response& res) {
+             auto p = who(req, res);
+             if (!p) return;
+             auto rec = service.Get(req.matches[1], p->tenant);
+             if (!rec.ok()) return ReplyError(res, rec.status());
+             Reply(res, 200, JobToJson(*rec));
+           });
 
   http.Get("/v1/jobs/" + id_re + "/wait",
-           [&service, &config](const httplib::Request& req, httplib::Response& res) {
+           [&service, &config, who](const httplib::Request& req, httplib::Response& res) {
+             auto p = who(req, res);
+             if (!p) return;
              auto timeout = IntParam(req, "timeout_s", 30, 0, config.jobs.max_wait_s);
              if (!timeout.ok()) return ReplyError(res, timeout.status());
-             auto rec = service.Wait(req.matches[1], kTenant, std::chrono::seconds(*timeout));
+             auto rec = service.Wait(req.matches[1], p->tenant, std::chrono::seconds(*timeout));
              if (!rec.ok()) return ReplyError(res, rec.status());
              Reply(res, jobs::IsTerminal(rec->status) ? 200 : 202, JobToJson(*rec));
            });
 
-  http.Delete("/v1/jobs/" + id_re, [&service](const httplib::Request& req, httplib::Response& res) {
-    auto rec = service.Cancel(req.matches[1], kTenant);
-    if (!rec.ok()) return ReplyError(res, rec.status());
-    Reply(res, 200, JobToJson(*rec));
-  });
+  http.Delete("/v1/jobs/" + id_re,
+              [&service, who](const httplib::Request& req, httplib::Response& res) {
+                auto p = who(req, res);
+                if (!p) return;
+                auto rec = service.Cancel(req.matches[1], p->tenant);
+                if (!rec.ok()) return ReplyError(res, rec.status());
+                Reply(res, 200, JobToJson(*rec));
+              });
 
   http.Post("/v1/jobs/" + id_re + "/replay",
-            [&service](const httplib::Request& req, httplib::Response& res) {
-              auto accepted = service.Replay(req.matches[1], kTenant);
+            [&service, who](const httplib::Request& req, httplib::Response& res) {
+              auto p = who(req, res);
+              if (!p) return;
+              auto accepted = service.Replay(req.matches[1], p->tenant, p->tier);
               if (!accepted.ok()) return ReplyError(res, accepted.status());
               Reply(res, 202, AcceptedJson(*accepted));
             });
 
-  http.Get("/v1/jobs/" + id_re + "/events", [&service](const httplib::Request& req,
-                                                       httplib::Response& res) {
+  http.Get("/v1/jobs/" + id_re + "/events", [&service, who](const httplib::Request& req,
+                                                            httplib::Response& res) {
+    auto p = who(req, res);
+    if (!p) return;
     std::string id = req.matches[1];
-    auto rec = service.Get(id, kTenant);
+    std::string tenant = p->tenant;
+    auto rec = service.Get(id, tenant);
     if (!rec.ok()) return ReplyError(res, rec.status());
     auto stream = std::make_shared<EventStream>();
     stream->channel = service.Channel(id);
     res.set_header("Cache-Control", "no-cache");
     res.set_chunked_content_provider(
-        "text/event-stream", [&service, id, stream](size_t, httplib::DataSink& sink) {
+        "text/event-stream", [&service, id, tenant, stream](size_t, httplib::DataSink& sink) {
           std::string out;
           if (!stream->sent_state) {
             // A late client first learns where the job stands.
-            auto now = service.Get(id, kTenant);
+            auto now = service.Get(id, tenant);
             if (now.ok()) out += SseEvent("state", JobToJson(*now));
             stream->sent_state = true;
           }
@@ -189,7 +239,7 @@ void RegisterJobRoutes(httplib::Server& http, jobs::JobService& service, Metrics
             }
           }
           if (terminal) {
-            auto final_rec = service.Get(id, kTenant);
+            auto final_rec = service.Get(id, tenant);
             if (final_rec.ok()) out += SseEvent("result", JobToJson(*final_rec));
           } else if (out.empty()) {
             out = ": keep-alive\n\n";

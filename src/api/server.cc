@@ -55,7 +55,7 @@ void Server::Routes() {
     Reply(res, 200, {{"languages", langs}});
   });
 
-  RegisterJobRoutes(*http_, *deps_.jobs, *deps_.metrics);
+  RegisterJobRoutes(*http_, *deps_.jobs, *deps_.metrics, *deps_.authenticator, rate_limiter_);
 
   // Turns httplib's own error answers (unknown route, body too large, bad
   // HTTP) into our JSON shape. Handlers' answers already have a body.

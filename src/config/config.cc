@@ -90,12 +90,86 @@ Status ReadLanguages(const YAML::Node& node, std::vector<sandbox::LanguageSpec>*
   return OkStatus();
 }
 
+// Tiers given in the file override the defaults of the same name, key by
+// key; new names add tiers.
+Status ReadTiers(const YAML::Node& node, std::vector<TierConfig>* tiers) {
+  if (!node.IsMap()) return Bad("tiers", "expected a mapping");
+  for (const auto& kv : node) {
+    std::string name = kv.first.as<std::string>();
+    std::string path = "tiers." + name;
+    TierConfig* t = nullptr;
+    for (auto& existing : *tiers) {
+      if (existing.name == name) t = &existing;
+    }
+    if (t == nullptr) {
+      tiers->push_back(TierConfig{});
+      t = &tiers->back();
+      t->name = name;
+    }
+    CR_RETURN_IF_ERROR(CheckKeys(kv.second, path,
+                                 {"max_timeout_ms", "max_memory_bytes", "volumes", "max_concurrent",
+                                  "max_queued", "requests_per_minute"}));
+    CR_RETURN_IF_ERROR(
+        Read(kv.second, "max_timeout_ms", path + ".max_timeout_ms", &t->max_timeout_ms));
+    CR_RETURN_IF_ERROR(
+        Read(kv.second, "max_memory_bytes", path + ".max_memory_bytes", &t->max_memory_bytes));
+    CR_RETURN_IF_ERROR(Read(kv.second, "volumes", path + ".volumes", &t->volumes));
+    CR_RETURN_IF_ERROR(
+        Read(kv.second, "max_concurrent", path + ".max_concurrent", &t->max_concurrent));
+    CR_RETURN_IF_ERROR(Read(kv.second, "max_queued", path + ".max_queued", &t->max_queued));
+    CR_RETURN_IF_ERROR(Read(kv.second, "requests_per_minute", path + ".requests_per_minute",
+                            &t->requests_per_minute));
+    if (t->max_timeout_ms < 1 || t->max_memory_bytes < (6LL << 20) || t->max_concurrent < 1 ||
+        t->max_queued < 1 || t->requests_per_minute < 1) {
+      return Bad(path, "every limit must be positive (memory at least 6 MiB)");
+    }
+  }
+  return OkStatus();
+}
+
+bool IsHex64(const std::string& s) {
+  if (s.size() != 64) return false;
+  for (char c : s) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+Status ReadAuth(const YAML::Node& node, AuthConfig* auth) {
+  CR_RETURN_IF_ERROR(CheckKeys(node, "auth", {"mode", "keys", "none_tenant", "none_tier"}));
+  CR_RETURN_IF_ERROR(Read(node, "mode", "auth.mode", &auth->mode));
+  CR_RETURN_IF_ERROR(Read(node, "none_tenant", "auth.none_tenant", &auth->none_tenant));
+  CR_RETURN_IF_ERROR(Read(node, "none_tier", "auth.none_tier", &auth->none_tier));
+  if (auth->mode != "api_keys" && auth->mode != "none") {
+    return Bad("auth.mode", "must be api_keys or none");
+  }
+  if (YAML::Node keys = node["keys"]) {
+    if (!keys.IsSequence()) return Bad("auth.keys", "expected a list");
+    for (size_t i = 0; i < keys.size(); ++i) {
+      std::string path = "auth.keys[" + std::to_string(i) + "]";
+      ApiKeyConfig k;
+      CR_RETURN_IF_ERROR(CheckKeys(keys[i], path, {"tenant", "tier", "key_sha256"}));
+      CR_RETURN_IF_ERROR(Read(keys[i], "tenant", path + ".tenant", &k.tenant));
+      CR_RETURN_IF_ERROR(Read(keys[i], "tier", path + ".tier", &k.tier));
+      CR_RETURN_IF_ERROR(Read(keys[i], "key_sha256", path + ".key_sha256", &k.key_sha256));
+      if (k.tenant.empty()) return Bad(path + ".tenant", "is required");
+      if (!IsHex64(k.key_sha256)) {
+        return Bad(path + ".key_sha256",
+                   "must be 64 lower-case hex characters (sha256 of the key)");
+      }
+      auth->keys.push_back(std::move(k));
+    }
+  }
+  return OkStatus();
+}
+
 StatusOr<Config> ParseNode(const YAML::Node& root) {
   Config c = DefaultConfig();
   if (!root || root.IsNull()) return c;
-  CR_RETURN_IF_ERROR(CheckKeys(root, "",
-                               {"server", "engine", "sandbox", "workspace_dir", "instance",
-                                "data_dir", "jobs", "limits", "output_bytes", "languages", "log"}));
+  CR_RETURN_IF_ERROR(
+      CheckKeys(root, "",
+                {"server", "engine", "sandbox", "workspace_dir", "instance", "data_dir", "jobs",
+                 "auth", "tiers", "limits", "output_bytes", "languages", "log"}));
   if (YAML::Node s = root["server"]) {
     CR_RETURN_IF_ERROR(CheckKeys(s, "server", {"listen", "max_body_bytes", "threads"}));
     CR_RETURN_IF_ERROR(Read(s, "listen", "server.listen", &c.server.listen));
@@ -155,6 +229,8 @@ StatusOr<Config> ParseNode(const YAML::Node& root) {
     CR_RETURN_IF_ERROR(ReadLimits(l["max"], "limits.max", &c.max_limits));
   }
   if (YAML::Node langs = root["languages"]) CR_RETURN_IF_ERROR(ReadLanguages(langs, &c.languages));
+  if (YAML::Node t = root["tiers"]) CR_RETURN_IF_ERROR(ReadTiers(t, &c.tiers));
+  if (YAML::Node a = root["auth"]) CR_RETURN_IF_ERROR(ReadAuth(a, &c.auth));
   if (YAML::Node lg = root["log"]) {
     CR_RETURN_IF_ERROR(CheckKeys(lg, "log", {"level"}));
     CR_RETURN_IF_ERROR(Read(lg, "level", "log.level", &c.log_level));
@@ -197,6 +273,14 @@ StatusOr<Config> ParseNode(const YAML::Node& root) {
   if (c.sandbox.runtime != "" && c.sandbox.runtime != "runc" && c.sandbox.runtime != "runsc") {
     return Bad("sandbox.runtime", "must be runc or runsc");
   }
+  for (const auto& k : c.auth.keys) {
+    if (c.FindTier(k.tier) == nullptr) {
+      return Bad("auth.keys", "tenant " + k.tenant + " names unknown tier '" + k.tier + "'");
+    }
+  }
+  if (c.auth.mode == "none" && c.FindTier(c.auth.none_tier) == nullptr) {
+    return Bad("auth.none_tier", "unknown tier '" + c.auth.none_tier + "'");
+  }
   static const std::set<std::string> kLevels = {"trace", "debug", "info", "warn", "error"};
   if (kLevels.count(c.log_level) == 0) {
     return Bad("log.level", "must be one of trace, debug, info, warn, error");
@@ -229,6 +313,20 @@ const sandbox::LanguageSpec& Config::DefaultLanguage() const {
   return languages.front();
 }
 
+const TierConfig* Config::FindTier(std::string_view name) const {
+  for (const auto& t : tiers) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+const TierConfig* Config::TierOfTenant(std::string_view tenant) const {
+  for (const auto& k : auth.keys) {
+    if (k.tenant == tenant) return FindTier(k.tier);
+  }
+  return FindTier(auth.none_tier);
+}
+
 const sandbox::LanguageSpec* Config::FindLanguage(std::string_view name) const {
   for (const auto& l : languages) {
     if (l.name == name) return &l;
@@ -245,6 +343,14 @@ Config DefaultConfig() {
   c.max_limits.output_bytes = 8LL << 20;
   c.max_limits.tmp_bytes = 512LL << 20;
   c.max_limits.cpus = 2.0;
+  // Tiers of the Execute-mode seed: free 30 s without volumes, pro 2 min,
+  // business 10 min, enterprise configurable (the global maxima by default).
+  c.tiers = {
+      {"free", 30000, 268435456, false, 2, 20, 60},
+      {"pro", 120000, 1073741824, true, 4, 100, 600},
+      {"business", 600000, 4294967296, true, 8, 500, 3000},
+      {"enterprise", c.max_limits.timeout_ms, c.max_limits.memory_bytes, true, 64, 10000, 60000},
+  };
   c.languages = {
       {"python", "coderunner/python:3.11", "main.py", {"python3", "{file}"}, true},
       {"javascript", "coderunner/node:20", "main.js", {"node", "{file}"}, false},

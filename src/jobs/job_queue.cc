@@ -16,7 +16,8 @@ void JobQueue::Release(size_t n) {
   reserved_ -= std::min(n, reserved_);
 }
 
-void JobQueue::PushLocked(const std::string& tenant, const std::string& id) {
+void JobQueue::PushLocked(const std::string& tenant, const std::string& id, int max_running) {
+  if (max_running > 0) max_running_[tenant] = max_running;
   auto& q = by_tenant_[tenant];
   if (q.empty()) rotation_.push_back(tenant);
   q.push_back(id);
@@ -24,15 +25,15 @@ void JobQueue::PushLocked(const std::string& tenant, const std::string& id) {
   cv_.notify_one();
 }
 
-void JobQueue::PushReserved(const std::string& tenant, const std::string& id) {
+void JobQueue::PushReserved(const std::string& tenant, const std::string& id, int max_running) {
   std::lock_guard<std::mutex> lock(mu_);
   if (reserved_ > 0) --reserved_;
-  PushLocked(tenant, id);
+  PushLocked(tenant, id, max_running);
 }
 
-void JobQueue::PushForce(const std::string& tenant, const std::string& id) {
+void JobQueue::PushForce(const std::string& tenant, const std::string& id, int max_running) {
   std::lock_guard<std::mutex> lock(mu_);
-  PushLocked(tenant, id);
+  PushLocked(tenant, id, max_running);
 }
 
 bool JobQueue::Remove(const std::string& id) {
@@ -52,23 +53,57 @@ bool JobQueue::Remove(const std::string& id) {
   return false;
 }
 
-std::optional<std::string> JobQueue::Pop() {
+std::list<std::string>::iterator JobQueue::EligibleLocked() {
+  for (auto it = rotation_.begin(); it != rotation_.end(); ++it) {
+    auto cap = max_running_.find(*it);
+    if (cap == max_running_.end() || cap->second <= 0 || running_[*it] < cap->second) return it;
+  }
+  return rotation_.end();
+}
+
+std::optional<JobQueue::Entry> JobQueue::PopEntry() {
   std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [&] { return closed_ || size_ > 0; });
-  if (size_ == 0) return std::nullopt;
-  // Serve the tenant at the front, then move it to the back if it has more.
-  std::string tenant = rotation_.front();
-  rotation_.pop_front();
+  std::list<std::string>::iterator pick;
+  // Woken by pushes and by Done (a tenant at its cap may become eligible).
+  cv_.wait(lock, [&] {
+    if (closed_ && size_ == 0) return true;
+    pick = EligibleLocked();
+    return pick != rotation_.end() || (closed_ && size_ == 0);
+  });
+  if (size_ == 0 || pick == rotation_.end()) return std::nullopt;
+  // Serve that tenant, then move it to the back if it has more.
+  std::string tenant = *pick;
+  rotation_.erase(pick);
   auto& q = by_tenant_[tenant];
-  std::string id = std::move(q.front());
+  Entry e{tenant, std::move(q.front())};
   q.pop_front();
   --size_;
+  ++running_[tenant];
   if (q.empty()) {
     by_tenant_.erase(tenant);
   } else {
     rotation_.push_back(tenant);
   }
-  return id;
+  return e;
+}
+
+std::optional<std::string> JobQueue::Pop() {
+  auto e = PopEntry();
+  if (!e) return std::nullopt;
+  return e->id;
+}
+
+void JobQueue::Done(const std::string& tenant) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = running_.find(tenant);
+  if (it != running_.end() && --it->second <= 0) running_.erase(it);
+  cv_.notify_all();
+}
+
+size_t JobQueue::TenantQueued(const std::string& tenant) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = by_tenant_.find(tenant);
+  return it == by_tenant_.end() ? 0 : it->second.size();
 }
 
 void JobQueue::Close(bool drop_pending) {

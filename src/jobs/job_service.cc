@@ -55,8 +55,7 @@ void JobService::Start() {
             r->orphans_removed);
         break;
       }
-      spdlog::warn("job recovery failed (attempt {}): {}; retrying", attempt,
-                   r.status().message());
+      spdlog::warn("job recovery failed (attempt {}): {}; retrying", attempt, r.status().message());
       std::unique_lock<std::mutex> lock(start_mu_);
       if (start_cv_.wait_for(lock, std::chrono::seconds(std::min(attempt, 5)),
                              [&] { return stopping_; })) {
@@ -86,21 +85,23 @@ void JobService::Stop() {
   janitor_.Stop();
 }
 
-StatusOr<Accepted> JobService::Submit(const std::string& tenant, const std::string& body) {
-  return Accept(tenant, body, "", "", false);
+StatusOr<Accepted> JobService::Submit(const std::string& tenant, const std::string& body,
+                                      const config::TierConfig* tier) {
+  return Accept(tenant, body, "", "", false, tier);
 }
 
 std::vector<StatusOr<Accepted>> JobService::SubmitBatch(const std::string& tenant,
-                                                        const std::vector<std::string>& bodies) {
+                                                        const std::vector<std::string>& bodies,
+                                                        const config::TierConfig* tier) {
   std::vector<StatusOr<Accepted>> out;
   out.reserve(bodies.size());
-  for (const auto& b : bodies) out.push_back(Accept(tenant, b, "", "", false));
+  for (const auto& b : bodies) out.push_back(Accept(tenant, b, "", "", false, tier));
   return out;
 }
 
 StatusOr<Accepted> JobService::Accept(const std::string& tenant, const std::string& body,
                                       const std::string& pin_image, const std::string& replay_of,
-                                      bool fail_fast) {
+                                      bool fail_fast, const config::TierConfig* tier) {
   api::RequestCaps caps;
   SubmitOptions options;
   CR_ASSIGN_OR_RETURN(std::string run_body,
@@ -109,7 +110,7 @@ StatusOr<Accepted> JobService::Accept(const std::string& tenant, const std::stri
   CR_ASSIGN_OR_RETURN(api::ExecuteRequest req, api::ParseExecuteRequest(run_body, caps));
   JobRecord rec;
   rec.id = NewId("job");
-  CR_ASSIGN_OR_RETURN(sandbox::JobSpec job, api::BuildJobSpec(req, *ctx_.config, rec.id));
+  CR_ASSIGN_OR_RETURN(sandbox::JobSpec job, api::BuildJobSpec(req, *ctx_.config, rec.id, tier));
   if (!pin_image.empty()) job.language.image = pin_image;
 
   int64_t now = NowMs();
@@ -156,6 +157,14 @@ StatusOr<Accepted> JobService::Accept(const std::string& tenant, const std::stri
     ctx_.metrics->Increment("coderunner_cache_misses_total");
   }
 
+  if (tier != nullptr &&
+      ctx_.queue->TenantQueued(tenant) >= static_cast<size_t>(tier->max_queued)) {
+    ctx_.metrics->Increment("coderunner_jobs_rejected_total", {{"reason", "tier_queue_full"}});
+    return ResourceExhaustedError("tier " + tier->name + " allows " +
+                                      std::to_string(tier->max_queued) +
+                                      " queued jobs per tenant (max_queued); retry later",
+                                  "tier_queue_full");
+  }
   if (!ctx_.queue->Reserve(1)) {
     ctx_.metrics->Increment("coderunner_jobs_rejected_total", {{"reason", "queue_full"}});
     return ResourceExhaustedError("the job queue is full (" +
@@ -172,12 +181,13 @@ StatusOr<Accepted> JobService::Accept(const std::string& tenant, const std::stri
     ctx_.hub->Finish(rec.id, JobStatus::kError, "");
     return inserted;
   }
-  ctx_.queue->PushReserved(tenant, rec.id);
+  ctx_.queue->PushReserved(tenant, rec.id, tier != nullptr ? tier->max_concurrent : 0);
   ctx_.metrics->Set("coderunner_queue_depth", {}, static_cast<double>(ctx_.queue->size()));
   return Accepted{std::move(rec), std::move(channel)};
 }
 
-StatusOr<std::string> JobService::Execute(const std::string& tenant, const std::string& body) {
+StatusOr<std::string> JobService::Execute(const std::string& tenant, const std::string& body,
+                                          const config::TierConfig* tier) {
   if (!ready_) {
     // Workers start once recovery could reach the engine; a synchronous
     // caller may wait for that briefly (a service that just started), but
@@ -189,7 +199,7 @@ StatusOr<std::string> JobService::Execute(const std::string& tenant, const std::
     return UnavailableError("the engine is unavailable (recovery has not completed yet)",
                             "engine_unavailable");
   }
-  CR_ASSIGN_OR_RETURN(Accepted accepted, Accept(tenant, body, "", "", /*fail_fast=*/true));
+  CR_ASSIGN_OR_RETURN(Accepted accepted, Accept(tenant, body, "", "", /*fail_fast=*/true, tier));
   if (!accepted.channel) return accepted.record.result_json;
   // The job always ends: the runner bounds it by its own timeout.
   accepted.channel->WaitTerminal(std::chrono::steady_clock::time_point::max());
@@ -251,7 +261,8 @@ StatusOr<store::ListPage> JobService::List(const store::ListFilter& filter) {
   return ctx_.store->List(filter);
 }
 
-StatusOr<Accepted> JobService::Replay(const std::string& id, const std::string& tenant) {
+StatusOr<Accepted> JobService::Replay(const std::string& id, const std::string& tenant,
+                                      const config::TierConfig* tier) {
   CR_ASSIGN_OR_RETURN(JobRecord rec, ctx_.store->Get(id, tenant));
   CR_ASSIGN_OR_RETURN(auto decoded, DecodeStoredRequest(rec.request_json));
   // Pin the digest the original actually ran on; before it ran, whatever it
@@ -259,7 +270,7 @@ StatusOr<Accepted> JobService::Replay(const std::string& id, const std::string& 
   std::string pin = !rec.image_digest.empty() ? rec.image_digest : decoded.second;
   nlohmann::json body = nlohmann::json::parse(decoded.first);
   body["cache"] = false;  // A replay re-runs; it never answers from the cache.
-  return Accept(tenant, body.dump(), pin, id, false);
+  return Accept(tenant, body.dump(), pin, id, false, tier);
 }
 
 std::shared_ptr<JobChannel> JobService::Channel(const std::string& id) const {

@@ -66,6 +66,11 @@ std::string InterruptedResult(const JobRecord& rec) {
   return j.dump();
 }
 
+int MaxRunning(const JobsContext& ctx, const std::string& tenant) {
+  const config::TierConfig* tier = ctx.config->TierOfTenant(tenant);
+  return tier != nullptr ? tier->max_concurrent : 0;
+}
+
 }  // namespace
 
 StatusOr<RecoveryReport> RecoverJobs(const JobsContext& ctx) {
@@ -83,7 +88,7 @@ StatusOr<RecoveryReport> RecoverJobs(const JobsContext& ctx) {
   for (const JobRecord& rec : pending) {
     if (rec.status == JobStatus::kQueued) {
       ctx.hub->Open(rec.id, ctx.config->max_limits.output_bytes);
-      ctx.queue->PushForce(rec.tenant, rec.id);
+      ctx.queue->PushForce(rec.tenant, rec.id, MaxRunning(ctx, rec.tenant));
       ++report.requeued_queued;
       continue;
     }
@@ -113,7 +118,7 @@ StatusOr<RecoveryReport> RecoverJobs(const JobsContext& ctx) {
         continue;
       }
       ctx.hub->Open(rec.id, ctx.config->max_limits.output_bytes);
-      ctx.queue->PushForce(rec.tenant, rec.id);
+      ctx.queue->PushForce(rec.tenant, rec.id, MaxRunning(ctx, rec.tenant));
       ++report.requeued_running;
     } else {
       Status s = ctx.store->Transition(rec.id, JobStatus::kError, NowMs(), InterruptedResult(rec));

@@ -5,7 +5,10 @@ namespace coderunner::jobs {
 void WorkerPool::Start() {
   for (int i = 0; i < threads_; ++i) {
     workers_.emplace_back([this] {
-      while (auto id = queue_.Pop()) executor_.Execute(*id);
+      while (auto e = queue_.PopEntry()) {
+        executor_.Execute(e->id);
+        queue_.Done(e->tenant);
+      }
     });
   }
 }

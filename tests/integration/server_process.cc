@@ -7,8 +7,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -39,6 +41,11 @@ HttpAnswer Answer(const httplib::Result& r) {
   a.body = r->body;
   a.json = nlohmann::json::parse(a.body, nullptr, false);
   if (a.json.is_discarded()) a.json = nullptr;
+  for (const auto& [name, value] : r->headers) {
+    std::string lower = name;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    a.headers[lower] = value;
+  }
   return a;
 }
 
@@ -61,12 +68,32 @@ int CountContainers(const std::string& socket, const std::string& instance) {
 }
 
 ServerProcess::ServerProcess(const std::string& extra_yaml, const std::string& socket,
-                             const std::map<std::string, std::string>& env) {
+                             const std::map<std::string, std::string>& env)
+    : extra_yaml_(extra_yaml), env_(env) {
   char tmpl[] = "/tmp/coderunner-it-XXXXXX";
   dir_ = mkdtemp(tmpl);
   instance_ = NewId("it");
   workspace_dir_ = dir_ + "/workspaces";
   socket_ = socket.empty() ? EngineSocketUnderTest() : socket;
+  Spawn();
+}
+
+ServerProcess::ServerProcess(ServerProcess& previous)
+    : dir_(previous.dir_),
+      instance_(previous.instance_),
+      workspace_dir_(previous.workspace_dir_),
+      socket_(previous.socket_),
+      extra_yaml_(previous.extra_yaml_),
+      env_(previous.env_),
+      generation_(previous.generation_ + 1) {
+  previous.owns_dir_ = false;
+  std::error_code ec;
+  std::filesystem::rename(dir_ + "/server.log",
+                          dir_ + "/server.log." + std::to_string(previous.generation_), ec);
+  Spawn();
+}
+
+void ServerProcess::Spawn() {
   std::string config = dir_ + "/config.yaml";
   {
     std::ofstream out(config);
@@ -75,8 +102,11 @@ ServerProcess::ServerProcess(const std::string& extra_yaml, const std::string& s
         << "sandbox: {init_path: " << CODERUNNER_INIT_BINARY << "}\n"
         << "workspace_dir: " << workspace_dir_ << "\n"
         << "data_dir: " << dir_ << "/data\n"
-        << "instance: " << instance_ << "\n"
-        << extra_yaml;
+        << "instance: " << instance_
+        << "\n"
+        // Tests that exercise authentication bring their own auth section.
+        << (extra_yaml_.find("auth:") == std::string::npos ? "auth: {mode: none}\n" : "")
+        << extra_yaml_;
   }
   std::string log_path = dir_ + "/server.log";
   posix_spawn_file_actions_t actions;
@@ -86,7 +116,7 @@ ServerProcess::ServerProcess(const std::string& extra_yaml, const std::string& s
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
   std::vector<std::string> env_strings;
   for (char** e = environ; *e; ++e) env_strings.emplace_back(*e);
-  for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
+  for (const auto& [k, v] : env_) env_strings.push_back(k + "=" + v);
   std::vector<char*> envp;
   for (auto& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);
@@ -131,8 +161,17 @@ ServerProcess::~ServerProcess() {
       waitpid(pid_, nullptr, 0);
     }
   }
-  std::error_code ec;
-  std::filesystem::remove_all(dir_, ec);
+  if (owns_dir_) {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+}
+
+void ServerProcess::Kill9() {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGKILL);
+  waitpid(pid_, nullptr, 0);
+  pid_ = -1;
 }
 
 const std::string& ServerProcess::log() const {
@@ -144,6 +183,44 @@ HttpAnswer ServerProcess::Get(const std::string& path) const {
   httplib::Client c("127.0.0.1", port_);
   c.set_read_timeout(120, 0);
   return Answer(c.Get(path.c_str()));
+}
+
+HttpAnswer ServerProcess::Delete(const std::string& path) const {
+  httplib::Client c("127.0.0.1", port_);
+  c.set_read_timeout(120, 0);
+  return Answer(c.Delete(path.c_str()));
+}
+
+int ServerProcess::StreamLines(const std::string& path, const LineHandler& on_line,
+                               std::chrono::seconds timeout) const {
+  httplib::Client c("127.0.0.1", port_);
+  c.set_read_timeout(timeout.count(), 0);
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::string pending;
+  bool stopped = false;
+  int status = 0;
+  auto r = c.Get(
+      path.c_str(), httplib::Headers{},
+      [&](const httplib::Response& res) {
+        status = res.status;
+        return true;
+      },
+      [&](const char* data, size_t n) {
+        auto now = std::chrono::steady_clock::now();
+        pending.append(data, n);
+        size_t nl;
+        while ((nl = pending.find('\n')) != std::string::npos) {
+          std::string line = pending.substr(0, nl);
+          pending.erase(0, nl + 1);
+          if (!on_line(line, now)) {
+            stopped = true;
+            return false;
+          }
+        }
+        return now < deadline;
+      });
+  if (!stopped && !pending.empty()) on_line(pending, std::chrono::steady_clock::now());
+  return r ? r->status : status;
 }
 
 HttpAnswer ServerProcess::Post(const std::string& path, const std::string& body,

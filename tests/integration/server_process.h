@@ -16,7 +16,7 @@ namespace coderunner::testing {
 struct HttpAnswer {
   int status = 0;
   std::string body;
-  nlohmann::json json;  // Parsed body (null if not JSON).
+  nlohmann::json json;                         // Parsed body (null if not JSON).
   std::map<std::string, std::string> headers;  // Names lower-cased.
 };
 

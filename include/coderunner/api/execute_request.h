@@ -43,9 +43,12 @@ StatusOr<ExecuteRequest> ParseExecuteRequest(std::string_view body, const Reques
 // Turns a parsed request into a runnable job with id `job_id`. An unknown
 // language is InvalidArgument "unknown_language" listing the known ones;
 // limits are resolved against the configured defaults and maxima
-// (FailedPrecondition "limit_exceeded" above a maximum).
+// (FailedPrecondition "limit_exceeded" above a maximum). A `tier`, when
+// given, supplies the maxima for timeout_ms and memory_bytes (replacing
+// limits.max) and is named in the error.
 StatusOr<sandbox::JobSpec> BuildJobSpec(const ExecuteRequest& request, const config::Config& config,
-                                        std::string job_id);
+                                        std::string job_id,
+                                        const config::TierConfig* tier = nullptr);
 
 }  // namespace coderunner::api
 

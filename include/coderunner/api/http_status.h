@@ -8,8 +8,9 @@
 
 namespace coderunner::api {
 
-// InvalidArgument 400 (413 for reason "body_too_large"), NotFound 404,
-// AlreadyExists 409, FailedPrecondition 422, ResourceExhausted 429,
+// InvalidArgument 400 (413 for reason "body_too_large", 401 for
+// "unauthenticated"), NotFound 404, AlreadyExists 409, FailedPrecondition 422
+// (403 for reason "forbidden"), ResourceExhausted 429,
 // Unavailable 503, DeadlineExceeded 504, Internal 500. OK is 200.
 int HttpStatusFor(const Status& status);
 

@@ -2,6 +2,8 @@
 #ifndef CODERUNNER_API_JOBS_ROUTES_H_
 #define CODERUNNER_API_JOBS_ROUTES_H_
 
+#include "coderunner/auth/authenticator.h"
+#include "coderunner/auth/rate_limiter.h"
 #include "coderunner/common/metrics.h"
 #include "coderunner/jobs/job_service.h"
 
@@ -22,8 +24,12 @@ namespace coderunner::api {
 //   POST   /v1/jobs/{id}/replay      202 {"id","status","replay_of"}
 //   GET    /v1/jobs/{id}/events      Server-Sent Events
 //   GET    /metrics                  Prometheus text
-// `service` and `metrics` must outlive `http`.
-void RegisterJobRoutes(httplib::Server& http, jobs::JobService& service, MetricsRegistry& metrics);
+// Every /v1 job route authenticates (401 without a valid key, unless auth
+// mode is none), is scoped to the caller's tenant (another tenant's job is
+// 404), and counts against the tier's requests_per_minute (429 with
+// Retry-After). All arguments must outlive `http`.
+void RegisterJobRoutes(httplib::Server& http, jobs::JobService& service, MetricsRegistry& metrics,
+                       const auth::Authenticator& authenticator, auth::RateLimiter& limiter);
 
 }  // namespace coderunner::api
 

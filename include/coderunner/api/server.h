@@ -6,6 +6,8 @@
 #include <string>
 
 #include "coderunner/api/execute_request.h"
+#include "coderunner/auth/authenticator.h"
+#include "coderunner/auth/rate_limiter.h"
 #include "coderunner/common/metrics.h"
 #include "coderunner/common/status.h"
 #include "coderunner/config/config.h"
@@ -26,6 +28,7 @@ struct ServerDeps {
   engine::ImageClient* images;
   jobs::JobService* jobs;
   MetricsRegistry* metrics;
+  const auth::Authenticator* authenticator;
 };
 
 // Routes (plus the job routes of jobs_routes.h):
@@ -59,6 +62,7 @@ class Server {
 
   ServerDeps deps_;
   std::unique_ptr<httplib::Server> http_;
+  auth::RateLimiter rate_limiter_;
   int port_ = 0;
 };
 

@@ -39,6 +39,35 @@ struct SandboxConfig {
   int64_t nproc = 4096;   // RLIMIT_NPROC (host-wide for uid 65534). Count; 4096.
 };
 
+// What a paying tier may do. Requests above a tier bound get 422 (limits),
+// 403 (volumes) or 429 (concurrency, queue, rate), naming limit and tier.
+struct TierConfig {
+  std::string name;
+  int64_t max_timeout_ms = 30000;        // Highest limits.timeout_ms. ms.
+  int64_t max_memory_bytes = 268435456;  // Highest limits.memory_bytes. Bytes.
+  bool volumes = false;                  // May use persistent volumes.
+  int max_concurrent = 2;                // Jobs of one tenant running at once.
+  int max_queued = 20;                   // Jobs of one tenant waiting.
+  int requests_per_minute = 60;          // API requests per tenant per minute.
+};
+
+// One API key. Only its SHA-256 is stored.
+struct ApiKeyConfig {
+  std::string tenant;
+  std::string tier;
+  std::string key_sha256;  // 64 lower-case hex characters.
+};
+
+struct AuthConfig {
+  // "api_keys": every /v1 request needs "Authorization: Bearer <key>".
+  // "none": local development only; every request is tenant `none_tenant`
+  // on tier `none_tier`, and startup logs a loud warning. Default api_keys.
+  std::string mode = "api_keys";
+  std::vector<ApiKeyConfig> keys;
+  std::string none_tenant = "local";
+  std::string none_tier = "enterprise";
+};
+
 struct JobsConfig {
   int max_concurrent = 0;           // Worker threads running jobs. 0 = number of cores.
   int max_queued = 1000;            // Jobs waiting for a worker; beyond it, 429. Count; 1000.
@@ -67,6 +96,13 @@ struct Config {
   // /var/lib/coderunner/data.
   std::string data_dir = "/var/lib/coderunner/data";
   JobsConfig jobs;
+  AuthConfig auth;
+  // Tiers by name. Defaults: free, pro, business, enterprise as in the
+  // Execute-mode seed; enterprise defaults to the global maxima.
+  std::vector<TierConfig> tiers;
+  const TierConfig* FindTier(std::string_view name) const;
+  // The tier of `tenant`: its first API key's tier, or auth.none_tier.
+  const TierConfig* TierOfTenant(std::string_view tenant) const;
   sandbox::Limits default_limits;  // limits.default.*
   sandbox::Limits max_limits;      // limits.max.*
   // languages.<name>; in file order. Exactly one has is_default.

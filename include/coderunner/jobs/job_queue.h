@@ -26,16 +26,29 @@ class JobQueue {
   bool Reserve(size_t n);
   // Gives back `n` unused reservations.
   void Release(size_t n);
-  // Enqueues `id` for `tenant`, consuming one reservation.
-  void PushReserved(const std::string& tenant, const std::string& id);
+  // Enqueues `id` for `tenant`, consuming one reservation. `max_running`
+  // (> 0) caps how many of the tenant's jobs may run at once (its tier);
+  // 0 leaves it as it was (unlimited by default).
+  void PushReserved(const std::string& tenant, const std::string& id, int max_running = 0);
   // Enqueues without a reservation, even past capacity (crash recovery).
-  void PushForce(const std::string& tenant, const std::string& id);
+  void PushForce(const std::string& tenant, const std::string& id, int max_running = 0);
   // Removes a queued id (a cancelled job); true if it was queued.
   bool Remove(const std::string& id);
 
-  // Blocks until an id is available (round-robin across tenants) or the
-  // queue is closed and empty (nullopt).
+  struct Entry {
+    std::string tenant;
+    std::string id;
+  };
+  // Blocks until a job of a tenant below its running cap is available
+  // (tenants served round-robin) or the queue is closed and empty
+  // (nullopt). The job counts as running for its tenant until Done().
+  std::optional<Entry> PopEntry();
+  // PopEntry's id (for callers that never call Done and set no caps).
   std::optional<std::string> Pop();
+  // The job popped for `tenant` has finished; frees its running slot.
+  void Done(const std::string& tenant);
+  // Jobs of `tenant` waiting now.
+  size_t TenantQueued(const std::string& tenant) const;
   // Wakes every Pop; they return nullopt once nothing is left... or at once
   // if `drop_pending` (pending ids stay durable in the store).
   void Close(bool drop_pending);
@@ -44,13 +57,17 @@ class JobQueue {
   size_t capacity() const { return capacity_; }
 
  private:
-  void PushLocked(const std::string& tenant, const std::string& id);
+  void PushLocked(const std::string& tenant, const std::string& id, int max_running);
+  // The first tenant in rotation below its running cap, or end().
+  std::list<std::string>::iterator EligibleLocked();
 
   const size_t capacity_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::map<std::string, std::deque<std::string>> by_tenant_;
-  std::list<std::string> rotation_;  // Tenants with queued ids, in serving order.
+  std::list<std::string> rotation_;         // Tenants with queued ids, in serving order.
+  std::map<std::string, int> running_;      // Popped and not yet Done, per tenant.
+  std::map<std::string, int> max_running_;  // Per-tenant cap; absent or 0 = none.
   size_t size_ = 0;
   size_t reserved_ = 0;
   bool closed_ = false;

@@ -5,10 +5,10 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <mutex>
-#include <thread>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "coderunner/common/status.h"
@@ -49,15 +49,20 @@ class JobService {
   // /v1/execute body plus optional "callback_url" and "cache"). Errors:
   // those of request parsing (400/422), ResourceExhausted "queue_full" (429)
   // when the queue is full, store errors.
-  StatusOr<Accepted> Submit(const std::string& tenant, const std::string& body);
+  // `tier` (nullable) bounds limits, the tenant's queued jobs and its
+  // concurrency (429 "tier_queue_full" naming the tier).
+  StatusOr<Accepted> Submit(const std::string& tenant, const std::string& body,
+                            const config::TierConfig* tier = nullptr);
 
   // Submit for each body of a batch, each validated on its own.
   std::vector<StatusOr<Accepted>> SubmitBatch(const std::string& tenant,
-                                              const std::vector<std::string>& bodies);
+                                              const std::vector<std::string>& bodies,
+                                              const config::TierConfig* tier = nullptr);
 
   // Submit, then wait for the result; returns the raw result JSON (what
   // /v1/execute answers).
-  StatusOr<std::string> Execute(const std::string& tenant, const std::string& body);
+  StatusOr<std::string> Execute(const std::string& tenant, const std::string& body,
+                                const config::TierConfig* tier = nullptr);
 
   // The record; NotFound (also for another tenant's job).
   StatusOr<JobRecord> Get(const std::string& id, const std::string& tenant);
@@ -75,7 +80,8 @@ class JobService {
 
   // A new job running the same code and inputs on the same image digest,
   // with replay_of set.
-  StatusOr<Accepted> Replay(const std::string& id, const std::string& tenant);
+  StatusOr<Accepted> Replay(const std::string& id, const std::string& tenant,
+                            const config::TierConfig* tier = nullptr);
 
   // The live channel of a non-terminal job, or nullptr.
   std::shared_ptr<JobChannel> Channel(const std::string& id) const;
@@ -85,7 +91,7 @@ class JobService {
  private:
   StatusOr<Accepted> Accept(const std::string& tenant, const std::string& body,
                             const std::string& pin_image, const std::string& replay_of,
-                            bool fail_fast);
+                            bool fail_fast, const config::TierConfig* tier);
 
   JobsContext ctx_;
   ImageDigests digests_;
