@@ -11,11 +11,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -31,8 +30,8 @@ int64_t NowMs() {
 int64_t ParseRfc3339(const std::string& s) {
   struct tm tm = {};
   int ms = 0;
-  if (sscanf(s.c_str(), "%d-%d-%dT%d:%d:%d.%dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-             &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms) != 7) {
+  if (sscanf(s.c_str(), "%d-%d-%dT%d:%d:%d.%dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+             &tm.tm_min, &tm.tm_sec, &ms) != 7) {
     return 0;
   }
   tm.tm_year -= 1900;
@@ -76,7 +75,8 @@ int main(int argc, char** argv) {
     auto r = c.Get(("/v1/jobs/" + id + "/wait?timeout_s=60").c_str());
     int64_t seen = NowMs();
     if (!r || r->status != 200) return fprintf(stderr, "wait failed\n"), 1;
-    wait_ms.push_back(static_cast<double>(seen - ParseRfc3339(json::parse(r->body)["finished_at"])));
+    wait_ms.push_back(
+        static_cast<double>(seen - ParseRfc3339(json::parse(r->body)["finished_at"])));
 
     // Baseline: poll every 50 ms.
     id = Submit(c, 2 * i + 1);
