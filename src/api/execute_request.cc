@@ -48,7 +48,8 @@ Status ParseFiles(const json& files, const RequestCaps& caps, ExecuteRequest* re
   if (static_cast<int>(files.size()) > caps.max_files) {
     return Bad("files", "more than " + std::to_string(caps.max_files) + " entries");
   }
-  std::set<std::string> seen;
+    std::set<std::string> seen;
+  int64_t total = 0;
   for (size_t i = 0; i < files.size(); ++i) {
     std::string where = "files[" + std::to_string(i) + "].";
     const json& f = files[i];
@@ -73,7 +74,11 @@ Status ParseFiles(const json& files, const RequestCaps& caps, ExecuteRequest* re
     } else if (encoding != "utf8") {
       return Bad(where + "encoding", "must be \"utf8\" or \"base64\"");
     }
-    if (!seen.insert(file.path).second) return Bad(where + "path", "duplicate path " + file.path);
+        if (!seen.insert(file.path).second) return Bad(where + "path", "duplicate path " + file.path);
+    total += static_cast<int64_t>(file.content.size());
+    if (total > caps.max_files_bytes) {
+      return Bad("files", "more than " + std::to_string(caps.max_files_bytes) + " bytes in total");
+    }
     req->files.push_back(std::move(file));
   }
   // A path may not be both a file and a directory holding another file.
@@ -93,7 +98,8 @@ Status ParseFiles(const json& files, const RequestCaps& caps, ExecuteRequest* re
 StatusOr<ExecuteRequest> FromJson(const json& body, const RequestCaps& caps) {
   if (!body.is_object()) return Bad("body", "must be a JSON object");
   CR_RETURN_IF_ERROR(CheckKnown(
-      body, "", {"language", "code", "stdin", "args", "files", "limits", "output_encoding"}));
+            body, "",
+      {"language", "code", "stdin", "args", "files", "limits", "output_encoding", "inputs"}));
   ExecuteRequest req;
   auto code = body.find("code");
   if (code == body.end() || code->is_null()) return Bad("code", "is required");
@@ -133,6 +139,19 @@ StatusOr<ExecuteRequest> FromJson(const json& body, const RequestCaps& caps) {
     if (auto cpus = limits->find("cpus"); cpus != limits->end() && !cpus->is_null()) {
       if (!cpus->is_number()) return Bad("limits.cpus", "must be a number");
       req.limits.cpus = cpus->get<double>();
+    }
+  }
+    if (auto inputs = body.find("inputs"); inputs != body.end() && !inputs->is_null()) {
+    req.inputs_json = inputs->dump();
+    if (static_cast<int64_t>(req.inputs_json.size()) > caps.max_inputs_bytes) {
+      return Bad("inputs", "larger than " + std::to_string(caps.max_inputs_bytes) + " bytes");
+    }
+    for (const auto& f : req.files) {
+      if (f.path == kParamsFile) {
+        return InvalidArgumentError(
+            "files: 'params.json' is reserved for \"inputs\" when inputs are given",
+            "invalid_path");
+      }
     }
   }
   std::string encoding = "utf8";
@@ -179,6 +198,15 @@ StatusOr<ExecuteRequest> ParseExecuteRequest(std::string_view body, const Reques
   }
 }
 
+RequestCaps CapsFromConfig(const config::Config& config) {
+  RequestCaps caps;
+  caps.max_files = config.files.max_count;
+  caps.max_file_depth = config.files.max_depth;
+  caps.max_files_bytes = config.files.max_total_bytes;
+  caps.max_inputs_bytes = config.files.max_inputs_bytes;
+  return caps;
+}
+
 StatusOr<sandbox::JobSpec> BuildJobSpec(const ExecuteRequest& request, const config::Config& config,
                                         std::string job_id, const config::TierConfig* tier) {
   const sandbox::LanguageSpec* lang =
@@ -215,7 +243,8 @@ StatusOr<sandbox::JobSpec> BuildJobSpec(const ExecuteRequest& request, const con
   job.code = request.code;
   job.stdin_data = request.stdin_data;
   job.args = request.args;
-  job.files = request.files;
+    job.files = request.files;
+  if (!request.inputs_json.empty()) job.files.push_back({kParamsFile, request.inputs_json});
   job.limits = limits;
   return job;
 }

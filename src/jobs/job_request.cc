@@ -58,7 +58,7 @@ StatusOr<RunnableJob> JobSpecFromRecord(const JobRecord& record, const config::C
   CR_ASSIGN_OR_RETURN(auto decoded, DecodeStoredRequest(record.request_json));
   json envelope = json::parse(record.request_json, nullptr, /*allow_exceptions=*/false);
   CR_ASSIGN_OR_RETURN(api::ExecuteRequest req,
-                      api::ParseExecuteRequest(decoded.first, api::RequestCaps{}));
+                      api::ParseExecuteRequest(decoded.first, api::CapsFromConfig(config)));
   RunnableJob out;
   CR_ASSIGN_OR_RETURN(out.spec, api::BuildJobSpec(req, config, record.id));
   if (!decoded.second.empty()) out.spec.language.image = decoded.second;

@@ -102,7 +102,7 @@ std::vector<StatusOr<Accepted>> JobService::SubmitBatch(const std::string& tenan
 StatusOr<Accepted> JobService::Accept(const std::string& tenant, const std::string& body,
                                       const std::string& pin_image, const std::string& replay_of,
                                       bool fail_fast, const config::TierConfig* tier) {
-  api::RequestCaps caps;
+    api::RequestCaps caps = api::CapsFromConfig(*ctx_.config);
   SubmitOptions options;
   CR_ASSIGN_OR_RETURN(std::string run_body,
                       ExtractSubmitOptions(body, ctx_.config->jobs.webhook_allow_private,

@@ -24,15 +24,25 @@ struct ExecuteRequest {
   std::vector<sandbox::InputFile> files;  // Contents already decoded.
   sandbox::LimitOverrides limits;
   OutputEncoding output_encoding = OutputEncoding::kUtf8;
+  // "inputs": any JSON value, written to /workspace/params.json; "" if absent.
+  std::string inputs_json;
 };
+
+// Name of the inputs file in the workspace.
+inline constexpr const char* kParamsFile = "params.json";
 
 // Caps on request shape, beyond the body size limit.
 struct RequestCaps {
-  int max_json_depth = 32;  // Nesting of the JSON document.
-  int max_files = 1000;     // Entries in "files".
-  int max_file_depth = 16;  // Components in one file path.
-  int max_args = 1000;      // Entries in "args".
+  int max_json_depth = 32;               // Nesting of the JSON document.
+  int max_files = 1000;                  // Entries in "files".
+  int max_file_depth = 16;               // Components in one file path.
+  int64_t max_files_bytes = 64LL << 20;  // Decoded bytes of all files together.
+  int64_t max_inputs_bytes = 1LL << 20;  // Serialized "inputs" (params.json).
+  int max_args = 1000;                   // Entries in "args".
 };
+
+// The caps of config `files:`.
+RequestCaps CapsFromConfig(const config::Config& config);
 
 // Parses `body`. Malformed JSON is InvalidArgument "invalid_json"; a missing
 // or mistyped field, an unknown field, a bad path or bad base64 is

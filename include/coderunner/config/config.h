@@ -68,6 +68,14 @@ struct AuthConfig {
   std::string none_tier = "enterprise";
 };
 
+// Caps on a request's input files (anything over them is 400).
+struct FilesConfig {
+  int max_count = 1000;                   // Entries in "files". Count; 1000.
+  int max_depth = 16;                     // Path components. Count; 16.
+  int64_t max_total_bytes = 64LL << 20;   // Decoded bytes of all files. Bytes; 64 MiB.
+  int64_t max_inputs_bytes = 1LL << 20;   // "inputs" as JSON (params.json). Bytes; 1 MiB.
+};
+
 struct JobsConfig {
   int max_concurrent = 0;           // Worker threads running jobs. 0 = number of cores.
   int max_queued = 1000;            // Jobs waiting for a worker; beyond it, 429. Count; 1000.
@@ -95,7 +103,8 @@ struct Config {
   // Directory for durable state (the SQLite job database). Default
   // /var/lib/coderunner/data.
   std::string data_dir = "/var/lib/coderunner/data";
-  JobsConfig jobs;
+    JobsConfig jobs;
+  FilesConfig files;
   AuthConfig auth;
   // Tiers by name. Defaults: free, pro, business, enterprise as in the
   // Execute-mode seed; enterprise defaults to the global maxima.
