@@ -91,14 +91,6 @@ int Serve(const std::string& config_path) {
   } else {
     spdlog::warn("engine at {} not reachable yet: {}", *socket, version.status().message());
   }
-  // Workspaces of a previous run are orphans (containers are reconciled
-  // job by job in recovery, which needs them to find finished results).
-  std::error_code ws_ec;
-  for (const auto& e : std::filesystem::directory_iterator(cfg.workspace_dir, ws_ec)) {
-    if (e.path().filename().string().rfind("job-", 0) == 0) {
-      (void)sandbox::RemoveTree(e.path().string());
-    }
-  }
 
   auto store = store::SqliteJobStore::Open(cfg.data_dir + "/jobs.db");
   if (!store.ok()) {
@@ -113,8 +105,13 @@ int Serve(const std::string& config_path) {
   jobs::WebhookSender webhooks(webhook_options);
   jobs::JobService job_service(
       {&cfg, store->get(), &queue, &hub, &runner, &containers, &images, &metrics, &webhooks});
-  // Recovers in the background (it needs the engine, which may come later).
-  job_service.Start();
+  // Queued jobs are back in the queue before the first request; interrupted
+  // ones are settled in the background once the engine answers.
+  Status started = job_service.Start();
+  if (!started.ok()) {
+    std::cerr << "coderunner: job store: " << started.message() << "\n";
+    return 2;
+  }
 
   auth::Authenticator authenticator(cfg);
   if (!authenticator.enabled()) {

@@ -43,33 +43,37 @@ JobService::JobService(JobsContext ctx)
 
 JobService::~JobService() { Stop(); }
 
-void JobService::Start() {
-  starter_ = std::thread([this] {
+Status JobService::Start() {
+  auto report = std::make_shared<RecoveryReport>();
+  CR_ASSIGN_OR_RETURN(std::vector<JobRecord> interrupted, RecoverQueued(ctx_, report.get()));
+  ctx_.metrics->Set("coderunner_queue_depth", {}, static_cast<double>(ctx_.queue->size()));
+  pool_.Start();
+  ready_ = true;
+  starter_ = std::thread([this, report, interrupted = std::move(interrupted)]() mutable {
     for (int attempt = 1;; ++attempt) {
-      auto r = RecoverJobs(ctx_);
-      if (r.ok()) {
-        spdlog::info(
-            "recovery: {} queued, {} finished while down, {} re-queued, {} interrupted, {} "
-            "orphan containers removed",
-            r->requeued_queued, r->recovered_finished, r->requeued_running, r->interrupted,
-            r->orphans_removed);
-        break;
-      }
-      spdlog::warn("job recovery failed (attempt {}): {}; retrying", attempt, r.status().message());
+      Status s = RecoverInterrupted(
+          ctx_, interrupted, [this] { return executor_.Active(); }, report.get());
+      if (s.ok()) break;
+      spdlog::warn("recovery of interrupted jobs failed (attempt {}): {}; retrying", attempt,
+                   s.message());
       std::unique_lock<std::mutex> lock(start_mu_);
       if (start_cv_.wait_for(lock, std::chrono::seconds(std::min(attempt, 5)),
                              [&] { return stopping_; })) {
         return;
       }
     }
+    spdlog::info(
+        "recovery: {} queued, {} finished while down, {} re-queued, {} interrupted, {} orphan "
+        "containers removed",
+        report->requeued_queued, report->recovered_finished, report->requeued_running,
+        report->interrupted, report->orphans_removed);
     std::lock_guard<std::mutex> lock(start_mu_);
     if (stopping_) return;
-    ctx_.metrics->Set("coderunner_queue_depth", {}, static_cast<double>(ctx_.queue->size()));
-    pool_.Start();
+    // Now every workspace that is not a live job's is an orphan.
     janitor_.Start();
-    ready_ = true;
-    start_cv_.notify_all();
+    janitor_.RunOnce();
   });
+  return OkStatus();
 }
 
 void JobService::Stop() {
@@ -102,7 +106,7 @@ std::vector<StatusOr<Accepted>> JobService::SubmitBatch(const std::string& tenan
 StatusOr<Accepted> JobService::Accept(const std::string& tenant, const std::string& body,
                                       const std::string& pin_image, const std::string& replay_of,
                                       bool fail_fast, const config::TierConfig* tier) {
-    api::RequestCaps caps = api::CapsFromConfig(*ctx_.config);
+  api::RequestCaps caps = api::CapsFromConfig(*ctx_.config);
   SubmitOptions options;
   CR_ASSIGN_OR_RETURN(std::string run_body,
                       ExtractSubmitOptions(body, ctx_.config->jobs.webhook_allow_private,
@@ -188,17 +192,7 @@ StatusOr<Accepted> JobService::Accept(const std::string& tenant, const std::stri
 
 StatusOr<std::string> JobService::Execute(const std::string& tenant, const std::string& body,
                                           const config::TierConfig* tier) {
-  if (!ready_) {
-    // Workers start once recovery could reach the engine; a synchronous
-    // caller may wait for that briefly (a service that just started), but
-    // must not hang on an engine that is down.
-    std::unique_lock<std::mutex> lock(start_mu_);
-    start_cv_.wait_for(lock, std::chrono::seconds(3), [&] { return ready_ || stopping_; });
-  }
-  if (!ready_) {
-    return UnavailableError("the engine is unavailable (recovery has not completed yet)",
-                            "engine_unavailable");
-  }
+  if (!ready_) return UnavailableError("the service is not started", "not_started");
   CR_ASSIGN_OR_RETURN(Accepted accepted, Accept(tenant, body, "", "", /*fail_fast=*/true, tier));
   if (!accepted.channel) return accepted.record.result_json;
   // The job always ends: the runner bounds it by its own timeout.

@@ -8,6 +8,7 @@
 #include "coderunner/api/result_json.h"
 #include "coderunner/jobs/job_request.h"
 #include "coderunner/sandbox/container_policy.h"
+#include "coderunner/sandbox/workspace.h"
 
 namespace coderunner::jobs {
 namespace {
@@ -73,68 +74,97 @@ int MaxRunning(const JobsContext& ctx, const std::string& tenant) {
 
 }  // namespace
 
-StatusOr<RecoveryReport> RecoverJobs(const JobsContext& ctx) {
-  RecoveryReport report;
+StatusOr<std::vector<JobRecord>> RecoverQueued(const JobsContext& ctx, RecoveryReport* report) {
   CR_ASSIGN_OR_RETURN(std::vector<JobRecord> pending, ctx.store->NonTerminal());
+  std::vector<JobRecord> interrupted;
+  for (JobRecord& rec : pending) {
+    ctx.hub->Open(rec.id, ctx.config->max_limits.output_bytes);
+    if (rec.status == JobStatus::kQueued) {
+      ctx.queue->PushForce(rec.tenant, rec.id, MaxRunning(ctx, rec.tenant));
+      ++report->requeued_queued;
+    } else {
+      interrupted.push_back(std::move(rec));
+    }
+  }
+  return interrupted;
+}
+
+Status RecoverInterrupted(const JobsContext& ctx, std::vector<JobRecord>& interrupted,
+                          const std::function<std::set<std::string>()>& active,
+                          RecoveryReport* report) {
   CR_ASSIGN_OR_RETURN(std::vector<engine::ContainerSummary> containers,
                       ctx.containers->List({{sandbox::kLabelManaged, "true"},
                                             {sandbox::kLabelInstance, ctx.config->instance}}));
+  // Read after listing: a container listed above whose job runs now is in it.
+  std::set<std::string> live = active ? active() : std::set<std::string>{};
   std::map<std::string, std::string> container_of_job;
   for (const auto& c : containers) {
     auto it = c.labels.find(sandbox::kLabelJob);
     if (it != c.labels.end()) container_of_job[it->second] = c.id;
   }
+  std::set<std::string> removed;
+  auto drop_workspace = [&](const std::string& job) {
+    (void)sandbox::RemoveTree(ctx.config->workspace_dir + "/" + job);
+  };
 
-  for (const JobRecord& rec : pending) {
-    if (rec.status == JobStatus::kQueued) {
-      ctx.hub->Open(rec.id, ctx.config->max_limits.output_bytes);
-      ctx.queue->PushForce(rec.tenant, rec.id, MaxRunning(ctx, rec.tenant));
-      ++report.requeued_queued;
-      continue;
-    }
-    // Running when the service died.
+  while (!interrupted.empty()) {
+    const JobRecord& rec = interrupted.back();
     auto found = container_of_job.find(rec.id);
     if (found != container_of_job.end()) {
       std::string cid = found->second;
-      container_of_job.erase(found);
       auto state = ctx.containers->Inspect(cid);
+      if (!state.ok() && state.status().code() == StatusCode::kUnavailable) return state.status();
       if (state.ok() && !state->running && state->status == "exited") {
         JobStatus status = JobStatus::kFailed;
         std::string result = RecoveredResult(ctx, rec, *state, &status);
+        CR_RETURN_IF_ERROR(ctx.containers->Remove(cid));
+        removed.insert(cid);
+        drop_workspace(rec.id);
         Status s = ctx.store->Transition(rec.id, status, NowMs(), result, state->image_id);
         if (!s.ok()) spdlog::error("recovery: job {}: {}", rec.id, s.ToString());
-        (void)ctx.containers->Remove(cid);
-        ++report.recovered_finished;
+        ctx.hub->Finish(rec.id, status, "");
+        ++report->recovered_finished;
+        container_of_job.erase(rec.id);
+        interrupted.pop_back();
         continue;
       }
-      // Still running (nobody is reading its output any more) or unknown:
-      // kill it; it runs again from the start.
-      (void)ctx.containers->Remove(cid);
+      // Still running (nobody reads its output any more) or unknown: kill
+      // it; the job runs again from the start.
+      CR_RETURN_IF_ERROR(ctx.containers->Remove(cid));
+      removed.insert(cid);
+      container_of_job.erase(rec.id);
     }
+    drop_workspace(rec.id);
     if (rec.attempt < 2) {
       Status s = ctx.store->Transition(rec.id, JobStatus::kQueued, NowMs());
-      if (!s.ok()) {
+      if (s.ok()) {
+        ctx.queue->PushForce(rec.tenant, rec.id, MaxRunning(ctx, rec.tenant));
+        ++report->requeued_running;
+      } else {
         spdlog::error("recovery: requeue job {}: {}", rec.id, s.ToString());
-        continue;
       }
-      ctx.hub->Open(rec.id, ctx.config->max_limits.output_bytes);
-      ctx.queue->PushForce(rec.tenant, rec.id, MaxRunning(ctx, rec.tenant));
-      ++report.requeued_running;
     } else {
       Status s = ctx.store->Transition(rec.id, JobStatus::kError, NowMs(), InterruptedResult(rec));
       if (!s.ok()) spdlog::error("recovery: job {}: {}", rec.id, s.ToString());
-      ++report.interrupted;
+      ctx.hub->Finish(rec.id, JobStatus::kError, "");
+      ++report->interrupted;
     }
+    interrupted.pop_back();
   }
-  // What is left belongs to no live job.
-  for (const auto& [job, cid] : container_of_job) {
-    if (ctx.containers->Remove(cid).ok()) ++report.orphans_removed;
-  }
+  // What is left belongs to no live or interrupted job.
   for (const auto& c : containers) {
-    if (c.labels.count(sandbox::kLabelJob) == 0 && ctx.containers->Remove(c.id).ok()) {
-      ++report.orphans_removed;
-    }
+    auto job = c.labels.find(sandbox::kLabelJob);
+    if (removed.count(c.id) > 0) continue;
+    if (job != c.labels.end() && live.count(job->second) > 0) continue;
+    if (ctx.containers->Remove(c.id).ok()) ++report->orphans_removed;
   }
+  return OkStatus();
+}
+
+StatusOr<RecoveryReport> RecoverJobs(const JobsContext& ctx) {
+  RecoveryReport report;
+  CR_ASSIGN_OR_RETURN(std::vector<JobRecord> interrupted, RecoverQueued(ctx, &report));
+  CR_RETURN_IF_ERROR(RecoverInterrupted(ctx, interrupted, nullptr, &report));
   return report;
 }
 

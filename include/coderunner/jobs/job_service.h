@@ -36,11 +36,13 @@ class JobService {
   explicit JobService(JobsContext ctx);
   ~JobService();
 
-  // Returns at once. In the background: recovers interrupted jobs (retrying
-  // while the engine or store is unavailable), then starts the workers and
-  // the janitor. Jobs accepted meanwhile wait in the queue.
-  void Start();
-  // True once recovery is done and workers run.
+  // Recovery phase 1 (store only: queued jobs are enqueued, every
+  // non-terminal job gets its channel), then starts the workers. Phase 2
+  // (interrupted jobs, needs the engine) runs in the background, retrying
+  // while the engine is down; the janitor starts after it. Call before the
+  // HTTP server accepts requests. Fails only if the store cannot be read.
+  Status Start();
+  // True once the workers run.
   bool ready() const { return ready_; }
   // Stops taking jobs off the queue, lets running ones finish, stops threads.
   void Stop();

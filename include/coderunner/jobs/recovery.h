@@ -2,6 +2,11 @@
 #ifndef CODERUNNER_JOBS_RECOVERY_H_
 #define CODERUNNER_JOBS_RECOVERY_H_
 
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
 #include "coderunner/common/status.h"
 #include "coderunner/jobs/jobs_context.h"
 
@@ -31,6 +36,26 @@ struct RecoveryReport {
 // Every other container labelled with this instance is removed. Unavailable
 // if the store or engine cannot be read (the caller may retry).
 StatusOr<RecoveryReport> RecoverJobs(const JobsContext& ctx);
+
+// The two phases RecoverJobs runs, for a service that must start serving
+// while the engine may still be down:
+//
+// Phase 1, store only, before the HTTP server accepts anything: queued jobs
+// are enqueued, and every non-terminal job gets its channel (so /wait blocks
+// properly from the first request). Returns the jobs that were running (the
+// interrupted ones); they stay "running" until phase 2.
+StatusOr<std::vector<JobRecord>> RecoverQueued(const JobsContext& ctx, RecoveryReport* report);
+
+// Phase 2, needs the engine, may run while workers already run new jobs:
+// settles each interrupted job as described above, removing its container
+// and then its workspace (never the other way round: a live container must
+// not lose its files). Containers of this instance whose job is neither
+// interrupted nor in `active()` (read after listing) are orphans and are
+// removed. Unavailable if the engine cannot be reached (retry later; nothing
+// was changed for the jobs not yet settled).
+Status RecoverInterrupted(const JobsContext& ctx, std::vector<JobRecord>& interrupted,
+                          const std::function<std::set<std::string>()>& active,
+                          RecoveryReport* report);
 
 }  // namespace coderunner::jobs
 

@@ -451,15 +451,18 @@ TEST_F(RecoveryTest, MixedStartupRecoversEachJobItsOwnWay) {
   EXPECT_EQ(hub_->size(), 2u);
 }
 
-TEST_F(RecoveryTest, UnreachableEngineIsUnavailableAndChangesNothing) {
+TEST_F(RecoveryTest, UnreachableEngineRequeuesQueuedJobsAndLeavesInterruptedOnes) {
   AddJob("job-q", JobStatus::kQueued);
   AddJob("job-r", JobStatus::kRunning);
   transport_->FailEverything(UnavailableError("connect: no such file", "engine_unavailable"));
   auto report = RecoverJobs(Context());
   ASSERT_FALSE(report.ok());
   EXPECT_EQ(report.status().code(), StatusCode::kUnavailable);
-  EXPECT_EQ(queue_->size(), 0u);
-  EXPECT_EQ(hub_->size(), 0u);
+  // Phase 1 needs only the store: the queued job is queued again and both
+  // jobs have channels (so /wait blocks); the interrupted one waits for the
+  // engine, unchanged.
+  EXPECT_EQ(queue_->size(), 1u);
+  EXPECT_EQ(hub_->size(), 2u);
   EXPECT_EQ(Get("job-q").status, JobStatus::kQueued);
   JobRecord r = Get("job-r");
   EXPECT_EQ(r.status, JobStatus::kRunning);
