@@ -10,6 +10,10 @@
 //   - reaps every orphan (it is PID 1) and exits as soon as the job's main
 //     process does, which makes the kernel kill everything left in the PID
 //     namespace: a daemonized grandchild cannot outlive the job;
+//   - installs a seccomp filter in the job (below), so the syscall policy is
+//     the same on every engine: Podman's default profile, unlike Docker's,
+//     lets an unprivileged job create user and mount namespaces and mount
+//     filesystems inside them;
 //   - writes one metrics trailer line to stderr after the job ends, with
 //     CPU time, peak memory and the OOM-kill count read from the container's
 //     own cgroup. The engines disagree on OOM (Podman 4.3 reports
@@ -26,11 +30,17 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -78,6 +88,90 @@ static long long ReadKeyed(const char* path, const char* key) {
 
 static long long FirstOf(long long a, long long b) { return a >= 0 ? a : b; }
 
+// Denies, with EPERM, what a job never needs and what kernel exploits and
+// container escapes are built from: new namespaces (unshare, setns, clone
+// with CLONE_NEW*), mounts, ptrace and cross-process memory access, keyrings,
+// BPF, perf, userfaultfd, io_uring, module and kexec loading. clone3 gets
+// ENOSYS (its flags are in memory a filter cannot read), which makes glibc
+// fall back to clone. Other ABIs (i386 via int 0x80, x32) get ENOSYS so the
+// list cannot be bypassed by syscall number. Returns 0 on success.
+static int InstallSeccomp(void) {
+#if defined(__x86_64__)
+  enum { kNewNsFlags = 0x7E020000 };  // CLONE_NEW{NS,CGROUP,UTS,IPC,USER,PID,NET}.
+  static const unsigned kDenied[] = {
+      __NR_unshare,
+      __NR_setns,
+      __NR_mount,
+      __NR_umount2,
+      __NR_pivot_root,
+      __NR_ptrace,
+      __NR_process_vm_readv,
+      __NR_process_vm_writev,
+      __NR_keyctl,
+      __NR_add_key,
+      __NR_request_key,
+      __NR_bpf,
+      __NR_perf_event_open,
+      __NR_userfaultfd,
+      __NR_io_uring_setup,
+      __NR_io_uring_enter,
+      __NR_io_uring_register,
+      __NR_kexec_load,
+      __NR_kexec_file_load,
+      __NR_init_module,
+      __NR_finit_module,
+      __NR_delete_module,
+      __NR_open_by_handle_at,
+      __NR_name_to_handle_at,
+      __NR_fsopen,
+      __NR_fsconfig,
+      __NR_fsmount,
+      __NR_fspick,
+      __NR_move_mount,
+      __NR_open_tree,
+      __NR_mount_setattr,
+      __NR_quotactl,
+      __NR_acct,
+      __NR_swapon,
+      __NR_swapoff,
+      __NR_reboot,
+      __NR_syslog,
+      __NR_lookup_dcookie,
+  };
+  enum { kN = sizeof(kDenied) / sizeof(kDenied[0]) };
+  struct sock_filter f[kN + 16];
+  int i = 0;
+  f[i++] =
+      (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+  f[i++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
+  f[i++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS);
+  f[i++] =
+      (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+  f[i++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1);  // x32.
+  f[i++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS);
+  f[i++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone3, 0, 1);
+  f[i++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS);
+  // Each denied number jumps to the EPERM return placed after the list.
+  for (int k = 0; k < kN; ++k) {
+    f[i] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kDenied[k],
+                                        (unsigned char)(kN - k + 3), 0);
+    ++i;
+  }
+  // clone: deny when any namespace flag is set in its first argument.
+  f[i++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 2);
+  f[i++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                                        offsetof(struct seccomp_data, args[0]));
+  f[i++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, kNewNsFlags, 1, 0);
+  f[i++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+  f[i++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+  struct sock_fprog prog = {(unsigned short)i, f};
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -1;
+  return (int)syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+#else
+  return 0;  // Other architectures rely on the engine's seccomp profile.
+#endif
+}
+
 static void ExecJob(char** argv, char** envp, const char* stdin_path) {
   int fd = open(stdin_path ? stdin_path : "/dev/null", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) {
@@ -98,6 +192,11 @@ static void ExecJob(char** argv, char** envp, const char* stdin_path) {
   signal(SIGHUP, SIG_DFL);
   signal(SIGQUIT, SIG_DFL);
   signal(SIGPIPE, SIG_DFL);
+  // Fail closed: a job never runs without the filter.
+  if (InstallSeccomp() != 0) {
+    dprintf(2, "coderunner-init: cannot install the seccomp filter: %s\n", strerror(errno));
+    _exit(126);
+  }
   // execvpe searches PATH from the caller's environment, not envp, so look
   // the command up in the job's own PATH by hand.
   const char* cmd = argv[0];
