@@ -1,5 +1,6 @@
 #include "coderunner/jobs/job_executor.h"
 
+#include <malloc.h>
 #include <spdlog/spdlog.h>
 
 #include <condition_variable>
@@ -86,6 +87,10 @@ void JobExecutor::Execute(const std::string& id) {
     std::lock_guard<std::mutex> lock(mu_);
     active_.erase(id);
   }
+  // A job's output passes through a few transient copies (result JSON,
+  // redacted copy, store); give the freed pages back so the service's RSS
+  // stays flat across jobs instead of keeping glibc's high-water mark.
+  malloc_trim(0);
   ctx_.metrics->Set("coderunner_jobs_running", {}, running());
 }
 

@@ -1,0 +1,171 @@
+// The adversarial suite: every hostile program in tests/hostile/ that is not
+// already covered by hardening_test.cc, table-driven. Each case checks that
+// the attack was contained and that a normal job still succeeds right after.
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine_fixture.h"
+
+namespace coderunner::testing {
+namespace {
+
+struct Attack {
+  const char* file;
+  const char* language;
+  nlohmann::json limits;               // Request limits ({} for defaults).
+  std::set<std::string> statuses;      // Acceptable end statuses.
+  std::vector<std::string> must_have;  // Substrings stdout must contain.
+  std::vector<std::string> must_not;   // Substrings stdout must not contain.
+};
+
+std::vector<Attack> Attacks() {
+  using J = nlohmann::json;
+  return {
+      {"thread_bomb.py",
+       "python",
+       J{{"timeout_ms", 10000}},
+       {"succeeded", "failed", "timeout"},
+       {},
+       {}},
+      {"memory_bomb.js", "javascript", J::object(), {"oom", "failed"}, {}, {}},
+      {"huge_line.py", "python", J::object(), {"succeeded"}, {"zzzz"}, {}},
+      {"binary_output.sh", "bash", J::object(), {"succeeded"}, {}, {}},
+      {"sleep_past_timeout.sh", "bash", J{{"timeout_ms", 2000}}, {"timeout"}, {}, {}},
+      {"sigterm_trap.sh", "bash", J{{"timeout_ms", 2000}}, {"timeout"}, {}, {}},
+      {"double_fork.py", "python", J{{"timeout_ms", 20000}}, {"succeeded"}, {"main exits"}, {}},
+      {"mountinfo_probe.py",
+       "python",
+       J::object(),
+       {"succeeded"},
+       {"/proc/1/environ"},
+       {kSecretCanary}},
+      {"engine_socket.py", "python", J::object(), {"succeeded"}, {"blocked"}, {"REACHED"}},
+      {"raw_socket.py", "python", J::object(), {"succeeded"}, {"denied raw-icmp"}, {"OPENED"}},
+      {"write_workspace.js",
+       "javascript",
+       J::object(),
+       {"succeeded"},
+       {"denied /workspace/main.js"},
+       {"WROTE"}},
+      {"setuid_attempts.sh",
+       "bash",
+       J::object(),
+       {"succeeded"},
+       {"uid 65534"},
+       {"SETUID", "ROOT via su"}},
+      {"ptrace_init.py",
+       "python",
+       J::object(),
+       {"succeeded"},
+       {"attach pid1: -1", "CapEff 0000000000000000"},
+       {}},
+      {"kill_init.sh", "bash", J::object(), {"succeeded", "failed"}, {}, {}},
+      {"mount_unshare.py",
+       "python",
+       J::object(),
+       {"succeeded"},
+       {"denied unshare-user", "denied unshare-mnt", "denied mount-tmpfs", "denied chroot"},
+       {"ALLOWED"}},
+      {"fd_exhaust.py", "python", J::object(), {"succeeded"}, {"stopped at"}, {}},
+      {"write_proc_sys.sh",
+       "bash",
+       J::object(),
+       {"succeeded"},
+       {"denied /proc/sysrq-trigger"},
+       {"WROTE"}},
+      {"fork_bomb.js",
+       "javascript",
+       J{{"timeout_ms", 10000}},
+       {"succeeded", "failed", "timeout"},
+       {},
+       {}},
+  };
+}
+
+using AdversarialTest = EngineTest;
+
+TEST_F(AdversarialTest, EveryAttackIsContainedAndTheNextJobRuns) {
+  for (const Attack& a : Attacks()) {
+    SCOPED_TRACE(a.file);
+    nlohmann::json extra = nlohmann::json::object();
+    if (!a.limits.empty()) extra["limits"] = a.limits;
+    auto r = RunHostile(a.language, a.file, extra);
+    ASSERT_TRUE(r.is_object());
+    std::string status = r["status"];
+    EXPECT_TRUE(a.statuses.count(status))
+        << "status " << status << ": " << r.dump().substr(0, 2000);
+    std::string out = r["stdout"];
+    for (const auto& s : a.must_have)
+      EXPECT_NE(out.find(s), std::string::npos) << s << "\n" << out.substr(0, 2000);
+    for (const auto& s : a.must_not)
+      EXPECT_EQ(out.find(s), std::string::npos) << s << "\n" << out.substr(0, 2000);
+    // The cap is on raw bytes (1 MiB); invalid bytes come back as 3-byte
+    // U+FFFD, so only text output is bounded by the cap as a string.
+    if (std::string(a.file) != "binary_output.sh") {
+      EXPECT_LE(out.size(), 1u << 20);
+    }
+    ExpectNormalJobStillWorks();
+  }
+}
+
+TEST_F(AdversarialTest, NothingPersistsBetweenJobs) {
+  for (int run = 0; run < 2; ++run) {
+    auto r = RunHostile("bash", "persist_files.sh");
+    std::string out = r["stdout"];
+    EXPECT_EQ(out.find("FOUND"), std::string::npos) << "run " << run << ": " << out;
+  }
+  ExpectNormalJobStillWorks();
+}
+
+TEST_F(AdversarialTest, BothStreamsFloodedAreCappedWithFlatRss) {
+  long before = server_->RssBytes();
+  auto r = RunHostile("python", "both_streams.py", {{"limits", {{"timeout_ms", 30000}}}});
+  long after = server_->RssBytes();
+  EXPECT_EQ(r["status"], "succeeded") << r["error"].dump();
+  EXPECT_EQ(r["stdout"].get<std::string>().size(), 1u << 20);
+  EXPECT_EQ(r["stderr"].get<std::string>().size(), 1u << 20);
+  EXPECT_EQ(r["stdout_truncated"], true);
+  EXPECT_EQ(r["stderr_truncated"], true);
+  EXPECT_LT(after - before, 16L << 20) << "RSS grew from " << before << " to " << after;
+  ExpectNormalJobStillWorks();
+}
+
+TEST_F(AdversarialTest, HostileRequestsAreRefusedBeforeAnythingRuns) {
+  std::string many = R"J({"code":"print(1)","files":[)J";
+  for (int i = 0; i < 10000; ++i) {
+    many += (i ? "," : "") + std::string(R"J({"path":"../../zip/slip)J") + std::to_string(i) +
+            R"J(","content":""})J";
+  }
+  many += "]}";
+  std::string huge_args = R"J({"code":"print(1)","args":[)J";
+  for (int i = 0; i < 5000; ++i) huge_args += (i ? ",\"" : "\"") + std::string(100, 'a') + "\"";
+  huge_args += "]}";
+  struct Case {
+    const char* name;
+    std::string body;
+    int status;
+  };
+  const Case cases[] = {
+      {"10,000-file zip slip", many, 400},
+      {"5,000 huge args", huge_args, 400},
+      {"traversal", R"J({"code":"1","files":[{"path":"a/../../etc/passwd","content":""}]})J", 400},
+      {"absolute", R"J({"code":"1","files":[{"path":"/etc/passwd","content":""}]})J", 400},
+      {"dot-dot", R"J({"code":"1","files":[{"path":"..","content":""}]})J", 400},
+      {"backslash", R"J({"code":"1","files":[{"path":"..\\x","content":""}]})J", 400},
+      {"NUL in name", R"J({"code":"1","files":[{"path":"a\u0000b","content":""}]})J", 400},
+      {"newline in name", R"J({"code":"1","files":[{"path":"a\nb","content":""}]})J", 400},
+      {"reserved name", R"J({"code":"1","files":[{"path":".coderunner-stdin","content":""}]})J",
+       400},
+      {"deep JSON", std::string(5000, '[') + std::string(5000, ']'), 400},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    HttpAnswer a = server_->Post("/v1/execute", c.body);
+    EXPECT_EQ(a.status, c.status) << a.body.substr(0, 300);
+  }
+  ExpectNormalJobStillWorks();
+}
+
+}  // namespace
+}  // namespace coderunner::testing
