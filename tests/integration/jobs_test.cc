@@ -998,6 +998,7 @@ TEST_F(JobsTest, ReplayRunsTheSameCodeOnTheSameImageDigest) {
   EXPECT_EQ(rec["status"], "succeeded") << rec.dump() << "\n" << server_->log();
   EXPECT_EQ(rec["replay_of"], id) << rec.dump();
   EXPECT_EQ(rec["image_digest"], original["image_digest"]) << rec.dump();
+  EXPECT_EQ(rec["image"], original["image"]) << rec.dump();  // The name, not the digest.
   EXPECT_EQ(rec["code_sha256"], original["code_sha256"]);
   EXPECT_EQ(rec["inputs_sha256"], original["inputs_sha256"]);
   EXPECT_EQ(rec["cached"], false);
