@@ -48,7 +48,7 @@ Status ParseFiles(const json& files, const RequestCaps& caps, ExecuteRequest* re
   if (static_cast<int>(files.size()) > caps.max_files) {
     return Bad("files", "more than " + std::to_string(caps.max_files) + " entries");
   }
-    std::set<std::string> seen;
+  std::set<std::string> seen;
   int64_t total = 0;
   for (size_t i = 0; i < files.size(); ++i) {
     std::string where = "files[" + std::to_string(i) + "].";
@@ -74,7 +74,7 @@ Status ParseFiles(const json& files, const RequestCaps& caps, ExecuteRequest* re
     } else if (encoding != "utf8") {
       return Bad(where + "encoding", "must be \"utf8\" or \"base64\"");
     }
-        if (!seen.insert(file.path).second) return Bad(where + "path", "duplicate path " + file.path);
+    if (!seen.insert(file.path).second) return Bad(where + "path", "duplicate path " + file.path);
     total += static_cast<int64_t>(file.content.size());
     if (total > caps.max_files_bytes) {
       return Bad("files", "more than " + std::to_string(caps.max_files_bytes) + " bytes in total");
@@ -98,7 +98,7 @@ Status ParseFiles(const json& files, const RequestCaps& caps, ExecuteRequest* re
 StatusOr<ExecuteRequest> FromJson(const json& body, const RequestCaps& caps) {
   if (!body.is_object()) return Bad("body", "must be a JSON object");
   CR_RETURN_IF_ERROR(CheckKnown(
-            body, "",
+      body, "",
       {"language", "code", "stdin", "args", "files", "limits", "output_encoding", "inputs"}));
   ExecuteRequest req;
   auto code = body.find("code");
@@ -141,7 +141,7 @@ StatusOr<ExecuteRequest> FromJson(const json& body, const RequestCaps& caps) {
       req.limits.cpus = cpus->get<double>();
     }
   }
-    if (auto inputs = body.find("inputs"); inputs != body.end() && !inputs->is_null()) {
+  if (auto inputs = body.find("inputs"); inputs != body.end() && !inputs->is_null()) {
     req.inputs_json = inputs->dump();
     if (static_cast<int64_t>(req.inputs_json.size()) > caps.max_inputs_bytes) {
       return Bad("inputs", "larger than " + std::to_string(caps.max_inputs_bytes) + " bytes");
@@ -243,7 +243,7 @@ StatusOr<sandbox::JobSpec> BuildJobSpec(const ExecuteRequest& request, const con
   job.code = request.code;
   job.stdin_data = request.stdin_data;
   job.args = request.args;
-    job.files = request.files;
+  job.files = request.files;
   if (!request.inputs_json.empty()) job.files.push_back({kParamsFile, request.inputs_json});
   job.limits = limits;
   return job;

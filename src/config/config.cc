@@ -168,7 +168,8 @@ StatusOr<Config> ParseNode(const YAML::Node& root) {
   if (!root || root.IsNull()) return c;
   CR_RETURN_IF_ERROR(
       CheckKeys(root, "",
-                {"server", "engine", "sandbox", "workspace_dir", "instance", "data_dir", "jobs", "files", "auth", "tiers", "limits", "output_bytes", "languages", "log"}));
+                {"server", "engine", "sandbox", "workspace_dir", "instance", "data_dir", "jobs",
+                 "files", "auth", "tiers", "limits", "output_bytes", "languages", "log"}));
   if (YAML::Node s = root["server"]) {
     CR_RETURN_IF_ERROR(CheckKeys(s, "server", {"listen", "max_body_bytes", "threads"}));
     CR_RETURN_IF_ERROR(Read(s, "listen", "server.listen", &c.server.listen));
@@ -192,12 +193,13 @@ StatusOr<Config> ParseNode(const YAML::Node& root) {
   }
   CR_RETURN_IF_ERROR(Read(root, "workspace_dir", "workspace_dir", &c.workspace_dir));
   CR_RETURN_IF_ERROR(Read(root, "data_dir", "data_dir", &c.data_dir));
-    if (YAML::Node f = root["files"]) {
+  if (YAML::Node f = root["files"]) {
     CR_RETURN_IF_ERROR(
         CheckKeys(f, "files", {"max_count", "max_depth", "max_total_bytes", "max_inputs_bytes"}));
     CR_RETURN_IF_ERROR(Read(f, "max_count", "files.max_count", &c.files.max_count));
     CR_RETURN_IF_ERROR(Read(f, "max_depth", "files.max_depth", &c.files.max_depth));
-    CR_RETURN_IF_ERROR(Read(f, "max_total_bytes", "files.max_total_bytes", &c.files.max_total_bytes));
+    CR_RETURN_IF_ERROR(
+        Read(f, "max_total_bytes", "files.max_total_bytes", &c.files.max_total_bytes));
     CR_RETURN_IF_ERROR(
         Read(f, "max_inputs_bytes", "files.max_inputs_bytes", &c.files.max_inputs_bytes));
     if (c.files.max_count < 0 || c.files.max_depth < 1 || c.files.max_depth > 64 ||

@@ -115,7 +115,7 @@ StatusOr<Accepted> JobService::Accept(const std::string& tenant, const std::stri
   JobRecord rec;
   rec.id = NewId("job");
   CR_ASSIGN_OR_RETURN(sandbox::JobSpec job, api::BuildJobSpec(req, *ctx_.config, rec.id, tier));
-    // The record names the configured image; a replay runs on the pinned
+  // The record names the configured image; a replay runs on the pinned
   // digest (recorded in image_digest once it runs).
   const std::string image_name = job.language.image;
   if (!pin_image.empty()) job.language.image = pin_image;
@@ -126,7 +126,7 @@ StatusOr<Accepted> JobService::Accept(const std::string& tenant, const std::stri
   rec.request_json = EncodeStoredRequest(run_body, pin_image, fail_fast);
   rec.code_sha256 = Sha256Hex(job.code);
   rec.inputs_sha256 = InputsSha256(job);
-    rec.image = image_name;
+  rec.image = image_name;
   rec.limits_json = LimitsJson(job.limits);
   rec.callback_url = options.callback_url;
   rec.replay_of = replay_of;

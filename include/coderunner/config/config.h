@@ -70,10 +70,10 @@ struct AuthConfig {
 
 // Caps on a request's input files (anything over them is 400).
 struct FilesConfig {
-  int max_count = 1000;                   // Entries in "files". Count; 1000.
-  int max_depth = 16;                     // Path components. Count; 16.
-  int64_t max_total_bytes = 64LL << 20;   // Decoded bytes of all files. Bytes; 64 MiB.
-  int64_t max_inputs_bytes = 1LL << 20;   // "inputs" as JSON (params.json). Bytes; 1 MiB.
+  int max_count = 1000;                  // Entries in "files". Count; 1000.
+  int max_depth = 16;                    // Path components. Count; 16.
+  int64_t max_total_bytes = 64LL << 20;  // Decoded bytes of all files. Bytes; 64 MiB.
+  int64_t max_inputs_bytes = 1LL << 20;  // "inputs" as JSON (params.json). Bytes; 1 MiB.
 };
 
 struct JobsConfig {
@@ -103,7 +103,7 @@ struct Config {
   // Directory for durable state (the SQLite job database). Default
   // /var/lib/coderunner/data.
   std::string data_dir = "/var/lib/coderunner/data";
-    JobsConfig jobs;
+  JobsConfig jobs;
   FilesConfig files;
   AuthConfig auth;
   // Tiers by name. Defaults: free, pro, business, enterprise as in the
