@@ -17,6 +17,7 @@ engine: {socket: $sock}
 workspace_dir: $dir/workspaces
 data_dir: $dir/data
 instance: bench
+auth: {mode: none}
 CFG
 build/coderunner serve --config "$dir/config.yaml" >"$dir/server.log" 2>&1 &
 pid=$!

@@ -51,7 +51,12 @@ std::string Submit(httplib::Client& c, int i) {
   json body = {{"code", "print(1)  # " + std::to_string(i) + " " + std::to_string(NowMs())},
                {"cache", false}};
   auto r = c.Post("/v1/jobs", body.dump(), "application/json");
-  if (!r || r->status != 202) return "";
+  if (!r || r->status != 202) {
+    fprintf(stderr, "submit: %s\n",
+            r ? (std::to_string(r->status) + " " + r->body).c_str()
+              : httplib::to_string(r.error()).c_str());
+    return "";
+  }
   return json::parse(r->body)["id"];
 }
 
