@@ -23,6 +23,9 @@ rm -f "$sock"
 # --iptables=false --bridge=none: jobs only ever use --network none, and this
 # must not rewrite the host firewall or create docker0. Other settings (own
 # containerd namespace, log rotation, runsc runtime) are in daemon.json.
+# A neutral working directory: the engine and its per-container monitors
+# write marker files (e.g. "oom") into the cwd they inherit.
+cd "$run_dir"
 setsid nohup dockerd \
   --config-file "$root_dir/config/engines/daemon.json" \
   --iptables=false --bridge=none \

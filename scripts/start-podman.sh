@@ -23,6 +23,9 @@ mkdir -p "$run_dir" "$(dirname "$sock")"
 rm -f "$sock" # stale socket from a dead service would make bind() fail
 # --time=0: never exit on idle (the default is to stop after 5 s without
 # clients). setsid+nohup detach it from this shell and its terminal.
+# A neutral working directory: the engine and its per-container monitors
+# write marker files (e.g. "oom") into the cwd they inherit.
+cd "$run_dir"
 setsid nohup podman system service --time=0 "unix://$sock" >>"$log" 2>&1 </dev/null &
 echo $! >"$pidfile"
 
