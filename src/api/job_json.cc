@@ -44,6 +44,25 @@ nlohmann::json JobSummaryJson(const jobs::JobRecord& r) {
   };
 }
 
+std::string NotRunResultJson(const jobs::JobRecord& r, jobs::JobStatus status,
+                             const nlohmann::json& error) {
+  return nlohmann::json{{"id", r.id},
+                        {"status", jobs::JobStatusName(status)},
+                        {"exit_code", nullptr},
+                        {"signal", nullptr},
+                        {"stdout", ""},
+                        {"stderr", ""},
+                        {"stdout_truncated", false},
+                        {"stderr_truncated", false},
+                        {"language", r.language},
+                        {"image", r.image},
+                        {"image_digest", nullptr},
+                        {"code_sha256", r.code_sha256},
+                        {"cached", false},
+                        {"error", error}}
+      .dump();
+}
+
 nlohmann::json JobToJson(const jobs::JobRecord& r) {
   nlohmann::json j = JobSummaryJson(r);
   nlohmann::json result = nlohmann::json::parse(r.result_json, nullptr, false);

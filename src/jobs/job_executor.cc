@@ -141,6 +141,9 @@ void JobExecutor::Run(const JobRecord& record) {
       auto run = ctx_.runner->Run(spec, hooks);
       if (run.ok()) {
         result = std::move(*run);
+        // Engine failures after the job started (the loop below counts
+        // those that kept it from starting).
+
         break;
       }
       // The engine could not be reached at all: the job never started, so

@@ -235,11 +235,8 @@ StatusOr<JobRecord> JobService::Wait(const std::string& id, const std::string& t
 StatusOr<JobRecord> JobService::Cancel(const std::string& id, const std::string& tenant) {
   CR_ASSIGN_OR_RETURN(JobRecord rec, ctx_.store->Get(id, tenant));
   if (IsTerminal(rec.status)) return rec;
-  nlohmann::json result = {
-      {"id", id},        {"status", "cancelled"}, {"exit_code", nullptr},     {"signal", nullptr},
-      {"stdout", ""},    {"stderr", ""},          {"language", rec.language}, {"cached", false},
-      {"error", nullptr}};
-  Status s = ctx_.store->Transition(id, JobStatus::kCancelled, NowMs(), result.dump());
+  Status s = ctx_.store->Transition(id, JobStatus::kCancelled, NowMs(),
+                                    api::NotRunResultJson(rec, JobStatus::kCancelled, nullptr));
   if (!s.ok() && s.reason() != "job_terminal") return s;
   if (s.ok()) {
     ctx_.metrics->Increment("coderunner_jobs_total",

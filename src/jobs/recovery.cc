@@ -5,6 +5,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "coderunner/api/job_json.h"
 #include "coderunner/api/result_json.h"
 #include "coderunner/jobs/job_request.h"
 #include "coderunner/sandbox/container_policy.h"
@@ -48,23 +49,10 @@ std::string RecoveredResult(const JobsContext& ctx, const JobRecord& rec,
 }
 
 std::string InterruptedResult(const JobRecord& rec) {
-  nlohmann::json j = {{"id", rec.id},
-                      {"status", "error"},
-                      {"exit_code", nullptr},
-                      {"signal", nullptr},
-                      {"stdout", ""},
-                      {"stderr", ""},
-                      {"stdout_truncated", false},
-                      {"stderr_truncated", false},
-                      {"language", rec.language},
-                      {"image", rec.image},
-                      {"image_digest", nullptr},
-                      {"code_sha256", rec.code_sha256},
-                      {"cached", false},
-                      {"error",
-                       {{"code", "interrupted"},
-                        {"message", "the service stopped twice while this job was running"}}}};
-  return j.dump();
+  return api::NotRunResultJson(
+      rec, JobStatus::kError,
+      {{"code", "interrupted"},
+       {"message", "the service stopped twice while this job was running"}});
 }
 
 int MaxRunning(const JobsContext& ctx, const std::string& tenant) {

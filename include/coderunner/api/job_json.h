@@ -18,6 +18,12 @@ nlohmann::json JobToJson(const jobs::JobRecord& record);
 // A list row: the record without "result".
 nlohmann::json JobSummaryJson(const jobs::JobRecord& record);
 
+// The result body (same shape as a run's) of a job that ended without a run
+// of its own: cancelled before it finished, or interrupted by crashes.
+// `error` is null or {"code","message"}. Pure; thread-safe.
+std::string NotRunResultJson(const jobs::JobRecord& record, jobs::JobStatus status,
+                             const nlohmann::json& error);
+
 // "2026-11-21T13:41:54.123Z" for `ms` since the epoch; null for 0.
 nlohmann::json Rfc3339(int64_t ms);
 
