@@ -1,5 +1,6 @@
 #include "coderunner/common/sha256.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 
@@ -55,28 +56,51 @@ void Block(std::array<uint32_t, 8>& h, const unsigned char* p) {
 
 }  // namespace
 
-std::string Sha256Hex(std::string_view data) {
-  std::array<uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                               0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+Sha256::Sha256()
+    : h_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+         0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {}
+
+void Sha256::Update(std::string_view data) {
   const auto* p = reinterpret_cast<const unsigned char*>(data.data());
   size_t n = data.size();
+  total_ += n;
+  if (buffered_ > 0) {
+    size_t take = std::min(n, sizeof(buf_) - buffered_);
+    std::copy_n(p, take, buf_ + buffered_);
+    buffered_ += take;
+    p += take;
+    n -= take;
+    if (buffered_ < sizeof(buf_)) return;
+    Block(h_, buf_);
+    buffered_ = 0;
+  }
   size_t full = n / 64 * 64;
-  for (size_t i = 0; i < full; i += 64) Block(h, p + i);
+  for (size_t i = 0; i < full; i += 64) Block(h_, p + i);
+  std::copy_n(p + full, n - full, buf_);
+  buffered_ = n - full;
+}
+
+std::string Sha256::HexDigest() {
   unsigned char tail[128] = {0};
-  size_t rest = n - full;
-  for (size_t i = 0; i < rest; ++i) tail[i] = p[full + i];
-  tail[rest] = 0x80;
-  size_t tail_len = rest + 9 <= 64 ? 64 : 128;
-  uint64_t bits = static_cast<uint64_t>(n) * 8;
+  std::copy_n(buf_, buffered_, tail);
+  tail[buffered_] = 0x80;
+  size_t tail_len = buffered_ + 9 <= 64 ? 64 : 128;
+  uint64_t bits = total_ * 8;
   for (int i = 0; i < 8; ++i) tail[tail_len - 1 - i] = static_cast<unsigned char>(bits >> (8 * i));
-  for (size_t i = 0; i < tail_len; i += 64) Block(h, tail + i);
+  for (size_t i = 0; i < tail_len; i += 64) Block(h_, tail + i);
   static const char* kHex = "0123456789abcdef";
   std::string out;
   out.reserve(64);
-  for (uint32_t v : h) {
+  for (uint32_t v : h_) {
     for (int s = 28; s >= 0; s -= 4) out.push_back(kHex[(v >> s) & 15]);
   }
   return out;
+}
+
+std::string Sha256Hex(std::string_view data) {
+  Sha256 h;
+  h.Update(data);
+  return h.HexDigest();
 }
 
 }  // namespace coderunner

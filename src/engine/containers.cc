@@ -1,6 +1,7 @@
 #include "coderunner/engine/containers.h"
 
 #include "coderunner/engine/engine_error.h"
+#include "coderunner/engine/label_filter.h"
 
 namespace coderunner::engine {
 namespace {
@@ -17,22 +18,6 @@ Status CheckId(const std::string& id) {
     if (!ok) return InvalidArgumentError("bad container id: '" + id + "'");
   }
   return OkStatus();
-}
-
-std::string PercentEncode(std::string_view in) {
-  static const char* kHex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : in) {
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-        c == '_' || c == '.' || c == '~') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    }
-  }
-  return out;
 }
 
 std::map<std::string, std::string> LabelsFrom(const json& j) {
@@ -188,10 +173,7 @@ Status ContainerClient::Remove(const std::string& id) {
 
 StatusOr<std::vector<ContainerSummary>> ContainerClient::List(
     const std::map<std::string, std::string>& labels) {
-  json filter = json::array();
-  for (const auto& [k, v] : labels) filter.push_back(v.empty() ? k : k + "=" + v);
-  json filters = {{"label", filter}};
-  std::string path = "/containers/json?all=1&filters=" + PercentEncode(filters.dump());
+  std::string path = "/containers/json?all=1&" + LabelFilterQuery(labels);
   CR_ASSIGN_OR_RETURN(HttpResponse resp, transport_.Do({"GET", path, "", timeout_}));
   CR_RETURN_IF_ERROR(StatusFromEngine(resp, "list containers"));
   CR_ASSIGN_OR_RETURN(json body, ParseBody(resp, "list containers"));

@@ -2,10 +2,30 @@
 #ifndef CODERUNNER_COMMON_SHA256_H_
 #define CODERUNNER_COMMON_SHA256_H_
 
+#include <array>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace coderunner {
+
+// Incremental SHA-256, for data that arrives in pieces (files read in
+// chunks). Not thread-safe; one instance per digest.
+class Sha256 {
+ public:
+  Sha256();
+  // Adds `data` to the message.
+  void Update(std::string_view data);
+  // Lower-case hex digest of everything added. Call once; the object is
+  // spent afterwards.
+  std::string HexDigest();
+
+ private:
+  std::array<uint32_t, 8> h_;
+  unsigned char buf_[64] = {0};
+  size_t buffered_ = 0;
+  uint64_t total_ = 0;
+};
 
 // Lower-case hex SHA-256 of `data`. Pure; thread-safe.
 std::string Sha256Hex(std::string_view data);
