@@ -14,12 +14,22 @@
 //     the same on every engine: Podman's default profile, unlike Docker's,
 //     lets an unprivileged job create user and mount namespaces and mount
 //     filesystems inside them;
+//   - polices the writable output directory given by -o (the job's /output):
+//     while the job runs it walks the tree (never following a symlink) every
+//     50 ms or so and kills every process of the job as soon as a file is
+//     larger than -f bytes, all files together larger than -q bytes, or
+//     there are more than -n entries. In volume mode (-r) a run that broke a
+//     bound is rolled back: entries it created are removed and files it grew
+//     are cut back to their size before the run, so a persistent volume is
+//     never left over its quota;
 //   - writes one metrics trailer line to stderr after the job ends, with
 //     CPU time, peak memory and the OOM-kill count read from the container's
-//     own cgroup. The engines disagree on OOM (Podman 4.3 reports
-//     OOMKilled=false for a memory kill); the cgroup counter does not lie.
+//     own cgroup, and what the output directory holds. The engines disagree
+//     on OOM (Podman 4.3 reports OOMKilled=false for a memory kill); the
+//     cgroup counter does not lie.
 //
-// Usage: coderunner-init [-i STDIN_FILE] [-e KEY=VALUE]... -- COMMAND [ARG]...
+// Usage: coderunner-init [-i STDIN_FILE] [-e KEY=VALUE]...
+//                        [-o DIR [-q BYTES] [-f BYTES] [-n COUNT] [-r]] -- COMMAND [ARG]...
 // Exit status: the job's exit code, 128+N if signal N killed it, 127 if the
 // command could not be executed, 126 on a usage error.
 //
@@ -44,6 +54,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "output_guard.h"
 
 enum { kMaxEnv = 64 };
 
@@ -192,6 +204,9 @@ static void ExecJob(char** argv, char** envp, const char* stdin_path) {
   signal(SIGHUP, SIG_DFL);
   signal(SIGQUIT, SIG_DFL);
   signal(SIGPIPE, SIG_DFL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);  // The parent blocks SIGCHLD; the job must not.
   // Fail closed: a job never runs without the filter.
   if (InstallSeccomp() != 0) {
     dprintf(2, "coderunner-init: cannot install the seccomp filter: %s\n", strerror(errno));
@@ -227,21 +242,61 @@ static void ExecJob(char** argv, char** envp, const char* stdin_path) {
   _exit(127);
 }
 
+static long long ParseBytes(const char* s) {
+  char* end = NULL;
+  long long v = strtoll(s, &end, 10);
+  return (end == s || *end != '\0' || v < 0) ? -1 : v;
+}
+
+// Kills every process of the job (everything in this PID namespace but
+// PID 1: they all run as the job's uid) and reaps them. Records the main
+// process's status if it is among them.
+static void KillAndReapAll(int* main_status, int* main_done) {
+  for (int round = 0; round < 100; ++round) {
+    kill(-1, SIGKILL);
+    int st;
+    pid_t pid;
+    while ((pid = waitpid(-1, &st, 0)) > 0 || (pid < 0 && errno == EINTR)) {
+      if (pid == g_child && !*main_done) {
+        *main_status = st;
+        *main_done = 1;
+      }
+    }
+    if (errno == ECHILD) return;
+  }
+}
+
 int main(int argc, char** argv) {
   char* envp[kMaxEnv + 1];
   int nenv = 0;
   const char* stdin_path = NULL;
+  OutputBounds out;
+  memset(&out, 0, sizeof(out));
   int i = 1;
   for (; i < argc; ++i) {
-    if (strcmp(argv[i], "--") == 0) {
+    const char* a = argv[i];
+    int has_value = i + 1 < argc;
+    if (strcmp(a, "--") == 0) {
       ++i;
       break;
-    } else if (strcmp(argv[i], "-i") == 0 && i + 1 < argc) {
+    } else if (strcmp(a, "-i") == 0 && has_value) {
       stdin_path = argv[++i];
-    } else if (strcmp(argv[i], "-e") == 0 && i + 1 < argc && nenv < kMaxEnv) {
+    } else if (strcmp(a, "-e") == 0 && has_value && nenv < kMaxEnv) {
       envp[nenv++] = argv[++i];
+    } else if (strcmp(a, "-o") == 0 && has_value) {
+      out.dir = argv[++i];
+    } else if ((strcmp(a, "-q") == 0 || strcmp(a, "-f") == 0 || strcmp(a, "-n") == 0) &&
+               has_value && ParseBytes(argv[i + 1]) >= 0) {
+      long long v = ParseBytes(argv[++i]);
+      if (a[1] == 'q') out.max_bytes = v;
+      if (a[1] == 'f') out.max_file_bytes = v;
+      if (a[1] == 'n') out.max_entries = v;
+    } else if (strcmp(a, "-r") == 0) {
+      out.rollback = 1;
     } else {
-      dprintf(2, "coderunner-init: usage: [-i FILE] [-e K=V]... -- CMD [ARG]...\n");
+      dprintf(2,
+              "coderunner-init: usage: [-i FILE] [-e K=V]... [-o DIR [-q N] [-f N] [-n N] [-r]] "
+              "-- CMD [ARG]...\n");
       return 126;
     }
   }
@@ -250,6 +305,14 @@ int main(int argc, char** argv) {
     dprintf(2, "coderunner-init: no command\n");
     return 126;
   }
+  int can_rollback = out.dir != NULL && out.rollback && OutputSnapshot(&out) == 0;
+
+  // SIGCHLD stays blocked so the wait below can also wake on a timer to
+  // check the output directory; the job gets an empty mask back.
+  sigset_t chld;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &chld, NULL);
 
   long long start_us = NowUs();
   g_child = fork();
@@ -268,19 +331,51 @@ int main(int argc, char** argv) {
   sigaction(SIGQUIT, &sa, NULL);
 
   int status = 0;
-  for (;;) {
+  int main_done = 0;
+  const char* violation = NULL;
+  OutputUsage usage;
+  memset(&usage, 0, sizeof(usage));
+  long long interval_us = 50000;
+  while (!main_done) {
     int st;
-    pid_t pid = waitpid(-1, &st, 0);
-    if (pid < 0) {
-      if (errno == EINTR) continue;
-      break;
+    pid_t pid;
+    while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+      if (pid == g_child) {
+        status = st;
+        main_done = 1;
+      }
     }
-    if (pid == g_child) {
-      status = st;
-      break;
+    if (main_done) break;
+    if (pid < 0 && errno == ECHILD) break;
+    if (out.dir != NULL) {
+      long long t = NowUs();
+      OutputMeasure(&out, &usage);
+      violation = OutputViolation(&out, &usage);
+      if (violation != NULL) break;
+      // Keep the checks cheap for big trees: at most ~5% of one core.
+      long long cost = NowUs() - t;
+      interval_us = cost * 20 > 50000 ? (cost * 20 < 1000000 ? cost * 20 : 1000000) : 50000;
+    }
+    struct timespec ts = {interval_us / 1000000, (interval_us % 1000000) * 1000};
+    if (out.dir != NULL) {
+      sigtimedwait(&chld, NULL, &ts);
+    } else {
+      sigwaitinfo(&chld, NULL);
     }
   }
   long long wall_us = NowUs() - start_us;
+  // Nothing the job started may outlive it or keep writing to the output
+  // directory while it is checked.
+  KillAndReapAll(&status, &main_done);
+  int rolled_back = 0;
+  if (out.dir != NULL) {
+    OutputMeasure(&out, &usage);
+    if (violation == NULL) violation = OutputViolation(&out, &usage);
+    if (violation != NULL && out.rollback) {
+      rolled_back = can_rollback && OutputRollback(&out) == 0;
+      OutputMeasure(&out, &usage);
+    }
+  }
 
   struct rusage ru;
   memset(&ru, 0, sizeof(ru));
@@ -302,10 +397,13 @@ int main(int argc, char** argv) {
 
   int exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  // The violation is one of a fixed set of words (no escaping needed).
   dprintf(2,
           "\x1e"
           "coderunner-init {\"exit_code\":%d,\"signal\":%d,\"wall_us\":%lld,\"cpu_us\":%lld,"
-          "\"memory_peak_bytes\":%lld,\"oom_kills\":%lld}\n",
-          exit_code, sig, wall_us, cpu_us, mem_peak, oom_kills);
+          "\"memory_peak_bytes\":%lld,\"oom_kills\":%lld,\"output_bytes\":%lld,"
+          "\"output_entries\":%lld,\"output_violation\":\"%s\",\"output_rolled_back\":%d}\n",
+          exit_code, sig, wall_us, cpu_us, mem_peak, oom_kills, usage.bytes, usage.entries,
+          violation ? violation : "", rolled_back);
   return exit_code;
 }

@@ -17,7 +17,13 @@ struct InitTrailer {
   int64_t cpu_us = -1;             // -1 when unknown.
   int64_t memory_peak_bytes = -1;  // -1 when unknown.
   int64_t oom_kills = -1;          // -1 when the cgroup did not say.
-  size_t length = 0;               // Bytes the trailer occupies at the end of stderr.
+  int64_t output_bytes = -1;       // Bytes in /output at the end; -1 without /output.
+  int64_t output_entries = -1;     // Entries in /output at the end; -1 without /output.
+  // The bound on /output the job broke ("file_too_large", "too_large",
+  // "too_many_files", "too_deep", "unreadable"); "" if none.
+  std::string output_violation;
+  bool output_rolled_back = false;  // Volume mode: the run's growth was undone.
+  size_t length = 0;                // Bytes the trailer occupies at the end of stderr.
 };
 
 // Finds a trailer that ends exactly at the end of `stderr_tail`. Returns

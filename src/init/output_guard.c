@@ -1,0 +1,224 @@
+// See output_guard.h.
+#define _GNU_SOURCE
+#include "output_guard.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum { kMaxDepth = 64 };
+
+// One entry of the pre-run snapshot: identity and size.
+typedef struct {
+  dev_t dev;
+  ino_t ino;
+  off_t size;
+} Known;
+
+static Known* g_known = NULL;
+static size_t g_known_len = 0;
+static size_t g_known_cap = 0;
+static int g_snapshot_ok = 0;
+
+// Opens directory `name` in `dir` without following a symlink. A directory
+// the job made unsearchable (chmod 000) is its own, and this process runs as
+// the same uid: give it u+rwx back and retry once. fchmodat cannot refuse to
+// follow a symlink, but it only ever succeeds on the job's own files.
+static int OpenDir(int dir, const char* name) {
+  int fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 && errno == EACCES) {
+    if (fchmodat(dir, name, 0700, 0) == 0) {
+      fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    }
+  }
+  return fd;
+}
+
+static int IsDots(const char* n) {
+  return n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0'));
+}
+
+typedef void (*Visitor)(void* ctx, const struct stat* st);
+
+// Calls `visit` for every entry below directory `fd` (which it closes).
+// Returns early once usage->entries passes `stop`.
+static void Walk(int fd, int depth, long long stop, OutputUsage* usage, Visitor visit, void* ctx) {
+  DIR* d = fdopendir(fd);
+  if (d == NULL) {
+    close(fd);
+    usage->unreadable = 1;
+    return;
+  }
+  struct dirent* e;
+  while ((e = readdir(d)) != NULL) {
+    if (IsDots(e->d_name)) continue;
+    struct stat st;
+    if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // Raced away.
+    usage->entries++;
+    if (stop > 0 && usage->entries > stop) break;
+    if (visit != NULL) visit(ctx, &st);
+    if (S_ISREG(st.st_mode)) {
+      usage->bytes += st.st_size;
+      if (st.st_size > usage->largest) usage->largest = st.st_size;
+    } else if (S_ISDIR(st.st_mode)) {
+      if (depth + 1 >= kMaxDepth) {
+        usage->too_deep = 1;
+        continue;
+      }
+      int sub = OpenDir(dirfd(d), e->d_name);
+      if (sub < 0) {
+        if (errno != ENOENT) usage->unreadable = 1;
+        continue;
+      }
+      Walk(sub, depth + 1, stop, usage, visit, ctx);
+      if (stop > 0 && usage->entries > stop) break;
+    }
+  }
+  closedir(d);
+}
+
+static int OpenRoot(const OutputBounds* b) {
+  return open(b->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+void OutputMeasure(const OutputBounds* b, OutputUsage* usage) {
+  memset(usage, 0, sizeof(*usage));
+  int fd = OpenRoot(b);
+  if (fd < 0) {
+    usage->unreadable = 1;
+    return;
+  }
+  Walk(fd, 0, b->max_entries, usage, NULL, NULL);
+}
+
+const char* OutputViolation(const OutputBounds* b, const OutputUsage* u) {
+  if (b->max_file_bytes > 0 && u->largest > b->max_file_bytes) return "file_too_large";
+  if (b->max_bytes > 0 && u->bytes > b->max_bytes) return "too_large";
+  if (b->max_entries > 0 && u->entries > b->max_entries) return "too_many_files";
+  if (u->too_deep) return "too_deep";
+  if (u->unreadable) return "unreadable";
+  return NULL;
+}
+
+static void Remember(void* ctx, const struct stat* st) {
+  (void)ctx;
+  if (g_known_len == g_known_cap) {
+    size_t cap = g_known_cap ? g_known_cap * 2 : 256;
+    Known* k = realloc(g_known, cap * sizeof(Known));
+    if (k == NULL) {
+      g_snapshot_ok = 0;
+      return;
+    }
+    g_known = k;
+    g_known_cap = cap;
+  }
+  g_known[g_known_len].dev = st->st_dev;
+  g_known[g_known_len].ino = st->st_ino;
+  g_known[g_known_len].size = st->st_size;
+  g_known_len++;
+}
+
+static int CompareKnown(const void* a, const void* b) {
+  const Known* x = a;
+  const Known* y = b;
+  if (x->dev != y->dev) return x->dev < y->dev ? -1 : 1;
+  if (x->ino != y->ino) return x->ino < y->ino ? -1 : 1;
+  return 0;
+}
+
+int OutputSnapshot(const OutputBounds* b) {
+  g_known_len = 0;
+  g_snapshot_ok = 1;
+  OutputUsage usage;
+  memset(&usage, 0, sizeof(usage));
+  int fd = OpenRoot(b);
+  if (fd < 0) {
+    g_snapshot_ok = 0;
+    return -1;
+  }
+  Walk(fd, 0, b->max_entries, &usage, Remember, NULL);
+  if ((b->max_entries > 0 && usage.entries > b->max_entries) || usage.unreadable) {
+    g_snapshot_ok = 0;
+  }
+  if (g_snapshot_ok) qsort(g_known, g_known_len, sizeof(Known), CompareKnown);
+  return g_snapshot_ok ? 0 : -1;
+}
+
+static const Known* Lookup(const struct stat* st) {
+  Known key = {st->st_dev, st->st_ino, 0};
+  return bsearch(&key, g_known, g_known_len, sizeof(Known), CompareKnown);
+}
+
+// Removes entry `name` of `dir` and, for a directory, everything below it.
+static int RemoveEntry(int dir, const char* name, int depth) {
+  struct stat st;
+  if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return errno == ENOENT ? 0 : -1;
+  if (!S_ISDIR(st.st_mode)) return unlinkat(dir, name, 0) == 0 || errno == ENOENT ? 0 : -1;
+  if (depth >= kMaxDepth + 2) return -1;
+  int fd = OpenDir(dir, name);
+  if (fd < 0) return -1;
+  // The job may have left it without write permission; it is the job's own
+  // directory and every job process is dead, so the fd is what it names.
+  if (fchmod(fd, 0700) != 0) { /* unlinks below report any failure */
+  }
+  DIR* d = fdopendir(fd);
+  if (d == NULL) {
+    close(fd);
+    return -1;
+  }
+  int rc = 0;
+  struct dirent* e;
+  while ((e = readdir(d)) != NULL) {
+    if (IsDots(e->d_name)) continue;
+    if (RemoveEntry(dirfd(d), e->d_name, depth + 1) != 0) rc = -1;
+  }
+  closedir(d);
+  if (unlinkat(dir, name, AT_REMOVEDIR) != 0 && errno != ENOENT) rc = -1;
+  return rc;
+}
+
+// Undoes the run's growth below directory `fd` (closed here).
+static int Undo(int fd, int depth) {
+  if (fchmod(fd, 0700) != 0) { /* see RemoveEntry */
+  }
+  DIR* d = fdopendir(fd);
+  if (d == NULL) {
+    close(fd);
+    return -1;
+  }
+  int rc = 0;
+  struct dirent* e;
+  while ((e = readdir(d)) != NULL) {
+    if (IsDots(e->d_name)) continue;
+    struct stat st;
+    if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    const Known* k = Lookup(&st);
+    if (k == NULL) {
+      if (RemoveEntry(dirfd(d), e->d_name, depth + 1) != 0) rc = -1;
+    } else if (S_ISDIR(st.st_mode)) {
+      int sub = depth + 1 < kMaxDepth + 2 ? OpenDir(dirfd(d), e->d_name) : -1;
+      if (sub < 0 || Undo(sub, depth + 1) != 0) rc = -1;
+    } else if (S_ISREG(st.st_mode) && st.st_size > k->size) {
+      // O_NONBLOCK: never wait on anything that turned out not to be a file.
+      int f = openat(dirfd(d), e->d_name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+      struct stat now;
+      if (f < 0 || fstat(f, &now) != 0 || !S_ISREG(now.st_mode) || ftruncate(f, k->size) != 0) {
+        rc = -1;
+      }
+      if (f >= 0) close(f);
+    }
+  }
+  closedir(d);
+  return rc;
+}
+
+int OutputRollback(const OutputBounds* b) {
+  if (!g_snapshot_ok) return -1;
+  int fd = OpenRoot(b);
+  if (fd < 0) return -1;
+  return Undo(fd, 0);
+}
