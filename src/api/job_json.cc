@@ -59,6 +59,7 @@ std::string NotRunResultJson(const jobs::JobRecord& r, jobs::JobStatus status,
                         {"image_digest", nullptr},
                         {"code_sha256", r.code_sha256},
                         {"cached", false},
+                        {"artifacts", nlohmann::json::array()},
                         {"error", error}}
       .dump();
 }

@@ -83,7 +83,24 @@ nlohmann::json ResultToJson(const sandbox::JobSpec& job, const sandbox::RunResul
                  {"output_bytes", job.limits.output_bytes},
                  {"tmp_bytes", job.limits.tmp_bytes},
                  {"cpus", job.limits.cpus}};
-  if (r.status == sandbox::RunStatus::kError) {
+  nlohmann::json artifacts = nlohmann::json::array();
+  for (const auto& a : r.artifacts) {
+    artifacts.push_back({{"path", a.path}, {"size", a.size}, {"sha256", a.sha256}});
+  }
+  j["artifacts"] = std::move(artifacts);
+  if (!r.artifacts_skipped.empty()) {
+    nlohmann::json skipped = nlohmann::json::array();
+    for (const auto& p : r.artifacts_skipped) {
+      skipped.push_back({{"path", p.path}, {"reason", p.reason}});
+    }
+    j["artifacts_skipped"] = std::move(skipped);
+  }
+  if (!job.volume.id.empty()) {
+    j["volume"] = {{"id", job.volume.id},
+                   {"used_bytes", r.output_bytes >= 0 ? nlohmann::json(r.output_bytes)
+                                                      : nlohmann::json(nullptr)}};
+  }
+  if (r.status == sandbox::RunStatus::kError || !r.error.ok()) {
     j["error"] = {{"code", r.error.reason()}, {"message", r.error.message()}};
   } else {
     j["error"] = nullptr;

@@ -23,6 +23,18 @@ class CleanProcess : public Mechanism {
       cmd.push_back("-i");
       cmd.push_back(std::string(kWorkspaceMount) + "/" + std::string(kStdinFile));
     }
+    if (!ctx.output.source.empty()) {
+      cmd.push_back("-o");
+      cmd.push_back(std::string(kOutputMount));
+      for (auto [flag, value] :
+           {std::pair{"-q", ctx.output.max_bytes}, std::pair{"-f", ctx.output.max_file_bytes},
+            std::pair{"-n", ctx.output.max_entries}}) {
+        if (value <= 0) continue;
+        cmd.push_back(flag);
+        cmd.push_back(std::to_string(value));
+      }
+      if (ctx.output.is_volume) cmd.push_back("-r");
+    }
     cmd.push_back("--");
     for (const auto& part : job.language.command) cmd.push_back(part == "{file}" ? program : part);
     for (const auto& arg : job.args) cmd.push_back(arg);

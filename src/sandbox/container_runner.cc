@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "coderunner/engine/stream_demux.h"
+#include "coderunner/sandbox/artifacts.h"
 #include "coderunner/sandbox/capped_output.h"
 #include "coderunner/sandbox/init_trailer.h"
 #include "coderunner/sandbox/workspace.h"
@@ -33,6 +34,50 @@ struct AttachState {
   Status status;
 };
 
+// The error a broken bound on /output becomes (`violation` is what
+// coderunner-init reported).
+Status OutputError(const JobSpec& job, const OutputMount& out, const std::string& violation,
+                   bool rolled_back) {
+  if (out.is_volume) {
+    std::string undo = rolled_back ? "; the run's writes were rolled back"
+                                   : "; rolling back the run's writes failed";
+    if (violation == "too_large") {
+      return FailedPreconditionError("the job wrote more than volume " + job.volume.id +
+                                         " holds (size_bytes " + std::to_string(out.max_bytes) +
+                                         "); it was stopped" + undo,
+                                     "volume_quota_exceeded");
+    }
+    if (violation == "too_many_files") {
+      return FailedPreconditionError("the job created more than " +
+                                         std::to_string(out.max_entries) + " entries in volume " +
+                                         job.volume.id + "; it was stopped" + undo,
+                                     "volume_too_many_files");
+    }
+    return FailedPreconditionError(
+        "volume " + job.volume.id + " became unreadable (" + violation + "); stopped" + undo,
+        "volume_" + violation);
+  }
+  if (violation == "file_too_large") {
+    return FailedPreconditionError("a file in /output grew past the per-file artifact cap of " +
+                                       std::to_string(out.max_file_bytes) +
+                                       " bytes; the job was stopped",
+                                   "artifact_too_large");
+  }
+  if (violation == "too_large") {
+    return FailedPreconditionError("files in /output grew past the artifact total cap of " +
+                                       std::to_string(out.max_bytes) +
+                                       " bytes; the job was stopped",
+                                   "artifacts_too_large");
+  }
+  if (violation == "too_many_files") {
+    return FailedPreconditionError("the job created more than " + std::to_string(out.max_entries) +
+                                       " entries in /output; it was stopped",
+                                   "too_many_artifacts");
+  }
+  return FailedPreconditionError("/output became unusable (" + violation + "); the job was stopped",
+                                 "output_" + violation);
+}
+
 RunResult ErrorResult(const JobSpec& job, Status error) {
   RunResult r;
   r.status = RunStatus::kError;
@@ -45,8 +90,30 @@ RunResult ErrorResult(const JobSpec& job, Status error) {
 
 StatusOr<RunResult> ContainerRunner::Run(const JobSpec& job, const RunHooks& hooks) {
   const auto t0 = Clock::now();
+  OutputMount output;
+  std::string output_dir;  // Host directory of a per-job /output.
+  if (!job.volume.id.empty()) {
+    if (job.volume.engine_name.empty()) {
+      return ErrorResult(job, FailedPreconditionError("volume " + job.volume.id + " not resolved",
+                                                      "volume_not_found"));
+    }
+    output = {job.volume.engine_name, true, job.volume.quota_bytes, 0, job.volume.max_files};
+  } else if (!options_.artifacts_root.empty()) {
+    auto dir = CreateOutputDir(options_.artifacts_root, job.id);
+    if (!dir.ok()) return ErrorResult(job, dir.status());
+    output_dir = *dir;
+    const ArtifactCaps& caps = options_.artifact_caps;
+    output = {output_dir, false, caps.max_total_bytes, caps.max_file_bytes, caps.max_files};
+  }
+  // Paths that end without a run leave no artifacts behind.
+  auto discard_output = [&] {
+    if (!output_dir.empty()) (void)RemoveTree(output_dir);
+  };
   auto workspace = Workspace::Create(options_.workspace_root, job.id);
-  if (!workspace.ok()) return ErrorResult(job, workspace.status());
+  if (!workspace.ok()) {
+    discard_output();
+    return ErrorResult(job, workspace.status());
+  }
   Workspace& ws = **workspace;
   Status written = ws.WriteFile(job.language.file, job.code);
   if (written.ok() && !job.stdin_data.empty()) written = ws.WriteFile(kStdinFile, job.stdin_data);
@@ -54,11 +121,15 @@ StatusOr<RunResult> ContainerRunner::Run(const JobSpec& job, const RunHooks& hoo
     if (!written.ok()) break;
     written = ws.WriteFile(f.path, f.content);
   }
-  if (!written.ok()) return ErrorResult(job, written);
+  if (!written.ok()) {
+    discard_output();
+    return ErrorResult(job, written);
+  }
 
-  ContainerContext ctx{job, ws.path(), !job.stdin_data.empty()};
+  ContainerContext ctx{job, ws.path(), !job.stdin_data.empty(), output};
   auto id_or = containers_.Create(policy_.BuildCreateBody(ctx), "coderunner-" + job.id);
   if (!id_or.ok()) {
+    discard_output();
     if (id_or.status().code() == StatusCode::kUnavailable) return id_or.status();
     Status s = id_or.status();
     if (s.code() == StatusCode::kNotFound) {
@@ -193,6 +264,7 @@ StatusOr<RunResult> ContainerRunner::Run(const JobSpec& job, const RunHooks& hoo
   ws.Remove();
 
   if (cancelled) {
+    discard_output();
     RunResult r = ErrorResult(job, OkStatus());
     r.status = RunStatus::kCancelled;
     r.image_digest = state.image_id;
@@ -212,6 +284,7 @@ StatusOr<RunResult> ContainerRunner::Run(const JobSpec& job, const RunHooks& hoo
     if (failure.code() == StatusCode::kUnavailable && failure.reason() == "engine_unavailable") {
       failure = UnavailableError(failure.message(), "engine_unavailable");
     }
+    discard_output();
     RunResult r = ErrorResult(job, failure);
     r.metrics.wall_ms = MsSince(t0);
     return r;
@@ -244,14 +317,30 @@ StatusOr<RunResult> ContainerRunner::Run(const JobSpec& job, const RunHooks& hoo
   bool cpu_exceeded =
       result.signal == SIGXCPU || (result.signal == SIGKILL && trailer && trailer->cpu_us >= 0 &&
                                    trailer->cpu_us / 1000 >= job.limits.cpu_ms);
+  bool output_broken = trailer && !trailer->output_violation.empty();
+  if (trailer) result.output_bytes = trailer->output_bytes;
   if (timed_out || cpu_exceeded) {
     result.status = RunStatus::kTimeout;
   } else if (oom) {
     result.status = RunStatus::kOom;
+  } else if (output_broken) {
+    result.status = RunStatus::kFailed;
+    result.error = OutputError(job, output, trailer->output_violation, trailer->output_rolled_back);
   } else if (result.exit_code == 0) {
     result.status = RunStatus::kSucceeded;
   } else {
     result.status = RunStatus::kFailed;
+  }
+  if (!output_dir.empty()) {
+    // The container is gone: nothing writes the directory any more.
+    auto set = CollectArtifacts(output_dir, options_.artifact_caps);
+    if (set.ok()) {
+      result.artifacts = std::move(set->files);
+      result.artifacts_skipped = std::move(set->skipped);
+    } else {
+      spdlog::warn("job {}: collect artifacts: {}", job.id, set.status().ToString());
+      discard_output();
+    }
   }
   result.metrics.wall_ms = MsSince(t0);
   return result;

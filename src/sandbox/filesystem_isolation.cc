@@ -37,6 +37,11 @@ class FilesystemIsolation : public Mechanism {
         ctx.workspace_host_path + ":" + std::string(kWorkspaceMount) + ":ro",
         settings.init_host_path + ":" + std::string(kInitMount) + ":ro",
     };
+    // /output: the job's own artifact directory or its tenant's volume, the
+    // one writable place besides /tmp. coderunner-init bounds what it holds.
+    if (!ctx.output.source.empty()) {
+      host["Binds"].push_back(ctx.output.source + ":" + std::string(kOutputMount) + ":rw");
+    }
     // No /dev/shm at all: a shared-memory tmpfs would be a second writable
     // place that is not size-capped by our /tmp setting.
     host["IpcMode"] = "none";
@@ -59,6 +64,16 @@ class FilesystemIsolation : public Mechanism {
     }
     if (!workspace_ro) {
       return PolicyMismatch(name(), "Mounts[/workspace].RW", false, InspectMounts(inspect));
+    }
+    // Nothing but /output may be a writable mount (tmpfs mounts are not
+    // listed in Mounts).
+    if (inspect.contains("Mounts") && inspect["Mounts"].is_array()) {
+      for (const auto& m : inspect["Mounts"]) {
+        if (!m.is_object() || !m.value("RW", false)) continue;
+        if (m.value("Destination", "") != kOutputMount || ctx.output.source.empty()) {
+          return PolicyMismatch(name(), "Mounts[].RW", "only /output", InspectMounts(inspect));
+        }
+      }
     }
     return OkStatus();
   }

@@ -5,7 +5,7 @@
 namespace coderunner::sandbox {
 namespace {
 
-constexpr const char* kUser = "65534:65534";
+const std::string kUser = std::to_string(kJobUid) + ":" + std::to_string(kJobGid);
 
 class IdentityIsolation : public Mechanism {
  public:

@@ -1,4 +1,5 @@
 // Resource limits: memory without swap, CPU share, pids, and rlimits.
+#include <algorithm>
 #include <cmath>
 
 #include "coderunner/sandbox/mechanism.h"
@@ -26,12 +27,18 @@ class ResourceLimits : public Mechanism {
     // RLIMIT_CPU is whole seconds; round up, and give a one-second gap
     // between the soft limit (SIGXCPU, catchable) and the hard one (SIGKILL).
     int64_t cpu_s = (l.cpu_ms + 999) / 1000;
+    // RLIMIT_FSIZE bounds any one file the job writes, in /tmp (which its
+    // tmpfs size bounds anyway) or /output; a file in /output may be as
+    // large as /output allows, and no larger.
+    int64_t output_file =
+        ctx.output.max_file_bytes > 0 ? ctx.output.max_file_bytes : ctx.output.max_bytes;
+    int64_t fsize = std::max(l.tmp_bytes, output_file);
     // Every rlimit is explicit: Podman cannot apply its defaults on hosts
     // without CAP_SYS_RESOURCE, and Docker's would come from the daemon.
     host["Ulimits"] = {
         Ulimit("nofile", settings.nofile, settings.nofile),
         Ulimit("nproc", settings.nproc, settings.nproc),
-        Ulimit("fsize", l.tmp_bytes, l.tmp_bytes),
+        Ulimit("fsize", fsize, fsize),
         Ulimit("core", 0, 0),
         Ulimit("cpu", cpu_s, cpu_s + 1),
     };

@@ -16,6 +16,10 @@ namespace coderunner::sandbox {
 
 struct RunnerOptions {
   std::string workspace_root;  // Host directory holding per-job workspaces.
+  // Host directory holding per-job /output directories, which stay behind
+  // as the jobs' artifacts. "" = jobs without a volume get no /output.
+  std::string artifacts_root;
+  ArtifactCaps artifact_caps;
   // How long to wait for a killed container's stream to close before giving
   // up on it (its removal still follows).
   std::chrono::milliseconds kill_grace{10000};
@@ -32,9 +36,11 @@ struct RunHooks {
   CancelToken* cancel = nullptr;
 };
 
-// Sequence per job: workspace → create → attach → start → stream until the
-// output closes or the wall-clock deadline (then kill) → inspect → remove.
-// The container and workspace are removed on every path.
+// Sequence per job: workspace (and /output) → create → attach → start →
+// stream until the output closes or the wall-clock deadline (then kill) →
+// inspect → remove → collect artifacts. The container and workspace are
+// removed on every path; a per-job /output directory stays only when it
+// holds artifacts of a job that ran.
 //
 // Thread-safe: any number of Run calls may proceed at once. Does not own the
 // client or policy, which must outlive it.

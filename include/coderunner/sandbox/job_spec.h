@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "coderunner/common/status.h"
+#include "coderunner/sandbox/artifacts.h"
 #include "coderunner/sandbox/limits.h"
 
 namespace coderunner::sandbox {
@@ -29,6 +30,14 @@ struct InputFile {
   std::string content;  // Raw bytes.
 };
 
+// A tenant's persistent volume, mounted read-write at /output.
+struct VolumeMount {
+  std::string id;           // "vol-<hex>" as the request named it; "" = no volume.
+  std::string engine_name;  // The engine volume, filled in when resolved before the run.
+  int64_t quota_bytes = 0;  // Its size_bytes: the most all its files may hold.
+  int64_t max_files = 0;    // Most entries it may hold; 0 = unbounded.
+};
+
 struct JobSpec {
   std::string id;  // "job-<hex>"; names the container and workspace.
   LanguageSpec language;
@@ -37,6 +46,9 @@ struct JobSpec {
   std::vector<std::string> args;
   std::vector<InputFile> files;
   Limits limits;
+  // With an id, /output is this volume; without, a fresh per-job artifact
+  // directory (when the runner has an artifacts root).
+  VolumeMount volume;
 };
 
 enum class RunStatus { kSucceeded, kFailed, kTimeout, kOom, kCancelled, kError };
@@ -62,7 +74,12 @@ struct RunResult {
   std::string image;
   std::string image_digest;  // "sha256:..." of the image actually used.
   RunMetrics metrics;
-  Status error;  // Non-OK only when status == kError.
+  // Non-OK when status == kError, and when a bound on /output stopped the
+  // job (status kFailed; reason e.g. "artifact_too_large").
+  Status error;
+  std::vector<Artifact> artifacts;             // Kept files of a per-job /output.
+  std::vector<TreeProblem> artifacts_skipped;  // Entries of /output not kept, and why.
+  int64_t output_bytes = -1;  // What /output held at the end, bytes; -1 if unknown.
 };
 
 }  // namespace coderunner::sandbox

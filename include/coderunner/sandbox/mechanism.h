@@ -22,6 +22,11 @@ namespace coderunner::sandbox {
 // Fixed paths inside every container.
 inline constexpr std::string_view kWorkspaceMount = "/workspace";
 inline constexpr std::string_view kInitMount = "/.coderunner-init";
+// The job's one persistent-or-artifact writable directory.
+inline constexpr std::string_view kOutputMount = "/output";
+// Every job runs as this uid and gid (nobody/nogroup).
+inline constexpr int kJobUid = 65534;
+inline constexpr int kJobGid = 65534;
 // Name of the stdin file inside the workspace (the ".coderunner" prefix is
 // reserved, so no request file can collide with it).
 inline constexpr std::string_view kStdinFile = ".coderunner-stdin";
@@ -38,11 +43,21 @@ struct PolicySettings {
   std::string runtime;  // OCI runtime name ("" = engine default, "runsc" = gVisor).
 };
 
+// What backs /output, and the bounds coderunner-init enforces on it.
+struct OutputMount {
+  std::string source;          // Bind source: a host directory, or an engine volume's name.
+  bool is_volume = false;      // A persistent volume: init rolls back an over-quota run.
+  int64_t max_bytes = 0;       // All files together, bytes; 0 = unbounded.
+  int64_t max_file_bytes = 0;  // One file, bytes; 0 = unbounded.
+  int64_t max_entries = 0;     // Files and directories; 0 = unbounded.
+};
+
 // What one container is being built for.
 struct ContainerContext {
   const JobSpec& job;
   std::string workspace_host_path;  // Bind source for /workspace.
   bool has_stdin = false;           // A stdin file exists in the workspace.
+  OutputMount output;               // source "" = no /output at all.
 };
 
 class Mechanism {

@@ -81,7 +81,7 @@ class ContainerPolicyTest : public ::testing::Test {
 
   JobSpec job_ = SampleJob();
   ContainerPolicy policy_{SampleSettings(), "inst-1"};
-  ContainerContext ctx_{job_, kWorkspace, false};
+  ContainerContext ctx_{job_, kWorkspace, false, {}};
 };
 
 TEST_F(ContainerPolicyTest, NetworkIsDisabled) {
@@ -162,7 +162,7 @@ TEST_F(ContainerPolicyTest, CpuUlimitRoundsUpToWholeSeconds) {
     SCOPED_TRACE(c.cpu_ms);
     JobSpec job = SampleJob();
     job.limits.cpu_ms = c.cpu_ms;
-    json body = policy_.BuildCreateBody({job, kWorkspace, false});
+    json body = policy_.BuildCreateBody({job, kWorkspace, false, {}});
     bool found = false;
     for (const auto& u : body["HostConfig"]["Ulimits"]) {
       if (u["Name"] != "cpu") continue;
@@ -184,7 +184,8 @@ TEST_F(ContainerPolicyTest, NanoCpusIsRoundedNotTruncated) {
     SCOPED_TRACE(c.cpus);
     JobSpec job = SampleJob();
     job.limits.cpus = c.cpus;
-    EXPECT_EQ(policy_.BuildCreateBody({job, kWorkspace, false})["HostConfig"]["NanoCpus"], c.nano);
+    EXPECT_EQ(policy_.BuildCreateBody({job, kWorkspace, false, {}})["HostConfig"]["NanoCpus"],
+              c.nano);
   }
 }
 
@@ -206,7 +207,7 @@ TEST_F(ContainerPolicyTest, InitIsTheEntrypointAndCmdCarriesEnvAllowlistAndComma
   }
   for (const Case& c : {Case{false, without}, Case{true, with}}) {
     SCOPED_TRACE(c.has_stdin);
-    json body = policy_.BuildCreateBody({job_, kWorkspace, c.has_stdin});
+    json body = policy_.BuildCreateBody({job_, kWorkspace, c.has_stdin, {}});
     EXPECT_EQ(body["Entrypoint"], json({"/.coderunner-init"}));
     EXPECT_EQ(body["Cmd"], c.cmd);
     EXPECT_EQ(body["Env"], json::array());
@@ -254,7 +255,7 @@ TEST_F(ContainerPolicyTest, VerifyAcceptsRealEnginesInspectOfAPolicyContainer) {
   settings.init_host_path = kRecordedInit;
   ContainerPolicy policy(settings, "rec");
   JobSpec job = RecordedJob();
-  ContainerContext ctx{job, kRecordedWorkspace, true};
+  ContainerContext ctx{job, kRecordedWorkspace, true, {}};
   for (const char* engine : {"docker", "podman"}) {
     SCOPED_TRACE(engine);
     testutil::Recording r = testutil::LoadRecording(engine, "container_inspect_policy");
@@ -341,7 +342,7 @@ TEST_F(ContainerPolicyTest, VerifyChecksLimitsOfThisJob) {
   json inspect = InspectFrom(policy_.BuildCreateBody(ctx_), kWorkspace);
   JobSpec other = SampleJob();
   other.limits.memory_bytes = 64LL << 20;
-  EXPECT_EQ(VerifyNoThrow({other, kWorkspace, false}, inspect).reason(), "policy_not_applied");
+  EXPECT_EQ(VerifyNoThrow({other, kWorkspace, false, {}}, inspect).reason(), "policy_not_applied");
 }
 
 }  // namespace

@@ -1,0 +1,53 @@
+// Artifacts: the files a job leaves in its per-job /output directory, taken
+// over by the service after the job's container is gone.
+#ifndef CODERUNNER_SANDBOX_ARTIFACTS_H_
+#define CODERUNNER_SANDBOX_ARTIFACTS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "coderunner/common/status.h"
+#include "coderunner/sandbox/safe_tree.h"
+
+namespace coderunner::sandbox {
+
+// Bounds on one job's artifacts. coderunner-init enforces them while the job
+// runs (it stops the job); CollectArtifacts enforces them again afterwards,
+// so a job killed between two of init's checks gains nothing.
+struct ArtifactCaps {
+  int64_t max_file_bytes = 10LL << 20;    // One file, bytes. 10 MiB.
+  int64_t max_total_bytes = 100LL << 20;  // All files together, bytes. 100 MiB.
+  int max_files = 1000;                   // Entries (files and directories). 1000.
+  int max_depth = 16;                     // Directory levels. 16.
+};
+
+struct Artifact {
+  std::string path;  // Relative to /output.
+  int64_t size = 0;
+  std::string sha256;  // Lower-case hex.
+};
+
+struct ArtifactSet {
+  std::vector<Artifact> files;       // Sorted by path.
+  std::vector<TreeProblem> skipped;  // Not kept, with the reason; removed from disk.
+  int64_t total_bytes = 0;           // Sum of files[].size.
+};
+
+// Creates the host directory <root>/<job_id> that becomes the job's /output:
+// mode 0700, owned by the job's uid and gid (65534) so only the job can
+// write it. A leftover from an earlier attempt of the same job is removed
+// first. Returns its path.
+StatusOr<std::string> CreateOutputDir(const std::string& root, const std::string& job_id);
+
+// Takes over `dir` after the job's container is gone: never follows a
+// symlink, removes (and reports) symlinks, special files, hard links, bad
+// names and everything beyond a cap (files are kept in path order while
+// they fit), hashes what is kept, and makes every kept entry root-owned and
+// read-only for others (0644 files, 0755 directories). Removes `dir` when
+// nothing is kept. NotFound if `dir` is missing.
+StatusOr<ArtifactSet> CollectArtifacts(const std::string& dir, const ArtifactCaps& caps);
+
+}  // namespace coderunner::sandbox
+
+#endif  // CODERUNNER_SANDBOX_ARTIFACTS_H_

@@ -1,0 +1,137 @@
+#include "coderunner/sandbox/artifacts.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdint>
+
+#include "coderunner/common/sha256.h"
+#include "coderunner/sandbox/file_path.h"
+#include "coderunner/sandbox/mechanism.h"
+#include "coderunner/sandbox/workspace.h"
+
+namespace coderunner::sandbox {
+namespace {
+
+// Hashes the regular file `path` below `dir` and hands it to root. The size
+// must still be what the listing said: nothing writes the tree any more, so
+// a difference means it is not the file we listed.
+StatusOr<std::string> HashAndSeal(const std::string& dir, const TreeFile& file, int max_depth) {
+  CR_ASSIGN_OR_RETURN(UniqueFd fd, OpenTreeFile(dir, file.path, max_depth));
+  Sha256 hash;
+  int64_t seen = 0;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = read(fd.get(), buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return InternalError("read artifact: " + std::string(strerror(errno)), "tree_io");
+    if (n == 0) break;
+    seen += n;
+    if (seen > file.size) break;
+    hash.Update(std::string_view(buf, static_cast<size_t>(n)));
+  }
+  if (seen != file.size) return InternalError("artifact changed while read", "tree_io");
+  // Through the fd: these calls can never land on anything but this file.
+  if (fchown(fd.get(), 0, 0) != 0 || fchmod(fd.get(), 0644) != 0) {
+    return InternalError("seal artifact: " + std::string(strerror(errno)), "tree_io");
+  }
+  return hash.HexDigest();
+}
+
+// Directories become root-owned 0755 (the tree is the service's now).
+void SealDirectories(int dir, int depth) {
+  if (depth > 64) return;
+  if (fchown(dir, 0, 0) != 0 || fchmod(dir, 0755) != 0) return;
+  int copy = dup(dir);
+  if (copy < 0) return;
+  DIR* d = fdopendir(copy);
+  if (d == nullptr) {
+    close(copy);
+    return;
+  }
+  while (struct dirent* e = readdir(d)) {
+    if (e->d_name[0] == '.' && (e->d_name[1] == '\0' || strcmp(e->d_name, "..") == 0)) continue;
+    UniqueFd sub(openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (sub.valid()) SealDirectories(sub.get(), depth + 1);
+  }
+  closedir(d);
+}
+
+}  // namespace
+
+StatusOr<std::string> CreateOutputDir(const std::string& root, const std::string& job_id) {
+  CR_RETURN_IF_ERROR(SplitSafeRelativePath(job_id, 1).status());
+  if (mkdir(root.c_str(), 0755) != 0 && errno != EEXIST) {
+    return InternalError("create " + root + ": " + strerror(errno), "workspace_io");
+  }
+  std::string path = root + "/" + job_id;
+  CR_RETURN_IF_ERROR(RemoveTree(path));  // An earlier attempt's leftovers.
+  if (mkdir(path.c_str(), 0700) != 0) {
+    return InternalError("create " + path + ": " + strerror(errno), "workspace_io");
+  }
+  UniqueFd fd(open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd.valid() || fchown(fd.get(), kJobUid, kJobGid) != 0 || fchmod(fd.get(), 0700) != 0) {
+    int err = errno;
+    RemoveTree(path);
+    return InternalError("prepare " + path + ": " + strerror(err), "workspace_io");
+  }
+  return path;
+}
+
+StatusOr<ArtifactSet> CollectArtifacts(const std::string& dir, const ArtifactCaps& caps) {
+  TreeWalkOptions options;
+  options.max_depth = caps.max_depth;
+  options.max_entries = caps.max_files;
+  options.remove_problems = true;
+  CR_ASSIGN_OR_RETURN(TreeListing listing, ListTree(dir, options));
+  ArtifactSet set;
+  set.skipped = std::move(listing.problems);
+  if (listing.truncated) {
+    set.skipped.push_back({"", "too_many_files"});
+  }
+  for (const TreeFile& f : listing.files) {
+    const char* reason = nullptr;
+    if (f.size > caps.max_file_bytes) {
+      reason = "file_too_large";
+    } else if (set.total_bytes + f.size > caps.max_total_bytes) {
+      reason = "total_too_large";
+    }
+    StatusOr<std::string> sha = reason ? StatusOr<std::string>(InternalError("skipped"))
+                                       : HashAndSeal(dir, f, caps.max_depth);
+    if (!sha.ok()) {
+      set.skipped.push_back({f.path, reason ? reason : "unreadable"});
+      CR_RETURN_IF_ERROR(RemoveTreeEntry(dir, f.path, caps.max_depth));
+      continue;
+    }
+    set.total_bytes += f.size;
+    set.files.push_back({f.path, f.size, std::move(*sha)});
+  }
+  if (listing.truncated) {
+    // Whatever the walk never reached is not listed, so it must not stay.
+    TreeWalkOptions all;
+    all.max_depth = caps.max_depth;
+    all.max_entries = INT64_MAX;
+    auto rest = ListTree(dir, all);
+    if (rest.ok()) {
+      size_t k = 0;
+      for (const TreeFile& f : rest->files) {
+        while (k < set.files.size() && set.files[k].path < f.path) ++k;
+        if (k < set.files.size() && set.files[k].path == f.path) continue;
+        CR_RETURN_IF_ERROR(RemoveTreeEntry(dir, f.path, caps.max_depth));
+      }
+    }
+  }
+  if (set.files.empty()) {
+    CR_RETURN_IF_ERROR(RemoveTree(dir));
+  } else {
+    UniqueFd root(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (root.valid()) SealDirectories(root.get(), 0);
+  }
+  return set;
+}
+
+}  // namespace coderunner::sandbox
