@@ -15,12 +15,14 @@
 #include "coderunner/engine/curl_transport.h"
 #include "coderunner/engine/images.h"
 #include "coderunner/engine/system.h"
+#include "coderunner/engine/volumes.h"
 #include "coderunner/jobs/job_service.h"
 #include "coderunner/jobs/webhook_sender.h"
 #include "coderunner/sandbox/container_policy.h"
 #include "coderunner/sandbox/container_runner.h"
 #include "coderunner/sandbox/workspace.h"
 #include "coderunner/store/sqlite_job_store.h"
+#include "coderunner/volumes/volume_service.h"
 
 namespace {
 
@@ -60,12 +62,16 @@ int Serve(const std::string& config_path) {
               << " (set sandbox.init_path)\n";
     return 2;
   }
-  std::error_code ec;
-  std::filesystem::create_directories(cfg.workspace_dir, ec);
-  if (ec) {
-    std::cerr << "coderunner: cannot create workspace_dir " << cfg.workspace_dir << ": "
-              << ec.message() << "\n";
-    return 2;
+  for (const auto& [key, dir] :
+       {std::pair{"workspace_dir", cfg.workspace_dir},
+        std::pair{"artifacts.dir", cfg.artifacts.dir}, std::pair{"volumes.dir", cfg.volumes.dir}}) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) {
+      std::cerr << "coderunner: cannot create " << key << " " << dir << ": " << ec.message()
+                << "\n";
+      return 2;
+    }
   }
 
   engine::CurlTransport transport(*socket,
@@ -74,6 +80,8 @@ int Serve(const std::string& config_path) {
   engine::ContainerClient containers(transport, timeout);
   engine::ImageClient images(transport, timeout);
   engine::SystemClient system(transport, timeout);
+  engine::VolumeClient volume_client(transport, timeout);
+  volumes::VolumeService volume_service(cfg, volume_client);
 
   sandbox::PolicySettings settings;
   settings.init_host_path = init_path;
@@ -81,7 +89,13 @@ int Serve(const std::string& config_path) {
   settings.nofile = cfg.sandbox.nofile;
   settings.nproc = cfg.sandbox.nproc;
   sandbox::ContainerPolicy policy(settings, cfg.instance);
-  sandbox::ContainerRunner runner(containers, policy, {cfg.workspace_dir});
+  sandbox::RunnerOptions runner_options;
+  runner_options.workspace_root = cfg.workspace_dir;
+  runner_options.artifacts_root = cfg.artifacts.dir;
+  runner_options.artifact_caps.max_file_bytes = cfg.artifacts.max_file_bytes;
+  runner_options.artifact_caps.max_total_bytes = cfg.artifacts.max_total_bytes;
+  runner_options.artifact_caps.max_files = cfg.artifacts.max_files;
+  sandbox::ContainerRunner runner(containers, policy, runner_options);
 
   auto version = system.Version();
   if (version.ok()) {
@@ -103,8 +117,8 @@ int Serve(const std::string& config_path) {
   jobs::WebhookOptions webhook_options;
   webhook_options.allow_private = cfg.jobs.webhook_allow_private;
   jobs::WebhookSender webhooks(webhook_options);
-  jobs::JobService job_service(
-      {&cfg, store->get(), &queue, &hub, &runner, &containers, &images, &metrics, &webhooks});
+  jobs::JobService job_service({&cfg, store->get(), &queue, &hub, &runner, &containers, &images,
+                                &metrics, &webhooks, &volume_service});
   // Queued jobs are back in the queue before the first request; interrupted
   // ones are settled in the background once the engine answers.
   Status started = job_service.Start();
@@ -122,7 +136,8 @@ int Serve(const std::string& config_path) {
   } else if (cfg.auth.keys.empty()) {
     spdlog::warn("auth.mode is api_keys but auth.keys is empty: every /v1 job request gets 401");
   }
-  api::Server server({&cfg, &system, &images, &job_service, &metrics, &authenticator});
+  api::Server server(
+      {&cfg, &system, &images, &job_service, &metrics, &authenticator, &volume_service});
   Status ready = server.CheckReady();
   if (!ready.ok()) spdlog::warn("not ready: {}", ready.message());
   Status bound = server.Bind();

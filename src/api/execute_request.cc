@@ -97,9 +97,9 @@ Status ParseFiles(const json& files, const RequestCaps& caps, ExecuteRequest* re
 
 StatusOr<ExecuteRequest> FromJson(const json& body, const RequestCaps& caps) {
   if (!body.is_object()) return Bad("body", "must be a JSON object");
-  CR_RETURN_IF_ERROR(CheckKnown(
-      body, "",
-      {"language", "code", "stdin", "args", "files", "limits", "output_encoding", "inputs"}));
+  CR_RETURN_IF_ERROR(CheckKnown(body, "",
+                                {"language", "code", "stdin", "args", "files", "limits",
+                                 "output_encoding", "inputs", "volume_id"}));
   ExecuteRequest req;
   auto code = body.find("code");
   if (code == body.end() || code->is_null()) return Bad("code", "is required");
@@ -154,6 +154,7 @@ StatusOr<ExecuteRequest> FromJson(const json& body, const RequestCaps& caps) {
       }
     }
   }
+  CR_RETURN_IF_ERROR(GetString(body, "volume_id", "", &req.volume_id));
   std::string encoding = "utf8";
   CR_RETURN_IF_ERROR(GetString(body, "output_encoding", "", &encoding));
   if (encoding == "base64") {
@@ -246,6 +247,7 @@ StatusOr<sandbox::JobSpec> BuildJobSpec(const ExecuteRequest& request, const con
   job.files = request.files;
   if (!request.inputs_json.empty()) job.files.push_back({kParamsFile, request.inputs_json});
   job.limits = limits;
+  job.volume.id = request.volume_id;
   return job;
 }
 

@@ -1,8 +1,13 @@
 #include "coderunner/api/http_reply.h"
 
 #include <httplib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <memory>
 
 #include "coderunner/api/http_status.h"
+#include "coderunner/sandbox/safe_tree.h"
 
 namespace coderunner::api {
 
@@ -15,6 +20,23 @@ void Reply(httplib::Response& res, int status, const nlohmann::json& body) {
 void ReplyRaw(httplib::Response& res, int status, const std::string& json_text) {
   res.status = status;
   res.set_content(json_text, "application/json");
+}
+
+void ReplyFile(httplib::Response& res, int fd, int64_t size, const std::string& content_type) {
+  auto owned = std::make_shared<sandbox::UniqueFd>(fd);
+  res.status = 200;
+  res.set_content_provider(
+      static_cast<size_t>(size), content_type,
+      [owned, size](size_t offset, size_t length, httplib::DataSink& sink) {
+        char buf[65536];
+        size_t want = std::min(length, sizeof(buf));
+        ssize_t n = pread(owned->get(), buf, want, static_cast<off_t>(offset));
+        // A file that shrank underneath us ends the response early; httplib
+        // then closes the connection, which the client sees as truncation.
+        if (n <= 0 || static_cast<int64_t>(offset) >= size) return false;
+        return sink.write(buf, static_cast<size_t>(n));
+      },
+      [owned](bool) {});
 }
 
 void ReplyError(httplib::Response& res, const Status& status) {

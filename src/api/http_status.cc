@@ -14,7 +14,8 @@ int HttpStatusFor(const Status& status) {
     case StatusCode::kAlreadyExists:
       return 409;
     case StatusCode::kFailedPrecondition:
-      return status.reason() == "forbidden" ? 403 : 422;
+      if (status.reason() == "forbidden") return 403;
+      return status.reason() == "volume_in_use" ? 409 : 422;
     case StatusCode::kResourceExhausted:
       return 429;
     case StatusCode::kUnavailable:

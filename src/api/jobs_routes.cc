@@ -1,44 +1,22 @@
 #include "coderunner/api/jobs_routes.h"
 
 #include <httplib.h>
+#include <sys/stat.h>
 
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "coderunner/api/authorize.h"
 #include "coderunner/api/http_reply.h"
 #include "coderunner/api/job_json.h"
 #include "coderunner/common/utf8.h"
+#include "coderunner/sandbox/safe_tree.h"
 
 namespace coderunner::api {
 namespace {
 
 using nlohmann::json;
-
-// Who is calling, once authenticated and within the tier's request rate;
-// nullopt after an error answer has been written.
-std::optional<auth::Principal> Authorize(const httplib::Request& req, httplib::Response& res,
-                                         const auth::Authenticator& authenticator,
-                                         auth::RateLimiter& limiter, MetricsRegistry& metrics) {
-  auto p = authenticator.Authenticate(req.get_header_value("Authorization"));
-  if (!p.ok()) {
-    res.set_header("WWW-Authenticate", "Bearer");
-    ReplyError(res, p.status());
-    return std::nullopt;
-  }
-  int retry_after = 1;
-  int per_minute = p->tier != nullptr ? p->tier->requests_per_minute : 0;
-  if (per_minute > 0 && !limiter.Allow(p->tenant, per_minute, &retry_after)) {
-    metrics.Increment("coderunner_jobs_rejected_total", {{"reason", "rate_limited"}});
-    ReplyError(res, ResourceExhaustedError("tier " + p->tier->name + " allows " +
-                                               std::to_string(per_minute) +
-                                               " requests per minute (requests_per_minute)",
-                                           "rate_limited"));
-    res.set_header("Retry-After", std::to_string(retry_after));
-    return std::nullopt;
-  }
-  return *p;
-}
 
 json AcceptedJson(const jobs::Accepted& a) {
   json j = {{"id", a.record.id}, {"status", jobs::JobStatusName(a.record.status)}};
@@ -197,6 +175,34 @@ void RegisterJobRoutes(httplib::Server& http, jobs::JobService& service, Metrics
               if (!accepted.ok()) return ReplyError(res, accepted.status());
               Reply(res, 202, AcceptedJson(*accepted));
             });
+
+  http.Get("/v1/jobs/" + id_re + "/artifacts/(.+)", [&service, &config, who](
+                                                        const httplib::Request& req,
+                                                        httplib::Response& res) {
+    auto p = who(req, res);
+    if (!p) return;
+    auto rec = service.Get(req.matches[1], p->tenant);
+    if (!rec.ok()) return ReplyError(res, rec.status());
+    std::string path = req.matches[2];
+    // The result's list is the contract: only what it names is served.
+    json result = json::parse(rec->result_json, nullptr, /*allow_exceptions=*/false);
+    bool listed = false;
+    if (result.is_object() && result.contains("artifacts") && result["artifacts"].is_array()) {
+      for (const auto& a : result["artifacts"]) {
+        if (a.is_object() && a.value("path", "") == path) listed = true;
+      }
+    }
+    auto missing = NotFoundError(
+        "job " + rec->id + " has no artifact '" + SanitizeUtf8(path.substr(0, 256)) + "'",
+        "artifact_not_found");
+    if (!listed) return ReplyError(res, missing);
+    auto fd = sandbox::OpenTreeFile(config.artifacts.dir + "/" + rec->id, path);
+    if (!fd.ok())
+      return ReplyError(res, fd.status().code() == StatusCode::kNotFound ? missing : fd.status());
+    struct stat st;
+    if (fstat(fd->get(), &st) != 0) return ReplyError(res, InternalError("stat artifact"));
+    ReplyFile(res, fd->Release(), st.st_size, "application/octet-stream");
+  });
 
   http.Get("/v1/jobs/" + id_re + "/events", [&service, who](const httplib::Request& req,
                                                             httplib::Response& res) {

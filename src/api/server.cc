@@ -8,6 +8,7 @@
 #include "coderunner/api/http_reply.h"
 #include "coderunner/api/http_status.h"
 #include "coderunner/api/jobs_routes.h"
+#include "coderunner/api/volumes_routes.h"
 
 namespace coderunner::api {
 namespace {
@@ -56,6 +57,10 @@ void Server::Routes() {
   });
 
   RegisterJobRoutes(*http_, *deps_.jobs, *deps_.metrics, *deps_.authenticator, rate_limiter_);
+  if (deps_.volumes != nullptr) {
+    RegisterVolumeRoutes(*http_, *deps_.volumes, *deps_.metrics, *deps_.authenticator,
+                         rate_limiter_);
+  }
 
   // Turns httplib's own error answers (unknown route, body too large, bad
   // HTTP) into our JSON shape. Handlers' answers already have a body.

@@ -166,10 +166,10 @@ Status ReadAuth(const YAML::Node& node, AuthConfig* auth) {
 StatusOr<Config> ParseNode(const YAML::Node& root) {
   Config c = DefaultConfig();
   if (!root || root.IsNull()) return c;
-  CR_RETURN_IF_ERROR(
-      CheckKeys(root, "",
-                {"server", "engine", "sandbox", "workspace_dir", "instance", "data_dir", "jobs",
-                 "files", "auth", "tiers", "limits", "output_bytes", "languages", "log"}));
+  CR_RETURN_IF_ERROR(CheckKeys(
+      root, "",
+      {"server", "engine", "sandbox", "workspace_dir", "instance", "data_dir", "jobs", "files",
+       "auth", "tiers", "limits", "output_bytes", "languages", "log", "artifacts", "volumes"}));
   if (YAML::Node s = root["server"]) {
     CR_RETURN_IF_ERROR(CheckKeys(s, "server", {"listen", "max_body_bytes", "threads"}));
     CR_RETURN_IF_ERROR(Read(s, "listen", "server.listen", &c.server.listen));
@@ -223,6 +223,26 @@ StatusOr<Config> ParseNode(const YAML::Node& root) {
     CR_RETURN_IF_ERROR(Read(j, "max_batch", "jobs.max_batch", &c.jobs.max_batch));
     CR_RETURN_IF_ERROR(Read(j, "webhook_allow_private", "jobs.webhook_allow_private",
                             &c.jobs.webhook_allow_private));
+  }
+  if (YAML::Node a = root["artifacts"]) {
+    CR_RETURN_IF_ERROR(
+        CheckKeys(a, "artifacts", {"dir", "max_file_bytes", "max_total_bytes", "max_files"}));
+    CR_RETURN_IF_ERROR(Read(a, "dir", "artifacts.dir", &c.artifacts.dir));
+    CR_RETURN_IF_ERROR(
+        Read(a, "max_file_bytes", "artifacts.max_file_bytes", &c.artifacts.max_file_bytes));
+    CR_RETURN_IF_ERROR(
+        Read(a, "max_total_bytes", "artifacts.max_total_bytes", &c.artifacts.max_total_bytes));
+    CR_RETURN_IF_ERROR(Read(a, "max_files", "artifacts.max_files", &c.artifacts.max_files));
+  }
+  if (YAML::Node v = root["volumes"]) {
+    CR_RETURN_IF_ERROR(
+        CheckKeys(v, "volumes", {"dir", "max_size_bytes", "max_files", "max_per_tenant"}));
+    CR_RETURN_IF_ERROR(Read(v, "dir", "volumes.dir", &c.volumes.dir));
+    CR_RETURN_IF_ERROR(
+        Read(v, "max_size_bytes", "volumes.max_size_bytes", &c.volumes.max_size_bytes));
+    CR_RETURN_IF_ERROR(Read(v, "max_files", "volumes.max_files", &c.volumes.max_files));
+    CR_RETURN_IF_ERROR(
+        Read(v, "max_per_tenant", "volumes.max_per_tenant", &c.volumes.max_per_tenant));
   }
   CR_RETURN_IF_ERROR(Read(root, "instance", "instance", &c.instance));
   // Top-level output_bytes is the default per-stream cap, the same value as
@@ -284,6 +304,21 @@ StatusOr<Config> ParseNode(const YAML::Node& root) {
   if (c.workspace_dir.empty() || c.workspace_dir.front() != '/') {
     return Bad("workspace_dir", "must be an absolute path");
   }
+  for (const auto& [key, dir] :
+       {std::pair{"artifacts.dir", c.artifacts.dir}, std::pair{"volumes.dir", c.volumes.dir}}) {
+    if (dir.empty() || dir.front() != '/') return Bad(key, "must be an absolute path");
+  }
+  if (c.artifacts.max_file_bytes < 1 || c.artifacts.max_total_bytes < c.artifacts.max_file_bytes) {
+    return Bad("artifacts", "need 1 <= max_file_bytes <= max_total_bytes");
+  }
+  if (c.artifacts.max_files < 1 || c.artifacts.max_files > 1000000) {
+    return Bad("artifacts.max_files", "must be between 1 and 1000000");
+  }
+  if (c.volumes.max_size_bytes < 4096) return Bad("volumes.max_size_bytes", "must be >= 4096");
+  if (c.volumes.max_files < 1 || c.volumes.max_files > 10000000) {
+    return Bad("volumes.max_files", "must be between 1 and 10000000");
+  }
+  if (c.volumes.max_per_tenant < 1) return Bad("volumes.max_per_tenant", "must be at least 1");
   if (c.sandbox.runtime != "" && c.sandbox.runtime != "runc" && c.sandbox.runtime != "runsc") {
     return Bad("sandbox.runtime", "must be runc or runsc");
   }

@@ -130,6 +130,23 @@ void JobExecutor::Run(const JobRecord& record) {
   } else {
     spec = std::move(runnable->spec);
     encoding = runnable->encoding;
+  }
+  if (runnable.ok() && !spec.volume.id.empty()) {
+    // Resolved again at run time: the volume may have been deleted while
+    // the job waited. The tier was checked when the job was accepted.
+    auto mount = ctx_.volumes != nullptr
+                     ? ctx_.volumes->Resolve(record.tenant, nullptr, spec.volume.id)
+                     : StatusOr<sandbox::VolumeMount>(FailedPreconditionError(
+                           "persistent volumes are not available", "volumes_unavailable"));
+    if (mount.ok()) {
+      spec.volume = std::move(*mount);
+    } else {
+      result.status = sandbox::RunStatus::kError;
+      result.error = mount.status();
+      result.image = spec.language.image;
+    }
+  }
+  if (runnable.ok() && result.error.ok()) {
     sandbox::RunHooks hooks;
     hooks.on_output = [&](engine::StreamId s, std::string_view bytes) {
       ch->PublishOutput(s == engine::StreamId::kStderr, bytes);
@@ -190,8 +207,10 @@ void JobExecutor::Run(const JobRecord& record) {
     ctx_.hub->Finish(id, now.ok() ? now->status : status, raw.dump());
     return;
   }
+  // Artifacts live under the job that made them; a cached answer naming
+  // them would point at another job's files. Such results are not cached.
   if ((status == JobStatus::kSucceeded || status == JobStatus::kFailed) &&
-      !record.cache_key.empty() && ctx_.config->jobs.cache_ttl_s > 0) {
+      !record.cache_key.empty() && ctx_.config->jobs.cache_ttl_s > 0 && result.artifacts.empty()) {
     Status put = ctx_.store->CachePut(record.cache_key, stored.dump(),
                                       finished + ctx_.config->jobs.cache_ttl_s * 1000);
     if (!put.ok()) spdlog::warn("job {}: cache put: {}", id, put.ToString());

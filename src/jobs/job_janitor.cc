@@ -62,10 +62,25 @@ JanitorReport JobJanitor::RunOnce() {
     if (name.rfind("job-", 0) != 0 || executor_.Active().count(name) > 0) continue;
     if (sandbox::RemoveTree(entry.path().string()).ok()) ++report.workspaces_removed;
   }
+  // Artifact directories of jobs the store no longer knows (a crash between
+  // a purge and the removal, or a record purged by an older version).
+  for (const auto& entry : std::filesystem::directory_iterator(ctx_.config->artifacts.dir, ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind("job-", 0) != 0 || executor_.Active().count(name) > 0) continue;
+    auto rec = ctx_.store->Get(name);
+    if (!rec.ok() && rec.status().code() == StatusCode::kNotFound &&
+        sandbox::RemoveTree(entry.path().string()).ok()) {
+      ++report.artifacts_removed;
+    }
+  }
   int64_t now = NowMs();
   auto purged = ctx_.store->PurgeFinishedBefore(now - ctx_.config->jobs.retention_s * 1000);
   if (purged.ok()) {
     report.jobs_purged = static_cast<int>(purged->size());
+    // Ephemeral artifacts expire with their job.
+    for (const auto& id : *purged) {
+      (void)sandbox::RemoveTree(ctx_.config->artifacts.dir + "/" + id);
+    }
   } else {
     spdlog::warn("janitor: purge: {}", purged.status().message());
   }

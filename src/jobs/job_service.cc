@@ -117,6 +117,13 @@ StatusOr<Accepted> JobService::Accept(const std::string& tenant, const std::stri
   CR_ASSIGN_OR_RETURN(sandbox::JobSpec job, api::BuildJobSpec(req, *ctx_.config, rec.id, tier));
   // The record names the configured image; a replay runs on the pinned
   // digest (recorded in image_digest once it runs).
+  if (!job.volume.id.empty()) {
+    if (ctx_.volumes == nullptr) {
+      return FailedPreconditionError("persistent volumes are not available on this service",
+                                     "volumes_unavailable");
+    }
+    CR_RETURN_IF_ERROR(ctx_.volumes->Resolve(tenant, tier, job.volume.id).status());
+  }
   const std::string image_name = job.language.image;
   if (!pin_image.empty()) job.language.image = pin_image;
 
@@ -134,7 +141,9 @@ StatusOr<Accepted> JobService::Accept(const std::string& tenant, const std::stri
   rec.transitions.push_back({JobStatus::kQueued, now});
   bool cache_on = ctx_.config->jobs.cache_ttl_s > 0;
   std::string digest = cache_on ? digests_.Get(job.language.image) : "";
-  rec.cache_key = cache_on ? CacheKey(job, digest, req.output_encoding) : "";
+  // A volume's contents are an input no key can capture: never cached.
+  rec.cache_key =
+      cache_on && job.volume.id.empty() ? CacheKey(job, digest, req.output_encoding) : "";
 
   if (options.use_cache && !rec.cache_key.empty()) {
     auto hit = ctx_.store->CacheGet(rec.cache_key, now);

@@ -26,6 +26,8 @@ struct ExecuteRequest {
   OutputEncoding output_encoding = OutputEncoding::kUtf8;
   // "inputs": any JSON value, written to /workspace/params.json; "" if absent.
   std::string inputs_json;
+  // "volume_id": a persistent volume of the caller's, mounted at /output.
+  std::string volume_id;
 };
 
 // Name of the inputs file in the workspace.

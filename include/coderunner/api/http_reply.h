@@ -2,7 +2,9 @@
 #ifndef CODERUNNER_API_HTTP_REPLY_H_
 #define CODERUNNER_API_HTTP_REPLY_H_
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "coderunner/common/status.h"
 
@@ -17,6 +19,9 @@ namespace coderunner::api {
 void Reply(httplib::Response& res, int status, const nlohmann::json& body);
 // Sets `body` as-is (already JSON text).
 void ReplyRaw(httplib::Response& res, int status, const std::string& json_text);
+// Streams the regular file behind `fd` (taking ownership) as the body,
+// `size` bytes from offset 0, read as httplib asks for it.
+void ReplyFile(httplib::Response& res, int fd, int64_t size, const std::string& content_type);
 // The error envelope with the status from HttpStatusFor; adds Retry-After
 // for ResourceExhausted (429).
 void ReplyError(httplib::Response& res, const Status& status);

@@ -23,6 +23,7 @@ namespace coderunner::api {
 //   DELETE /v1/jobs/{id}             cancel
 //   POST   /v1/jobs/{id}/replay      202 {"id","status","replay_of"}
 //   GET    /v1/jobs/{id}/events      Server-Sent Events
+//   GET    /v1/jobs/{id}/artifacts/{path}  one artifact the result lists (bytes)
 //   GET    /metrics                  Prometheus text
 // Every /v1 job route authenticates (401 without a valid key, unless auth
 // mode is none), is scoped to the caller's tenant (another tenant's job is

@@ -14,6 +14,7 @@
 #include "coderunner/engine/images.h"
 #include "coderunner/engine/system.h"
 #include "coderunner/jobs/job_service.h"
+#include "coderunner/volumes/volume_service.h"
 
 namespace httplib {
 class Server;
@@ -29,9 +30,10 @@ struct ServerDeps {
   jobs::JobService* jobs;
   MetricsRegistry* metrics;
   const auth::Authenticator* authenticator;
+  volumes::VolumeService* volumes;  // The /v1/volumes routes; nullptr: none.
 };
 
-// Routes (plus the job routes of jobs_routes.h):
+// Routes (plus those of jobs_routes.h and volumes_routes.h):
 //   GET  /v1/languages   configured languages and their image digests
 //   GET  /healthz        the process is up
 //   GET  /readyz         the engine answers and every image is present

@@ -76,6 +76,29 @@ struct FilesConfig {
   int64_t max_inputs_bytes = 1LL << 20;  // "inputs" as JSON (params.json). Bytes; 1 MiB.
 };
 
+// Files jobs leave in their per-job /output directory.
+struct ArtifactsConfig {
+  // Host directory holding one /output directory per job, kept as the job's
+  // artifacts until its record is purged. Absolute; the engine bind-mounts
+  // from it, so it must be the same path for the service and the engine.
+  // Default /var/lib/coderunner/artifacts.
+  std::string dir = "/var/lib/coderunner/artifacts";
+  int64_t max_file_bytes = 10LL << 20;    // One artifact file. Bytes; 10 MiB.
+  int64_t max_total_bytes = 100LL << 20;  // All of one job's artifacts. Bytes; 100 MiB.
+  int max_files = 1000;                   // Entries (files and directories) per job. 1000.
+};
+
+// Persistent volumes (tiers with volumes: true).
+struct VolumesConfig {
+  // Host directory holding each volume's files; every volume is an engine
+  // volume bound to a directory here. Absolute; same path for service and
+  // engine. Default /var/lib/coderunner/volumes.
+  std::string dir = "/var/lib/coderunner/volumes";
+  int64_t max_size_bytes = 1LL << 30;  // Largest size_bytes a volume may have. Bytes; 1 GiB.
+  int max_files = 10000;               // Entries (files and directories) per volume. 10000.
+  int max_per_tenant = 20;             // Volumes per tenant. 20.
+};
+
 struct JobsConfig {
   int max_concurrent = 0;           // Worker threads running jobs. 0 = number of cores.
   int max_queued = 1000;            // Jobs waiting for a worker; beyond it, 429. Count; 1000.
@@ -105,6 +128,8 @@ struct Config {
   std::string data_dir = "/var/lib/coderunner/data";
   JobsConfig jobs;
   FilesConfig files;
+  ArtifactsConfig artifacts;
+  VolumesConfig volumes;
   AuthConfig auth;
   // Tiers by name. Defaults: free, pro, business, enterprise as in the
   // Execute-mode seed; enterprise defaults to the global maxima.

@@ -14,13 +14,15 @@ namespace coderunner::jobs {
 struct JanitorReport {
   int containers_removed = 0;
   int workspaces_removed = 0;
+  int artifacts_removed = 0;  // Artifact directories without a job.
   int jobs_purged = 0;
   int cache_purged = 0;
 };
 
 // Every jobs.janitor_interval_s: removes containers labelled with this
 // instance and job workspaces that no executing job owns, purges terminal
-// records older than jobs.retention_s, and expired cache entries.
+// records older than jobs.retention_s with their artifacts, artifact
+// directories of unknown jobs, and expired cache entries.
 // Thread-safe; Start/Stop from one thread.
 class JobJanitor {
  public:

@@ -11,6 +11,7 @@
 #include "coderunner/jobs/webhook_sender.h"
 #include "coderunner/sandbox/container_runner.h"
 #include "coderunner/store/job_store.h"
+#include "coderunner/volumes/volume_service.h"
 
 namespace coderunner::jobs {
 
@@ -26,6 +27,8 @@ struct JobsContext {
   engine::ImageClient* images;
   MetricsRegistry* metrics;
   WebhookSender* webhooks;
+  // Persistent volumes; nullptr means requests naming a volume are refused.
+  volumes::VolumeService* volumes = nullptr;
 };
 
 // Milliseconds since the Unix epoch.

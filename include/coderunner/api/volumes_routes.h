@@ -1,0 +1,31 @@
+// The /v1/volumes routes.
+#ifndef CODERUNNER_API_VOLUMES_ROUTES_H_
+#define CODERUNNER_API_VOLUMES_ROUTES_H_
+
+#include "coderunner/auth/authenticator.h"
+#include "coderunner/auth/rate_limiter.h"
+#include "coderunner/common/metrics.h"
+#include "coderunner/volumes/volume_service.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace coderunner::api {
+
+// Registers on `http`:
+//   POST   /v1/volumes                    {"name"?,"size_bytes"} -> 201 the volume
+//   GET    /v1/volumes                    {"volumes":[...]}
+//   GET    /v1/volumes/{id}               the volume, with used_bytes and files
+//   DELETE /v1/volumes/{id}               200 {"id","deleted":true}; 409 while in use
+//   GET    /v1/volumes/{id}/files         {"files":[{path,size,modified_at}],...}
+//   GET    /v1/volumes/{id}/files/{path}  the file's bytes
+// Authenticated and tenant-scoped like the job routes (another tenant's
+// volume is 404). All arguments must outlive `http`.
+void RegisterVolumeRoutes(httplib::Server& http, volumes::VolumeService& service,
+                          MetricsRegistry& metrics, const auth::Authenticator& authenticator,
+                          auth::RateLimiter& limiter);
+
+}  // namespace coderunner::api
+
+#endif  // CODERUNNER_API_VOLUMES_ROUTES_H_

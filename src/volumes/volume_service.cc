@@ -1,0 +1,227 @@
+#include "coderunner/volumes/volume_service.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <nlohmann/json.hpp>
+
+#include "coderunner/common/ids.h"
+#include "coderunner/sandbox/container_policy.h"
+#include "coderunner/sandbox/mechanism.h"
+#include "coderunner/sandbox/workspace.h"
+
+namespace coderunner::volumes {
+namespace {
+
+using nlohmann::json;
+
+Status NotFound(const std::string& id) {
+  return NotFoundError("no volume " + id.substr(0, 64), "volume_not_found");
+}
+
+Status Forbidden(const config::TierConfig* tier) {
+  return FailedPreconditionError(
+      "tier " + (tier ? tier->name : std::string("(none)")) +
+          " does not include persistent volumes (volumes: false); upgrade to pro or above",
+      "forbidden");
+}
+
+bool ValidVolumeId(const std::string& id) {
+  if (id.size() != 28 || id.rfind("vol-", 0) != 0) return false;
+  return std::all_of(id.begin() + 4, id.end(),
+                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+bool ValidName(const std::string& n) {
+  if (n.empty() || n.size() > 64) return false;
+  return std::all_of(n.begin(), n.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '_' || c == '.';
+  });
+}
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// The host directory the volume is bound to: owned by the job uid, 0700.
+Status MakeHostDir(const std::string& root, const std::string& id, std::string* path) {
+  if (mkdir(root.c_str(), 0755) != 0 && errno != EEXIST) {
+    return InternalError("create " + root + ": " + strerror(errno), "volume_io");
+  }
+  *path = root + "/" + id;
+  if (mkdir(path->c_str(), 0700) != 0) {
+    return InternalError("create " + *path + ": " + strerror(errno), "volume_io");
+  }
+  sandbox::UniqueFd fd(open(path->c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd.valid() || fchown(fd.get(), sandbox::kJobUid, sandbox::kJobGid) != 0 ||
+      fchmod(fd.get(), 0700) != 0) {
+    int err = errno;
+    (void)sandbox::RemoveTree(*path);
+    return InternalError("prepare " + *path + ": " + strerror(err), "volume_io");
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+std::map<std::string, std::string> VolumeService::OwnerLabels(const std::string& tenant) const {
+  return {{sandbox::kLabelManaged, "true"},
+          {sandbox::kLabelInstance, config_.instance},
+          {kLabelTenant, tenant}};
+}
+
+StatusOr<Volume> VolumeService::FromEngine(const engine::VolumeInfo& info) const {
+  auto label = [&](const char* k) {
+    auto it = info.labels.find(k);
+    return it == info.labels.end() ? std::string() : it->second;
+  };
+  Volume v;
+  v.id = label(kLabelVolume);
+  v.tenant = label(kLabelTenant);
+  v.name = label(kLabelName);
+  v.engine_name = info.name;
+  v.host_dir = config_.volumes.dir + "/" + v.id;
+  try {
+    v.size_bytes = std::stoll(label(kLabelSize));
+    v.created_at_ms = std::stoll(label(kLabelCreated));
+  } catch (const std::exception&) {
+    return NotFound(v.id);
+  }
+  // Only volumes we made, bound where we put them, count: a look-alike
+  // someone else created on the engine must never become a job's /output.
+  auto device = info.options.find("device");
+  if (!ValidVolumeId(v.id) || info.name != "coderunner-" + v.id ||
+      label(sandbox::kLabelInstance) != config_.instance || device == info.options.end() ||
+      device->second != v.host_dir) {
+    return NotFound(v.id);
+  }
+  return v;
+}
+
+StatusOr<Volume> VolumeService::Create(const std::string& tenant, const config::TierConfig* tier,
+                                       const std::string& body) {
+  if (tier == nullptr || !tier->volumes) return Forbidden(tier);
+  json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return InvalidArgumentError("malformed JSON", "invalid_json");
+  if (!j.is_object()) return InvalidArgumentError("body must be a JSON object", "invalid_request");
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (it.key() != "name" && it.key() != "size_bytes") {
+      return InvalidArgumentError(it.key() + ": unknown field (known: name, size_bytes)",
+                                  "invalid_request");
+    }
+  }
+  std::string name;
+  if (auto it = j.find("name"); it != j.end() && !it->is_null()) {
+    if (!it->is_string() || !ValidName(it->get<std::string>())) {
+      return InvalidArgumentError("name: 1 to 64 letters, digits, '.', '-' or '_'",
+                                  "invalid_request");
+    }
+    name = it->get<std::string>();
+  }
+  auto size = j.find("size_bytes");
+  if (size == j.end() || !size->is_number_integer() || size->get<int64_t>() < 1) {
+    return InvalidArgumentError("size_bytes: required, a positive integer", "invalid_request");
+  }
+  int64_t size_bytes = size->get<int64_t>();
+  if (size_bytes > config_.volumes.max_size_bytes) {
+    return FailedPreconditionError(
+        "size_bytes " + std::to_string(size_bytes) + " exceeds the maximum " +
+            std::to_string(config_.volumes.max_size_bytes) + " (volumes.max_size_bytes)",
+        "limit_exceeded");
+  }
+
+  std::lock_guard<std::mutex> lock(create_mu_);
+  CR_ASSIGN_OR_RETURN(std::vector<Volume> existing, List(tenant));
+  if (static_cast<int>(existing.size()) >= config_.volumes.max_per_tenant) {
+    return ResourceExhaustedError("tier " + tier->name + ": at most " +
+                                      std::to_string(config_.volumes.max_per_tenant) +
+                                      " volumes per tenant (volumes.max_per_tenant)",
+                                  "too_many_volumes");
+  }
+  Volume v;
+  v.id = NewId("vol");
+  v.tenant = tenant;
+  v.name = name;
+  v.size_bytes = size_bytes;
+  v.created_at_ms = NowMs();
+  v.engine_name = "coderunner-" + v.id;
+  CR_RETURN_IF_ERROR(MakeHostDir(config_.volumes.dir, v.id, &v.host_dir));
+  auto labels = OwnerLabels(tenant);
+  labels[kLabelVolume] = v.id;
+  labels[kLabelSize] = std::to_string(size_bytes);
+  labels[kLabelName] = name;
+  labels[kLabelCreated] = std::to_string(v.created_at_ms);
+  // The local driver's bind: the engine mounts our directory wherever a
+  // container asks for the volume, on Docker and Podman alike.
+  auto created = client_.Create(v.engine_name, labels,
+                                {{"type", "none"}, {"device", v.host_dir}, {"o", "bind"}});
+  if (!created.ok()) {
+    (void)sandbox::RemoveTree(v.host_dir);
+    return created.status();
+  }
+  return v;
+}
+
+StatusOr<Volume> VolumeService::Get(const std::string& tenant, const std::string& id) {
+  if (!ValidVolumeId(id)) return NotFound(id);
+  auto info = client_.Inspect("coderunner-" + id);
+  if (!info.ok()) {
+    return info.status().code() == StatusCode::kNotFound ? NotFound(id) : info.status();
+  }
+  auto v = FromEngine(*info);
+  if (!v.ok() || v->tenant != tenant || v->id != id) return NotFound(id);
+  return v;
+}
+
+StatusOr<std::vector<Volume>> VolumeService::List(const std::string& tenant) {
+  CR_ASSIGN_OR_RETURN(std::vector<engine::VolumeInfo> infos, client_.List(OwnerLabels(tenant)));
+  std::vector<Volume> out;
+  for (const auto& info : infos) {
+    auto v = FromEngine(info);
+    if (v.ok() && v->tenant == tenant) out.push_back(std::move(*v));
+  }
+  std::sort(out.begin(), out.end(), [](const Volume& a, const Volume& b) {
+    return a.created_at_ms != b.created_at_ms ? a.created_at_ms < b.created_at_ms : a.id < b.id;
+  });
+  return out;
+}
+
+Status VolumeService::Delete(const std::string& tenant, const std::string& id) {
+  CR_ASSIGN_OR_RETURN(Volume v, Get(tenant, id));
+  CR_RETURN_IF_ERROR(client_.Remove(v.engine_name));
+  return sandbox::RemoveTree(v.host_dir);
+}
+
+StatusOr<sandbox::TreeListing> VolumeService::ListFiles(const Volume& volume) {
+  sandbox::TreeWalkOptions options;
+  options.max_depth = kVolumeMaxDepth;
+  options.max_entries = config_.volumes.max_files;
+  return sandbox::ListTree(volume.host_dir, options);
+}
+
+StatusOr<sandbox::UniqueFd> VolumeService::OpenFile(const Volume& volume, const std::string& path) {
+  return sandbox::OpenTreeFile(volume.host_dir, path, kVolumeMaxDepth);
+}
+
+StatusOr<sandbox::VolumeMount> VolumeService::Resolve(const std::string& tenant,
+                                                      const config::TierConfig* tier,
+                                                      const std::string& volume_id) {
+  if (tier != nullptr && !tier->volumes) return Forbidden(tier);
+  CR_ASSIGN_OR_RETURN(Volume v, Get(tenant, volume_id));
+  sandbox::VolumeMount m;
+  m.id = v.id;
+  m.engine_name = v.engine_name;
+  m.quota_bytes = v.size_bytes;
+  m.max_files = config_.volumes.max_files;
+  return m;
+}
+
+}  // namespace coderunner::volumes
