@@ -68,6 +68,9 @@ bool RemoveAt(int dir, const std::string& name, int depth) {
 struct Walker {
   const TreeWalkOptions& options;
   TreeListing& out;
+  // Hard links are removed after the walk: removing one name during it
+  // would make its twin look like a single-link file.
+  std::vector<std::string> hardlinks;
 
   void Problem(const std::string& path, const char* reason, int dir, const std::string& name,
                int depth) {
@@ -105,7 +108,8 @@ struct Walker {
           // A second name for some inode. Inside a job's own mount it can
           // only point at the job's own files, but we cannot prove where the
           // other name lives, so it is never read.
-          Problem(path, "hardlink", dir, name, depth);
+          out.problems.push_back({Escaped(path), "hardlink"});
+          if (options.remove_problems) hardlinks.push_back(path);
         } else {
           out.files.push_back(
               {path, static_cast<int64_t>(st.st_size),
@@ -155,7 +159,11 @@ StatusOr<TreeListing> ListTree(const std::string& root, const TreeWalkOptions& o
   UniqueFd dir(open(root.c_str(), kDirFlags));
   if (!dir.valid()) return ErrnoError("open " + root, errno);
   TreeListing out;
-  Walker{options, out}.Walk(dir.get(), "", 0);
+  Walker walker{options, out, {}};
+  walker.Walk(dir.get(), "", 0);
+  for (const auto& path : walker.hardlinks) {
+    CR_RETURN_IF_ERROR(RemoveTreeEntry(root, path, options.max_depth));
+  }
   std::sort(out.files.begin(), out.files.end(),
             [](const TreeFile& a, const TreeFile& b) { return a.path < b.path; });
   return out;

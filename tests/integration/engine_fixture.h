@@ -51,6 +51,8 @@ class EngineTest : public ::testing::Test {
       ++left;
     }
     EXPECT_EQ(left, 0) << "workspaces left behind in " << server_->workspace_dir();
+    EXPECT_EQ(CountVolumes(server_->socket(), server_->instance()), 0)
+        << "volumes left behind by instance " << server_->instance();
   }
 
   virtual std::string ExtraConfig() const { return ""; }

@@ -20,6 +20,7 @@
 #include "coderunner/common/ids.h"
 #include "coderunner/engine/containers.h"
 #include "coderunner/engine/curl_transport.h"
+#include "coderunner/engine/volumes.h"
 #include "coderunner/sandbox/container_policy.h"
 
 extern char** environ;
@@ -58,6 +59,13 @@ std::string EngineSocketUnderTest() {
 
 std::string HostileProgram(const std::string& name) {
   return ReadFile(std::string(CODERUNNER_HOSTILE_DIR) + "/" + name);
+}
+
+int CountVolumes(const std::string& socket, const std::string& instance) {
+  engine::CurlTransport transport(socket);
+  engine::VolumeClient volumes(transport, std::chrono::seconds(30));
+  auto list = volumes.List({{sandbox::kLabelInstance, instance}});
+  return list.ok() ? static_cast<int>(list->size()) : -1;
 }
 
 int CountContainers(const std::string& socket, const std::string& instance) {
@@ -101,6 +109,12 @@ void ServerProcess::Spawn() {
         << "engine: {socket: " << socket_ << "}\n"
         << "sandbox: {init_path: " << CODERUNNER_INIT_BINARY << "}\n"
         << "workspace_dir: " << workspace_dir_ << "\n"
+        << (extra_yaml_.find("artifacts:") == std::string::npos
+                ? "artifacts: {dir: " + dir_ + "/artifacts}\n"
+                : "")
+        << (extra_yaml_.find("volumes:") == std::string::npos
+                ? "volumes: {dir: " + dir_ + "/volumes}\n"
+                : "")
         << "data_dir: " << dir_ << "/data\n"
         << "instance: " << instance_
         << "\n"
@@ -183,6 +197,17 @@ HttpAnswer ServerProcess::Get(const std::string& path) const {
   httplib::Client c("127.0.0.1", port_);
   c.set_read_timeout(120, 0);
   return Answer(c.Get(path.c_str()));
+}
+
+HttpAnswer ServerProcess::Call(const std::string& method, const std::string& path,
+                               const std::string& key, const std::string& body) const {
+  httplib::Client c("127.0.0.1", port_);
+  c.set_read_timeout(120, 0);
+  httplib::Headers h;
+  if (!key.empty()) h.emplace("Authorization", "Bearer " + key);
+  if (method == "GET") return Answer(c.Get(path.c_str(), h));
+  if (method == "DELETE") return Answer(c.Delete(path.c_str(), h));
+  return Answer(c.Post(path.c_str(), h, body, "application/json"));
 }
 
 HttpAnswer ServerProcess::Delete(const std::string& path) const {

@@ -45,6 +45,10 @@ class ServerProcess {
   pid_t pid() const { return pid_; }
   const std::string& instance() const { return instance_; }
   const std::string& workspace_dir() const { return workspace_dir_; }
+  // Where the generated config puts artifacts and volumes (unless the
+  // test's extra YAML sets its own).
+  std::string artifacts_dir() const { return dir_ + "/artifacts"; }
+  std::string volumes_dir() const { return dir_ + "/volumes"; }
   const std::string& socket() const { return socket_; }
 
   // SIGKILL, no cleanup of any kind (a crash): containers, workspaces and
@@ -52,6 +56,10 @@ class ServerProcess {
   void Kill9();
 
   HttpAnswer Get(const std::string& path) const;
+  // GET, DELETE or POST (with `body`) as the holder of API key `key` ("" =
+  // no Authorization header).
+  HttpAnswer Call(const std::string& method, const std::string& path, const std::string& key,
+                  const std::string& body = "") const;
   HttpAnswer Delete(const std::string& path) const;
   HttpAnswer Post(const std::string& path, const std::string& body,
                   const std::string& content_type = "application/json") const;
@@ -93,6 +101,8 @@ std::string EngineSocketUnderTest();
 std::string HostileProgram(const std::string& name);
 // Number of containers labelled with `instance` on the engine at `socket`.
 int CountContainers(const std::string& socket, const std::string& instance);
+// Number of engine volumes labelled with `instance`.
+int CountVolumes(const std::string& socket, const std::string& instance);
 
 }  // namespace coderunner::testing
 
