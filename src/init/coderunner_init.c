@@ -250,10 +250,17 @@ static long long ParseBytes(const char* s) {
 
 // Kills every process of the job (everything in this PID namespace but
 // PID 1: they all run as the job's uid) and reaps them. Records the main
-// process's status if it is among them.
+// process's status if it is among them. Outside a container of its own
+// (PID != 1, e.g. a test on the host) kill(-1) would reach every process
+// the caller may signal, so then only the job's main process is killed.
 static void KillAndReapAll(int* main_status, int* main_done) {
+  int own_namespace = getpid() == 1;
   for (int round = 0; round < 100; ++round) {
-    kill(-1, SIGKILL);
+    if (own_namespace) {
+      kill(-1, SIGKILL);
+    } else if (!*main_done) {
+      kill(g_child, SIGKILL);
+    }
     int st;
     pid_t pid;
     while ((pid = waitpid(-1, &st, 0)) > 0 || (pid < 0 && errno == EINTR)) {

@@ -39,7 +39,9 @@ class VolumeClient {
   // GET /volumes/{name}. Missing: NotFound.
   StatusOr<VolumeInfo> Inspect(const std::string& name);
 
-  // GET /volumes filtered by `labels` (all must match).
+  // GET /volumes filtered by `labels`. Docker returns volumes carrying all
+  // of them; Podman 4.3 ORs several label filters and returns volumes
+  // carrying any one, so callers must check the labels they rely on.
   StatusOr<std::vector<VolumeInfo>> List(const std::map<std::string, std::string>& labels);
 
   // DELETE /volumes/{name}. Already gone is OK. A volume a container still

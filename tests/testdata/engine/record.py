@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Records real Docker / Podman Engine API answers for the unit tests.
 
-Usage: python3 tests/testdata/engine/record.py [docker|podman]...
+Usage: python3 tests/testdata/engine/record.py [--volumes-only] [docker|podman]...
 Needs the engines' sockets (default /run/coderunner/{docker,podman}.sock,
 override with CODERUNNER_<ENGINE>_SOCK) and the image coderunner/bash:5.
 Each answer is written to tests/testdata/engine/<engine>/<name>.json as
@@ -76,8 +76,53 @@ def percent_encode(s):
     return urllib.parse.quote(s, safe="-_.~")
 
 
-def main(engines):
+VOLUME = "coderunner-rec-vol"
+VOLUME_DIR = "/tmp/coderunner-rec-vol"
+VOLUME_LABELS = {"io.coderunner.managed": "true", "io.coderunner.instance": "rec",
+                 "io.coderunner.tenant": "acme",
+                 "io.coderunner.volume": "vol-0123456789abcdef01234567",
+                 "io.coderunner.size_bytes": "1048576", "io.coderunner.name": "notes",
+                 "io.coderunner.created_at": "1700000000000"}
+
+
+def record_volumes(engine, sock):
+    """The /volumes answers VolumeClient handles, including "in use"."""
+    call(sock, "DELETE", f"/volumes/{VOLUME}")
+    os.makedirs(VOLUME_DIR, exist_ok=True)
+    name = NAME.format(engine=engine) + "-vol"
+    try:
+        body = {"Name": VOLUME, "Driver": "local", "Labels": VOLUME_LABELS,
+                "DriverOpts": {"type": "none", "device": VOLUME_DIR, "o": "bind"}}
+        record(engine, sock, "volume_create", "POST", "/volumes/create", body)
+        record(engine, sock, "volume_inspect", "GET", f"/volumes/{VOLUME}")
+        record(engine, sock, "volume_inspect_missing", "GET", "/volumes/coderunner-rec-missing")
+        filters = json.dumps({"label": ["io.coderunner.instance=rec",
+                                        "io.coderunner.managed=true",
+                                        "io.coderunner.tenant=acme"]},
+                             separators=(",", ":"))
+        record(engine, sock, "volume_list", "GET", "/volumes?filters=" + percent_encode(filters))
+        empty = json.dumps({"label": ["io.coderunner.instance=nobody"]}, separators=(",", ":"))
+        record(engine, sock, "volume_list_empty", "GET", "/volumes?filters=" + percent_encode(empty))
+        spec = {"Image": IMAGE, "Cmd": ["true"], "Tty": False,
+                "HostConfig": {"NetworkMode": "none", "Ulimits": ULIMITS,
+                               "Binds": [f"{VOLUME}:/output:rw"]}}
+        call(sock, "POST", f"/containers/create?name={name}", spec)
+        record(engine, sock, "volume_remove_in_use", "DELETE", f"/volumes/{VOLUME}")
+        call(sock, "DELETE", f"/containers/{name}?force=1&v=1")
+        record(engine, sock, "volume_remove", "DELETE", f"/volumes/{VOLUME}")
+        record(engine, sock, "volume_remove_missing", "DELETE", f"/volumes/{VOLUME}")
+    finally:
+        call(sock, "DELETE", f"/containers/{name}?force=1&v=1")
+        call(sock, "DELETE", f"/volumes/{VOLUME}")
+
+
+def main(engines, volumes_only=False):
     for engine in engines:
+        if volumes_only:
+            sock = os.environ.get(f"CODERUNNER_{engine.upper()}_SOCK",
+                                  f"/run/coderunner/{engine}.sock")
+            record_volumes(engine, sock)
+            continue
         sock = os.environ.get(f"CODERUNNER_{engine.upper()}_SOCK",
                               f"/run/coderunner/{engine}.sock")
         name = NAME.format(engine=engine)
@@ -145,4 +190,7 @@ def main(engines):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or ["docker", "podman"])
+    args = sys.argv[1:]
+    only = "--volumes-only" in args
+    args = [a for a in args if a != "--volumes-only"]
+    main(args or ["docker", "podman"], volumes_only=only)

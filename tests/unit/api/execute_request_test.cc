@@ -144,6 +144,7 @@ TEST(ParseExecuteRequestTest, FieldErrorsAreInvalidRequestNamingTheField) {
       {"language number", R"({"code":"x","language":1})", "language"},
       {"stdin array", R"({"code":"x","stdin":["a"]})", "stdin"},
       {"args string", R"({"code":"x","args":"a b"})", "args"},
+      {"volume_id number", R"({"code":"x","volume_id":7})", "volume_id"},
       {"args number element", R"({"code":"x","args":["a",1]})", "args"},
       {"args null element", R"({"code":"x","args":[null]})", "args"},
       {"args with NUL", R"({"code":"x","args":["a\u0000b"]})", "args"},
@@ -258,6 +259,17 @@ TEST_F(BuildJobSpecTest, CopiesRequestAndUsesDefaultLanguage) {
   EXPECT_EQ(job->files[0].path, "f");
   EXPECT_EQ(job->limits.pids, 10);
   EXPECT_EQ(job->limits.timeout_ms, config_.default_limits.timeout_ms);
+}
+
+TEST_F(BuildJobSpecTest, VolumeIdIsCarriedUnresolved) {
+  auto job = BuildJobSpec(Request(R"({"code":"c","volume_id":"vol-0123456789abcdef01234567"})"),
+                          config_, "job-1");
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  EXPECT_EQ(job->volume.id, "vol-0123456789abcdef01234567");
+  EXPECT_EQ(job->volume.engine_name, "");  // Resolved by the executor, per run.
+  auto none = BuildJobSpec(Request(R"({"code":"c"})"), config_, "job-2");
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->volume.id, "");
 }
 
 TEST_F(BuildJobSpecTest, NamedLanguageIsUsed) {

@@ -20,6 +20,8 @@ TEST(HttpStatusTest, MapsEveryCode) {
       {NotFoundError("m"), 404},
       {AlreadyExistsError("m"), 409},
       {FailedPreconditionError("m", "limit_exceeded"), 422},
+      {FailedPreconditionError("m", "forbidden"), 403},
+      {FailedPreconditionError("m", "volume_in_use"), 409},
       {ResourceExhaustedError("m"), 429},
       {UnavailableError("m"), 503},
       {DeadlineExceededError("m"), 504},

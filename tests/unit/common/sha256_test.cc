@@ -52,5 +52,19 @@ TEST(Sha256Test, HashesBinaryDataIncludingNul) {
   EXPECT_EQ(d.find_first_not_of("0123456789abcdef"), std::string::npos);
 }
 
+TEST(Sha256Test, StreamingEqualsOneShotForEverySplit) {
+  std::string data;
+  for (int i = 0; i < 300; ++i) data.push_back(static_cast<char>(i * 7));
+  for (size_t a = 0; a <= data.size(); a += 13) {
+    for (size_t b = a; b <= data.size(); b += 29) {
+      Sha256 h;
+      h.Update(std::string_view(data).substr(0, a));
+      h.Update(std::string_view(data).substr(a, b - a));
+      h.Update(std::string_view(data).substr(b));
+      ASSERT_EQ(h.HexDigest(), Sha256Hex(data)) << a << " " << b;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace coderunner

@@ -318,6 +318,14 @@ TEST(ConfigTest, OtherValuesAreRangeChecked) {
       {"relative workspace", "workspace_dir: var/ws\n", "workspace_dir"},
       {"empty workspace", "workspace_dir: \"\"\n", "workspace_dir"},
       {"unknown runtime", "sandbox:\n  runtime: kata\n", "sandbox.runtime"},
+      {"relative artifacts dir", "artifacts:\n  dir: art\n", "artifacts.dir"},
+      {"artifact file cap above total", "artifacts:\n  max_file_bytes: 10\n  max_total_bytes: 5\n",
+       "artifacts"},
+      {"zero artifact files", "artifacts:\n  max_files: 0\n", "artifacts.max_files"},
+      {"unknown artifacts key", "artifacts:\n  ttl: 5\n", "artifacts.ttl"},
+      {"relative volumes dir", "volumes:\n  dir: vol\n", "volumes.dir"},
+      {"tiny volumes", "volumes:\n  max_size_bytes: 10\n", "volumes.max_size_bytes"},
+      {"zero volumes per tenant", "volumes:\n  max_per_tenant: 0\n", "volumes.max_per_tenant"},
       {"instance with space", "instance: a b\n", "instance"},
       {"instance with dot", "instance: a.b\n", "instance"},
       {"instance with slash", "instance: a/b\n", "instance"},
@@ -325,6 +333,25 @@ TEST(ConfigTest, OtherValuesAreRangeChecked) {
       // the key alone, i.e. every instance's containers.
       {"empty instance", "instance: \"\"\n", "instance"},
   });
+}
+
+TEST(ConfigTest, ArtifactsAndVolumesKeysAreRead) {
+  auto c = ParseConfig(
+      "artifacts: {dir: /a, max_file_bytes: 10, max_total_bytes: 20, max_files: 3}\n"
+      "volumes: {dir: /v, max_size_bytes: 8192, max_files: 7, max_per_tenant: 2}\n");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->artifacts.dir, "/a");
+  EXPECT_EQ(c->artifacts.max_file_bytes, 10);
+  EXPECT_EQ(c->artifacts.max_total_bytes, 20);
+  EXPECT_EQ(c->artifacts.max_files, 3);
+  EXPECT_EQ(c->volumes.dir, "/v");
+  EXPECT_EQ(c->volumes.max_size_bytes, 8192);
+  EXPECT_EQ(c->volumes.max_files, 7);
+  EXPECT_EQ(c->volumes.max_per_tenant, 2);
+  auto d = ParseConfig("");
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->artifacts.max_file_bytes, 10 << 20);
+  EXPECT_EQ(d->artifacts.max_total_bytes, 100 << 20);
 }
 
 TEST(ConfigTest, RuntimeRuncIsAccepted) {

@@ -338,6 +338,56 @@ TEST_F(ContainerPolicyTest, VerifyRejectsNonObjectInspectWithoutThrowing) {
   }
 }
 
+TEST_F(ContainerPolicyTest, OutputIsTheOnlyWritableBindAndInitPolicesIt) {
+  struct Case {
+    const char* what;
+    OutputMount output;
+    json binds_extra;  // The /output bind, or nothing.
+    json init_args;    // What precedes "--" after the environment.
+    int64_t fsize;
+  };
+  const Case cases[] = {
+      {"none", {}, json::array(), json::array(), 16LL << 20},
+      {"artifacts",
+       {"/var/lib/coderunner/artifacts/job-abc", false, 100 << 20, 10 << 20, 1000},
+       {"/var/lib/coderunner/artifacts/job-abc:/output:rw"},
+       {"-o", "/output", "-q", std::to_string(100 << 20), "-f", std::to_string(10 << 20), "-n",
+        "1000"},
+       16LL << 20},  // RLIMIT_FSIZE: the larger of /tmp's size and the per-file cap.
+      {"volume",
+       {"coderunner-vol-1", true, 64 << 20, 0, 10000},
+       {"coderunner-vol-1:/output:rw"},
+       {"-o", "/output", "-q", std::to_string(64 << 20), "-n", "10000", "-r"},
+       64LL << 20},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    ContainerContext ctx{job_, kWorkspace, false, c.output};
+    json body = policy_.BuildCreateBody(ctx);
+    json binds = {std::string(kWorkspace) + ":/workspace:ro",
+                  std::string(kInit) + ":/.coderunner-init:ro"};
+    for (const auto& b : c.binds_extra) binds.push_back(b);
+    EXPECT_EQ(body["HostConfig"]["Binds"], binds);
+    json cmd = body["Cmd"];
+    json before_dashes = json::array();
+    for (size_t i = 6; i < cmd.size() && cmd[i] != "--"; ++i) before_dashes.push_back(cmd[i]);
+    EXPECT_EQ(before_dashes, c.init_args);
+    for (const auto& u : body["HostConfig"]["Ulimits"]) {
+      if (u["Name"] == "fsize") {
+        EXPECT_EQ(u["Soft"], c.fsize);
+      }
+    }
+  }
+}
+
+TEST_F(ContainerPolicyTest, VerifyRefusesWritableMountsOtherThanOutput) {
+  json inspect = InspectFrom(policy_.BuildCreateBody(ctx_), kWorkspace);
+  EXPECT_TRUE(VerifyNoThrow(ctx_, inspect).ok());
+  inspect["Mounts"].push_back(
+      {{"Type", "bind"}, {"Source", "/"}, {"Destination", "/host"}, {"RW", true}});
+  EXPECT_EQ(VerifyNoThrow(ctx_, inspect).reason(), "policy_not_applied");
+}
+
 TEST_F(ContainerPolicyTest, VerifyChecksLimitsOfThisJob) {
   json inspect = InspectFrom(policy_.BuildCreateBody(ctx_), kWorkspace);
   JobSpec other = SampleJob();
