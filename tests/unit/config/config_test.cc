@@ -48,6 +48,18 @@ void ExpectConfigEq(const Config& a, const Config& b) {
     EXPECT_EQ(a.languages[i].is_default, b.languages[i].is_default);
   }
   EXPECT_EQ(a.log_level, b.log_level);
+  EXPECT_EQ(a.files.max_count, b.files.max_count);
+  EXPECT_EQ(a.files.max_depth, b.files.max_depth);
+  EXPECT_EQ(a.files.max_total_bytes, b.files.max_total_bytes);
+  EXPECT_EQ(a.files.max_inputs_bytes, b.files.max_inputs_bytes);
+  EXPECT_EQ(a.artifacts.dir, b.artifacts.dir);
+  EXPECT_EQ(a.artifacts.max_file_bytes, b.artifacts.max_file_bytes);
+  EXPECT_EQ(a.artifacts.max_total_bytes, b.artifacts.max_total_bytes);
+  EXPECT_EQ(a.artifacts.max_files, b.artifacts.max_files);
+  EXPECT_EQ(a.volumes.dir, b.volumes.dir);
+  EXPECT_EQ(a.volumes.max_size_bytes, b.volumes.max_size_bytes);
+  EXPECT_EQ(a.volumes.max_files, b.volumes.max_files);
+  EXPECT_EQ(a.volumes.max_per_tenant, b.volumes.max_per_tenant);
 }
 
 TEST(ConfigTest, DefaultConfigIsSane) {
