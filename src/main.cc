@@ -92,9 +92,7 @@ int Serve(const std::string& config_path) {
   sandbox::RunnerOptions runner_options;
   runner_options.workspace_root = cfg.workspace_dir;
   runner_options.artifacts_root = cfg.artifacts.dir;
-  runner_options.artifact_caps.max_file_bytes = cfg.artifacts.max_file_bytes;
-  runner_options.artifact_caps.max_total_bytes = cfg.artifacts.max_total_bytes;
-  runner_options.artifact_caps.max_files = cfg.artifacts.max_files;
+  runner_options.artifact_caps = cfg.ArtifactCapsFromConfig();
   sandbox::ContainerRunner runner(containers, policy, runner_options);
 
   auto version = system.Version();

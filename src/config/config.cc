@@ -362,6 +362,14 @@ const sandbox::LanguageSpec& Config::DefaultLanguage() const {
   return languages.front();
 }
 
+sandbox::ArtifactCaps Config::ArtifactCapsFromConfig() const {
+  sandbox::ArtifactCaps caps;
+  caps.max_file_bytes = artifacts.max_file_bytes;
+  caps.max_total_bytes = artifacts.max_total_bytes;
+  caps.max_files = artifacts.max_files;
+  return caps;
+}
+
 const TierConfig* Config::FindTier(std::string_view name) const {
   for (const auto& t : tiers) {
     if (t.name == name) return &t;

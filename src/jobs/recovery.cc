@@ -8,6 +8,7 @@
 #include "coderunner/api/job_json.h"
 #include "coderunner/api/result_json.h"
 #include "coderunner/jobs/job_request.h"
+#include "coderunner/sandbox/artifacts.h"
 #include "coderunner/sandbox/container_policy.h"
 #include "coderunner/sandbox/workspace.h"
 
@@ -40,6 +41,16 @@ std::string RecoveredResult(const JobsContext& ctx, const JobRecord& rec,
   } else {
     spec.id = rec.id;
     spec.language.name = rec.language;
+  }
+  if (spec.volume.id.empty()) {
+    // The container has exited: nothing writes its /output any more, so
+    // what it left is taken over as usual.
+    auto set = sandbox::CollectArtifacts(ctx.config->artifacts.dir + "/" + rec.id,
+                                         ctx.config->ArtifactCapsFromConfig());
+    if (set.ok()) {
+      r.artifacts = std::move(set->files);
+      r.artifacts_skipped = std::move(set->skipped);
+    }
   }
   nlohmann::json j = api::ResultToJson(spec, r, encoding);
   j["cached"] = false;

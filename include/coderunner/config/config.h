@@ -143,6 +143,8 @@ struct Config {
   std::vector<sandbox::LanguageSpec> languages;
   std::string log_level = "info";  // trace, debug, info, warn, error.
 
+  // artifacts.* as the runner's caps.
+  sandbox::ArtifactCaps ArtifactCapsFromConfig() const;
   // The language with is_default, or the first one.
   const sandbox::LanguageSpec& DefaultLanguage() const;
   // nullptr if `name` is not configured.
