@@ -22,6 +22,9 @@
 //     bound is rolled back: entries it created are removed and files it grew
 //     are cut back to their size before the run, so a persistent volume is
 //     never left over its quota;
+//   - on SIGUSR1 (the service's deadline) kills the job itself and still
+//     checks /output before exiting; the service follows up with SIGKILL if
+//     that does not happen promptly;
 //   - writes one metrics trailer line to stderr after the job ends, with
 //     CPU time, peak memory and the OOM-kill count read from the container's
 //     own cgroup, and what the output directory holds. The engines disagree
@@ -60,9 +63,18 @@
 enum { kMaxEnv = 64 };
 
 static pid_t g_child = -1;
+static volatile sig_atomic_t g_stop = 0;
 
 static void Forward(int sig) {
   if (g_child > 0) kill(g_child, sig);
+}
+
+// SIGUSR1 from the service: the job's time is up. Stop it here rather than
+// be killed with it, so /output is still checked (and a volume rolled back)
+// before the container ends.
+static void Stop(int sig) {
+  (void)sig;
+  g_stop = 1;
 }
 
 static long long NowUs(void) {
@@ -336,6 +348,8 @@ int main(int argc, char** argv) {
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGHUP, &sa, NULL);
   sigaction(SIGQUIT, &sa, NULL);
+  sa.sa_handler = Stop;
+  sigaction(SIGUSR1, &sa, NULL);
 
   int status = 0;
   int main_done = 0;
@@ -352,7 +366,7 @@ int main(int argc, char** argv) {
         main_done = 1;
       }
     }
-    if (main_done) break;
+    if (main_done || g_stop) break;
     if (pid < 0 && errno == ECHILD) break;
     if (out.dir != NULL) {
       long long t = NowUs();

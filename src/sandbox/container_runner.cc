@@ -225,10 +225,21 @@ StatusOr<RunResult> ContainerRunner::Run(const JobSpec& job, const RunHooks& hoo
     }
     if (timed_out || cancelled) {
       lock.unlock();
-      Status killed = containers_.Kill(id);
-      if (!killed.ok()) spdlog::warn("job {}: kill: {}", job.id, killed.ToString());
+      // First ask coderunner-init to stop the job: it kills every job
+      // process and still checks /output, so a volume is never left over
+      // its quota by a job that ran out of time. SIGKILL follows if init
+      // does not finish promptly (it may be stuck, or the job may have
+      // broken it).
+      Status asked = containers_.Kill(id, "USR1");
+      if (!asked.ok()) spdlog::warn("job {}: signal init: {}", job.id, asked.ToString());
       lock.lock();
-      st.cv.wait_for(lock, options_.kill_grace, [&] { return st.done; });
+      if (!st.cv.wait_for(lock, options_.stop_grace, [&] { return st.done; })) {
+        lock.unlock();
+        Status killed = containers_.Kill(id);
+        if (!killed.ok()) spdlog::warn("job {}: kill: {}", job.id, killed.ToString());
+        lock.lock();
+        st.cv.wait_for(lock, options_.kill_grace, [&] { return st.done; });
+      }
     }
     run_end = Clock::now();
   }

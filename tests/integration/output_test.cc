@@ -86,6 +86,20 @@ TEST_F(OutputTest, AJobThatWritesNothingKeepsNoDirectory) {
   EXPECT_FALSE(std::filesystem::exists(server_->artifacts_dir() + "/" + id));
 }
 
+TEST_F(OutputTest, AJobPastItsDeadlineStillLeavesItsArtifacts) {
+  // At the deadline coderunner-init stops the job and checks /output itself
+  // (SIGUSR1 from the service) instead of dying with it.
+  HttpAnswer a =
+      server_->Execute("bash", "echo partial > /output/partial.txt; trap '' TERM; sleep 60",
+                       {{"limits", {{"timeout_ms", 1500}}}});
+  ASSERT_EQ(a.status, 200) << a.body;
+  EXPECT_EQ(a.json["status"], "timeout") << a.body;
+  EXPECT_EQ(a.json["signal"], "SIGKILL");
+  EXPECT_EQ(Paths(a.json["artifacts"]), std::set<std::string>{"partial.txt"}) << a.body;
+  std::string id = a.json["id"];
+  EXPECT_EQ(server_->Get("/v1/jobs/" + id + "/artifacts/partial.txt").body, "partial\n");
+}
+
 TEST_F(OutputTest, ArtifactsOfCachedAnswersAreNeverShared) {
   // A result with artifacts is not cached: the second run makes its own.
   const std::string code = "open('/output/x','w').write('x')\nprint('same')\n";

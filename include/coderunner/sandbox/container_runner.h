@@ -23,6 +23,9 @@ struct RunnerOptions {
   // How long to wait for a killed container's stream to close before giving
   // up on it (its removal still follows).
   std::chrono::milliseconds kill_grace{10000};
+  // How long coderunner-init gets to stop a job past its deadline (and
+  // check /output) before the container is killed outright.
+  std::chrono::milliseconds stop_grace{2000};
   // Bound on establishing the attach stream.
   std::chrono::milliseconds attach_timeout{10000};
 };

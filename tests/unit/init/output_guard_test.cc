@@ -133,6 +133,53 @@ TEST_F(OutputGuardTest, VolumeModeKeepsARunWithinQuota) {
   EXPECT_TRUE(fs::exists(dir_ + "/k"));
 }
 
+TEST_F(OutputGuardTest, Sigusr1StopsTheJobAndStillChecksTheOutput) {
+  std::vector<std::string> all = {CODERUNNER_INIT_BINARY,
+                                  "-e",
+                                  "D=" + dir_,
+                                  "-e",
+                                  "PATH=/usr/bin:/bin",
+                                  "-o",
+                                  dir_,
+                                  "-q",
+                                  "1000",
+                                  "-r",
+                                  "--",
+                                  "sh",
+                                  "-c",
+                                  "echo started > $D/s; exec sleep 30"};
+  std::vector<char*> argv;
+  for (auto& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int pipefd[2];
+  ASSERT_EQ(pipe(pipefd), 0);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, pipefd[1], 2);
+  posix_spawn_file_actions_addclose(&actions, pipefd[0]);
+  pid_t pid = -1;
+  ASSERT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  close(pipefd[1]);
+  // The service only signals a job that has started: wait for it to run.
+  for (int i = 0; i < 500 && !fs::exists(dir_ + "/s"); ++i) usleep(10000);
+  ASSERT_TRUE(fs::exists(dir_ + "/s"));
+  kill(pid, SIGUSR1);
+  std::string err;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(pipefd[0], buf, sizeof(buf))) > 0) err.append(buf, n);
+  close(pipefd[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  auto t = ParseInitTrailer(err);
+  ASSERT_TRUE(t) << "init must report even when stopped: " << err;
+  EXPECT_EQ(t->signal, SIGKILL);
+  EXPECT_EQ(t->output_violation, "");
+  EXPECT_EQ(t->output_entries, 1);
+  EXPECT_TRUE(fs::exists(dir_ + "/s"));
+}
+
 TEST_F(OutputGuardTest, BadBoundArgumentsAreAUsageError) {
   for (const char* bad : {"-1", "x", "12abc"}) {
     SCOPED_TRACE(bad);
