@@ -22,6 +22,10 @@ struct LanguageSpec {
   std::string file;                  // e.g. "main.py".
   std::vector<std::string> command;  // e.g. {"python3", "{file}"}.
   bool is_default = false;
+  // OCI runtime for this language's jobs: "runc", "runsc" (gVisor) or "" (no
+  // preference: sandbox.runtime applies). A tier's runtime overrides it.
+  // Config key languages.<name>.runtime; default "".
+  std::string runtime;
 };
 
 struct InputFile {
