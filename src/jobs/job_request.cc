@@ -94,6 +94,8 @@ std::string CacheKey(const sandbox::JobSpec& job, const std::string& image_diges
     Field(buf, std::to_string(v));
   }
   Field(buf, std::to_string(l.cpus));
+  // Only when set, so that keys of jobs without a runtime stay as they were.
+  if (!job.runtime.empty()) Field(buf, "runtime=" + job.runtime);
   return Sha256Hex(buf);
 }
 

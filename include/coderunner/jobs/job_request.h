@@ -46,8 +46,10 @@ StatusOr<std::pair<std::string, std::string>> DecodeStoredRequest(const std::str
 std::string InputsSha256(const sandbox::JobSpec& job);
 
 // Result-cache key: hex SHA-256 over language, image digest, code, stdin,
-// args, files, the resolved limits and the output encoding (it shapes the
-// stored result). "" if `image_digest` is empty.
+// args, files, the resolved limits, the job's runtime when it names one (a
+// program may behave differently under gVisor, so a runc result never
+// answers a runsc job) and the output encoding (it shapes the stored result).
+// "" if `image_digest` is empty.
 std::string CacheKey(const sandbox::JobSpec& job, const std::string& image_digest,
                      api::OutputEncoding encoding);
 

@@ -41,6 +41,10 @@ struct JobSpec {
   std::vector<std::string> args;
   std::vector<InputFile> files;
   Limits limits;
+  // The OCI runtime this job runs under: the tier's runtime if set, else the
+  // language's, else "" (the service-wide sandbox.runtime, which
+  // ContainerPolicy applies). "runc" or "runsc" otherwise.
+  std::string runtime;
 };
 
 enum class RunStatus { kSucceeded, kFailed, kTimeout, kOom, kCancelled, kError };

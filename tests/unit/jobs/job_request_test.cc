@@ -288,6 +288,8 @@ TEST(CacheKeyTest, ChangesWithEveryPartOfWhatRuns) {
       {"output_bytes", [](sandbox::JobSpec& s) { s.limits.output_bytes += 1; }},
       {"tmp_bytes", [](sandbox::JobSpec& s) { s.limits.tmp_bytes += 1; }},
       {"cpus", [](sandbox::JobSpec& s) { s.limits.cpus = 0.5; }},
+      {"runtime runsc", [](sandbox::JobSpec& s) { s.runtime = "runsc"; }},
+      {"runtime runc", [](sandbox::JobSpec& s) { s.runtime = "runc"; }},
   };
   mutations.insert(mutations.end(), kInputMutations.begin(), kInputMutations.end());
   std::set<std::string> seen = {base};

@@ -244,6 +244,44 @@ TEST_F(ContainerPolicyTest, LabelsImageAndRuntime) {
   EXPECT_EQ(gvisor.BuildCreateBody(ctx_)["HostConfig"]["Runtime"], "runsc");
 }
 
+TEST(ContainerPolicyRuntimeTest, JobRuntimeWinsOverTheServiceDefault) {
+  struct Case {
+    const char* service;  // sandbox.runtime.
+    const char* job;      // JobSpec::runtime (tier or language).
+    const char* want;     // HostConfig.Runtime; "" = field absent.
+  };
+  const Case cases[] = {
+      {"", "", ""},
+      {"runsc", "", "runsc"},
+      {"runc", "", "runc"},
+      {"", "runsc", "runsc"},
+      {"", "runc", "runc"},  // Sent by name: both engines know runc.
+      {"runc", "runsc", "runsc"},
+      {"runsc", "runc", "runc"},
+      {"runsc", "runsc", "runsc"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::string("service '") + c.service + "' job '" + c.job + "'");
+    PolicySettings settings = SampleSettings();
+    settings.runtime = c.service;
+    ContainerPolicy policy(settings, "inst-1");
+    JobSpec job = SampleJob();
+    job.runtime = c.job;
+    ContainerContext ctx{job, kWorkspace, false};
+    json host = policy.BuildCreateBody(ctx)["HostConfig"];
+    EXPECT_EQ(policy.RuntimeOf(job), c.want);
+    if (std::string(c.want).empty()) {
+      EXPECT_FALSE(host.contains("Runtime")) << host.dump();
+    } else {
+      EXPECT_EQ(host["Runtime"], c.want);
+    }
+    // The runtime changes nothing else of the policy.
+    EXPECT_EQ(host["NetworkMode"], "none");
+    EXPECT_EQ(host["ReadonlyRootfs"], true);
+    EXPECT_EQ(host["CapDrop"], json::array({"ALL"}));
+  }
+}
+
 TEST_F(ContainerPolicyTest, VerifyAcceptsInspectMadeFromTheSameSettings) {
   json inspect = InspectFrom(policy_.BuildCreateBody(ctx_), kWorkspace);
   Status s = VerifyNoThrow(ctx_, inspect);
