@@ -29,7 +29,7 @@ nlohmann::json ContainerPolicy::BuildCreateBody(const ContainerContext& ctx) con
 }
 
 const std::string& ContainerPolicy::RuntimeOf(const JobSpec& job) const {
-  return job.runtime.empty() ? settings_.runtime : job.runtime;
+  return EffectiveRuntime(settings_, job);
 }
 
 Status ContainerPolicy::Verify(const ContainerContext& ctx, const nlohmann::json& inspect) const {

@@ -38,6 +38,15 @@ struct PolicySettings {
   std::string runtime;  // OCI runtime name ("" = engine default, "runsc" = gVisor).
 };
 
+// The OCI runtime name of gVisor.
+inline constexpr std::string_view kGvisorRuntime = "runsc";
+
+// The OCI runtime `job` runs under: job.runtime, else settings.runtime; ""
+// means the engine's default (runc). The reference lives as long as both.
+inline const std::string& EffectiveRuntime(const PolicySettings& settings, const JobSpec& job) {
+  return job.runtime.empty() ? settings.runtime : job.runtime;
+}
+
 // What one container is being built for.
 struct ContainerContext {
   const JobSpec& job;

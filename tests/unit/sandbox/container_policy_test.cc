@@ -155,6 +155,56 @@ TEST_F(ContainerPolicyTest, UlimitsAreAllExplicit) {
   EXPECT_EQ(got, want);
 }
 
+TEST(ContainerPolicyRuntimeTest, PidsBoundIsTheCgroupUnderRuncAndNprocUnderGvisor) {
+  // Under gVisor the sentry enforces RLIMIT_NPROC per sandbox (threads
+  // included) and the pids cgroup holds its host threads, so the job's bound
+  // moves to nproc and PidsLimit becomes a host backstop with room for them.
+  struct Case {
+    const char* service;
+    const char* job;
+    int64_t pids;
+    int64_t want_pids_limit;
+    int64_t want_nproc;
+  };
+  const Case cases[] = {
+      {"", "", 32, 32, 4096},
+      {"runc", "", 64, 64, 4096},
+      {"", "runc", 64, 64, 4096},
+      {"runsc", "runc", 64, 64, 4096},
+      {"runsc", "", 32, 64 + 8 * 32, 32},
+      {"", "runsc", 64, 64 + 8 * 64, 64},
+      {"runc", "runsc", 256, 64 + 8 * 256, 256},
+      {"", "runsc", 1, 72, 1},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::string("service '") + c.service + "' job '" + c.job + "' pids " +
+                 std::to_string(c.pids));
+    PolicySettings settings = SampleSettings();
+    settings.runtime = c.service;
+    ContainerPolicy policy(settings, "inst-1");
+    JobSpec job = SampleJob();
+    job.runtime = c.job;
+    job.limits.pids = c.pids;
+    ContainerContext ctx{job, kWorkspace, false};
+    json create = policy.BuildCreateBody(ctx);
+    EXPECT_EQ(create["HostConfig"]["PidsLimit"], c.want_pids_limit);
+    int64_t nproc = -1;
+    for (const auto& u : create["HostConfig"]["Ulimits"]) {
+      if (u["Name"] == "nproc") {
+        EXPECT_EQ(u["Soft"], u["Hard"]);
+        nproc = u["Hard"].get<int64_t>();
+      }
+    }
+    EXPECT_EQ(nproc, c.want_nproc);
+    // Verify expects exactly what Apply set, and nothing looser.
+    json inspect = InspectFrom(create, kWorkspace);
+    Status ok = policy.Verify(ctx, inspect);
+    EXPECT_TRUE(ok.ok()) << ok.ToString();
+    inspect["HostConfig"]["PidsLimit"] = c.want_pids_limit + 1;
+    EXPECT_FALSE(policy.Verify(ctx, inspect).ok());
+  }
+}
+
 TEST_F(ContainerPolicyTest, CpuUlimitRoundsUpToWholeSeconds) {
   struct Case {
     int64_t cpu_ms, soft;
