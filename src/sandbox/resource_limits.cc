@@ -56,6 +56,8 @@ class ResourceLimits : public Mechanism {
     host["OomKillDisable"] = false;
     // RLIMIT_CPU is whole seconds; round up, and give a one-second gap
     // between the soft limit (SIGXCPU, catchable) and the hard one (SIGKILL).
+    // gVisor (runsc 20221219) accepts it but never enforces it; there
+    // coderunner-init's -c watchdog kills the job at cpu_ms (clean_process.cc).
     int64_t cpu_s = (l.cpu_ms + 999) / 1000;
     // Every rlimit is explicit: Podman cannot apply its defaults on hosts
     // without CAP_SYS_RESOURCE, and Docker's would come from the daemon.

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -264,6 +265,41 @@ TEST_F(ContainerPolicyTest, InitIsTheEntrypointAndCmdCarriesEnvAllowlistAndComma
     EXPECT_EQ(body["Tty"], false);
     EXPECT_EQ(body["OpenStdin"], false);
     EXPECT_EQ(body["HostConfig"]["LogConfig"]["Type"], "none");
+  }
+}
+
+TEST(ContainerPolicyRuntimeTest, InitEnforcesCpuTimeOnlyUnderGvisor) {
+  // runsc never enforces RLIMIT_CPU; init's -c watchdog does it there.
+  struct Case {
+    const char* service;
+    const char* job;
+    bool watchdog;
+  };
+  const Case cases[] = {{"", "", false},     {"runc", "", false}, {"runsc", "runc", false},
+                        {"runsc", "", true}, {"", "runsc", true}, {"runc", "runsc", true}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::string("service '") + c.service + "' job '" + c.job + "'");
+    PolicySettings settings = SampleSettings();
+    settings.runtime = c.service;
+    ContainerPolicy policy(settings, "inst-1");
+    JobSpec job = SampleJob();
+    job.runtime = c.job;
+    json cmd = policy.BuildCreateBody({job, kWorkspace, true})["Cmd"];
+    std::vector<std::string> before_command;  // Init's own options.
+    for (const auto& part : cmd) {
+      if (part == "--") break;
+      before_command.push_back(part.get<std::string>());
+    }
+    auto at = std::find(before_command.begin(), before_command.end(), "-c");
+    if (c.watchdog) {
+      ASSERT_NE(at, before_command.end()) << cmd.dump();
+      ASSERT_NE(at + 1, before_command.end()) << cmd.dump();
+      EXPECT_EQ(*(at + 1), "2500");  // SampleJob's cpu_ms, exactly (not rounded to seconds).
+    } else {
+      EXPECT_EQ(at, before_command.end()) << cmd.dump();
+    }
+    // The job's own command follows "--" unchanged.
+    EXPECT_EQ(cmd[cmd.size() - 7], "--");
   }
 }
 
