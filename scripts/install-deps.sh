@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs everything coderunner needs to build, test and run on Debian 12:
-# toolchain, libraries, both engines (Podman + runc, Docker Engine) and the
-# tools used to build the runtime images offline. Idempotent; safe to re-run.
+# toolchain, libraries, both engines (Podman + runc, Docker Engine), gVisor
+# (runsc, registered in config/engines/) and the tools used to build the
+# runtime images offline. Idempotent; safe to re-run.
 set -euo pipefail
 pkgs=(
   build-essential cmake pkg-config git ca-certificates curl
   libcurl4-openssl-dev nlohmann-json3-dev libcpp-httplib-dev libyaml-cpp-dev
   libspdlog-dev libfmt-dev libgtest-dev libgmock-dev libsqlite3-dev
-  podman runc docker.io debootstrap python3 uidmap
+  podman runc runsc docker.io debootstrap python3 uidmap
   clang libclang-rt-14-dev clang-format
 )
 missing=()

@@ -3,13 +3,32 @@
 # socket, using the project-local config/engines/containers.conf. Needs no
 # systemd. Idempotent: does nothing if the socket already answers _ping.
 # Prints the socket path on success.
+#
+#   CODERUNNER_PODMAN_RUNTIME=runsc scripts/start-podman.sh
+# starts a second service whose default OCI runtime is runsc (gVisor, with
+# --network=none) on /run/coderunner/podman-runsc.sock: Podman 4.3 cannot
+# pick a runtime per container, so gVisor on Podman is a service-wide choice
+# (see config/engines/containers.conf).
 set -euo pipefail
 
 root_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-sock="${CODERUNNER_PODMAN_SOCK:-/run/coderunner/podman.sock}"
+runtime="${CODERUNNER_PODMAN_RUNTIME:-}"
+global_flags=()
+case "$runtime" in
+  "") name=podman ;;
+  runsc)
+    name=podman-runsc
+    global_flags=(--runtime runsc --runtime-flag network=none)
+    ;;
+  *)
+    echo "start-podman: CODERUNNER_PODMAN_RUNTIME must be empty or runsc, not '$runtime'" >&2
+    exit 2
+    ;;
+esac
+sock="${CODERUNNER_PODMAN_SOCK:-/run/coderunner/$name.sock}"
 run_dir=/run/coderunner
-log="$run_dir/podman.log"
-pidfile="$run_dir/podman.pid"
+log="$run_dir/$name.log"
+pidfile="$run_dir/$name.pid"
 export CONTAINERS_CONF="$root_dir/config/engines/containers.conf"
 
 ping() { curl -fsS --max-time 2 --unix-socket "$sock" http://d/v1.41/_ping 2>/dev/null | grep -qx OK; }
@@ -26,7 +45,8 @@ rm -f "$sock" # stale socket from a dead service would make bind() fail
 # A neutral working directory: the engine and its per-container monitors
 # write marker files (e.g. "oom") into the cwd they inherit.
 cd "$run_dir"
-setsid nohup podman system service --time=0 "unix://$sock" >>"$log" 2>&1 </dev/null &
+setsid nohup podman "${global_flags[@]}" system service --time=0 "unix://$sock" \
+  >>"$log" 2>&1 </dev/null &
 echo $! >"$pidfile"
 
 for _ in $(seq 60); do # ~30 s

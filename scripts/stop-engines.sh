@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Stops the Podman service and dockerd started by start-podman.sh and
-# start-docker.sh, via their pidfiles. Best effort: missing or stale pidfiles
-# are skipped, and a process still alive after 20 s gets SIGKILL.
+# Stops the Podman services (the default one and, if started, the runsc one)
+# and dockerd started by start-podman.sh and start-docker.sh, via their
+# pidfiles. Best effort: missing or stale pidfiles are skipped, and a process
+# still alive after 20 s gets SIGKILL.
 set -euo pipefail
 
 run_dir=/run/coderunner
@@ -26,3 +27,4 @@ stop() { # name pidfile socket
 
 stop podman "$run_dir/podman.pid" "${CODERUNNER_PODMAN_SOCK:-$run_dir/podman.sock}"
 stop docker "$run_dir/docker.pid" "${CODERUNNER_DOCKER_SOCK:-$run_dir/docker.sock}"
+stop podman-runsc "$run_dir/podman-runsc.pid" "$run_dir/podman-runsc.sock"

@@ -100,6 +100,15 @@ int Serve(const std::string& config_path) {
     spdlog::info("engine at {}: {} {}", *socket,
                  version->kind == engine::EngineKind::kPodman ? "Podman" : "Docker",
                  version->version);
+    bool runtime_configured = !cfg.sandbox.runtime.empty();
+    for (const auto& l : cfg.languages) runtime_configured |= !l.runtime.empty();
+    for (const auto& t : cfg.tiers) runtime_configured |= !t.runtime.empty();
+    if (version->kind == engine::EngineKind::kPodman && runtime_configured) {
+      spdlog::warn(
+          "OCI runtimes are configured, but Podman ignores the runtime a container asks for: "
+          "every job runs under the Podman service's default runtime, and a job configured for "
+          "another one ends as error runtime_not_applied without running");
+    }
   } else {
     spdlog::warn("engine at {} not reachable yet: {}", *socket, version.status().message());
   }

@@ -248,6 +248,10 @@ StatusOr<sandbox::JobSpec> BuildJobSpec(const ExecuteRequest& request, const con
   if (!request.inputs_json.empty()) job.files.push_back({kParamsFile, request.inputs_json});
   job.limits = limits;
   job.volume.id = request.volume_id;
+  // The most specific choice wins: the tenant's tier (what the tenant pays
+  // for), then the language (what the image needs); "" leaves it to
+  // sandbox.runtime.
+  job.runtime = tier != nullptr && !tier->runtime.empty() ? tier->runtime : lang->runtime;
   return job;
 }
 

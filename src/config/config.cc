@@ -42,6 +42,12 @@ Status Read(const YAML::Node& node, const std::string& key, const std::string& p
   return OkStatus();
 }
 
+// The OCI runtimes a job may ask for: "" (no preference), runc or runsc.
+Status CheckRuntime(const std::string& runtime, const std::string& key) {
+  if (runtime.empty() || runtime == "runc" || runtime == "runsc") return OkStatus();
+  return Bad(key, "must be runc or runsc, got '" + runtime + "'");
+}
+
 Status ReadLimits(const YAML::Node& node, const std::string& path, sandbox::Limits* l) {
   if (!node) return OkStatus();
   CR_RETURN_IF_ERROR(CheckKeys(
@@ -66,10 +72,12 @@ Status ReadLanguages(const YAML::Node& node, std::vector<sandbox::LanguageSpec>*
     lang.name = kv.first.as<std::string>();
     std::string path = "languages." + lang.name;
     const YAML::Node& v = kv.second;
-    CR_RETURN_IF_ERROR(CheckKeys(v, path, {"image", "file", "command", "default"}));
+    CR_RETURN_IF_ERROR(CheckKeys(v, path, {"image", "file", "command", "default", "runtime"}));
     CR_RETURN_IF_ERROR(Read(v, "image", path + ".image", &lang.image));
     CR_RETURN_IF_ERROR(Read(v, "file", path + ".file", &lang.file));
     CR_RETURN_IF_ERROR(Read(v, "default", path + ".default", &lang.is_default));
+    CR_RETURN_IF_ERROR(Read(v, "runtime", path + ".runtime", &lang.runtime));
+    CR_RETURN_IF_ERROR(CheckRuntime(lang.runtime, path + ".runtime"));
     if (v["command"]) {
       if (!v["command"].IsSequence()) return Bad(path + ".command", "expected a list of strings");
       for (const auto& part : v["command"]) {
@@ -108,7 +116,7 @@ Status ReadTiers(const YAML::Node& node, std::vector<TierConfig>* tiers) {
     }
     CR_RETURN_IF_ERROR(CheckKeys(kv.second, path,
                                  {"max_timeout_ms", "max_memory_bytes", "volumes", "max_concurrent",
-                                  "max_queued", "requests_per_minute"}));
+                                  "max_queued", "requests_per_minute", "runtime"}));
     CR_RETURN_IF_ERROR(
         Read(kv.second, "max_timeout_ms", path + ".max_timeout_ms", &t->max_timeout_ms));
     CR_RETURN_IF_ERROR(
@@ -119,6 +127,8 @@ Status ReadTiers(const YAML::Node& node, std::vector<TierConfig>* tiers) {
     CR_RETURN_IF_ERROR(Read(kv.second, "max_queued", path + ".max_queued", &t->max_queued));
     CR_RETURN_IF_ERROR(Read(kv.second, "requests_per_minute", path + ".requests_per_minute",
                             &t->requests_per_minute));
+    CR_RETURN_IF_ERROR(Read(kv.second, "runtime", path + ".runtime", &t->runtime));
+    CR_RETURN_IF_ERROR(CheckRuntime(t->runtime, path + ".runtime"));
     if (t->max_timeout_ms < 1 || t->max_memory_bytes < (6LL << 20) || t->max_concurrent < 1 ||
         t->max_queued < 1 || t->requests_per_minute < 1) {
       return Bad(path, "every limit must be positive (memory at least 6 MiB)");
@@ -319,9 +329,7 @@ StatusOr<Config> ParseNode(const YAML::Node& root) {
     return Bad("volumes.max_files", "must be between 1 and 10000000");
   }
   if (c.volumes.max_per_tenant < 1) return Bad("volumes.max_per_tenant", "must be at least 1");
-  if (c.sandbox.runtime != "" && c.sandbox.runtime != "runc" && c.sandbox.runtime != "runsc") {
-    return Bad("sandbox.runtime", "must be runc or runsc");
-  }
+  CR_RETURN_IF_ERROR(CheckRuntime(c.sandbox.runtime, "sandbox.runtime"));
   for (const auto& k : c.auth.keys) {
     if (c.FindTier(k.tier) == nullptr) {
       return Bad("auth.keys", "tenant " + k.tenant + " names unknown tier '" + k.tier + "'");
@@ -403,15 +411,16 @@ Config DefaultConfig() {
   // Tiers of the Execute-mode seed: free 30 s without volumes, pro 2 min,
   // business 10 min, enterprise configurable (the global maxima by default).
   c.tiers = {
-      {"free", 30000, 268435456, false, 2, 20, 60},
-      {"pro", 120000, 1073741824, true, 4, 100, 600},
-      {"business", 600000, 4294967296, true, 8, 500, 3000},
-      {"enterprise", c.max_limits.timeout_ms, c.max_limits.memory_bytes, true, 64, 10000, 60000},
+      {"free", 30000, 268435456, false, 2, 20, 60, ""},
+      {"pro", 120000, 1073741824, true, 4, 100, 600, ""},
+      {"business", 600000, 4294967296, true, 8, 500, 3000, ""},
+      {"enterprise", c.max_limits.timeout_ms, c.max_limits.memory_bytes, true, 64, 10000, 60000,
+       ""},
   };
   c.languages = {
-      {"python", "coderunner/python:3.11", "main.py", {"python3", "{file}"}, true},
-      {"javascript", "coderunner/node:20", "main.js", {"node", "{file}"}, false},
-      {"bash", "coderunner/bash:5", "main.sh", {"bash", "{file}"}, false},
+      {"python", "coderunner/python:3.11", "main.py", {"python3", "{file}"}, true, ""},
+      {"javascript", "coderunner/node:20", "main.js", {"node", "{file}"}, false, ""},
+      {"bash", "coderunner/bash:5", "main.sh", {"bash", "{file}"}, false, ""},
   };
   return c;
 }

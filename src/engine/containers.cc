@@ -126,6 +126,32 @@ StatusOr<ContainerState> ContainerClient::Inspect(const std::string& id) {
   }
 }
 
+StatusOr<std::string> ContainerClient::OciRuntime(const std::string& id) {
+  CR_RETURN_IF_ERROR(CheckId(id));
+  CR_ASSIGN_OR_RETURN(HttpResponse resp,
+                      transport_.Do({"GET", "/containers/" + id + "/json", "", timeout_}));
+  CR_RETURN_IF_ERROR(StatusFromEngine(resp, "inspect container"));
+  CR_ASSIGN_OR_RETURN(json body, ParseBody(resp, "inspect container"));
+  const json* host =
+      body.is_object() && body.contains("HostConfig") ? &body["HostConfig"] : nullptr;
+  if (host != nullptr && host->is_object() && host->contains("Runtime") &&
+      (*host)["Runtime"].is_string()) {
+    std::string runtime = (*host)["Runtime"].get<std::string>();
+    // "oci" is Podman's placeholder for whatever runtime it uses.
+    if (!runtime.empty() && runtime != "oci") return runtime;
+  }
+  CR_ASSIGN_OR_RETURN(resp,
+                      transport_.Do({"GET", "/libpod/containers/" + id + "/json", "", timeout_}));
+  CR_RETURN_IF_ERROR(StatusFromEngine(resp, "inspect container (libpod)"));
+  CR_ASSIGN_OR_RETURN(body, ParseBody(resp, "inspect container (libpod)"));
+  if (body.is_object() && body.contains("OCIRuntime") && body["OCIRuntime"].is_string() &&
+      !body["OCIRuntime"].get<std::string>().empty()) {
+    return body["OCIRuntime"].get<std::string>();
+  }
+  return InternalError("inspect container: the engine does not say which OCI runtime runs it",
+                       "engine_bad_response");
+}
+
 ContainerState ContainerClient::StateFrom(const json& body) {
   ContainerState state;
   state.id = body.value("Id", "");

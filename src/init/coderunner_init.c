@@ -25,13 +25,17 @@
 //   - on SIGUSR1 (the service's deadline) kills the job itself and still
 //     checks /output before exiting; the service follows up with SIGKILL if
 //     that does not happen promptly;
+//   - with -c CPU_MS, kills every process of the job (SIGKILL) once they
+//     have used CPU_MS of CPU time together. runsc (gVisor 20221219) reports
+//     RLIMIT_CPU but never enforces it, so the service asks for this under
+//     gVisor; under runc the kernel's RLIMIT_CPU does the job;
 //   - writes one metrics trailer line to stderr after the job ends, with
 //     CPU time, peak memory and the OOM-kill count read from the container's
 //     own cgroup, and what the output directory holds. The engines disagree
 //     on OOM (Podman 4.3 reports OOMKilled=false for a memory kill); the
 //     cgroup counter does not lie.
 //
-// Usage: coderunner-init [-i STDIN_FILE] [-e KEY=VALUE]...
+// Usage: coderunner-init [-i STDIN_FILE] [-c CPU_MS] [-e KEY=VALUE]...
 //                        [-o DIR [-q BYTES] [-f BYTES] [-n COUNT] [-r]] -- COMMAND [ARG]...
 // Exit status: the job's exit code, 128+N if signal N killed it, 127 if the
 // command could not be executed, 126 on a usage error.
@@ -41,6 +45,7 @@
 // It is informational. The job runs as the same uid and could forge one; a
 // forged trailer only misreports that job's own metrics.
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
@@ -111,6 +116,47 @@ static long long ReadKeyed(const char* path, const char* key) {
 }
 
 static long long FirstOf(long long a, long long b) { return a >= 0 ? a : b; }
+
+// CPU time of the whole job so far, in us: every process still in the PID
+// namespace (its own time and that of the children it reaped, from
+// /proc/PID/stat) plus everything this init has reaped. A process that
+// exited but is not reaped yet is briefly missed, which only errs lenient.
+static long long JobCpuUs(void) {
+  struct rusage ru;
+  memset(&ru, 0, sizeof(ru));
+  getrusage(RUSAGE_CHILDREN, &ru);
+  long long us = (long long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000LL +
+                 ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
+  long ticks_per_s = sysconf(_SC_CLK_TCK);
+  if (ticks_per_s <= 0) ticks_per_s = 100;
+  DIR* proc = opendir("/proc");
+  if (proc == NULL) return us;
+  long long ticks = 0;
+  struct dirent* e;
+  while ((e = readdir(proc)) != NULL) {
+    if (e->d_name[0] < '1' || e->d_name[0] > '9' || strcmp(e->d_name, "1") == 0) continue;
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%.20s/stat", e->d_name);
+    FILE* f = fopen(path, "re");
+    if (f == NULL) continue;
+    char line[1024];
+    size_t n = fread(line, 1, sizeof(line) - 1, f);
+    fclose(f);
+    line[n] = '\0';
+    // Fields after "(comm)": state, then ... utime stime cutime cstime are
+    // fields 14-17 of the whole line, i.e. the 12th-15th after the ')'.
+    char* p = strrchr(line, ')');
+    if (p == NULL) continue;
+    long long v[15];
+    int got =
+        sscanf(p + 1, " %*c %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld",
+               &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10], &v[11],
+               &v[12], &v[13]);
+    if (got == 14) ticks += v[10] + v[11] + v[12] + v[13];
+  }
+  closedir(proc);
+  return us + ticks * (1000000LL / ticks_per_s);
+}
 
 // Denies, with EPERM, what a job never needs and what kernel exploits and
 // container escapes are built from: new namespaces (unshare, setns, clone
@@ -291,6 +337,7 @@ int main(int argc, char** argv) {
   const char* stdin_path = NULL;
   OutputBounds out;
   memset(&out, 0, sizeof(out));
+  long long cpu_limit_ms = 0;  // 0: no watchdog.
   int i = 1;
   for (; i < argc; ++i) {
     const char* a = argv[i];
@@ -300,6 +347,8 @@ int main(int argc, char** argv) {
       break;
     } else if (strcmp(a, "-i") == 0 && has_value) {
       stdin_path = argv[++i];
+    } else if (strcmp(a, "-c") == 0 && has_value && ParseBytes(argv[i + 1]) >= 0) {
+      cpu_limit_ms = ParseBytes(argv[++i]);
     } else if (strcmp(a, "-e") == 0 && has_value && nenv < kMaxEnv) {
       envp[nenv++] = argv[++i];
     } else if (strcmp(a, "-o") == 0 && has_value) {
@@ -314,8 +363,8 @@ int main(int argc, char** argv) {
       out.rollback = 1;
     } else {
       dprintf(2,
-              "coderunner-init: usage: [-i FILE] [-e K=V]... [-o DIR [-q N] [-f N] [-n N] [-r]] "
-              "-- CMD [ARG]...\n");
+              "coderunner-init: usage: [-i FILE] [-c CPU_MS] [-e K=V]... "
+              "[-o DIR [-q N] [-f N] [-n N] [-r]] -- CMD [ARG]...\n");
       return 126;
     }
   }
@@ -354,6 +403,7 @@ int main(int argc, char** argv) {
   int status = 0;
   int main_done = 0;
   const char* violation = NULL;
+  long long watchdog_cpu_us = -1;  // What the CPU watchdog saw when it stopped the job.
   OutputUsage usage;
   memset(&usage, 0, sizeof(usage));
   long long interval_us = 50000;
@@ -368,6 +418,13 @@ int main(int argc, char** argv) {
     }
     if (main_done || g_stop) break;
     if (pid < 0 && errno == ECHILD) break;
+    if (cpu_limit_ms > 0) {
+      long long used = JobCpuUs();
+      if (used >= cpu_limit_ms * 1000) {
+        watchdog_cpu_us = used;
+        break;  // KillAndReapAll below stops every job process.
+      }
+    }
     if (out.dir != NULL) {
       long long t = NowUs();
       OutputMeasure(&out, &usage);
@@ -377,8 +434,10 @@ int main(int argc, char** argv) {
       long long cost = NowUs() - t;
       interval_us = cost * 20 > 50000 ? (cost * 20 < 1000000 ? cost * 20 : 1000000) : 50000;
     }
+    // The CPU watchdog (gVisor) looks every 100 ms at the latest.
+    if (cpu_limit_ms > 0 && interval_us > 100000) interval_us = 100000;
     struct timespec ts = {interval_us / 1000000, (interval_us % 1000000) * 1000};
-    if (out.dir != NULL) {
+    if (out.dir != NULL || cpu_limit_ms > 0) {
       sigtimedwait(&chld, NULL, &ts);
     } else {
       sigwaitinfo(&chld, NULL);
@@ -410,6 +469,9 @@ int main(int argc, char** argv) {
                            ReadNumber("/sys/fs/cgroup/cpu,cpuacct/cpuacct.usage"));
     cpu_us = ns >= 0 ? ns / 1000 : rusage_cpu_us;
   }
+  // A watchdog kill reports at least what the watchdog measured, so that
+  // the service reads SIGKILL with cpu_us >= cpu_ms as the CPU limit.
+  if (watchdog_cpu_us > cpu_us) cpu_us = watchdog_cpu_us;
   long long mem_peak = FirstOf(ReadNumber("/sys/fs/cgroup/memory.peak"),
                                ReadNumber("/sys/fs/cgroup/memory/memory.max_usage_in_bytes"));
   if (mem_peak < 0) mem_peak = (long long)ru.ru_maxrss * 1024LL;

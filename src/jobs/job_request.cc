@@ -37,10 +37,11 @@ void Inputs(std::string& out, const sandbox::JobSpec& job) {
 }  // namespace
 
 std::string EncodeStoredRequest(const std::string& body_json, const std::string& pin_image,
-                                bool fail_fast) {
+                                bool fail_fast, const std::string& tier) {
   json stored = {{"request", json::parse(body_json)}};
   if (!pin_image.empty()) stored["pin_image"] = pin_image;
   if (fail_fast) stored["fail_fast"] = true;
+  if (!tier.empty()) stored["tier"] = tier;
   return stored.dump();
 }
 
@@ -59,11 +60,25 @@ StatusOr<RunnableJob> JobSpecFromRecord(const JobRecord& record, const config::C
   json envelope = json::parse(record.request_json, nullptr, /*allow_exceptions=*/false);
   CR_ASSIGN_OR_RETURN(api::ExecuteRequest req,
                       api::ParseExecuteRequest(decoded.first, api::CapsFromConfig(config)));
+  // A corrupt record must not throw (recovery reads every record).
+  std::string tier_name;
+  if (envelope.is_object()) {
+    auto t = envelope.find("tier");
+    if (t != envelope.end() && t->is_string()) tier_name = t->get<std::string>();
+  }
+  const config::TierConfig* tier = nullptr;
+  if (!tier_name.empty()) {
+    tier = config.FindTier(tier_name);
+    if (tier == nullptr) {
+      return FailedPreconditionError("job " + record.id + " was accepted under tier '" + tier_name +
+                                         "', which is no longer configured",
+                                     "unknown_tier");
+    }
+  }
   RunnableJob out;
-  CR_ASSIGN_OR_RETURN(out.spec, api::BuildJobSpec(req, config, record.id));
+  CR_ASSIGN_OR_RETURN(out.spec, api::BuildJobSpec(req, config, record.id, tier));
   if (!decoded.second.empty()) out.spec.language.image = decoded.second;
   out.encoding = req.output_encoding;
-  // A corrupt record must not throw (recovery reads every record).
   if (envelope.is_object()) {
     auto ff = envelope.find("fail_fast");
     out.fail_fast = ff != envelope.end() && ff->is_boolean() && ff->get<bool>();
@@ -94,6 +109,8 @@ std::string CacheKey(const sandbox::JobSpec& job, const std::string& image_diges
     Field(buf, std::to_string(v));
   }
   Field(buf, std::to_string(l.cpus));
+  // Only when set, so that keys of jobs without a runtime stay as they were.
+  if (!job.runtime.empty()) Field(buf, "runtime=" + job.runtime);
   return Sha256Hex(buf);
 }
 

@@ -130,7 +130,8 @@ StatusOr<Accepted> JobService::Accept(const std::string& tenant, const std::stri
   int64_t now = NowMs();
   rec.tenant = tenant;
   rec.language = job.language.name;
-  rec.request_json = EncodeStoredRequest(run_body, pin_image, fail_fast);
+  rec.request_json =
+      EncodeStoredRequest(run_body, pin_image, fail_fast, tier != nullptr ? tier->name : "");
   rec.code_sha256 = Sha256Hex(job.code);
   rec.inputs_sha256 = InputsSha256(job);
   rec.image = image_name;

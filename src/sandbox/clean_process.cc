@@ -1,6 +1,7 @@
 // Clean process: coderunner-init as PID 1 runs the job with exactly the
 // allowlisted environment, stdin from a file or /dev/null, and no log driver
 // (output is taken from the attach stream, never stored by the engine).
+// Under gVisor it also enforces the CPU-time limit (-c).
 #include "coderunner/sandbox/mechanism.h"
 
 namespace coderunner::sandbox {
@@ -34,6 +35,12 @@ class CleanProcess : public Mechanism {
         cmd.push_back(std::to_string(value));
       }
       if (ctx.output.is_volume) cmd.push_back("-r");
+    }
+    // gVisor (runsc 20221219) never enforces RLIMIT_CPU (see
+    // resource_limits.cc): init's own watchdog bounds the job's CPU time.
+    if (EffectiveRuntime(settings, job) == kGvisorRuntime) {
+      cmd.push_back("-c");
+      cmd.push_back(std::to_string(job.limits.cpu_ms));
     }
     cmd.push_back("--");
     for (const auto& part : job.language.command) cmd.push_back(part == "{file}" ? program : part);

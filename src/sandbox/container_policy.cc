@@ -20,8 +20,16 @@ nlohmann::json ContainerPolicy::BuildCreateBody(const ContainerContext& ctx) con
                       {kLabelLanguage, ctx.job.language.name}};
   create["HostConfig"] = nlohmann::json::object();
   for (const auto& m : mechanisms_) m->Apply(settings_, ctx, create);
-  if (!settings_.runtime.empty()) create["HostConfig"]["Runtime"] = settings_.runtime;
+  // "runc" is sent as-is, never mapped to "": Docker lists runc among its
+  // runtimes and accepts it by name; Podman 4.3 accepts any name here (and
+  // ignores it: its engine-wide default runtime runs every container).
+  const std::string& runtime = RuntimeOf(ctx.job);
+  if (!runtime.empty()) create["HostConfig"]["Runtime"] = runtime;
   return create;
+}
+
+const std::string& ContainerPolicy::RuntimeOf(const JobSpec& job) const {
+  return EffectiveRuntime(settings_, job);
 }
 
 Status ContainerPolicy::Verify(const ContainerContext& ctx, const nlohmann::json& inspect) const {

@@ -141,6 +141,24 @@ StatusOr<RunResult> ContainerRunner::Run(const JobSpec& job, const RunHooks& hoo
     return ErrorResult(job, s);
   }
   const std::string id = *id_or;
+  // The engine must run the job under the runtime it was configured for,
+  // never silently under another (Podman 4.3 ignores HostConfig.Runtime).
+  // Checked before the container ever starts.
+  if (const std::string& runtime = policy_.RuntimeOf(job); !runtime.empty()) {
+    Status applied = CheckRuntime(id, runtime);
+    if (!applied.ok()) {
+      Status removed = containers_.Remove(id);
+      if (!removed.ok()) {
+        spdlog::warn("job {}: remove container {}: {}", job.id, id, removed.ToString());
+      }
+      ws.Remove();
+      // Unreachable engine: the job never ran, as when create fails.
+      if (applied.code() == StatusCode::kUnavailable) return applied;
+      RunResult r = ErrorResult(job, applied);
+      r.metrics.wall_ms = MsSince(t0);
+      return r;
+    }
+  }
 
   CappedOutput out(static_cast<size_t>(job.limits.output_bytes));
   CappedOutput err(static_cast<size_t>(job.limits.output_bytes));
@@ -355,6 +373,19 @@ StatusOr<RunResult> ContainerRunner::Run(const JobSpec& job, const RunHooks& hoo
   }
   result.metrics.wall_ms = MsSince(t0);
   return result;
+}
+
+Status ContainerRunner::CheckRuntime(const std::string& id, const std::string& runtime) {
+  auto actual = containers_.OciRuntime(id);
+  if (!actual.ok()) return actual.status();
+  if (*actual == runtime) return OkStatus();
+  return FailedPreconditionError(
+      "the job's OCI runtime is " + runtime + " but the engine would run it under " + *actual +
+          "; it was not started. Podman 4.3 ignores the runtime a container asks for and runs "
+          "every container under its own default runtime: use Docker (with the runtime "
+          "registered in daemon.json), or a Podman service whose default runtime is " +
+          runtime,
+      "runtime_not_applied");
 }
 
 }  // namespace coderunner::sandbox

@@ -57,6 +57,11 @@ std::string EngineSocketUnderTest() {
   return s ? s : "";
 }
 
+std::string RuntimeUnderTest() {
+  const char* s = std::getenv("CODERUNNER_TEST_RUNTIME");
+  return s ? s : "";
+}
+
 std::string HostileProgram(const std::string& name) {
   return ReadFile(std::string(CODERUNNER_HOSTILE_DIR) + "/" + name);
 }
@@ -101,14 +106,53 @@ ServerProcess::ServerProcess(ServerProcess& previous)
   Spawn();
 }
 
+// The generated config's one `sandbox:` section: init_path, the runtime under
+// test (CODERUNNER_TEST_RUNTIME) if any, and a test's own one-line
+// `sandbox: {...}` from `extra_yaml` merged in, its keys winning. A second
+// `sandbox:` key would not be an error: YAML readers silently keep one of
+// them. Removes the test's line from `extra_yaml`. "" if the test's section
+// is not a one-line flow mapping (then the caller fails the start).
+std::string SandboxSection(std::string& extra_yaml) {
+  std::string theirs;
+  std::istringstream in(extra_yaml);
+  std::string line;
+  std::string rest;
+  while (std::getline(in, line)) {
+    if (line.rfind("sandbox:", 0) == 0) {
+      size_t open = line.find('{');
+      size_t close = line.rfind('}');
+      if (open == std::string::npos || close == std::string::npos || close < open) return "";
+      theirs = line.substr(open + 1, close - open - 1);
+    } else {
+      rest += line + "\n";
+    }
+  }
+  extra_yaml = rest;
+  std::string section = "sandbox: {";
+  auto add = [&](const std::string& key, const std::string& value) {
+    if (theirs.find(key + ":") == std::string::npos) section += key + ": " + value + ", ";
+  };
+  add("init_path", CODERUNNER_INIT_BINARY);
+  if (!RuntimeUnderTest().empty()) add("runtime", RuntimeUnderTest());
+  section += theirs + "}\n";
+  return section;
+}
+
 void ServerProcess::Spawn() {
   std::string config = dir_ + "/config.yaml";
+  std::string extra = extra_yaml_;
+  std::string sandbox = SandboxSection(extra);
+  if (sandbox.empty()) {
+    // Not started (started() is false); log() says why.
+    std::ofstream(dir_ + "/server.log")
+        << "ServerProcess: a sandbox: section in extra_yaml must be one line in flow style\n";
+    return;
+  }
   {
     std::ofstream out(config);
     out << "server: {listen: 127.0.0.1:0}\n"
         << "engine: {socket: " << socket_ << "}\n"
-        << "sandbox: {init_path: " << CODERUNNER_INIT_BINARY << "}\n"
-        << "workspace_dir: " << workspace_dir_ << "\n"
+        << sandbox << "workspace_dir: " << workspace_dir_ << "\n"
         << (extra_yaml_.find("artifacts:") == std::string::npos
                 ? "artifacts: {dir: " + dir_ + "/artifacts}\n"
                 : "")
@@ -119,8 +163,7 @@ void ServerProcess::Spawn() {
         << "instance: " << instance_
         << "\n"
         // Tests that exercise authentication bring their own auth section.
-        << (extra_yaml_.find("auth:") == std::string::npos ? "auth: {mode: none}\n" : "")
-        << extra_yaml_;
+        << (extra.find("auth:") == std::string::npos ? "auth: {mode: none}\n" : "") << extra;
   }
   std::string log_path = dir_ + "/server.log";
   posix_spawn_file_actions_t actions;

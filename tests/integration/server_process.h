@@ -25,7 +25,10 @@ struct HttpAnswer {
 // Not thread-safe.
 class ServerProcess {
  public:
-  // `extra_yaml` is appended to the generated config. `socket` overrides
+  // `extra_yaml` is appended to the generated config; a `sandbox:` section
+  // in it must be one line in flow style (`sandbox: {key: value, ...}`) and
+  // is merged into the generated one (the server does not start otherwise).
+  // `socket` overrides
   // the engine socket (e.g. a path with nothing behind it). `env` adds
   // variables to the server's environment.
   explicit ServerProcess(const std::string& extra_yaml = "", const std::string& socket = "",
@@ -97,6 +100,10 @@ class ServerProcess {
 
 // The engine socket under test, from CODERUNNER_TEST_ENGINE_SOCKET.
 std::string EngineSocketUnderTest();
+// The OCI runtime under test, from CODERUNNER_TEST_RUNTIME ("" = none: the
+// engine's default). When set, every server runs its jobs under it
+// (sandbox.runtime in the generated config).
+std::string RuntimeUnderTest();
 // Contents of tests/hostile/<name>.
 std::string HostileProgram(const std::string& name);
 // Number of containers labelled with `instance` on the engine at `socket`.

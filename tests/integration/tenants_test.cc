@@ -68,6 +68,17 @@ TEST_F(TenantsTest, RequestsWithoutAValidKeyAre401) {
   EXPECT_EQ(Call("GET", "/healthz", "").status, 200);
 }
 
+TEST_F(TenantsTest, ATierJobRunsWithinItsTierBoundsNotTheGlobalOnes) {
+  // pro allows 120 s, above limits.max (60 s): the job passed the submit
+  // check under its tier, so it must run under it too (the worker rebuilds
+  // the job from its stored record).
+  HttpAnswer a = Call("POST", "/v1/execute", kAcmeKey,
+                      R"J({"code":"print(1)","limits":{"timeout_ms":90000}})J");
+  ASSERT_EQ(a.status, 200) << a.body;
+  EXPECT_EQ(a.json["status"], "succeeded") << a.body;
+  EXPECT_EQ(a.json["limits"]["timeout_ms"], 90000) << a.body;
+}
+
 TEST_F(TenantsTest, ATenantSeesOnlyItsOwnJobsAndOthersAre404) {
   HttpAnswer sub = Call("POST", "/v1/jobs", kAcmeKey, R"J({"code":"print(1)"})J");
   ASSERT_EQ(sub.status, 202) << sub.body;

@@ -57,7 +57,8 @@ StatusOr<ExecuteRequest> ParseExecuteRequest(std::string_view body, const Reques
 // limits are resolved against the configured defaults and maxima
 // (FailedPrecondition "limit_exceeded" above a maximum). A `tier`, when
 // given, supplies the maxima for timeout_ms and memory_bytes (replacing
-// limits.max) and is named in the error.
+// limits.max) and is named in the error. The job's runtime is the tier's
+// runtime if set, else the language's, else "" (sandbox.runtime applies).
 StatusOr<sandbox::JobSpec> BuildJobSpec(const ExecuteRequest& request, const config::Config& config,
                                         std::string job_id,
                                         const config::TierConfig* tier = nullptr);

@@ -34,7 +34,10 @@ struct SandboxConfig {
   // Host path of the static coderunner-init binary bind-mounted into every
   // container. "" = coderunner-init next to the coderunner executable.
   std::string init_path;
-  std::string runtime;    // OCI runtime: "" = engine default (runc); "runsc" = gVisor.
+  // OCI runtime of every job whose language and tier name none: "" (the
+  // engine's default, runc), "runc" or "runsc" (gVisor; the engine must have
+  // it registered). Default "".
+  std::string runtime;
   int64_t nofile = 1024;  // RLIMIT_NOFILE per job. Count; 1024.
   int64_t nproc = 4096;   // RLIMIT_NPROC (host-wide for uid 65534). Count; 4096.
 };
@@ -49,6 +52,10 @@ struct TierConfig {
   int max_concurrent = 2;                // Jobs of one tenant running at once.
   int max_queued = 20;                   // Jobs of one tenant waiting.
   int requests_per_minute = 60;          // API requests per tenant per minute.
+  // OCI runtime of every job of this tier's tenants, overriding the
+  // language's and sandbox.runtime: "runc", "runsc" (gVisor) or "" (no
+  // override). Default "" for every built-in tier.
+  std::string runtime;
 };
 
 // One API key. Only its SHA-256 is stored.

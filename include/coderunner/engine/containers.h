@@ -65,6 +65,14 @@ class ContainerClient {
   // GET /containers/{id}/json.
   StatusOr<ContainerState> Inspect(const std::string& id);
 
+  // The OCI runtime the engine runs (or ran) container `id` under, e.g.
+  // "runc" or "runsc": what the engine actually does, not what was asked.
+  // Docker reports it as HostConfig.Runtime of GET /containers/{id}/json.
+  // Podman's compat inspect always says "oci" there, so for Podman it is
+  // OCIRuntime of GET /libpod/containers/{id}/json. NotFound if the container
+  // is gone; Internal "engine_bad_response" if neither answer names one.
+  StatusOr<std::string> OciRuntime(const std::string& id);
+
   // POST /containers/{id}/kill with `signal`. A container that is not
   // running (409) is OK: the goal, a dead container, holds.
   Status Kill(const std::string& id, const std::string& signal = "KILL");

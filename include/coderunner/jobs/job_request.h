@@ -23,10 +23,13 @@ struct SubmitOptions {
 };
 
 // The stored form of a request: {"request": <original body object>,
-// "pin_image": "sha256:..."?, "fail_fast": true?}. Replays pin the image to
-// the digest the original run used.
+// "pin_image": "sha256:..."?, "fail_fast": true?, "tier": "<name>"?}.
+// Replays pin the image to the digest the original run used. `tier` is the
+// name of the tier the request was accepted under ("" for none), so that the
+// job runs within the same bounds and runtime it was checked against.
+// `body_json` must be valid JSON (it was parsed before).
 std::string EncodeStoredRequest(const std::string& body_json, const std::string& pin_image,
-                                bool fail_fast);
+                                bool fail_fast, const std::string& tier);
 
 struct RunnableJob {
   sandbox::JobSpec spec;
@@ -35,7 +38,12 @@ struct RunnableJob {
 };
 
 // Rebuilds the runnable job of `record` (parsing its stored request with
-// today's config). Errors are those of ParseExecuteRequest/BuildJobSpec.
+// today's config), under the tier named in the stored request, looked up in
+// today's config; records stored without a tier (before tiers were recorded,
+// or accepted without one) are rebuilt without a tier, against limits.max.
+// Errors are those of ParseExecuteRequest/BuildJobSpec, and
+// FailedPrecondition "unknown_tier" if the stored tier is no longer
+// configured. Pure; thread-safe.
 StatusOr<RunnableJob> JobSpecFromRecord(const JobRecord& record, const config::Config& config);
 
 // The original request body of a stored request, and its pinned image ("" if
@@ -46,8 +54,10 @@ StatusOr<std::pair<std::string, std::string>> DecodeStoredRequest(const std::str
 std::string InputsSha256(const sandbox::JobSpec& job);
 
 // Result-cache key: hex SHA-256 over language, image digest, code, stdin,
-// args, files, the resolved limits and the output encoding (it shapes the
-// stored result). "" if `image_digest` is empty.
+// args, files, the resolved limits, the job's runtime when it names one (a
+// program may behave differently under gVisor, so a runc result never
+// answers a runsc job) and the output encoding (it shapes the stored result).
+// "" if `image_digest` is empty.
 std::string CacheKey(const sandbox::JobSpec& job, const std::string& image_digest,
                      api::OutputEncoding encoding);
 

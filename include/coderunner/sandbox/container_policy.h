@@ -26,8 +26,14 @@ class ContainerPolicy {
  public:
   ContainerPolicy(PolicySettings settings, std::string instance);
 
-  // The POST /containers/create body for `ctx`.
+  // The POST /containers/create body for `ctx`. HostConfig.Runtime is
+  // RuntimeOf(ctx.job), absent when that is "" (the engine's default).
   nlohmann::json BuildCreateBody(const ContainerContext& ctx) const;
+
+  // The OCI runtime `job` runs under: job.runtime, else the service-wide
+  // settings().runtime; "" means the engine's default. The reference lives
+  // as long as `job` and this policy.
+  const std::string& RuntimeOf(const JobSpec& job) const;
 
   // Runs every mechanism's Verify against an inspect body; the first
   // mismatch is returned.

@@ -39,11 +39,16 @@ struct RunHooks {
   CancelToken* cancel = nullptr;
 };
 
-// Sequence per job: workspace (and /output) → create → attach → start →
-// stream until the output closes or the wall-clock deadline (then kill) →
-// inspect → remove → collect artifacts. The container and workspace are
-// removed on every path; a per-job /output directory stays only when it
-// holds artifacts of a job that ran.
+// Sequence per job: workspace (and /output) → create → (runtime check) →
+// attach → start → stream until the output closes or the wall-clock deadline
+// (then stop) → inspect → remove → collect artifacts. The container and
+// workspace are removed on every path; a per-job /output directory stays
+// only when it holds artifacts of a job that ran.
+//
+// Runtime check: when the job has an OCI runtime (ContainerPolicy::RuntimeOf),
+// the created container is asked which runtime the engine will really use;
+// any other answer ends the job, unstarted, as kError with reason
+// "runtime_not_applied", so a job configured for gVisor never runs under runc.
 //
 // Thread-safe: any number of Run calls may proceed at once. Does not own the
 // client or policy, which must outlive it.
@@ -60,6 +65,11 @@ class ContainerRunner {
   StatusOr<RunResult> Run(const JobSpec& job, const RunHooks& hooks = {});
 
  private:
+  // OK if the engine runs container `id` under `runtime`; FailedPrecondition
+  // "runtime_not_applied" naming both runtimes if not; the engine's error
+  // if it cannot tell.
+  Status CheckRuntime(const std::string& id, const std::string& runtime);
+
   engine::ContainerClient& containers_;
   const ContainerPolicy& policy_;
   RunnerOptions options_;

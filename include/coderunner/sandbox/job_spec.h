@@ -23,6 +23,10 @@ struct LanguageSpec {
   std::string file;                  // e.g. "main.py".
   std::vector<std::string> command;  // e.g. {"python3", "{file}"}.
   bool is_default = false;
+  // OCI runtime for this language's jobs: "runc", "runsc" (gVisor) or "" (no
+  // preference: sandbox.runtime applies). A tier's runtime overrides it.
+  // Config key languages.<name>.runtime; default "".
+  std::string runtime;
 };
 
 struct InputFile {
@@ -49,6 +53,10 @@ struct JobSpec {
   // With an id, /output is this volume; without, a fresh per-job artifact
   // directory (when the runner has an artifacts root).
   VolumeMount volume;
+  // The OCI runtime this job runs under: the tier's runtime if set, else the
+  // language's, else "" (the service-wide sandbox.runtime, which
+  // ContainerPolicy applies). "runc" or "runsc" otherwise.
+  std::string runtime;
 };
 
 enum class RunStatus { kSucceeded, kFailed, kTimeout, kOom, kCancelled, kError };

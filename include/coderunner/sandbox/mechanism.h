@@ -51,6 +51,14 @@ struct OutputMount {
   int64_t max_file_bytes = 0;  // One file, bytes; 0 = unbounded.
   int64_t max_entries = 0;     // Files and directories; 0 = unbounded.
 };
+// The OCI runtime name of gVisor.
+inline constexpr std::string_view kGvisorRuntime = "runsc";
+
+// The OCI runtime `job` runs under: job.runtime, else settings.runtime; ""
+// means the engine's default (runc). The reference lives as long as both.
+inline const std::string& EffectiveRuntime(const PolicySettings& settings, const JobSpec& job) {
+  return job.runtime.empty() ? settings.runtime : job.runtime;
+}
 
 // What one container is being built for.
 struct ContainerContext {

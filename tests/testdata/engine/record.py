@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Records real Docker / Podman Engine API answers for the unit tests.
 
-Usage: python3 tests/testdata/engine/record.py [--volumes-only] [docker|podman]...
+Usage: python3 tests/testdata/engine/record.py [--only runtime|volumes] [docker|podman]...
 Needs the engines' sockets (default /run/coderunner/{docker,podman}.sock,
 override with CODERUNNER_<ENGINE>_SOCK) and the image coderunner/bash:5.
+--only runtime records only the runtime answers (container_*_runtime*);
+--only volumes only the /volumes answers (volume_*).
 Each answer is written to tests/testdata/engine/<engine>/<name>.json as
   {"request": {"method", "path", "body"}, "status": N, "body": <json or string>}
 where "body" is the parsed JSON answer, or the raw text when it is not JSON.
@@ -116,9 +118,27 @@ def record_volumes(engine, sock):
         call(sock, "DELETE", f"/volumes/{VOLUME}")
 
 
-def main(engines, volumes_only=False):
+def record_runtime(engine, sock, name):
+    """A container that asks for runsc, created (not started), inspected
+    through both APIs: Docker names the runtime in HostConfig.Runtime;
+    Podman 4.3 says "oci" there, ignores the request and reports the runtime
+    it really uses as OCIRuntime of its libpod inspect."""
+    spec = {"Image": IMAGE, "Cmd": ["true"], "Labels": LABELS,
+            "HostConfig": {"NetworkMode": "none", "Ulimits": ULIMITS, "Runtime": "runsc"}}
+    call(sock, "DELETE", f"/containers/{name}-runtime?force=1&v=1")
+    try:
+        _, rt = record(engine, sock, "container_create_runtime", "POST",
+                       f"/containers/create?name={name}-runtime", spec)
+        record(engine, sock, "container_inspect_runtime", "GET", f"/containers/{rt['Id']}/json")
+        record(engine, sock, "container_inspect_runtime_libpod", "GET",
+               f"/libpod/containers/{rt['Id']}/json")
+    finally:
+        call(sock, "DELETE", f"/containers/{name}-runtime?force=1&v=1")
+
+
+def main(engines, only=None):
     for engine in engines:
-        if volumes_only:
+        if only == "volumes":
             sock = os.environ.get(f"CODERUNNER_{engine.upper()}_SOCK",
                                   f"/run/coderunner/{engine}.sock")
             record_volumes(engine, sock)
@@ -126,6 +146,9 @@ def main(engines, volumes_only=False):
         sock = os.environ.get(f"CODERUNNER_{engine.upper()}_SOCK",
                               f"/run/coderunner/{engine}.sock")
         name = NAME.format(engine=engine)
+        if only == "runtime":
+            record_runtime(engine, sock, name)
+            continue
         call(sock, "DELETE", f"/containers/{name}?force=1&v=1")
         try:
             record(engine, sock, "ping", "GET", "/_ping")
@@ -184,6 +207,7 @@ def main(engines, volumes_only=False):
                             f"/containers/create?name={name}-policy", policy_spec)
             record(engine, sock, "container_inspect_policy", "GET",
                    f"/containers/{pol['Id']}/json")
+            record_runtime(engine, sock, name)
         finally:
             for n in (name, name + "-oom", name + "-policy", MISSING):
                 call(sock, "DELETE", f"/containers/{n}?force=1&v=1")
@@ -191,6 +215,7 @@ def main(engines, volumes_only=False):
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    only = "--volumes-only" in args
-    args = [a for a in args if a != "--volumes-only"]
-    main(args or ["docker", "podman"], volumes_only=only)
+    only = None
+    if args[:1] == ["--only"]:
+        only, args = args[1], args[2:]
+    main(args or ["docker", "podman"], only)

@@ -352,5 +352,50 @@ TEST_F(BuildJobSpecTest, FileThatIsAlsoADirectoryOfAnotherFileIsRejected) {
   }
 }
 
+TEST_F(BuildJobSpecTest, RuntimeIsTierElseLanguageElseServiceDefault) {
+  struct Case {
+    const char* language;  // languages.python.runtime.
+    const char* tier;      // tiers.<t>.runtime; nullptr = no tier at all.
+    const char* want;      // JobSpec::runtime; "" = sandbox.runtime applies.
+  };
+  const Case cases[] = {
+      {"", nullptr, ""},           {"runsc", nullptr, "runsc"},
+      {"runc", nullptr, "runc"},   {"", "", ""},
+      {"runsc", "", "runsc"},      {"", "runsc", "runsc"},
+      {"runc", "runsc", "runsc"},  {"runsc", "runc", "runc"},
+      {"runsc", "runsc", "runsc"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::string("language '") + c.language + "' tier " +
+                 (c.tier ? std::string("'") + c.tier + "'" : "none"));
+    config::Config config = config::DefaultConfig();
+    // The service-wide default never lands in the JobSpec: ContainerPolicy
+    // applies it.
+    config.sandbox.runtime = "runsc";
+    for (auto& l : config.languages) {
+      if (l.name == "python") l.runtime = c.language;
+    }
+    config::TierConfig tier = *config.FindTier("pro");
+    if (c.tier != nullptr) tier.runtime = c.tier;
+    auto job = BuildJobSpec(Request(R"({"code":"c","language":"python"})"), config, "j",
+                            c.tier != nullptr ? &tier : nullptr);
+    ASSERT_TRUE(job.ok()) << job.status().ToString();
+    EXPECT_EQ(job->runtime, c.want);
+    // The language spec carries its own runtime unchanged.
+    EXPECT_EQ(job->language.runtime, c.language);
+  }
+}
+
+TEST_F(BuildJobSpecTest, RuntimeOfOneLanguageDoesNotLeakToAnother) {
+  for (auto& l : config_.languages) {
+    if (l.name == "bash") l.runtime = "runsc";
+  }
+  auto bash = BuildJobSpec(Request(R"({"code":"c","language":"bash"})"), config_, "j");
+  auto python = BuildJobSpec(Request(R"({"code":"c","language":"python"})"), config_, "j");
+  ASSERT_TRUE(bash.ok() && python.ok());
+  EXPECT_EQ(bash->runtime, "runsc");
+  EXPECT_EQ(python->runtime, "");
+}
+
 }  // namespace
 }  // namespace coderunner::api

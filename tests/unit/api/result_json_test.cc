@@ -20,7 +20,7 @@ const std::string kFffd = "\xEF\xBF\xBD";
 sandbox::JobSpec Job() {
   sandbox::JobSpec job;
   job.id = "job-123";
-  job.language = {"python", "coderunner/python:3.11", "main.py", {"python3", "{file}"}, true};
+  job.language = {"python", "coderunner/python:3.11", "main.py", {"python3", "{file}"}, true, ""};
   job.code = "abc";
   job.limits.pids = 17;
   return job;

@@ -46,6 +46,19 @@ void ExpectConfigEq(const Config& a, const Config& b) {
     EXPECT_EQ(a.languages[i].file, b.languages[i].file);
     EXPECT_EQ(a.languages[i].command, b.languages[i].command);
     EXPECT_EQ(a.languages[i].is_default, b.languages[i].is_default);
+    EXPECT_EQ(a.languages[i].runtime, b.languages[i].runtime);
+  }
+  ASSERT_EQ(a.tiers.size(), b.tiers.size());
+  for (size_t i = 0; i < a.tiers.size(); ++i) {
+    SCOPED_TRACE(a.tiers[i].name);
+    EXPECT_EQ(a.tiers[i].name, b.tiers[i].name);
+    EXPECT_EQ(a.tiers[i].max_timeout_ms, b.tiers[i].max_timeout_ms);
+    EXPECT_EQ(a.tiers[i].max_memory_bytes, b.tiers[i].max_memory_bytes);
+    EXPECT_EQ(a.tiers[i].volumes, b.tiers[i].volumes);
+    EXPECT_EQ(a.tiers[i].max_concurrent, b.tiers[i].max_concurrent);
+    EXPECT_EQ(a.tiers[i].max_queued, b.tiers[i].max_queued);
+    EXPECT_EQ(a.tiers[i].requests_per_minute, b.tiers[i].requests_per_minute);
+    EXPECT_EQ(a.tiers[i].runtime, b.tiers[i].runtime);
   }
   EXPECT_EQ(a.log_level, b.log_level);
   EXPECT_EQ(a.files.max_count, b.files.max_count);
@@ -370,6 +383,56 @@ TEST(ConfigTest, RuntimeRuncIsAccepted) {
   auto c = ParseConfig("sandbox:\n  runtime: runc\n");
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->sandbox.runtime, "runc");
+}
+
+TEST(ConfigTest, RuntimeKeysTakeRuncRunscOrEmptyForEachLevel) {
+  struct Case {
+    std::string value;  // As written in YAML.
+    std::string want;
+  };
+  const Case cases[] = {{"runc", "runc"}, {"runsc", "runsc"}, {"\"\"", ""}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.value);
+    auto cfg = ParseConfig("sandbox: {runtime: " + c.value +
+                           "}\n"
+                           "languages:\n  py: {image: i, file: m.py, command: [x], runtime: " +
+                           c.value +
+                           "}\n"
+                           "tiers:\n  free: {runtime: " +
+                           c.value + "}\n  gold: {runtime: " + c.value + "}\n");
+    ASSERT_TRUE(cfg.ok()) << cfg.status().ToString();
+    EXPECT_EQ(cfg->sandbox.runtime, c.want);
+    ASSERT_NE(cfg->FindLanguage("py"), nullptr);
+    EXPECT_EQ(cfg->FindLanguage("py")->runtime, c.want);
+    ASSERT_NE(cfg->FindTier("free"), nullptr);
+    EXPECT_EQ(cfg->FindTier("free")->runtime, c.want);
+    // Setting a tier's runtime keeps its other built-in values.
+    EXPECT_EQ(cfg->FindTier("free")->max_timeout_ms, 30000);
+    ASSERT_NE(cfg->FindTier("gold"), nullptr);
+    EXPECT_EQ(cfg->FindTier("gold")->runtime, c.want);
+  }
+}
+
+TEST(ConfigTest, RuntimesDefaultToNoPreference) {
+  Config c = DefaultConfig();
+  EXPECT_EQ(c.sandbox.runtime, "");
+  for (const auto& l : c.languages) EXPECT_EQ(l.runtime, "") << l.name;
+  for (const auto& t : c.tiers) EXPECT_EQ(t.runtime, "") << t.name;
+}
+
+TEST(ConfigTest, UnknownRuntimesAreRejectedNamingTheKey) {
+  const std::string lang = "languages:\n  py: {image: i, file: m.py, command: [x], runtime: ";
+  ExpectAllRejected({
+      {"sandbox kata", "sandbox: {runtime: kata}\n", "sandbox.runtime"},
+      {"sandbox upper case", "sandbox: {runtime: RUNSC}\n", "sandbox.runtime"},
+      {"language kata", lang + "kata}\n", "languages.py.runtime"},
+      {"language path", lang + "/usr/bin/runsc}\n", "languages.py.runtime"},
+      {"language with space", lang + "\"runsc \"}\n", "languages.py.runtime"},
+      {"language list", lang + "[runsc]}\n", "languages.py.runtime"},
+      {"tier kata", "tiers: {free: {runtime: kata}}\n", "tiers.free.runtime"},
+      {"new tier crun", "tiers: {gold: {runtime: crun}}\n", "tiers.gold.runtime"},
+      {"tier mapping", "tiers: {pro: {runtime: {name: runsc}}}\n", "tiers.pro.runtime"},
+  });
 }
 
 TEST(ConfigTest, LoadConfigFileOfMissingFileIsNotFound) {

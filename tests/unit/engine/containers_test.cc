@@ -256,6 +256,72 @@ TEST_F(ContainerClientTest, InspectOfMinimalBodyUsesDefaults) {
   EXPECT_TRUE(st->labels.empty());
 }
 
+TEST_F(ContainerClientTest, OciRuntimeIsWhatTheEngineReallyUsesNotWhatWasAsked) {
+  // Both recorded containers asked for runsc. Docker honours it and says so
+  // in the compat inspect; Podman 4.3 says "oci" there, and its libpod
+  // inspect shows it ignored the request.
+  struct Case {
+    const char* engine;
+    const char* want;
+    size_t requests;  // Docker needs no libpod call.
+  };
+  for (const Case& c : {Case{"docker", "runsc", 1}, Case{"podman", "runc", 2}}) {
+    SCOPED_TRACE(c.engine);
+    FakeTransport t;
+    ContainerClient client(t, kTimeout);
+    Recording r = t.Replay(c.engine, "container_inspect_runtime");
+    t.Replay(c.engine, "container_inspect_runtime_libpod");
+    auto runtime = client.OciRuntime(IdFromPath(r.request.path));
+    ASSERT_TRUE(runtime.ok()) << runtime.status().ToString();
+    EXPECT_EQ(*runtime, c.want);
+    EXPECT_EQ(t.requests().size(), c.requests);
+  }
+}
+
+TEST_F(ContainerClientTest, OciRuntimeThatNoAnswerNamesIsAnError) {
+  struct Case {
+    const char* name;
+    std::string compat;  // Body of GET /containers/c/json (200).
+    long libpod_status;  // 0 = no libpod answer scripted.
+    std::string libpod;
+    StatusCode code;
+  };
+  const std::vector<Case> cases = {
+      {"podman placeholder, libpod without the field", R"({"HostConfig":{"Runtime":"oci"}})", 200,
+       R"({"Id":"c"})", StatusCode::kInternal},
+      {"no HostConfig, libpod missing (Docker)", R"({"Id":"c"})", 404,
+       R"({"message":"page not found"})", StatusCode::kNotFound},
+      {"mistyped runtime, libpod mistyped", R"({"HostConfig":{"Runtime":7}})", 200,
+       R"({"OCIRuntime":["runc"]})", StatusCode::kInternal},
+      {"empty runtime, libpod empty", R"({"HostConfig":{"Runtime":""}})", 200,
+       R"({"OCIRuntime":""})", StatusCode::kInternal},
+      {"HostConfig not an object", R"({"HostConfig":"x"})", 200, "not json", StatusCode::kInternal},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    FakeTransport t;
+    ContainerClient client(t, kTimeout);
+    t.Answer("GET", "/containers/c/json", 200, c.compat);
+    if (c.libpod_status != 0)
+      t.Answer("GET", "/libpod/containers/c/json", c.libpod_status, c.libpod);
+    auto runtime = client.OciRuntime("c");
+    ASSERT_FALSE(runtime.ok()) << *runtime;
+    EXPECT_EQ(runtime.status().code(), c.code) << runtime.status().ToString();
+  }
+}
+
+TEST_F(ContainerClientTest, OciRuntimeOfMissingContainerIsNotFound) {
+  for (const auto& engine : kEngines) {
+    SCOPED_TRACE(engine);
+    FakeTransport t;
+    ContainerClient client(t, kTimeout);
+    Recording r = t.Replay(engine, "container_inspect_missing");
+    auto runtime = client.OciRuntime(IdFromPath(r.request.path));
+    ASSERT_FALSE(runtime.ok());
+    EXPECT_EQ(runtime.status().code(), StatusCode::kNotFound);
+  }
+}
+
 TEST_F(ContainerClientTest, KillOfStoppedContainerIsOkForBothEngines) {
   // Docker: 409 "is not running". Podman: 500 "can only kill running containers".
   for (const auto& engine : kEngines) {
@@ -401,6 +467,7 @@ TEST_F(ContainerClientTest, TransportErrorIsPropagatedAsUnavailableByEveryCall) 
                      "c", [](std::string_view) { return true; }, nullptr, kTimeout)},
       {"wait", client_.Wait("c", kTimeout).status()},
       {"inspect", client_.Inspect("c").status()},
+      {"oci runtime", client_.OciRuntime("c").status()},
       {"kill", client_.Kill("c")},
       {"remove", client_.Remove("c")},
       {"list", client_.List({}).status()},
@@ -423,6 +490,7 @@ TEST_F(ContainerClientTest, EveryCallRejectsABadIdWithoutCallingTheEngine) {
   EXPECT_EQ(client_.Start(bad).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(client_.Wait(bad, kTimeout).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(client_.Inspect(bad).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(client_.OciRuntime(bad).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(client_.Kill(bad).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(client_.Remove(bad).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(client_

@@ -34,17 +34,20 @@ TEST(StoredRequestTest, RoundTripsBodyAndPin) {
     std::string body;
     std::string pin;
     bool fail_fast;
+    std::string tier;
   };
   const std::vector<Case> cases = {
-      {"plain", R"json({"code":"print(1)"})json", "", false},
-      {"pinned", R"({"code":"x","language":"bash"})", kDigest, false},
-      {"fail fast", R"({"code":"x"})", "", true},
-      {"pinned and fail fast", R"({"code":"x","args":["a","b"],"stdin":"in"})", kDigest, true},
-      {"unicode and escapes", R"json({"code":"print(\"h\u00e9\\n\")"})json", "", false},
+      {"plain", R"json({"code":"print(1)"})json", "", false, ""},
+      {"pinned", R"({"code":"x","language":"bash"})", kDigest, false, ""},
+      {"fail fast", R"({"code":"x"})", "", true, ""},
+      {"tier", R"({"code":"x"})", "", false, "business"},
+      {"pinned, fail fast and tier", R"({"code":"x","args":["a","b"],"stdin":"in"})", kDigest, true,
+       "free"},
+      {"unicode and escapes", R"json({"code":"print(\"h\u00e9\\n\")"})json", "", false, ""},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    std::string stored = EncodeStoredRequest(c.body, c.pin, c.fail_fast);
+    std::string stored = EncodeStoredRequest(c.body, c.pin, c.fail_fast, c.tier);
     auto decoded = DecodeStoredRequest(stored);
     ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
     EXPECT_EQ(json::parse(decoded->first), json::parse(c.body));
@@ -53,13 +56,14 @@ TEST(StoredRequestTest, RoundTripsBodyAndPin) {
 }
 
 TEST(StoredRequestTest, EnvelopeHasDocumentedShapeAndOmitsDefaults) {
-  json plain = json::parse(EncodeStoredRequest(R"({"code":"x"})", "", false));
+  json plain = json::parse(EncodeStoredRequest(R"({"code":"x"})", "", false, ""));
   EXPECT_EQ(plain, json::parse(R"({"request":{"code":"x"}})"));
-  json full = json::parse(EncodeStoredRequest(R"({"code":"x"})", kDigest, true));
+  json full = json::parse(EncodeStoredRequest(R"({"code":"x"})", kDigest, true, "pro"));
   EXPECT_EQ(full["request"], json::parse(R"({"code":"x"})"));
   EXPECT_EQ(full["pin_image"], kDigest);
   EXPECT_EQ(full["fail_fast"], true);
-  EXPECT_EQ(full.size(), 3u);
+  EXPECT_EQ(full["tier"], "pro");
+  EXPECT_EQ(full.size(), 4u);
 }
 
 TEST(StoredRequestTest, DecodeRejectsCorruptEnvelopes) {
@@ -83,7 +87,7 @@ TEST(JobSpecFromRecordTest, RebuildsTheSpecWithTodaysConfig) {
   config::Config cfg = config::DefaultConfig();
   std::string body = R"({"language":"bash","code":"echo hi","stdin":"in","args":["a","b"],
       "files":[{"path":"data/x.txt","content":"xyz"}],"limits":{"timeout_ms":2000}})";
-  auto job = JobSpecFromRecord(RecordWith(EncodeStoredRequest(body, "", false)), cfg);
+  auto job = JobSpecFromRecord(RecordWith(EncodeStoredRequest(body, "", false, "")), cfg);
   ASSERT_TRUE(job.ok()) << job.status().ToString();
   EXPECT_EQ(job->spec.id, "job-0123456789abcdef01234567");
   EXPECT_EQ(job->spec.language.name, "bash");
@@ -102,8 +106,8 @@ TEST(JobSpecFromRecordTest, RebuildsTheSpecWithTodaysConfig) {
 
 TEST(JobSpecFromRecordTest, PinImageReplacesTheConfiguredImage) {
   config::Config cfg = config::DefaultConfig();
-  auto job =
-      JobSpecFromRecord(RecordWith(EncodeStoredRequest(R"({"code":"1"})", kDigest, false)), cfg);
+  auto job = JobSpecFromRecord(
+      RecordWith(EncodeStoredRequest(R"({"code":"1"})", kDigest, false, "")), cfg);
   ASSERT_TRUE(job.ok()) << job.status().ToString();
   EXPECT_EQ(job->spec.language.name, cfg.DefaultLanguage().name);
   EXPECT_EQ(job->spec.language.image, kDigest);
@@ -128,7 +132,7 @@ TEST(JobSpecFromRecordTest, CarriesFailFastAndOutputEncoding) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(std::string(c.body) + (c.fail_fast ? " fail_fast" : ""));
-    auto job = JobSpecFromRecord(RecordWith(EncodeStoredRequest(c.body, "", c.fail_fast)), cfg);
+    auto job = JobSpecFromRecord(RecordWith(EncodeStoredRequest(c.body, "", c.fail_fast, "")), cfg);
     ASSERT_TRUE(job.ok()) << job.status().ToString();
     EXPECT_EQ(job->fail_fast, c.fail_fast);
     EXPECT_EQ(job->encoding, c.encoding);
@@ -145,12 +149,12 @@ TEST(JobSpecFromRecordTest, PropagatesParseAndBuildErrors) {
   };
   const std::vector<Case> cases = {
       {"corrupt envelope", "garbage", StatusCode::kInternal, "corrupt_record"},
-      {"missing code", EncodeStoredRequest(R"({"stdin":"x"})", "", false),
+      {"missing code", EncodeStoredRequest(R"({"stdin":"x"})", "", false, ""),
        StatusCode::kInvalidArgument, "invalid_request"},
-      {"unknown language", EncodeStoredRequest(R"({"code":"1","language":"cobol"})", "", false),
+      {"unknown language", EncodeStoredRequest(R"({"code":"1","language":"cobol"})", "", false, ""),
        StatusCode::kInvalidArgument, "unknown_language"},
       {"limit above today's maximum",
-       EncodeStoredRequest(R"({"code":"1","limits":{"timeout_ms":99999999}})", "", false),
+       EncodeStoredRequest(R"({"code":"1","limits":{"timeout_ms":99999999}})", "", false, ""),
        StatusCode::kFailedPrecondition, "limit_exceeded"},
   };
   for (const Case& c : cases) {
@@ -159,6 +163,81 @@ TEST(JobSpecFromRecordTest, PropagatesParseAndBuildErrors) {
     ASSERT_FALSE(job.ok());
     EXPECT_EQ(job.status().code(), c.code) << job.status().ToString();
     EXPECT_EQ(job.status().reason(), c.reason);
+  }
+}
+
+TEST(JobSpecFromRecordTest, RecordOfTierJobRebuildsWithTierBounds) {
+  // A business-tier job may ask for 120 s, twice the global limits.max
+  // (60 s): it passed the submit check, so it must also pass at run time.
+  config::Config cfg = config::DefaultConfig();
+  ASSERT_LT(cfg.max_limits.timeout_ms, 120000);
+  std::string body = R"({"code":"1","limits":{"timeout_ms":120000}})";
+  auto job = JobSpecFromRecord(RecordWith(EncodeStoredRequest(body, "", false, "business")), cfg);
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  EXPECT_EQ(job->spec.limits.timeout_ms, 120000);
+
+  // And a free-tier job is held to the free maxima, not the global ones.
+  std::string big = R"({"code":"1","limits":{"memory_bytes":536870912}})";
+  auto free = JobSpecFromRecord(RecordWith(EncodeStoredRequest(big, "", false, "free")), cfg);
+  ASSERT_FALSE(free.ok());
+  EXPECT_EQ(free.status().reason(), "limit_exceeded");
+  EXPECT_NE(free.status().message().find("tier free"), std::string::npos)
+      << free.status().ToString();
+}
+
+TEST(JobSpecFromRecordTest, RecordOfTierJobRunsUnderTheTierRuntime) {
+  config::Config cfg = config::DefaultConfig();
+  for (auto& t : cfg.tiers) {
+    if (t.name == "free") t.runtime = "runsc";
+  }
+  struct Case {
+    const char* tier;
+    const char* want;
+  };
+  const std::vector<Case> cases = {{"free", "runsc"}, {"pro", ""}, {"", ""}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.tier);
+    auto job = JobSpecFromRecord(
+        RecordWith(EncodeStoredRequest(R"({"code":"1"})", "", false, c.tier)), cfg);
+    ASSERT_TRUE(job.ok()) << job.status().ToString();
+    EXPECT_EQ(job->spec.runtime, c.want);
+  }
+}
+
+TEST(JobSpecFromRecordTest, RecordWithoutTierRebuildsAgainstTheGlobalMaxima) {
+  // Records written before the tier was stored have no "tier" key.
+  config::Config cfg = config::DefaultConfig();
+  auto ok = JobSpecFromRecord(
+      RecordWith(R"({"request":{"code":"1","limits":{"timeout_ms":60000}}})"), cfg);
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(ok->spec.limits.timeout_ms, 60000);
+  EXPECT_EQ(ok->spec.runtime, "");
+  auto over = JobSpecFromRecord(
+      RecordWith(R"({"request":{"code":"1","limits":{"timeout_ms":120000}}})"), cfg);
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.status().reason(), "limit_exceeded");
+}
+
+TEST(JobSpecFromRecordTest, RecordOfATierNoLongerConfiguredIsAnError) {
+  config::Config cfg = config::DefaultConfig();
+  auto job =
+      JobSpecFromRecord(RecordWith(EncodeStoredRequest(R"({"code":"1"})", "", false, "gold")), cfg);
+  ASSERT_FALSE(job.ok());
+  EXPECT_EQ(job.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(job.status().reason(), "unknown_tier");
+  EXPECT_NE(job.status().message().find("gold"), std::string::npos);
+}
+
+TEST(JobSpecFromRecordTest, MistypedTierInACorruptRecordIsNotACrash) {
+  config::Config cfg = config::DefaultConfig();
+  for (const char* stored :
+       {R"({"request":{"code":"1"},"tier":5})", R"({"request":{"code":"1"},"tier":null})",
+        R"({"request":{"code":"1"},"tier":["free"]})"}) {
+    SCOPED_TRACE(stored);
+    EXPECT_NO_THROW({
+      auto job = JobSpecFromRecord(RecordWith(stored), cfg);
+      EXPECT_TRUE(job.ok()) << job.status().ToString();
+    });
   }
 }
 
@@ -288,6 +367,8 @@ TEST(CacheKeyTest, ChangesWithEveryPartOfWhatRuns) {
       {"output_bytes", [](sandbox::JobSpec& s) { s.limits.output_bytes += 1; }},
       {"tmp_bytes", [](sandbox::JobSpec& s) { s.limits.tmp_bytes += 1; }},
       {"cpus", [](sandbox::JobSpec& s) { s.limits.cpus = 0.5; }},
+      {"runtime runsc", [](sandbox::JobSpec& s) { s.runtime = "runsc"; }},
+      {"runtime runc", [](sandbox::JobSpec& s) { s.runtime = "runc"; }},
   };
   mutations.insert(mutations.end(), kInputMutations.begin(), kInputMutations.end());
   std::set<std::string> seen = {base};

@@ -112,7 +112,7 @@ class RecoveryTest : public ::testing::Test {
     r.tenant = tenant;
     r.status = status;
     r.language = "python";
-    r.request_json = EncodeStoredRequest(R"json({"code":"print(1)"})json", "", false);
+    r.request_json = EncodeStoredRequest(R"json({"code":"print(1)"})json", "", false, "");
     r.code_sha256 = std::string(64, 'c');
     r.image = "coderunner/python:3.11";
     r.limits_json = "{}";

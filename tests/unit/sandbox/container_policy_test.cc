@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -21,7 +22,8 @@ constexpr const char* kWorkspace = "/var/lib/coderunner/workspaces/job-abc";
 JobSpec SampleJob() {
   JobSpec job;
   job.id = "job-abc";
-  job.language = {"python", "coderunner/python:3.11", "main.py", {"python3", "-u", "{file}"}, true};
+  job.language = {"python", "coderunner/python:3.11", "main.py", {"python3", "-u", "{file}"}, true,
+                  ""};
   job.code = "print(1)";
   job.args = {"first", "--flag", "{file}"};
   job.limits.memory_bytes = 128LL << 20;
@@ -154,6 +156,56 @@ TEST_F(ContainerPolicyTest, UlimitsAreAllExplicit) {
   EXPECT_EQ(got, want);
 }
 
+TEST(ContainerPolicyRuntimeTest, PidsBoundIsTheCgroupUnderRuncAndNprocUnderGvisor) {
+  // Under gVisor the sentry enforces RLIMIT_NPROC per sandbox (threads
+  // included) and the pids cgroup holds its host threads, so the job's bound
+  // moves to nproc and PidsLimit becomes a host backstop with room for them.
+  struct Case {
+    const char* service;
+    const char* job;
+    int64_t pids;
+    int64_t want_pids_limit;
+    int64_t want_nproc;
+  };
+  const Case cases[] = {
+      {"", "", 32, 32, 4096},
+      {"runc", "", 64, 64, 4096},
+      {"", "runc", 64, 64, 4096},
+      {"runsc", "runc", 64, 64, 4096},
+      {"runsc", "", 32, 64 + 8 * 32, 32},
+      {"", "runsc", 64, 64 + 8 * 64, 64},
+      {"runc", "runsc", 256, 64 + 8 * 256, 256},
+      {"", "runsc", 1, 72, 1},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::string("service '") + c.service + "' job '" + c.job + "' pids " +
+                 std::to_string(c.pids));
+    PolicySettings settings = SampleSettings();
+    settings.runtime = c.service;
+    ContainerPolicy policy(settings, "inst-1");
+    JobSpec job = SampleJob();
+    job.runtime = c.job;
+    job.limits.pids = c.pids;
+    ContainerContext ctx{job, kWorkspace, false, {}};
+    json create = policy.BuildCreateBody(ctx);
+    EXPECT_EQ(create["HostConfig"]["PidsLimit"], c.want_pids_limit);
+    int64_t nproc = -1;
+    for (const auto& u : create["HostConfig"]["Ulimits"]) {
+      if (u["Name"] == "nproc") {
+        EXPECT_EQ(u["Soft"], u["Hard"]);
+        nproc = u["Hard"].get<int64_t>();
+      }
+    }
+    EXPECT_EQ(nproc, c.want_nproc);
+    // Verify expects exactly what Apply set, and nothing looser.
+    json inspect = InspectFrom(create, kWorkspace);
+    Status ok = policy.Verify(ctx, inspect);
+    EXPECT_TRUE(ok.ok()) << ok.ToString();
+    inspect["HostConfig"]["PidsLimit"] = c.want_pids_limit + 1;
+    EXPECT_FALSE(policy.Verify(ctx, inspect).ok());
+  }
+}
+
 TEST_F(ContainerPolicyTest, CpuUlimitRoundsUpToWholeSeconds) {
   struct Case {
     int64_t cpu_ms, soft;
@@ -217,6 +269,41 @@ TEST_F(ContainerPolicyTest, InitIsTheEntrypointAndCmdCarriesEnvAllowlistAndComma
   }
 }
 
+TEST(ContainerPolicyRuntimeTest, InitEnforcesCpuTimeOnlyUnderGvisor) {
+  // runsc never enforces RLIMIT_CPU; init's -c watchdog does it there.
+  struct Case {
+    const char* service;
+    const char* job;
+    bool watchdog;
+  };
+  const Case cases[] = {{"", "", false},     {"runc", "", false}, {"runsc", "runc", false},
+                        {"runsc", "", true}, {"", "runsc", true}, {"runc", "runsc", true}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::string("service '") + c.service + "' job '" + c.job + "'");
+    PolicySettings settings = SampleSettings();
+    settings.runtime = c.service;
+    ContainerPolicy policy(settings, "inst-1");
+    JobSpec job = SampleJob();
+    job.runtime = c.job;
+    json cmd = policy.BuildCreateBody({job, kWorkspace, true, {}})["Cmd"];
+    std::vector<std::string> before_command;  // Init's own options.
+    for (const auto& part : cmd) {
+      if (part == "--") break;
+      before_command.push_back(part.get<std::string>());
+    }
+    auto at = std::find(before_command.begin(), before_command.end(), "-c");
+    if (c.watchdog) {
+      ASSERT_NE(at, before_command.end()) << cmd.dump();
+      ASSERT_NE(at + 1, before_command.end()) << cmd.dump();
+      EXPECT_EQ(*(at + 1), "2500");  // SampleJob's cpu_ms, exactly (not rounded to seconds).
+    } else {
+      EXPECT_EQ(at, before_command.end()) << cmd.dump();
+    }
+    // The job's own command follows "--" unchanged.
+    EXPECT_EQ(cmd[cmd.size() - 7], "--");
+  }
+}
+
 TEST_F(ContainerPolicyTest, EnvironmentIsExactlyTheAllowlist) {
   json cmd = policy_.BuildCreateBody(ctx_)["Cmd"];
   std::vector<std::string> env;
@@ -242,6 +329,44 @@ TEST_F(ContainerPolicyTest, LabelsImageAndRuntime) {
   s.runtime = "runsc";
   ContainerPolicy gvisor(s, "inst-1");
   EXPECT_EQ(gvisor.BuildCreateBody(ctx_)["HostConfig"]["Runtime"], "runsc");
+}
+
+TEST(ContainerPolicyRuntimeTest, JobRuntimeWinsOverTheServiceDefault) {
+  struct Case {
+    const char* service;  // sandbox.runtime.
+    const char* job;      // JobSpec::runtime (tier or language).
+    const char* want;     // HostConfig.Runtime; "" = field absent.
+  };
+  const Case cases[] = {
+      {"", "", ""},
+      {"runsc", "", "runsc"},
+      {"runc", "", "runc"},
+      {"", "runsc", "runsc"},
+      {"", "runc", "runc"},  // Sent by name: both engines know runc.
+      {"runc", "runsc", "runsc"},
+      {"runsc", "runc", "runc"},
+      {"runsc", "runsc", "runsc"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::string("service '") + c.service + "' job '" + c.job + "'");
+    PolicySettings settings = SampleSettings();
+    settings.runtime = c.service;
+    ContainerPolicy policy(settings, "inst-1");
+    JobSpec job = SampleJob();
+    job.runtime = c.job;
+    ContainerContext ctx{job, kWorkspace, false, {}};
+    json host = policy.BuildCreateBody(ctx)["HostConfig"];
+    EXPECT_EQ(policy.RuntimeOf(job), c.want);
+    if (std::string(c.want).empty()) {
+      EXPECT_FALSE(host.contains("Runtime")) << host.dump();
+    } else {
+      EXPECT_EQ(host["Runtime"], c.want);
+    }
+    // The runtime changes nothing else of the policy.
+    EXPECT_EQ(host["NetworkMode"], "none");
+    EXPECT_EQ(host["ReadonlyRootfs"], true);
+    EXPECT_EQ(host["CapDrop"], json::array({"ALL"}));
+  }
 }
 
 TEST_F(ContainerPolicyTest, VerifyAcceptsInspectMadeFromTheSameSettings) {
