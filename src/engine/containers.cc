@@ -1,33 +1,14 @@
 #include "coderunner/engine/containers.h"
 
 #include "coderunner/engine/engine_error.h"
-#include "coderunner/engine/label_filter.h"
+#include "coderunner/engine/resource_util.h"
 
 namespace coderunner::engine {
 namespace {
 
 using nlohmann::json;
 
-// Ids and names go into URL paths; anything outside this set would be a bug
-// (or an injection), so refuse it before it reaches the engine.
-Status CheckId(const std::string& id) {
-  if (id.empty() || id.size() > 128) return InvalidArgumentError("bad container id: '" + id + "'");
-  for (char c : id) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '-' || c == '_' || c == '.';
-    if (!ok) return InvalidArgumentError("bad container id: '" + id + "'");
-  }
-  return OkStatus();
-}
-
-std::map<std::string, std::string> LabelsFrom(const json& j) {
-  std::map<std::string, std::string> labels;
-  if (!j.is_object()) return labels;
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    if (it.value().is_string()) labels[it.key()] = it.value().get<std::string>();
-  }
-  return labels;
-}
+Status CheckId(const std::string& id) { return CheckPathSegment("container id", id); }
 
 StatusOr<json> ParseBody(const HttpResponse& response, std::string_view operation) {
   json j = json::parse(response.body, nullptr, /*allow_exceptions=*/false);
@@ -168,7 +149,7 @@ ContainerState ContainerClient::StateFrom(const json& body) {
     state.oom_killed = st.value("OOMKilled", false);
   }
   if (body.contains("Config") && body["Config"].is_object()) {
-    state.labels = LabelsFrom(body["Config"].value("Labels", json::object()));
+    state.labels = StringMap(body["Config"].value("Labels", json::object()));
   }
   state.raw = body;
   return state;
@@ -211,7 +192,7 @@ StatusOr<std::vector<ContainerSummary>> ContainerClient::List(
       ContainerSummary s;
       s.id = row.value("Id", "");
       s.state = row.value("State", "");
-      s.labels = LabelsFrom(row.value("Labels", json::object()));
+      s.labels = StringMap(row.value("Labels", json::object()));
       if (!s.id.empty()) out.push_back(std::move(s));
     }
   } catch (const json::exception& e) {

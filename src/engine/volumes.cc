@@ -3,32 +3,14 @@
 #include <nlohmann/json.hpp>
 
 #include "coderunner/engine/engine_error.h"
-#include "coderunner/engine/label_filter.h"
+#include "coderunner/engine/resource_util.h"
 
 namespace coderunner::engine {
 namespace {
 
 using nlohmann::json;
 
-// Volume names go into URL paths: refuse anything unexpected.
-Status CheckName(const std::string& name) {
-  if (name.empty() || name.size() > 128) return InvalidArgumentError("bad volume name");
-  for (char c : name) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '-' || c == '_' || c == '.';
-    if (!ok) return InvalidArgumentError("bad volume name: '" + name + "'");
-  }
-  return OkStatus();
-}
-
-std::map<std::string, std::string> StringMap(const json& j) {
-  std::map<std::string, std::string> out;
-  if (!j.is_object()) return out;
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    if (it.value().is_string()) out[it.key()] = it.value().get<std::string>();
-  }
-  return out;
-}
+Status CheckName(const std::string& name) { return CheckPathSegment("volume name", name); }
 
 std::string StringField(const json& j, const char* key) {
   auto it = j.find(key);

@@ -153,6 +153,18 @@ static const Known* Lookup(const struct stat* st) {
   return bsearch(&key, g_known, g_known_len, sizeof(Known), CompareKnown);
 }
 
+// A directory stream on `fd` (taken over) that entries can be removed from.
+// The job may have left the directory without write permission; it is the
+// job's own and every job process is dead, so the fd is what it names.
+// NULL (fd closed) on failure.
+static DIR* WritableStream(int fd) {
+  if (fchmod(fd, 0700) != 0) { /* the unlinks that follow report any failure */
+  }
+  DIR* d = fdopendir(fd);
+  if (d == NULL) close(fd);
+  return d;
+}
+
 // Removes entry `name` of `dir` and, for a directory, everything below it.
 static int RemoveEntry(int dir, const char* name, int depth) {
   struct stat st;
@@ -160,16 +172,8 @@ static int RemoveEntry(int dir, const char* name, int depth) {
   if (!S_ISDIR(st.st_mode)) return unlinkat(dir, name, 0) == 0 || errno == ENOENT ? 0 : -1;
   if (depth >= kMaxDepth + 2) return -1;
   int fd = OpenDir(dir, name);
-  if (fd < 0) return -1;
-  // The job may have left it without write permission; it is the job's own
-  // directory and every job process is dead, so the fd is what it names.
-  if (fchmod(fd, 0700) != 0) { /* unlinks below report any failure */
-  }
-  DIR* d = fdopendir(fd);
-  if (d == NULL) {
-    close(fd);
-    return -1;
-  }
+  DIR* d = fd < 0 ? NULL : WritableStream(fd);
+  if (d == NULL) return -1;
   int rc = 0;
   struct dirent* e;
   while ((e = readdir(d)) != NULL) {
@@ -183,13 +187,8 @@ static int RemoveEntry(int dir, const char* name, int depth) {
 
 // Undoes the run's growth below directory `fd` (closed here).
 static int Undo(int fd, int depth) {
-  if (fchmod(fd, 0700) != 0) { /* see RemoveEntry */
-  }
-  DIR* d = fdopendir(fd);
-  if (d == NULL) {
-    close(fd);
-    return -1;
-  }
+  DIR* d = WritableStream(fd);
+  if (d == NULL) return -1;
   int rc = 0;
   struct dirent* e;
   while ((e = readdir(d)) != NULL) {

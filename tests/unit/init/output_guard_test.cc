@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,10 @@ struct InitRun {
   std::optional<InitTrailer> trailer;
 };
 
-InitRun RunInit(const std::vector<std::string>& args) {
+// Runs coderunner-init with `args`, calling `while_running` with its pid
+// once it has started, and collects its stderr and exit status.
+InitRun RunInit(const std::vector<std::string>& args,
+                const std::function<void(pid_t)>& while_running = nullptr) {
   std::vector<std::string> all = {CODERUNNER_INIT_BINARY};
   all.insert(all.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -43,6 +47,7 @@ InitRun RunInit(const std::vector<std::string>& args) {
   EXPECT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
   posix_spawn_file_actions_destroy(&actions);
   close(pipefd[1]);
+  if (while_running) while_running(pid);
   InitRun run;
   char buf[4096];
   ssize_t n;
@@ -134,49 +139,17 @@ TEST_F(OutputGuardTest, VolumeModeKeepsARunWithinQuota) {
 }
 
 TEST_F(OutputGuardTest, Sigusr1StopsTheJobAndStillChecksTheOutput) {
-  std::vector<std::string> all = {CODERUNNER_INIT_BINARY,
-                                  "-e",
-                                  "D=" + dir_,
-                                  "-e",
-                                  "PATH=/usr/bin:/bin",
-                                  "-o",
-                                  dir_,
-                                  "-q",
-                                  "1000",
-                                  "-r",
-                                  "--",
-                                  "sh",
-                                  "-c",
-                                  "echo started > $D/s; exec sleep 30"};
-  std::vector<char*> argv;
-  for (auto& a : all) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  int pipefd[2];
-  ASSERT_EQ(pipe(pipefd), 0);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, pipefd[1], 2);
-  posix_spawn_file_actions_addclose(&actions, pipefd[0]);
-  pid_t pid = -1;
-  ASSERT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
-  posix_spawn_file_actions_destroy(&actions);
-  close(pipefd[1]);
-  // The service only signals a job that has started: wait for it to run.
-  for (int i = 0; i < 500 && !fs::exists(dir_ + "/s"); ++i) usleep(10000);
-  ASSERT_TRUE(fs::exists(dir_ + "/s"));
-  kill(pid, SIGUSR1);
-  std::string err;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(pipefd[0], buf, sizeof(buf))) > 0) err.append(buf, n);
-  close(pipefd[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  auto t = ParseInitTrailer(err);
-  ASSERT_TRUE(t) << "init must report even when stopped: " << err;
-  EXPECT_EQ(t->signal, SIGKILL);
-  EXPECT_EQ(t->output_violation, "");
-  EXPECT_EQ(t->output_entries, 1);
+  InitRun run = RunInit({"-e", "D=" + dir_, "-e", "PATH=/usr/bin:/bin", "-o", dir_, "-q", "1000",
+                         "-r", "--", "sh", "-c", "echo started > $D/s; exec sleep 30"},
+                        [&](pid_t pid) {
+                          // The service only signals a job that has started.
+                          for (int i = 0; i < 500 && !fs::exists(dir_ + "/s"); ++i) usleep(10000);
+                          kill(pid, SIGUSR1);
+                        });
+  ASSERT_TRUE(run.trailer) << "init must report even when stopped: " << run.stderr_text;
+  EXPECT_EQ(run.trailer->signal, SIGKILL);
+  EXPECT_EQ(run.trailer->output_violation, "");
+  EXPECT_EQ(run.trailer->output_entries, 1);
   EXPECT_TRUE(fs::exists(dir_ + "/s"));
 }
 

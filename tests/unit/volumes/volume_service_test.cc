@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-#include "coderunner/engine/label_filter.h"
+#include "coderunner/engine/resource_util.h"
 #include "unit/engine/fake_transport.h"
 
 namespace coderunner::volumes {

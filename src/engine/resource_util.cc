@@ -1,4 +1,4 @@
-#include "coderunner/engine/label_filter.h"
+#include "coderunner/engine/resource_util.h"
 
 #include <nlohmann/json.hpp>
 
@@ -16,6 +16,25 @@ std::string PercentEncode(std::string_view in) {
       out.push_back(kHex[c >> 4]);
       out.push_back(kHex[c & 15]);
     }
+  }
+  return out;
+}
+
+Status CheckPathSegment(std::string_view what, const std::string& segment) {
+  bool ok = !segment.empty() && segment.size() <= 128;
+  for (char c : segment) {
+    ok = ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '-' || c == '_' || c == '.');
+  }
+  if (ok) return OkStatus();
+  return InvalidArgumentError("bad " + std::string(what) + ": '" + segment.substr(0, 128) + "'");
+}
+
+std::map<std::string, std::string> StringMap(const nlohmann::json& j) {
+  std::map<std::string, std::string> out;
+  if (!j.is_object()) return out;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (it.value().is_string()) out[it.key()] = it.value().get<std::string>();
   }
   return out;
 }
