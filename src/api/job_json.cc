@@ -24,6 +24,7 @@ nlohmann::json JobSummaryJson(const jobs::JobRecord& r) {
   nlohmann::json limits = nlohmann::json::parse(r.limits_json, nullptr, false);
   return {
       {"id", r.id},
+      {"kind", r.kind.empty() ? std::string("job") : r.kind},
       {"status", jobs::JobStatusName(r.status)},
       {"language", r.language},
       {"created_at", Rfc3339(r.created_at_ms)},
@@ -68,6 +69,16 @@ nlohmann::json JobToJson(const jobs::JobRecord& r) {
   nlohmann::json j = JobSummaryJson(r);
   nlohmann::json result = nlohmann::json::parse(r.result_json, nullptr, false);
   j["result"] = r.result_json.empty() || result.is_discarded() ? nlohmann::json(nullptr) : result;
+  if (r.kind == "intent") {
+    // The pipeline's own JSON: intent, agent, stages, attempts, answer,
+    // error, usage; each becomes a top-level field of the record.
+    nlohmann::json progress = nlohmann::json::parse(r.progress_json, nullptr, false);
+    if (progress.is_object()) {
+      for (auto& [key, value] : progress.items()) {
+        if (!j.contains(key)) j[key] = value;
+      }
+    }
+  }
   return j;
 }
 

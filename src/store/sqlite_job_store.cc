@@ -17,56 +17,14 @@
 #include <utility>
 #include <vector>
 
+#include "sqlite_schema.h"
+
 namespace coderunner::store {
 
 using jobs::JobRecord;
 using jobs::JobStatus;
 
 namespace {
-
-// PRAGMA user_version of a database this code fully understands.
-constexpr int kSchemaVersion = 1;
-
-// kMigrations[i] takes the schema from version i to version i + 1, inside
-// one transaction. Append only: never edit a migration that has shipped (a
-// later version adds columns with ALTER TABLE ... ADD COLUMN ... DEFAULT).
-constexpr const char* kMigrations[] = {
-    // 0 -> 1: jobs and the result cache.
-    R"sql(
-CREATE TABLE jobs (
-  id             TEXT    NOT NULL PRIMARY KEY,
-  tenant         TEXT    NOT NULL,
-  status         TEXT    NOT NULL,
-  language       TEXT    NOT NULL DEFAULT '',
-  request_json   TEXT    NOT NULL DEFAULT '',
-  code_sha256    TEXT    NOT NULL DEFAULT '',
-  inputs_sha256  TEXT    NOT NULL DEFAULT '',
-  cache_key      TEXT    NOT NULL DEFAULT '',
-  image          TEXT    NOT NULL DEFAULT '',
-  image_digest   TEXT    NOT NULL DEFAULT '',
-  limits_json    TEXT    NOT NULL DEFAULT '',
-  callback_url   TEXT    NOT NULL DEFAULT '',
-  replay_of      TEXT    NOT NULL DEFAULT '',
-  cached         INTEGER NOT NULL DEFAULT 0,
-  attempt        INTEGER NOT NULL DEFAULT 1,
-  created_at_ms  INTEGER NOT NULL,
-  started_at_ms  INTEGER NOT NULL DEFAULT 0,
-  finished_at_ms INTEGER NOT NULL DEFAULT 0,
-  transitions    TEXT    NOT NULL DEFAULT '[]',
-  result_json    TEXT    NOT NULL DEFAULT ''
-);
-CREATE INDEX jobs_by_tenant_created ON jobs (tenant, created_at_ms, id);
-CREATE INDEX jobs_by_status ON jobs (status);
-CREATE INDEX jobs_by_finished ON jobs (finished_at_ms);
-CREATE TABLE cache (
-  key           TEXT    NOT NULL PRIMARY KEY,
-  result_json   TEXT    NOT NULL,
-  expires_at_ms INTEGER NOT NULL
-);
-CREATE INDEX cache_by_expiry ON cache (expires_at_ms);
-)sql",
-};
-static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per schema version");
 
 constexpr int kBusyTimeoutMs = 5000;
 constexpr int kMinListLimit = 1;
@@ -76,19 +34,22 @@ constexpr int kMaxListLimit = 500;
 #define CR_JOB_COLUMNS                                                                         \
   "id, tenant, status, language, request_json, code_sha256, inputs_sha256, cache_key, image, " \
   "image_digest, limits_json, callback_url, replay_of, cached, attempt, created_at_ms, "       \
-  "started_at_ms, finished_at_ms, transitions, result_json"
+  "started_at_ms, finished_at_ms, transitions, result_json, kind, progress_json"
 // The same, with request_json and result_json left empty (list pages).
 #define CR_LIST_COLUMNS                                                                  \
   "id, tenant, status, language, '', code_sha256, inputs_sha256, cache_key, image, "     \
   "image_digest, limits_json, callback_url, replay_of, cached, attempt, created_at_ms, " \
-  "started_at_ms, finished_at_ms, transitions, ''"
+  "started_at_ms, finished_at_ms, transitions, '', kind, ''"
 
 constexpr const char* kInsertJobSql =
     "INSERT INTO jobs (" CR_JOB_COLUMNS
     ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
-    "?19, ?20)";
+    "?19, ?20, ?21, ?22)";
 constexpr const char* kGetJobSql =
     "SELECT " CR_JOB_COLUMNS " FROM jobs WHERE id = ?1 AND (?2 = '' OR tenant = ?2)";
+// Progress of a job that is not terminal yet (see UpdateProgress).
+constexpr const char* kUpdateProgressSql =
+    "UPDATE jobs SET progress_json = ?2 WHERE id = ?1 AND status IN ('queued', 'running')";
 constexpr const char* kSelectForTransitionSql =
     "SELECT status, transitions FROM jobs WHERE id = ?1";
 constexpr const char* kUpdateForTransitionSql =
@@ -335,6 +296,8 @@ StatusOr<JobRecord> ReadJob(sqlite3_stmt* stmt) {
   job.finished_at_ms = sqlite3_column_int64(stmt, 17);
   CR_ASSIGN_OR_RETURN(job.transitions, ParseTransitions(ColumnString(stmt, 18), job.id));
   job.result_json = ColumnString(stmt, 19);
+  job.kind = ColumnString(stmt, 20);
+  job.progress_json = ColumnString(stmt, 21);
   return job;
 }
 
@@ -522,6 +485,8 @@ Status SqliteJobStore::Insert(const std::vector<JobRecord>& records) {
       insert.Bind(18, job.finished_at_ms);
       insert.Bind(19, transitions[i]);
       insert.Bind(20, job.result_json);
+      insert.Bind(21, job.kind);
+      insert.Bind(22, job.progress_json);
       Status inserted = insert.Run("insert job " + job.id);
       if (!inserted.ok()) {
         if ((insert.last_rc() & 0xff) == SQLITE_CONSTRAINT) {
@@ -579,6 +544,24 @@ Status SqliteJobStore::Transition(const std::string& id, JobStatus to, int64_t a
     CR_RETURN_IF_ERROR(update.Run("update job " + id));
   }
   return txn.Commit();
+}
+
+Status SqliteJobStore::UpdateProgress(const std::string& id, const std::string& progress_json) {
+  std::lock_guard<std::mutex> lock(mu_);
+  CR_ASSIGN_OR_RETURN(ScopedStatement update, statements_->Prepare(kUpdateProgressSql));
+  update.Bind(1, id);
+  update.Bind(2, progress_json);
+  CR_RETURN_IF_ERROR(update.Run("update progress of job " + id));
+  if (sqlite3_changes(db_) == 0) {
+    // Unknown, or terminal: which one decides what the caller does.
+    CR_ASSIGN_OR_RETURN(ScopedStatement select, statements_->Prepare(kSelectForTransitionSql));
+    select.Bind(1, id);
+    CR_ASSIGN_OR_RETURN(bool found, select.Step("read job " + id));
+    if (!found) return NotFoundError("job " + id + " not found", "job_not_found");
+    return FailedPreconditionError("job " + id + " is already " + ColumnString(select.get(), 0),
+                                   "job_terminal");
+  }
+  return OkStatus();
 }
 
 StatusOr<JobRecord> SqliteJobStore::Get(const std::string& id, const std::string& tenant) {

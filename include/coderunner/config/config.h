@@ -121,6 +121,46 @@ struct JobsConfig {
   bool webhook_allow_private = false;
 };
 
+// An OpenAI-compatible Chat Completions endpoint (OpenAI, vLLM, Ollama,
+// llama.cpp server) used by Execute mode (POST /v1/intents).
+struct LlmConfig {
+  // Base URL including the API version path, e.g. "https://api.openai.com/v1"
+  // or "http://127.0.0.1:11434/v1" (Ollama); calls go to
+  // <base_url>/chat/completions. "" = no LLM: POST /v1/intents answers 503,
+  // everything else works. http or https only. Default "".
+  std::string base_url;
+  // Model name sent as "model". Required when base_url is set. Default "".
+  std::string model;
+  // The NAME of the environment variable holding the API key, sent as
+  // "Authorization: Bearer <key>"; the key itself never appears in config.
+  // "" = no key (local servers). Default "".
+  std::string api_key_env;
+  int64_t timeout_ms = 60000;         // Bound on one model call, connect to last byte. ms; 60 s.
+  int64_t connect_timeout_ms = 5000;  // Bound on connecting to base_url. ms; 5 s.
+  int max_tokens = 1024;              // "max_tokens" of one call (upper bound). Tokens; 1024.
+  double temperature = 0.0;           // "temperature" of every call. 0..2; 0.
+};
+
+// Execute mode: intent -> agent -> code -> run -> answer.
+struct IntentsConfig {
+  // Code generations (and runs) per intent, the first included. 1..3; 3.
+  int max_attempts = 3;
+  // Wall time all runs of one intent may use together; each run's timeout is
+  // also capped by what is left. ms; 60 s.
+  int64_t exec_budget_ms = 60000;
+  // Tokens (prompt + completion, as the model reports them) all model calls
+  // of one intent may use together. Tokens; 16000.
+  int64_t token_budget = 16000;
+  // Extra agent profiles (*.yaml) loaded at startup besides the built-in
+  // python, javascript and bash ones; "" = none. Default "".
+  std::string agents_dir;
+  // Lowest match score (0..1) at which an existing agent profile is reused
+  // for an intent; below it the model writes a new profile. 0.5.
+  double agent_match_threshold = 0.5;
+  // Bytes of "intent" text accepted. Bytes; 4096.
+  int64_t max_intent_bytes = 4096;
+};
+
 struct Config {
   ServerConfig server;
   EngineConfig engine;
@@ -137,6 +177,8 @@ struct Config {
   FilesConfig files;
   ArtifactsConfig artifacts;
   VolumesConfig volumes;
+  LlmConfig llm;
+  IntentsConfig intents;
   AuthConfig auth;
   // Tiers by name. Defaults: free, pro, business, enterprise as in the
   // Execute-mode seed; enterprise defaults to the global maxima.

@@ -29,7 +29,10 @@ struct Transition {
 
 // Plain data; copy freely.
 struct JobRecord {
-  std::string id;                  // "job-<24 hex>".
+  std::string id;  // "job-<24 hex>".
+  // "job" (code from the caller) or "intent" (Execute mode: the service
+  // writes the code with a model; see intent/intent_pipeline.h).
+  std::string kind = "job";
   std::string tenant = "default";  // Owner; every lookup is scoped by it.
   JobStatus status = JobStatus::kQueued;
   std::string language;
@@ -54,6 +57,9 @@ struct JobRecord {
   // The result (the /v1/execute response body, stdout/stderr redacted),
   // JSON; "" until terminal.
   std::string result_json;
+  // Intents only: {"intent","agent","stages","attempts","answer","error",
+  // "usage"} as the pipeline last wrote it; "" for plain jobs and in lists.
+  std::string progress_json;
 };
 
 }  // namespace coderunner::jobs

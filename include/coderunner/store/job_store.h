@@ -47,6 +47,10 @@ class JobStore {
                             const std::string& result_json = "",
                             const std::string& image_digest = "") = 0;
 
+  // Replaces the progress JSON of job `id` (an intent's stages and
+  // attempts) while it is queued or running. A terminal job keeps what it
+  // had: FailedPrecondition (reason "job_terminal"). Unknown id: NotFound.
+  virtual Status UpdateProgress(const std::string& id, const std::string& progress_json) = 0;
   // The whole record. Unknown id, or an id of another tenant when `tenant`
   // is non-empty: NotFound (reason "job_not_found").
   virtual StatusOr<jobs::JobRecord> Get(const std::string& id, const std::string& tenant = "") = 0;

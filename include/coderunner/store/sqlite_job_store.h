@@ -25,6 +25,7 @@ class SqliteJobStore : public JobStore {
   Status Insert(const std::vector<jobs::JobRecord>& records) override;
   Status Transition(const std::string& id, jobs::JobStatus to, int64_t at_ms,
                     const std::string& result_json, const std::string& image_digest) override;
+  Status UpdateProgress(const std::string& id, const std::string& progress_json) override;
   StatusOr<jobs::JobRecord> Get(const std::string& id, const std::string& tenant) override;
   StatusOr<ListPage> List(const ListFilter& filter) override;
   StatusOr<std::vector<jobs::JobRecord>> NonTerminal() override;

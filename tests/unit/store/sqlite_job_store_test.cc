@@ -154,7 +154,7 @@ TEST_F(SqliteJobStoreTest, OpenCreatesParentDirectoriesAndTheDatabase) {
 TEST_F(SqliteJobStoreTest, OpenUsesWalAndSetsSchemaVersion) {
   store_.reset();
   EXPECT_EQ(RawQuery(path_, "PRAGMA journal_mode"), "wal");
-  EXPECT_EQ(RawQuery(path_, "PRAGMA user_version"), "1");
+  EXPECT_EQ(RawQuery(path_, "PRAGMA user_version"), "2");
   EXPECT_EQ(RawQuery(path_,
                      "SELECT count(*) FROM sqlite_master WHERE name IN "
                      "('jobs', 'cache', 'jobs_by_tenant_created', 'jobs_by_status')"),
@@ -169,7 +169,7 @@ TEST_F(SqliteJobStoreTest, ReopeningKeepsDataAndSchemaVersion) {
     EXPECT_EQ(MustGet("job-1").id, "job-1");
   }
   store_.reset();
-  EXPECT_EQ(RawQuery(path_, "PRAGMA user_version"), "1");
+  EXPECT_EQ(RawQuery(path_, "PRAGMA user_version"), "2");
   EXPECT_EQ(RawQuery(path_, "SELECT count(*) FROM jobs"), "1");
 }
 
@@ -856,6 +856,56 @@ TEST_F(SqliteJobStoreTest, CachePurgeExpiredDeletesOnlyExpiredAndCountsThem) {
   EXPECT_EQ(store_->CachePurgeExpired(200).value(), 0);
   store_.reset();
   EXPECT_EQ(RawQuery(path_, "SELECT group_concat(key) FROM cache"), "c");
+}
+
+TEST_F(SqliteJobStoreTest, KindAndProgressRoundTripAndDefaultToPlainJob) {
+  JobRecord intent = MakeJob("job-intent", 100);
+  intent.kind = "intent";
+  intent.progress_json = R"({"stages":[]})";
+  Insert({intent, MakeJob("job-plain", 101)});
+  EXPECT_EQ(MustGet("job-intent").kind, "intent");
+  EXPECT_EQ(MustGet("job-intent").progress_json, R"({"stages":[]})");
+  EXPECT_EQ(MustGet("job-plain").kind, "job");
+  EXPECT_EQ(MustGet("job-plain").progress_json, "");
+}
+
+TEST_F(SqliteJobStoreTest, UpdateProgressOnlyWhileNotTerminal) {
+  Insert({MakeJob("job-p", 100)});
+  ASSERT_TRUE(store_->UpdateProgress("job-p", R"({"n":1})").ok());
+  MoveTo("job-p", JobStatus::kRunning, 200);
+  ASSERT_TRUE(store_->UpdateProgress("job-p", R"({"n":2})").ok());
+  EXPECT_EQ(MustGet("job-p").progress_json, R"({"n":2})");
+  MoveTo("job-p", JobStatus::kCancelled, 300);
+  Status late = store_->UpdateProgress("job-p", R"({"n":3})");
+  EXPECT_EQ(late.reason(), "job_terminal");
+  EXPECT_EQ(MustGet("job-p").progress_json, R"({"n":2})");
+  EXPECT_EQ(store_->UpdateProgress("job-unknown", "{}").reason(), "job_not_found");
+}
+
+TEST_F(SqliteJobStoreTest, MigratesAVersion1DatabaseKeepingItsJobs) {
+  store_.reset();
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path_ + suffix);
+  // The schema as version 1 shipped it, with one job in it.
+  RawExec(path_,
+          "CREATE TABLE jobs (id TEXT NOT NULL PRIMARY KEY, tenant TEXT NOT NULL, status TEXT NOT "
+          "NULL, language TEXT NOT NULL DEFAULT '', request_json TEXT NOT NULL DEFAULT '', "
+          "code_sha256 TEXT NOT NULL DEFAULT '', inputs_sha256 TEXT NOT NULL DEFAULT '', "
+          "cache_key TEXT NOT NULL DEFAULT '', image TEXT NOT NULL DEFAULT '', image_digest TEXT "
+          "NOT NULL DEFAULT '', limits_json TEXT NOT NULL DEFAULT '', callback_url TEXT NOT NULL "
+          "DEFAULT '', replay_of TEXT NOT NULL DEFAULT '', cached INTEGER NOT NULL DEFAULT 0, "
+          "attempt INTEGER NOT NULL DEFAULT 1, created_at_ms INTEGER NOT NULL, started_at_ms "
+          "INTEGER NOT NULL DEFAULT 0, finished_at_ms INTEGER NOT NULL DEFAULT 0, transitions TEXT "
+          "NOT NULL DEFAULT '[]', result_json TEXT NOT NULL DEFAULT ''); CREATE TABLE cache (key "
+          "TEXT NOT NULL PRIMARY KEY, result_json TEXT NOT NULL, expires_at_ms INTEGER NOT NULL); "
+          "INSERT INTO jobs (id, tenant, status, created_at_ms) VALUES ('job-old', 'default', "
+          "'queued', 5); PRAGMA user_version = 1;");
+  auto reopened = SqliteJobStore::Open(path_);
+  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  store_ = std::move(*reopened);
+  JobRecord old = MustGet("job-old");
+  EXPECT_EQ(old.kind, "job");
+  EXPECT_EQ(old.progress_json, "");
+  EXPECT_EQ(RawQuery(path_, "PRAGMA user_version"), "2");
 }
 
 }  // namespace

@@ -1,0 +1,54 @@
+// LlmClient: one Chat Completions call to a language model.
+#ifndef CODERUNNER_INTENT_LLM_CLIENT_H_
+#define CODERUNNER_INTENT_LLM_CLIENT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "coderunner/common/status.h"
+#include "coderunner/sandbox/cancel_token.h"
+
+namespace coderunner::intent {
+
+struct ChatMessage {
+  std::string role;  // "system", "user" or "assistant".
+  std::string content;
+};
+
+struct ChatRequest {
+  std::vector<ChatMessage> messages;
+  // Upper bound on the reply's tokens; 0 = the client's configured maximum.
+  // A value above the configured maximum is lowered to it.
+  int max_tokens = 0;
+};
+
+struct ChatReply {
+  std::string content;            // The first choice's message text (may be empty).
+  int64_t prompt_tokens = 0;      // As the model reported them, else estimated.
+  int64_t completion_tokens = 0;  // As the model reported them, else estimated.
+  int64_t latency_ms = 0;         // Wall time of the call.
+  int64_t total_tokens() const { return prompt_tokens + completion_tokens; }
+};
+
+// Errors every implementation maps its failures to (reason in parentheses):
+//   Unavailable (llm_unreachable)   the endpoint cannot be connected to
+//   DeadlineExceeded (llm_timeout)  no complete answer within the timeout
+//   Unavailable (llm_http_error)    a non-2xx answer; the message names the
+//                                   HTTP status and the model's own message
+//   Internal (llm_bad_reply)        2xx, but not a Chat Completions answer
+//   FailedPrecondition (cancelled)  `cancel` fired during the call
+// Implementations must be thread-safe: one client serves every intent.
+class LlmClient {
+ public:
+  virtual ~LlmClient() = default;
+  // Sends `request` and waits for the whole reply (no streaming), bounded by
+  // the client's timeout; returns early with "cancelled" once `cancel`
+  // (nullable, not owned) fires.
+  virtual StatusOr<ChatReply> Complete(const ChatRequest& request,
+                                       const sandbox::CancelToken* cancel) = 0;
+};
+
+}  // namespace coderunner::intent
+
+#endif  // CODERUNNER_INTENT_LLM_CLIENT_H_

@@ -1,0 +1,62 @@
+// The SQLite job database's schema: its version and the migrations that
+// build it. Internal to src/store.
+#ifndef CODERUNNER_SRC_STORE_SQLITE_SCHEMA_H_
+#define CODERUNNER_SRC_STORE_SQLITE_SCHEMA_H_
+
+#include <iterator>
+
+namespace coderunner::store {
+
+// PRAGMA user_version of a database this code fully understands.
+inline constexpr int kSchemaVersion = 2;
+
+// kMigrations[i] takes the schema from version i to version i + 1, inside
+// one transaction. Append only: never edit a migration that has shipped (a
+// later version adds columns with ALTER TABLE ... ADD COLUMN ... DEFAULT).
+inline constexpr const char* kMigrations[] = {
+    // 0 -> 1: jobs and the result cache.
+    R"sql(
+CREATE TABLE jobs (
+  id             TEXT    NOT NULL PRIMARY KEY,
+  tenant         TEXT    NOT NULL,
+  status         TEXT    NOT NULL,
+  language       TEXT    NOT NULL DEFAULT '',
+  request_json   TEXT    NOT NULL DEFAULT '',
+  code_sha256    TEXT    NOT NULL DEFAULT '',
+  inputs_sha256  TEXT    NOT NULL DEFAULT '',
+  cache_key      TEXT    NOT NULL DEFAULT '',
+  image          TEXT    NOT NULL DEFAULT '',
+  image_digest   TEXT    NOT NULL DEFAULT '',
+  limits_json    TEXT    NOT NULL DEFAULT '',
+  callback_url   TEXT    NOT NULL DEFAULT '',
+  replay_of      TEXT    NOT NULL DEFAULT '',
+  cached         INTEGER NOT NULL DEFAULT 0,
+  attempt        INTEGER NOT NULL DEFAULT 1,
+  created_at_ms  INTEGER NOT NULL,
+  started_at_ms  INTEGER NOT NULL DEFAULT 0,
+  finished_at_ms INTEGER NOT NULL DEFAULT 0,
+  transitions    TEXT    NOT NULL DEFAULT '[]',
+  result_json    TEXT    NOT NULL DEFAULT ''
+);
+CREATE INDEX jobs_by_tenant_created ON jobs (tenant, created_at_ms, id);
+CREATE INDEX jobs_by_status ON jobs (status);
+CREATE INDEX jobs_by_finished ON jobs (finished_at_ms);
+CREATE TABLE cache (
+  key           TEXT    NOT NULL PRIMARY KEY,
+  result_json   TEXT    NOT NULL,
+  expires_at_ms INTEGER NOT NULL
+);
+CREATE INDEX cache_by_expiry ON cache (expires_at_ms);
+)sql",
+    // 1 -> 2: Execute mode. An intent is a job of kind 'intent' whose
+    // pipeline progress (stages, attempts, answer) is kept as JSON.
+    R"sql(
+ALTER TABLE jobs ADD COLUMN kind TEXT NOT NULL DEFAULT 'job';
+ALTER TABLE jobs ADD COLUMN progress_json TEXT NOT NULL DEFAULT '';
+)sql",
+};
+static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per schema version");
+
+}  // namespace coderunner::store
+
+#endif  // CODERUNNER_SRC_STORE_SQLITE_SCHEMA_H_
