@@ -235,6 +235,11 @@ void RegisterJobRoutes(httplib::Server& http, jobs::JobService& service, Metrics
                 out += SseEvent("status", {{"status", e.data}});
                 continue;
               }
+              if (e.kind == jobs::JobEvent::Kind::kStage) {
+                // Our own JSON (the intent pipeline's stage object).
+                out += SseEvent("stage", nlohmann::json::parse(e.data, nullptr, false));
+                continue;
+              }
               bool err = e.kind == jobs::JobEvent::Kind::kStderr;
               std::string& carry = stream->carry[err ? 1 : 0];
               carry += e.data;

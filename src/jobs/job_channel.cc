@@ -11,6 +11,13 @@ void JobChannel::PublishStatus(JobStatus status) {
   cv_.notify_all();
 }
 
+void JobChannel::PublishStage(std::string stage_json) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (terminal_) return;
+  events_.push_back({JobEvent::Kind::kStage, std::move(stage_json)});
+  cv_.notify_all();
+}
+
 void JobChannel::PublishOutput(bool is_stderr, std::string_view bytes) {
   std::lock_guard<std::mutex> lock(mu_);
   if (terminal_) return;

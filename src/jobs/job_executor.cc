@@ -116,6 +116,20 @@ void JobExecutor::Run(const JobRecord& record) {
     return;
   }
   ch->PublishStatus(JobStatus::kRunning);
+  if (record.kind == "intent") {
+    if (ctx_.intents != nullptr) {
+      ctx_.intents->Run(record, *ch, *this);
+    } else {
+      // Accepted while a model was configured, and the service restarted
+      // without one.
+      Complete(record, JobStatus::kError,
+               api::NotRunResultJson(record, JobStatus::kError,
+                                     {{"code", "llm_not_configured"},
+                                      {"message", "this service has no LLM configured (llm.*)"}}),
+               "", "", started);
+    }
+    return;
+  }
 
   auto runnable = JobSpecFromRecord(record, *ctx_.config);
   sandbox::RunResult result;
@@ -147,42 +161,7 @@ void JobExecutor::Run(const JobRecord& record) {
     }
   }
   if (runnable.ok() && result.error.ok()) {
-    sandbox::RunHooks hooks;
-    hooks.on_output = [&](engine::StreamId s, std::string_view bytes) {
-      ch->PublishOutput(s == engine::StreamId::kStderr, bytes);
-    };
-    hooks.cancel = &ch->cancel_token();
-    auto first_failure = std::chrono::steady_clock::now();
-    auto backoff = std::chrono::milliseconds(250);
-    for (;;) {
-      auto run = ctx_.runner->Run(spec, hooks);
-      if (run.ok()) {
-        result = std::move(*run);
-        // Engine failures after the job started (the loop below counts
-        // those that kept it from starting).
-
-        break;
-      }
-      // The engine could not be reached at all: the job never started, so
-      // it can wait for the engine to come back, within a bound.
-      ctx_.metrics->Increment("coderunner_engine_errors_total", {{"kind", "unavailable"}});
-      auto waited = std::chrono::steady_clock::now() - first_failure;
-      if (shutdown_ || runnable->fail_fast || ch->cancel_token().cancelled() ||
-          waited >= std::chrono::seconds(ctx_.config->jobs.engine_retry_s) ||
-          !BackoffWait(ch->cancel_token(), backoff)) {
-        result.status = ch->cancel_token().cancelled() ? sandbox::RunStatus::kCancelled
-                                                       : sandbox::RunStatus::kError;
-        result.error = run.status();
-        result.image = spec.language.image;
-        break;
-      }
-      spdlog::warn("job {}: engine unavailable, retrying: {}", id, run.status().message());
-      backoff = std::min(backoff * 2, std::chrono::milliseconds(4000));
-    }
-  }
-  if (result.status == sandbox::RunStatus::kError &&
-      result.error.reason().rfind("engine_", 0) == 0) {
-    ctx_.metrics->Increment("coderunner_engine_errors_total", {{"kind", result.error.reason()}});
+    result = RunSpec(spec, *ch, runnable->fail_fast);
   }
 
   // The caller of /v1/execute gets the raw output (the code and its output
@@ -196,42 +175,93 @@ void JobExecutor::Run(const JobRecord& record) {
   stored["cached"] = false;
 
   JobStatus status = FromRunStatus(result.status);
+  if (!Complete(record, status, stored.dump(), raw.dump(), result.image_digest, started)) return;
+  // Artifacts live under the job that made them; a cached answer naming
+  // them would point at another job's files. Such results are not cached.
+  if ((status == JobStatus::kSucceeded || status == JobStatus::kFailed) &&
+      !record.cache_key.empty() && ctx_.config->jobs.cache_ttl_s > 0 && result.artifacts.empty()) {
+    Status put = ctx_.store->CachePut(record.cache_key, stored.dump(),
+                                      NowMs() + ctx_.config->jobs.cache_ttl_s * 1000);
+    if (!put.ok()) spdlog::warn("job {}: cache put: {}", id, put.ToString());
+  }
+  if (status == JobStatus::kError) {
+    spdlog::warn("job {}: error: {}", id, result.error.ToString());
+  }
+}
+
+bool JobExecutor::Complete(const JobRecord& record, JobStatus status,
+                           const std::string& stored_json, const std::string& raw_json,
+                           const std::string& image_digest, int64_t started_ms) {
+  const std::string& id = record.id;
   int64_t finished = NowMs();
-  Status done = ctx_.store->Transition(id, status, finished, stored.dump(), result.image_digest);
+  Status done = ctx_.store->Transition(id, status, finished, stored_json, image_digest);
   if (!done.ok()) {
     if (done.reason() != "job_terminal") {
       spdlog::error("job {}: cannot store result: {}", id, done.ToString());
     }
     // A cancel won the race; its status stands.
     auto now = ctx_.store->Get(id);
-    ctx_.hub->Finish(id, now.ok() ? now->status : status, raw.dump());
-    return;
-  }
-  // Artifacts live under the job that made them; a cached answer naming
-  // them would point at another job's files. Such results are not cached.
-  if ((status == JobStatus::kSucceeded || status == JobStatus::kFailed) &&
-      !record.cache_key.empty() && ctx_.config->jobs.cache_ttl_s > 0 && result.artifacts.empty()) {
-    Status put = ctx_.store->CachePut(record.cache_key, stored.dump(),
-                                      finished + ctx_.config->jobs.cache_ttl_s * 1000);
-    if (!put.ok()) spdlog::warn("job {}: cache put: {}", id, put.ToString());
+    ctx_.hub->Finish(id, now.ok() ? now->status : status, raw_json);
+    return false;
   }
   std::string status_name(JobStatusName(status));
   ctx_.metrics->Increment("coderunner_jobs_total",
                           {{"status", status_name}, {"language", record.language}});
   ctx_.metrics->Observe("coderunner_job_run_seconds", {},
-                        static_cast<double>(finished - started) / 1000.0);
+                        static_cast<double>(finished - started_ms) / 1000.0);
   ctx_.metrics->Observe("coderunner_job_total_seconds", {},
                         static_cast<double>(finished - record.created_at_ms) / 1000.0);
-  if (status == JobStatus::kError) {
-    spdlog::warn("job {}: error: {}", id, result.error.ToString());
-  }
-  ctx_.hub->Finish(id, status, raw.dump());
+  ctx_.hub->Finish(id, status, raw_json);
   if (!record.callback_url.empty() && ctx_.webhooks != nullptr) {
     auto final_rec = ctx_.store->Get(id);
     if (final_rec.ok()) {
       ctx_.webhooks->Enqueue(record.callback_url, api::JobToJson(*final_rec).dump());
     }
   }
+  return true;
+}
+
+sandbox::RunResult JobExecutor::RunSpec(const sandbox::JobSpec& spec, JobChannel& channel,
+                                        bool fail_fast) {
+  const std::string& id = spec.id;
+  JobChannel* ch = &channel;
+  sandbox::RunResult result;
+  sandbox::RunHooks hooks;
+  hooks.on_output = [&](engine::StreamId s, std::string_view bytes) {
+    ch->PublishOutput(s == engine::StreamId::kStderr, bytes);
+  };
+  hooks.cancel = &ch->cancel_token();
+  auto first_failure = std::chrono::steady_clock::now();
+  auto backoff = std::chrono::milliseconds(250);
+  for (;;) {
+    auto run = ctx_.runner->Run(spec, hooks);
+    if (run.ok()) {
+      // Engine failures after the job started are in the result (counted
+      // below); the loop handles those that kept it from starting.
+      result = std::move(*run);
+      break;
+    }
+    // The engine could not be reached at all: the job never started, so
+    // it can wait for the engine to come back, within a bound.
+    ctx_.metrics->Increment("coderunner_engine_errors_total", {{"kind", "unavailable"}});
+    auto waited = std::chrono::steady_clock::now() - first_failure;
+    if (shutdown_ || fail_fast || ch->cancel_token().cancelled() ||
+        waited >= std::chrono::seconds(ctx_.config->jobs.engine_retry_s) ||
+        !BackoffWait(ch->cancel_token(), backoff)) {
+      result.status = ch->cancel_token().cancelled() ? sandbox::RunStatus::kCancelled
+                                                     : sandbox::RunStatus::kError;
+      result.error = run.status();
+      result.image = spec.language.image;
+      break;
+    }
+    spdlog::warn("job {}: engine unavailable, retrying: {}", id, run.status().message());
+    backoff = std::min(backoff * 2, std::chrono::milliseconds(4000));
+  }
+  if (result.status == sandbox::RunStatus::kError &&
+      result.error.reason().rfind("engine_", 0) == 0) {
+    ctx_.metrics->Increment("coderunner_engine_errors_total", {{"kind", result.error.reason()}});
+  }
+  return result;
 }
 
 }  // namespace coderunner::jobs

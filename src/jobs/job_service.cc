@@ -174,6 +174,12 @@ StatusOr<Accepted> JobService::Accept(const std::string& tenant, const std::stri
     ctx_.metrics->Increment("coderunner_cache_misses_total");
   }
 
+  return SubmitRecord(std::move(rec), tier, job.limits.output_bytes);
+}
+
+StatusOr<Accepted> JobService::SubmitRecord(JobRecord rec, const config::TierConfig* tier,
+                                            int64_t output_cap) {
+  const std::string tenant = rec.tenant;
   if (tier != nullptr &&
       ctx_.queue->TenantQueued(tenant) >= static_cast<size_t>(tier->max_queued)) {
     ctx_.metrics->Increment("coderunner_jobs_rejected_total", {{"reason", "tier_queue_full"}});
@@ -191,7 +197,7 @@ StatusOr<Accepted> JobService::Accept(const std::string& tenant, const std::stri
   }
   // The channel exists before anyone can learn the id, so a /wait can never
   // miss the wake-up.
-  auto channel = ctx_.hub->Open(rec.id, job.limits.output_bytes);
+  auto channel = ctx_.hub->Open(rec.id, output_cap);
   Status inserted = ctx_.store->Insert({rec});
   if (!inserted.ok()) {
     ctx_.queue->Release(1);
@@ -268,6 +274,12 @@ StatusOr<store::ListPage> JobService::List(const store::ListFilter& filter) {
 StatusOr<Accepted> JobService::Replay(const std::string& id, const std::string& tenant,
                                       const config::TierConfig* tier) {
   CR_ASSIGN_OR_RETURN(JobRecord rec, ctx_.store->Get(id, tenant));
+  if (rec.kind != "job") {
+    return FailedPreconditionError(
+        "job " + id + " is an intent; replay runs a job's code again, and an intent's code is " +
+            "the model's: submit the intent again, or run attempts[-1] of its record as a job",
+        "replay_unsupported");
+  }
   CR_ASSIGN_OR_RETURN(auto decoded, DecodeStoredRequest(rec.request_json));
   // Pin the digest the original actually ran on; before it ran, whatever it
   // was pinned to (or nothing).

@@ -113,7 +113,9 @@ Status RecoverInterrupted(const JobsContext& ctx, std::vector<JobRecord>& interr
       std::string cid = found->second;
       auto state = ctx.containers->Inspect(cid);
       if (!state.ok() && state.status().code() == StatusCode::kUnavailable) return state.status();
-      if (state.ok() && !state->running && state->status == "exited") {
+      // An intent's container is one run of several, not its result: the
+      // intent runs again from the start like any interrupted job.
+      if (state.ok() && !state->running && state->status == "exited" && rec.kind != "intent") {
         JobStatus status = JobStatus::kFailed;
         std::string result = RecoveredResult(ctx, rec, *state, &status);
         CR_RETURN_IF_ERROR(ctx.containers->Remove(cid));

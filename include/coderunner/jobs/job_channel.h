@@ -25,9 +25,9 @@
 namespace coderunner::jobs {
 
 struct JobEvent {
-  enum class Kind { kStatus, kStdout, kStderr };
+  enum class Kind { kStatus, kStdout, kStderr, kStage };
   Kind kind;
-  std::string data;  // Status name, or output bytes.
+  std::string data;  // Status name, output bytes, or a stage as a JSON object.
 };
 
 // Thread-safe.
@@ -37,6 +37,9 @@ class JobChannel {
 
   // Appends a status event.
   void PublishStatus(JobStatus status);
+  // Appends an Execute-mode stage change: `stage_json` is the stage's JSON
+  // object ({"name","status",...}), passed through to /events as is.
+  void PublishStage(std::string stage_json);
   // Appends output, dropping whatever exceeds the per-stream cap.
   void PublishOutput(bool is_stderr, std::string_view bytes);
   // Marks the job terminal, keeps `raw_result_json` for /v1/execute and

@@ -11,6 +11,18 @@
 
 namespace coderunner::jobs {
 
+class JobExecutor;
+
+// Runs jobs of kind "intent" (Execute mode; intent::IntentPipeline).
+class IntentRunner {
+ public:
+  virtual ~IntentRunner() = default;
+  // Takes the running intent `record` to a terminal state: its runs go
+  // through executor.RunSpec and it ends with executor.Complete. Called on
+  // a worker thread, once per attempt of the record; must not throw.
+  virtual void Run(const JobRecord& record, JobChannel& channel, JobExecutor& executor) = 0;
+};
+
 // Per job: mark running, rebuild the job from its stored request, run it
 // (retrying while the engine is unreachable, up to jobs.engine_retry_s),
 // commit the result with stdout/stderr redacted, fill the cache, update
@@ -24,6 +36,19 @@ class JobExecutor {
   // Runs job `id`. Failures of ours end the job as error; only a store that
   // cannot be written leaves it non-terminal (recovery handles it later).
   void Execute(const std::string& id);
+
+  // Runs `spec` in the sandbox with `channel`'s output hooks and cancel
+  // token, retrying while the engine cannot be reached (up to
+  // jobs.engine_retry_s, or not at all when `fail_fast`). Never fails: an
+  // engine that stays away is a result with status error.
+  sandbox::RunResult RunSpec(const sandbox::JobSpec& spec, JobChannel& channel, bool fail_fast);
+
+  // Commits the terminal `status` with `stored_json` as the job's result,
+  // counts it, wakes waiters with `raw_json` and sends the webhook. Returns
+  // false, leaving the status that won, if the job was already terminal (a
+  // cancel got there first) or the store failed.
+  bool Complete(const JobRecord& record, JobStatus status, const std::string& stored_json,
+                const std::string& raw_json, const std::string& image_digest, int64_t started_ms);
 
   // Ids of the jobs being executed right now (for the janitor).
   std::set<std::string> Active() const;

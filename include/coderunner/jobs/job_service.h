@@ -61,6 +61,13 @@ class JobService {
                                               const std::vector<std::string>& bodies,
                                               const config::TierConfig* tier = nullptr);
 
+  // Accepts a record built elsewhere (an intent from POST /v1/intents,
+  // kind != "job"): same bounds as Submit (tier queue 429, queue_full 429),
+  // committed before it returns, then queued for a worker, which hands it
+  // to ctx.intents. `output_cap` bounds the live /events output per stream.
+  StatusOr<Accepted> SubmitRecord(JobRecord rec, const config::TierConfig* tier,
+                                  int64_t output_cap);
+
   // Submit, then wait for the result; returns the raw result JSON (what
   // /v1/execute answers).
   StatusOr<std::string> Execute(const std::string& tenant, const std::string& body,

@@ -15,6 +15,8 @@
 
 namespace coderunner::jobs {
 
+class IntentRunner;
+
 // Non-owning pointers; all outlive the jobs module. Each pointee is
 // thread-safe.
 struct JobsContext {
@@ -29,6 +31,8 @@ struct JobsContext {
   WebhookSender* webhooks;
   // Persistent volumes; nullptr means requests naming a volume are refused.
   volumes::VolumeService* volumes = nullptr;
+  // Execute mode; nullptr when no LLM is configured (intents end as error).
+  IntentRunner* intents = nullptr;
 };
 
 // Milliseconds since the Unix epoch.
