@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -173,13 +174,57 @@ Status ReadAuth(const YAML::Node& node, AuthConfig* auth) {
   return OkStatus();
 }
 
+// llm.* and intents.*: bounds, and an API key never written into the file.
+Status CheckLlmAndIntents(const Config& c) {
+  const LlmConfig& l = c.llm;
+  if (!l.base_url.empty() && l.base_url.rfind("http://", 0) != 0 &&
+      l.base_url.rfind("https://", 0) != 0) {
+    return Bad("llm.base_url", "must start with http:// or https://");
+  }
+  if (!l.base_url.empty() && l.model.empty()) {
+    return Bad("llm.model", "is required when llm.base_url is set");
+  }
+  if (!l.api_key_env.empty()) {
+    bool name =
+        l.api_key_env.size() <= 64 && (std::isalpha(l.api_key_env[0]) || l.api_key_env[0] == '_');
+    for (char ch : l.api_key_env) name = name && (std::isalnum(ch) || ch == '_');
+    if (!name || l.api_key_env.rfind("sk-", 0) == 0) {
+      return Bad("llm.api_key_env",
+                 "must be the NAME of an environment variable holding the key (e.g. "
+                 "OPENAI_API_KEY), never the key itself");
+    }
+  }
+  if (l.timeout_ms < 1) return Bad("llm.timeout_ms", "must be at least 1");
+  if (l.connect_timeout_ms < 1) return Bad("llm.connect_timeout_ms", "must be at least 1");
+  if (l.max_tokens < 1 || l.max_tokens > 100000) {
+    return Bad("llm.max_tokens", "must be between 1 and 100000");
+  }
+  if (l.temperature < 0 || l.temperature > 2) {
+    return Bad("llm.temperature", "must be between 0 and 2");
+  }
+  const IntentsConfig& n = c.intents;
+  if (n.max_attempts < 1 || n.max_attempts > 3) {
+    return Bad("intents.max_attempts", "must be between 1 and 3");
+  }
+  if (n.exec_budget_ms < 1) return Bad("intents.exec_budget_ms", "must be at least 1");
+  if (n.token_budget < 1) return Bad("intents.token_budget", "must be at least 1");
+  if (n.agent_match_threshold < 0 || n.agent_match_threshold > 1) {
+    return Bad("intents.agent_match_threshold", "must be between 0 and 1");
+  }
+  if (n.max_intent_bytes < 1 || n.max_intent_bytes > 65536) {
+    return Bad("intents.max_intent_bytes", "must be between 1 and 65536");
+  }
+  return OkStatus();
+}
+
 StatusOr<Config> ParseNode(const YAML::Node& root) {
   Config c = DefaultConfig();
   if (!root || root.IsNull()) return c;
-  CR_RETURN_IF_ERROR(CheckKeys(
-      root, "",
-      {"server", "engine", "sandbox", "workspace_dir", "instance", "data_dir", "jobs", "files",
-       "auth", "tiers", "limits", "output_bytes", "languages", "log", "artifacts", "volumes"}));
+  CR_RETURN_IF_ERROR(
+      CheckKeys(root, "",
+                {"server", "engine", "sandbox", "workspace_dir", "instance", "data_dir", "jobs",
+                 "files", "auth", "tiers", "limits", "output_bytes", "languages", "log",
+                 "artifacts", "volumes", "llm", "intents"}));
   if (YAML::Node s = root["server"]) {
     CR_RETURN_IF_ERROR(CheckKeys(s, "server", {"listen", "max_body_bytes", "threads"}));
     CR_RETURN_IF_ERROR(Read(s, "listen", "server.listen", &c.server.listen));
@@ -254,6 +299,33 @@ StatusOr<Config> ParseNode(const YAML::Node& root) {
     CR_RETURN_IF_ERROR(
         Read(v, "max_per_tenant", "volumes.max_per_tenant", &c.volumes.max_per_tenant));
   }
+  if (YAML::Node l = root["llm"]) {
+    CR_RETURN_IF_ERROR(CheckKeys(l, "llm",
+                                 {"base_url", "model", "api_key_env", "timeout_ms",
+                                  "connect_timeout_ms", "max_tokens", "temperature"}));
+    CR_RETURN_IF_ERROR(Read(l, "base_url", "llm.base_url", &c.llm.base_url));
+    CR_RETURN_IF_ERROR(Read(l, "model", "llm.model", &c.llm.model));
+    CR_RETURN_IF_ERROR(Read(l, "api_key_env", "llm.api_key_env", &c.llm.api_key_env));
+    CR_RETURN_IF_ERROR(Read(l, "timeout_ms", "llm.timeout_ms", &c.llm.timeout_ms));
+    CR_RETURN_IF_ERROR(
+        Read(l, "connect_timeout_ms", "llm.connect_timeout_ms", &c.llm.connect_timeout_ms));
+    CR_RETURN_IF_ERROR(Read(l, "max_tokens", "llm.max_tokens", &c.llm.max_tokens));
+    CR_RETURN_IF_ERROR(Read(l, "temperature", "llm.temperature", &c.llm.temperature));
+  }
+  if (YAML::Node n = root["intents"]) {
+    CR_RETURN_IF_ERROR(CheckKeys(n, "intents",
+                                 {"max_attempts", "exec_budget_ms", "token_budget", "agents_dir",
+                                  "agent_match_threshold", "max_intent_bytes"}));
+    CR_RETURN_IF_ERROR(Read(n, "max_attempts", "intents.max_attempts", &c.intents.max_attempts));
+    CR_RETURN_IF_ERROR(
+        Read(n, "exec_budget_ms", "intents.exec_budget_ms", &c.intents.exec_budget_ms));
+    CR_RETURN_IF_ERROR(Read(n, "token_budget", "intents.token_budget", &c.intents.token_budget));
+    CR_RETURN_IF_ERROR(Read(n, "agents_dir", "intents.agents_dir", &c.intents.agents_dir));
+    CR_RETURN_IF_ERROR(Read(n, "agent_match_threshold", "intents.agent_match_threshold",
+                            &c.intents.agent_match_threshold));
+    CR_RETURN_IF_ERROR(
+        Read(n, "max_intent_bytes", "intents.max_intent_bytes", &c.intents.max_intent_bytes));
+  }
   CR_RETURN_IF_ERROR(Read(root, "instance", "instance", &c.instance));
   // Top-level output_bytes is the default per-stream cap, the same value as
   // limits.default.output_bytes; giving both with different values is an error.
@@ -325,6 +397,7 @@ StatusOr<Config> ParseNode(const YAML::Node& root) {
     return Bad("artifacts.max_files", "must be between 1 and 1000000");
   }
   if (c.volumes.max_size_bytes < 4096) return Bad("volumes.max_size_bytes", "must be >= 4096");
+  CR_RETURN_IF_ERROR(CheckLlmAndIntents(c));
   if (c.volumes.max_files < 1 || c.volumes.max_files > 10000000) {
     return Bad("volumes.max_files", "must be between 1 and 10000000");
   }

@@ -69,6 +69,19 @@ void ExpectConfigEq(const Config& a, const Config& b) {
   EXPECT_EQ(a.artifacts.max_file_bytes, b.artifacts.max_file_bytes);
   EXPECT_EQ(a.artifacts.max_total_bytes, b.artifacts.max_total_bytes);
   EXPECT_EQ(a.artifacts.max_files, b.artifacts.max_files);
+  EXPECT_EQ(a.llm.base_url, b.llm.base_url);
+  EXPECT_EQ(a.llm.model, b.llm.model);
+  EXPECT_EQ(a.llm.api_key_env, b.llm.api_key_env);
+  EXPECT_EQ(a.llm.timeout_ms, b.llm.timeout_ms);
+  EXPECT_EQ(a.llm.connect_timeout_ms, b.llm.connect_timeout_ms);
+  EXPECT_EQ(a.llm.max_tokens, b.llm.max_tokens);
+  EXPECT_EQ(a.llm.temperature, b.llm.temperature);
+  EXPECT_EQ(a.intents.max_attempts, b.intents.max_attempts);
+  EXPECT_EQ(a.intents.exec_budget_ms, b.intents.exec_budget_ms);
+  EXPECT_EQ(a.intents.token_budget, b.intents.token_budget);
+  EXPECT_EQ(a.intents.agents_dir, b.intents.agents_dir);
+  EXPECT_EQ(a.intents.agent_match_threshold, b.intents.agent_match_threshold);
+  EXPECT_EQ(a.intents.max_intent_bytes, b.intents.max_intent_bytes);
   EXPECT_EQ(a.volumes.dir, b.volumes.dir);
   EXPECT_EQ(a.volumes.max_size_bytes, b.volumes.max_size_bytes);
   EXPECT_EQ(a.volumes.max_files, b.volumes.max_files);
@@ -253,6 +266,48 @@ TEST(ConfigTest, WrongTypesAreRejectedNamingTheKey) {
        "languages:\n  py:\n    image: i\n    file: f\n    command: [[python3]]\n",
        "languages.py.command"},
   });
+}
+
+TEST(ConfigTest, LlmAndIntentsAreValidated) {
+  ExpectAllRejected({
+      {"unknown llm key", "llm:\n  url: http://x\n", "llm.url"},
+      {"unknown intents key", "intents:\n  retries: 2\n", "intents.retries"},
+      {"base_url scheme", "llm: {base_url: ftp://x, model: m}\n", "llm.base_url"},
+      {"model missing", "llm: {base_url: \"http://x/v1\"}\n", "llm.model"},
+      {"a key instead of its variable", "llm: {api_key_env: sk-abc123}\n", "llm.api_key_env"},
+      {"variable name with a dash", "llm: {api_key_env: MY-KEY}\n", "llm.api_key_env"},
+      {"timeout zero", "llm: {timeout_ms: 0}\n", "llm.timeout_ms"},
+      {"max_tokens zero", "llm: {max_tokens: 0}\n", "llm.max_tokens"},
+      {"temperature", "llm: {temperature: 3}\n", "llm.temperature"},
+      {"attempts above 3", "intents: {max_attempts: 4}\n", "intents.max_attempts"},
+      {"attempts zero", "intents: {max_attempts: 0}\n", "intents.max_attempts"},
+      {"exec budget", "intents: {exec_budget_ms: 0}\n", "intents.exec_budget_ms"},
+      {"token budget", "intents: {token_budget: 0}\n", "intents.token_budget"},
+      {"threshold", "intents: {agent_match_threshold: 1.5}\n", "intents.agent_match_threshold"},
+      {"intent bytes", "intents: {max_intent_bytes: 0}\n", "intents.max_intent_bytes"},
+  });
+}
+
+TEST(ConfigTest, LlmAndIntentsAreRead) {
+  auto c = ParseConfig(
+      "llm: {base_url: \"http://127.0.0.1:11434/v1\", model: llama3, api_key_env: OPENAI_API_KEY,"
+      " timeout_ms: 5000, connect_timeout_ms: 100, max_tokens: 500, temperature: 0.2}\n"
+      "intents: {max_attempts: 2, exec_budget_ms: 9000, token_budget: 777, agents_dir: /a,"
+      " agent_match_threshold: 0.25, max_intent_bytes: 100}\n");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->llm.base_url, "http://127.0.0.1:11434/v1");
+  EXPECT_EQ(c->llm.model, "llama3");
+  EXPECT_EQ(c->llm.api_key_env, "OPENAI_API_KEY");
+  EXPECT_EQ(c->llm.timeout_ms, 5000);
+  EXPECT_EQ(c->llm.connect_timeout_ms, 100);
+  EXPECT_EQ(c->llm.max_tokens, 500);
+  EXPECT_DOUBLE_EQ(c->llm.temperature, 0.2);
+  EXPECT_EQ(c->intents.max_attempts, 2);
+  EXPECT_EQ(c->intents.exec_budget_ms, 9000);
+  EXPECT_EQ(c->intents.token_budget, 777);
+  EXPECT_EQ(c->intents.agents_dir, "/a");
+  EXPECT_DOUBLE_EQ(c->intents.agent_match_threshold, 0.25);
+  EXPECT_EQ(c->intents.max_intent_bytes, 100);
 }
 
 TEST(ConfigTest, TopLevelThatIsNotAMappingIsRejected) {
