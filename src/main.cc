@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -16,6 +17,9 @@
 #include "coderunner/engine/images.h"
 #include "coderunner/engine/system.h"
 #include "coderunner/engine/volumes.h"
+#include "coderunner/intent/agent_catalog.h"
+#include "coderunner/intent/intent_pipeline.h"
+#include "coderunner/intent/openai_client.h"
 #include "coderunner/jobs/job_service.h"
 #include "coderunner/jobs/webhook_sender.h"
 #include "coderunner/sandbox/container_policy.h"
@@ -124,8 +128,32 @@ int Serve(const std::string& config_path) {
   jobs::WebhookOptions webhook_options;
   webhook_options.allow_private = cfg.jobs.webhook_allow_private;
   jobs::WebhookSender webhooks(webhook_options);
-  jobs::JobService job_service({&cfg, store->get(), &queue, &hub, &runner, &containers, &images,
-                                &metrics, &webhooks, &volume_service});
+  jobs::JobsContext jobs_ctx{&cfg,        store->get(), &queue,   &hub,      &runner,
+                             &containers, &images,      &metrics, &webhooks, &volume_service};
+  // Execute mode only with a model: without one, /v1/intents answers 503.
+  std::unique_ptr<intent::OpenAiClient> llm;
+  std::unique_ptr<intent::AgentCatalog> agents;
+  std::unique_ptr<intent::IntentPipeline> pipeline;
+  if (!cfg.llm.base_url.empty()) {
+    auto client = intent::OpenAiClient::FromConfig(cfg.llm);
+    if (!client.ok()) {
+      std::cerr << "coderunner: llm: " << client.status().message() << "\n";
+      return 2;
+    }
+    auto catalog = intent::AgentCatalog::Open(cfg.intents.agents_dir, cfg.data_dir + "/agents");
+    if (!catalog.ok()) {
+      std::cerr << "coderunner: agents: " << catalog.status().message() << "\n";
+      return 2;
+    }
+    llm = std::move(*client);
+    agents = std::move(*catalog);
+    pipeline = std::make_unique<intent::IntentPipeline>(jobs_ctx, llm.get(), agents.get());
+    jobs_ctx.intents = pipeline.get();
+    spdlog::info("Execute mode: model {} at {}", cfg.llm.model, cfg.llm.base_url);
+  } else {
+    spdlog::info("Execute mode is off (no llm.base_url): POST /v1/intents answers 503");
+  }
+  jobs::JobService job_service(jobs_ctx);
   // Queued jobs are back in the queue before the first request; interrupted
   // ones are settled in the background once the engine answers.
   Status started = job_service.Start();
@@ -143,8 +171,8 @@ int Serve(const std::string& config_path) {
   } else if (cfg.auth.keys.empty()) {
     spdlog::warn("auth.mode is api_keys but auth.keys is empty: every /v1 job request gets 401");
   }
-  api::Server server(
-      {&cfg, &system, &images, &job_service, &metrics, &authenticator, &volume_service});
+  api::Server server({&cfg, &system, &images, &job_service, &metrics, &authenticator,
+                      &volume_service, agents.get()});
   Status ready = server.CheckReady();
   if (!ready.ok()) spdlog::warn("not ready: {}", ready.message());
   Status bound = server.Bind();

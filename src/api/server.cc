@@ -7,6 +7,7 @@
 
 #include "coderunner/api/http_reply.h"
 #include "coderunner/api/http_status.h"
+#include "coderunner/api/intents_routes.h"
 #include "coderunner/api/jobs_routes.h"
 #include "coderunner/api/volumes_routes.h"
 
@@ -57,6 +58,8 @@ void Server::Routes() {
   });
 
   RegisterJobRoutes(*http_, *deps_.jobs, *deps_.metrics, *deps_.authenticator, rate_limiter_);
+  RegisterIntentRoutes(*http_, *deps_.jobs, deps_.agents, *deps_.metrics, *deps_.authenticator,
+                       rate_limiter_);
   if (deps_.volumes != nullptr) {
     RegisterVolumeRoutes(*http_, *deps_.volumes, *deps_.metrics, *deps_.authenticator,
                          rate_limiter_);

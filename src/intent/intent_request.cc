@@ -1,0 +1,164 @@
+#include "coderunner/intent/intent_request.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "coderunner/api/execute_request.h"
+#include "coderunner/intent/language_detect.h"
+#include "coderunner/intent/preamble.h"
+#include "coderunner/jobs/job_request.h"
+
+namespace coderunner::intent {
+namespace {
+
+using nlohmann::json;
+
+Status Bad(const std::string& field, const std::string& why) {
+  return InvalidArgumentError(field + ": " + why, "invalid_request");
+}
+
+bool IsIntentLanguage(std::string_view name) {
+  return std::find(std::begin(kIntentLanguages), std::end(kIntentLanguages), name) !=
+         std::end(kIntentLanguages);
+}
+
+// Fields of the normalized form; the request adds nothing else.
+StatusOr<IntentRequest> FromJson(const json& body, const config::Config& config) {
+  if (!body.is_object()) return Bad("body", "must be a JSON object");
+  for (const auto& [key, value] : body.items()) {
+    (void)value;
+    static const char* kKnown[] = {"intent", "inputs",       "language",       "volume_id",
+                                   "limits", "callback_url", "language_source"};
+    if (std::find(std::begin(kKnown), std::end(kKnown), key) == std::end(kKnown)) {
+      return Bad(key,
+                 "unknown field (known: intent, inputs, language, volume_id, limits, "
+                 "callback_url)");
+    }
+  }
+  IntentRequest req;
+  auto intent = body.find("intent");
+  if (intent == body.end() || intent->is_null()) return Bad("intent", "is required");
+  if (!intent->is_string()) return Bad("intent", "must be a string");
+  req.intent = intent->get<std::string>();
+  if (req.intent.find_first_not_of(" \t\r\n") == std::string::npos) {
+    return Bad("intent", "must not be empty");
+  }
+  if (static_cast<int64_t>(req.intent.size()) > config.intents.max_intent_bytes) {
+    return Bad("intent",
+               "longer than " + std::to_string(config.intents.max_intent_bytes) + " bytes");
+  }
+  if (auto inputs = body.find("inputs"); inputs != body.end() && !inputs->is_null()) {
+    if (!inputs->is_object()) return Bad("inputs", "must be an object of named values");
+    req.inputs = *inputs;
+  }
+  std::string language;
+  if (auto l = body.find("language"); l != body.end() && !l->is_null()) {
+    if (!l->is_string()) return Bad("language", "must be a string");
+    language = l->get<std::string>();
+  }
+  if (!language.empty()) {
+    req.language = language;
+    req.language_source = "request";
+    if (auto src = body.find("language_source"); src != body.end() && src->is_string()) {
+      req.language_source = src->get<std::string>();  // A stored request keeps its origin.
+    }
+  } else if (std::string named = DetectLanguage(req.intent); !named.empty()) {
+    req.language = named;
+    req.language_source = "intent";
+  } else {
+    req.language =
+        IsIntentLanguage(config.DefaultLanguage().name) ? config.DefaultLanguage().name : "python";
+    req.language_source = "default";
+  }
+  if (!IsIntentLanguage(req.language) || config.FindLanguage(req.language) == nullptr) {
+    std::string known;
+    for (const char* l : kIntentLanguages) {
+      if (config.FindLanguage(l) != nullptr) known += (known.empty() ? "" : ", ") + std::string(l);
+    }
+    return InvalidArgumentError(
+        "language: Execute mode writes programs in " + known + ", not '" + req.language + "'",
+        "unknown_language");
+  }
+  if (auto v = body.find("volume_id"); v != body.end() && !v->is_null()) {
+    if (!v->is_string()) return Bad("volume_id", "must be a string");
+    req.volume_id = v->get<std::string>();
+  }
+  if (auto limits = body.find("limits"); limits != body.end() && !limits->is_null()) {
+    if (!limits->is_object()) return Bad("limits", "must be an object");
+    req.limits = *limits;
+  }
+  if (auto cb = body.find("callback_url"); cb != body.end() && cb->is_string()) {
+    req.callback_url = cb->get<std::string>();
+  }
+  return req;
+}
+
+}  // namespace
+
+StatusOr<IntentRequest> ParseIntentRequest(std::string_view body, const config::Config& config,
+                                           const config::TierConfig* tier) {
+  // callback_url is validated (scheme, private addresses) as for jobs; the
+  // rest of the body is ours.
+  jobs::SubmitOptions options;
+  api::RequestCaps caps = api::CapsFromConfig(config);
+  CR_ASSIGN_OR_RETURN(std::string rest, jobs::ExtractSubmitOptions(
+                                            std::string(body), config.jobs.webhook_allow_private,
+                                            caps.max_json_depth, &options));
+  bool too_deep = false;
+  json::parser_callback_t guard = [&](int depth, json::parse_event_t, json&) {
+    if (depth > caps.max_json_depth) too_deep = true;
+    return !too_deep;
+  };
+  json parsed = json::parse(rest, guard, /*allow_exceptions=*/false);
+  if (too_deep) {
+    return InvalidArgumentError(
+        "request JSON nests deeper than " + std::to_string(caps.max_json_depth) + " levels",
+        "invalid_json");
+  }
+  if (parsed.is_discarded()) return InvalidArgumentError("body is not valid JSON", "invalid_json");
+  parsed.erase("language_source");  // Only a stored request may carry it.
+  CR_ASSIGN_OR_RETURN(IntentRequest req, FromJson(parsed, config));
+  req.callback_url = options.callback_url;
+  // The preamble is built now so that a bad input name or value is a 400
+  // at once, not a failed intent later.
+  CR_RETURN_IF_ERROR(BuildPreamble(req.language, req.inputs).status());
+  // Limits, inputs size and volume id are checked as every run will be.
+  CR_ASSIGN_OR_RETURN(api::ExecuteRequest probe,
+                      api::ParseExecuteRequest(AttemptBody(req, ""), caps));
+  CR_RETURN_IF_ERROR(api::BuildJobSpec(probe, config, "job-check", tier).status());
+  return req;
+}
+
+std::string IntentRequestToJson(const IntentRequest& request) {
+  json j = {{"intent", request.intent},
+            {"inputs", request.inputs},
+            {"language", request.language},
+            {"language_source", request.language_source},
+            {"limits", request.limits}};
+  if (!request.volume_id.empty()) j["volume_id"] = request.volume_id;
+  if (!request.callback_url.empty()) j["callback_url"] = request.callback_url;
+  return j.dump();
+}
+
+StatusOr<IntentRequest> IntentRequestFromJson(const std::string& text,
+                                              const config::Config& config) {
+  json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) {
+    return InvalidArgumentError("stored intent is not valid JSON", "invalid_json");
+  }
+  // Validated on acceptance; checked again against today's config, except
+  // for the intent's length (a lowered cap does not strand stored intents).
+  config::Config today = config;
+  today.intents.max_intent_bytes = std::numeric_limits<int32_t>::max();
+  return FromJson(parsed, today);
+}
+
+std::string AttemptBody(const IntentRequest& request, const std::string& program) {
+  json body = {{"language", request.language}, {"code", program}};
+  if (request.inputs.is_object() && !request.inputs.empty()) body["inputs"] = request.inputs;
+  if (!request.volume_id.empty()) body["volume_id"] = request.volume_id;
+  if (request.limits.is_object() && !request.limits.empty()) body["limits"] = request.limits;
+  return body.dump();
+}
+
+}  // namespace coderunner::intent

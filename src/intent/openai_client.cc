@@ -1,0 +1,190 @@
+#include "coderunner/intent/openai_client.h"
+
+#include <curl/curl.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+namespace coderunner::intent {
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kMaxReplyBytes = 4 << 20;
+
+struct Transfer {
+  std::string body;
+  bool too_large = false;
+  const sandbox::CancelToken* cancel = nullptr;
+  bool cancelled = false;
+};
+
+size_t OnBody(char* data, size_t size, size_t nmemb, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  size_t n = size * nmemb;
+  if (t->body.size() + n > kMaxReplyBytes) {
+    t->too_large = true;
+    return 0;  // Aborts with CURLE_WRITE_ERROR.
+  }
+  t->body.append(data, n);
+  return n;
+}
+
+// Called about every second by curl, and more often while data flows: the
+// way a DELETE of the intent aborts a call that is waiting on the model.
+int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  auto* t = static_cast<Transfer*>(user);
+  if (t->cancel != nullptr && t->cancel->cancelled()) {
+    t->cancelled = true;
+    return 1;
+  }
+  return 0;
+}
+
+int64_t Estimate(size_t bytes) { return static_cast<int64_t>((bytes + 3) / 4); }
+
+// The model's own words from an error answer, if it is OpenAI-shaped.
+std::string ErrorDetail(const std::string& body) {
+  json j = json::parse(body, nullptr, false);
+  if (j.is_object()) {
+    auto e = j.find("error");
+    if (e != j.end() && e->is_object() && e->contains("message") && (*e)["message"].is_string()) {
+      return (*e)["message"].get<std::string>().substr(0, 500);
+    }
+    if (e != j.end() && e->is_string()) return e->get<std::string>().substr(0, 500);
+  }
+  return body.substr(0, 200);
+}
+
+}  // namespace
+
+OpenAiClient::OpenAiClient(config::LlmConfig config, std::string api_key)
+    : config_(std::move(config)), api_key_(std::move(api_key)) {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+  url_ = config_.base_url;
+  while (!url_.empty() && url_.back() == '/') url_.pop_back();
+  url_ += "/chat/completions";
+}
+
+StatusOr<std::unique_ptr<OpenAiClient>> OpenAiClient::FromConfig(const config::LlmConfig& config) {
+  if (config.base_url.empty() || config.model.empty()) {
+    return InvalidArgumentError("llm: base_url and model are both required", "invalid_config");
+  }
+  std::string key;
+  if (!config.api_key_env.empty()) {
+    const char* v = std::getenv(config.api_key_env.c_str());
+    if (v == nullptr || *v == '\0') {
+      return FailedPreconditionError(
+          "llm.api_key_env names " + config.api_key_env + ", which is not set in the environment",
+          "llm_key_missing");
+    }
+    key = v;
+  }
+  return std::make_unique<OpenAiClient>(config, std::move(key));
+}
+
+StatusOr<ChatReply> OpenAiClient::Complete(const ChatRequest& request,
+                                           const sandbox::CancelToken* cancel) {
+  json messages = json::array();
+  size_t prompt_bytes = 0;
+  for (const auto& m : request.messages) {
+    messages.push_back({{"role", m.role}, {"content", m.content}});
+    prompt_bytes += m.content.size();
+  }
+  int max_tokens = config_.max_tokens;
+  if (request.max_tokens > 0) max_tokens = std::min(max_tokens, request.max_tokens);
+  std::string payload = json{
+      {"model", config_.model},
+      {"messages", messages},
+      {"max_tokens", max_tokens},
+      {"temperature", config_.temperature},
+      {"stream", false}}.dump(-1, ' ', false, json::error_handler_t::replace);
+
+  std::unique_ptr<CURL, void (*)(CURL*)> curl(curl_easy_init(), curl_easy_cleanup);
+  if (!curl) return InternalError("curl_easy_init failed", "llm_unreachable");
+  curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
+  std::string auth;
+  if (!api_key_.empty()) {
+    auth = "Authorization: Bearer " + api_key_;
+    headers = curl_slist_append(headers, auth.c_str());
+  }
+  std::unique_ptr<curl_slist, void (*)(curl_slist*)> header_list(headers, curl_slist_free_all);
+  Transfer t;
+  t.cancel = cancel;
+  CURL* h = curl.get();
+  curl_easy_setopt(h, CURLOPT_URL, url_.c_str());
+  curl_easy_setopt(h, CURLOPT_POST, 1L);
+  curl_easy_setopt(h, CURLOPT_POSTFIELDS, payload.data());
+  curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(payload.size()));
+  curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, OnBody);
+  curl_easy_setopt(h, CURLOPT_WRITEDATA, &t);
+  curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, OnProgress);
+  curl_easy_setopt(h, CURLOPT_XFERINFODATA, &t);
+  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(config_.timeout_ms));
+  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(config_.connect_timeout_ms));
+  // Worker threads must never get SIGALRM from curl's resolver.
+  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+  curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+
+  auto t0 = std::chrono::steady_clock::now();
+  CURLcode rc = curl_easy_perform(h);
+  int64_t latency =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
+          .count();
+  if (t.cancelled) return FailedPreconditionError("the model call was cancelled", "cancelled");
+  if (t.too_large) {
+    return InternalError("the model's answer is larger than 4 MiB", "llm_bad_reply");
+  }
+  if (rc == CURLE_OPERATION_TIMEDOUT) {
+    return DeadlineExceededError(
+        "the model did not answer within " + std::to_string(config_.timeout_ms) + " ms",
+        "llm_timeout");
+  }
+  if (rc != CURLE_OK) {
+    return UnavailableError(std::string("cannot reach the model at ") + config_.base_url + ": " +
+                                curl_easy_strerror(rc),
+                            "llm_unreachable");
+  }
+  long status = 0;
+  curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+  if (status < 200 || status > 299) {
+    return UnavailableError(
+        "the model answered HTTP " + std::to_string(status) + ": " + ErrorDetail(t.body),
+        "llm_http_error");
+  }
+  json j = json::parse(t.body, nullptr, false);
+  const json* content = nullptr;
+  if (j.is_object() && j.contains("choices") && j["choices"].is_array() && !j["choices"].empty() &&
+      j["choices"][0].is_object()) {
+    const json& choice = j["choices"][0];
+    if (choice.contains("message") && choice["message"].is_object() &&
+        choice["message"].contains("content") && choice["message"]["content"].is_string()) {
+      content = &choice["message"]["content"];
+    }
+  }
+  if (content == nullptr) {
+    return InternalError("the model's answer is not a chat completion: " + t.body.substr(0, 200),
+                         "llm_bad_reply");
+  }
+  ChatReply reply;
+  reply.content = content->get<std::string>();
+  reply.latency_ms = latency;
+  const json* usage = j.contains("usage") && j["usage"].is_object() ? &j["usage"] : nullptr;
+  auto count = [&](const char* key, int64_t estimate) -> int64_t {
+    if (usage != nullptr && usage->contains(key) && (*usage)[key].is_number_integer()) {
+      return (*usage)[key].get<int64_t>();
+    }
+    return estimate;
+  };
+  reply.prompt_tokens = count("prompt_tokens", Estimate(prompt_bytes));
+  reply.completion_tokens = count("completion_tokens", Estimate(reply.content.size()));
+  return reply;
+}
+
+}  // namespace coderunner::intent

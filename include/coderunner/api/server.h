@@ -13,6 +13,7 @@
 #include "coderunner/config/config.h"
 #include "coderunner/engine/images.h"
 #include "coderunner/engine/system.h"
+#include "coderunner/intent/agent_catalog.h"
 #include "coderunner/jobs/job_service.h"
 #include "coderunner/volumes/volume_service.h"
 
@@ -31,9 +32,13 @@ struct ServerDeps {
   MetricsRegistry* metrics;
   const auth::Authenticator* authenticator;
   volumes::VolumeService* volumes;  // The /v1/volumes routes; nullptr: none.
+  // Execute mode's agent profiles; nullptr when no LLM is configured
+  // (POST /v1/intents then answers 503).
+  intent::AgentCatalog* agents = nullptr;
 };
 
-// Routes (plus those of jobs_routes.h and volumes_routes.h):
+// Routes (plus those of jobs_routes.h, volumes_routes.h and
+// intents_routes.h):
 //   GET  /v1/languages   configured languages and their image digests
 //   GET  /healthz        the process is up
 //   GET  /readyz         the engine answers and every image is present

@@ -23,11 +23,11 @@ namespace coderunner::intent {
 
 // Plain data; copy freely.
 struct AgentProfile {
-  std::string name;                   // [a-z0-9-]{1,64}; unique within what a tenant sees.
-  std::string language;               // "python", "javascript", "bash".
-  std::string description;            // One line: what this agent is good at.
-  std::vector<std::string> keywords;  // Lower-case words the matcher compares intents with.
-  std::string system_prompt;          // The system message for code generation.
+  std::string name;                      // [a-z0-9-]{1,64}; unique within what a tenant sees.
+  std::string language;                  // "python", "javascript", "bash".
+  std::string description;               // One line: what this agent is good at.
+  std::vector<std::string> keywords;     // Lower-case words the matcher compares intents with.
+  std::string system_prompt;             // The system message for code generation.
   std::vector<std::string> conventions;  // Rules appended to the system prompt as a list.
   bool builtin = false;                  // Shipped (or from intents.agents_dir), not created.
   std::string tenant;                    // Owner of a created profile; "" for shared ones.

@@ -1,0 +1,31 @@
+// The Execute-mode routes: /v1/intents and /v1/agents.
+#ifndef CODERUNNER_API_INTENTS_ROUTES_H_
+#define CODERUNNER_API_INTENTS_ROUTES_H_
+
+#include "coderunner/auth/authenticator.h"
+#include "coderunner/auth/rate_limiter.h"
+#include "coderunner/common/metrics.h"
+#include "coderunner/intent/agent_catalog.h"
+#include "coderunner/jobs/job_service.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace coderunner::api {
+
+// Registers on `http`:
+//   POST /v1/intents   202 {"id","status":"queued","kind":"intent"}; the intent
+//                      is a job: GET /v1/jobs/{id}, /wait, /events, DELETE
+//   GET  /v1/agents    {"agents":[...]}: shared profiles and the caller's own
+// When `agents` is nullptr (no LLM configured: llm.base_url is empty),
+// POST /v1/intents answers 503 llm_not_configured and GET /v1/agents lists
+// nothing; every other route works as before. Authentication, tenant scope
+// and rate limits as for /v1/jobs. All arguments must outlive `http`.
+void RegisterIntentRoutes(httplib::Server& http, jobs::JobService& service,
+                          intent::AgentCatalog* agents, MetricsRegistry& metrics,
+                          const auth::Authenticator& authenticator, auth::RateLimiter& limiter);
+
+}  // namespace coderunner::api
+
+#endif  // CODERUNNER_API_INTENTS_ROUTES_H_

@@ -1,0 +1,56 @@
+// IntentRequest: the body of POST /v1/intents, parsed and validated, and
+// how it is stored in the job record and turned into each attempt's run.
+#ifndef CODERUNNER_INTENT_INTENT_REQUEST_H_
+#define CODERUNNER_INTENT_INTENT_REQUEST_H_
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "coderunner/common/status.h"
+#include "coderunner/config/config.h"
+#include "coderunner/sandbox/job_spec.h"
+
+namespace coderunner::intent {
+
+// The languages Execute mode writes programs in (those the preamble
+// builder knows).
+inline constexpr const char* kIntentLanguages[] = {"python", "javascript", "bash"};
+
+struct IntentRequest {
+  std::string intent;  // The plain-English task, as sent.
+  // A JSON object of named inputs, or null.
+  nlohmann::json inputs = nullptr;
+  std::string language;         // Resolved: see language_source.
+  std::string language_source;  // "request", "intent" (named in it) or "default".
+  std::string volume_id;        // "" for none.
+  nlohmann::json limits = nlohmann::json::object();  // As sent; applied to every run.
+  std::string callback_url;                          // "" for none.
+};
+
+// Parses and validates `body` against `config` (and `tier`, nullable):
+// "intent" (required, 1..intents.max_intent_bytes), "inputs" (object; names
+// and values must make a valid preamble for the language), "language"
+// (one of kIntentLanguages, configured), "volume_id", "limits" (checked by
+// building a run as BuildJobSpec would: 422 above the tier's or the
+// global maxima) and "callback_url". Unknown fields, wrong types: 400
+// (InvalidArgument "invalid_request" naming the field); malformed JSON:
+// "invalid_json". Does not look the volume up. Pure; thread-safe.
+StatusOr<IntentRequest> ParseIntentRequest(std::string_view body, const config::Config& config,
+                                           const config::TierConfig* tier);
+
+// The stored (normalized) form, for the job record; and back. Decoding a
+// stored request that no longer parses (the config changed) fails as
+// ParseIntentRequest does.
+std::string IntentRequestToJson(const IntentRequest& request);
+StatusOr<IntentRequest> IntentRequestFromJson(const std::string& json,
+                                              const config::Config& config);
+
+// The /v1/execute body of one attempt: `program` (preamble + the model's
+// code) in the request's language, with its inputs (params.json), volume
+// and limits. Pure.
+std::string AttemptBody(const IntentRequest& request, const std::string& program);
+
+}  // namespace coderunner::intent
+
+#endif  // CODERUNNER_INTENT_INTENT_REQUEST_H_

@@ -1,0 +1,18 @@
+// DetectLanguage: the language an intent names, if any.
+#ifndef CODERUNNER_INTENT_LANGUAGE_DETECT_H_
+#define CODERUNNER_INTENT_LANGUAGE_DETECT_H_
+
+#include <string>
+#include <string_view>
+
+namespace coderunner::intent {
+
+// "javascript", "bash" or "python" when `intent` names one as a whole word
+// (case-insensitive): javascript, js, nodejs, node.js, "node js", ecmascript;
+// bash, shell, sh; python, python3, py. The earliest mention wins; "" when
+// none is named ("nodes", "jsonify" or "pythonic" name nothing). Pure.
+std::string DetectLanguage(std::string_view intent);
+
+}  // namespace coderunner::intent
+
+#endif  // CODERUNNER_INTENT_LANGUAGE_DETECT_H_
