@@ -30,6 +30,16 @@ bool IsProgram(const std::string& path, std::string_view file) {
          path[path.size() - file.size() - 1] == '/';
 }
 
+// A bare exception line ("KeyboardInterrupt") has no ": message" to tell
+// it from other output; its name must say what it is.
+bool LooksLikeException(const std::string& name) {
+  for (const char* suffix : {"Error", "Exception", "Exit", "Interrupt", "Warning", "Iteration"}) {
+    size_t n = std::char_traits<char>::length(suffix);
+    if (name.size() >= n && name.compare(name.size() - n, n, suffix) == 0) return true;
+  }
+  return false;
+}
+
 int ModelLine(int line, int preamble_lines) {
   int l = line - preamble_lines;
   return l >= 1 ? l : 0;
@@ -67,8 +77,7 @@ ErrorSummary Python(const std::vector<std::string>& lines, std::string_view file
     if (it->empty() || (*it)[0] == ' ' || (*it)[0] == '\t') continue;
     std::smatch m;
     if (std::regex_match(*it, m, kError) && it->rfind("Traceback", 0) != 0 &&
-        (m[2].matched || m[1].str().find("Error") != std::string::npos ||
-         m[1].str().find("Exception") != std::string::npos)) {
+        (m[2].matched || LooksLikeException(m[1].str()))) {
       e.type = m[1].str();
       e.message = Cap(m[2].str());
       break;

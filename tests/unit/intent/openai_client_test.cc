@@ -1,0 +1,155 @@
+#include "coderunner/intent/openai_client.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "integration/fake_llm.h"
+
+namespace coderunner::intent {
+namespace {
+
+using nlohmann::json;
+using testing::FakeLlm;
+
+class OpenAiClientTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    llm_ = std::make_unique<FakeLlm>();
+    ASSERT_TRUE(llm_->started());
+  }
+
+  config::LlmConfig Config(int64_t timeout_ms = 5000) const {
+    config::LlmConfig c;
+    c.base_url = llm_->base_url() + "/";  // A trailing slash is tolerated.
+    c.model = "m1";
+    c.timeout_ms = timeout_ms;
+    c.max_tokens = 300;
+    return c;
+  }
+
+  static ChatRequest Hello(int max_tokens = 0) {
+    ChatRequest r;
+    r.messages = {{"system", "be brief"}, {"user", "hello there"}};
+    r.max_tokens = max_tokens;
+    return r;
+  }
+
+  std::unique_ptr<FakeLlm> llm_;
+};
+
+struct ReplyCase {
+  const char* name;
+  json reply;
+  std::string reason;   // "" = success.
+  std::string mention;  // In the content (success) or the error message.
+};
+
+TEST_F(OpenAiClientTest, MapsEveryKindOfAnswer) {
+  const ReplyCase cases[] = {
+      {"content with usage",
+       {{"content", "hi!"}, {"usage", {{"prompt_tokens", 11}, {"completion_tokens", 2}}}},
+       "",
+       "hi!"},
+      {"http 500 with an OpenAI error",
+       {{"status", 500}, {"body", R"({"error":{"message":"model overloaded"}})"}},
+       "llm_http_error",
+       "model overloaded"},
+      {"http 401 text", {{"status", 401}, {"body", "no key"}}, "llm_http_error", "HTTP 401"},
+      {"garbage", {{"raw", "<html>"}}, "llm_bad_reply", "not a chat completion"},
+      {"no choices", {{"raw", R"({"choices":[]})"}}, "llm_bad_reply", ""},
+      {"content not a string",
+       {{"raw", R"({"choices":[{"message":{"content":5}}]})"}},
+       "llm_bad_reply",
+       ""},
+  };
+  OpenAiClient client(Config(), "");
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    llm_->Script(json::array({c.reply}));
+    auto r = client.Complete(Hello(), nullptr);
+    if (c.reason.empty()) {
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      EXPECT_EQ(r->content, c.mention);
+      EXPECT_EQ(r->prompt_tokens, 11);
+      EXPECT_EQ(r->completion_tokens, 2);
+    } else {
+      ASSERT_FALSE(r.ok());
+      EXPECT_EQ(r.status().reason(), c.reason) << r.status().ToString();
+      EXPECT_NE(r.status().message().find(c.mention), std::string::npos) << r.status().ToString();
+    }
+  }
+}
+
+TEST_F(OpenAiClientTest, SendsModelMessagesBoundedMaxTokensAndTheKey) {
+  OpenAiClient client(Config(), "sk-test-123");
+  llm_->Script({{{"content", "ok"}, {"usage", json::object()}}});
+  auto r = client.Complete(Hello(/*max_tokens=*/1000), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  // No usage reported: estimated from the bytes.
+  EXPECT_EQ(r->prompt_tokens, (8 + 11 + 3) / 4);
+  EXPECT_EQ(r->completion_tokens, 1);
+  json sent = llm_->Requests()[0];
+  EXPECT_EQ(sent["authorization"], "Bearer sk-test-123");
+  EXPECT_EQ(sent["body"]["model"], "m1");
+  EXPECT_EQ(sent["body"]["max_tokens"], 300) << "the configured maximum bounds a request";
+  EXPECT_EQ(sent["body"]["stream"], false);
+  ASSERT_EQ(sent["body"]["messages"].size(), 2u);
+  EXPECT_EQ(sent["body"]["messages"][1]["content"], "hello there");
+}
+
+TEST_F(OpenAiClientTest, ASlowModelTimesOutOnTime) {
+  OpenAiClient client(Config(/*timeout_ms=*/300), "");
+  llm_->Script({{{"content", "late"}, {"delay_ms", 3000}}});
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = client.Complete(Hello(), nullptr);
+  EXPECT_EQ(r.status().reason(), "llm_timeout");
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(1500));
+}
+
+TEST_F(OpenAiClientTest, CancelAbortsAWaitingCall) {
+  OpenAiClient client(Config(), "");
+  llm_->Script({{{"content", "late"}, {"delay_ms", 4000}}});
+  sandbox::CancelToken token;
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    token.Cancel();
+  });
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = client.Complete(Hello(), &token);
+  canceller.join();
+  EXPECT_EQ(r.status().reason(), "cancelled");
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(2000));
+}
+
+TEST_F(OpenAiClientTest, NobodyListeningIsUnreachable) {
+  config::LlmConfig c = Config();
+  c.base_url = "http://127.0.0.1:1/v1";
+  OpenAiClient client(c, "");
+  EXPECT_EQ(client.Complete(Hello(), nullptr).status().reason(), "llm_unreachable");
+}
+
+TEST_F(OpenAiClientTest, FromConfigReadsTheKeyFromTheNamedVariable) {
+  config::LlmConfig c = Config();
+  c.api_key_env = "CODERUNNER_TEST_UNSET_KEY_VAR";
+  unsetenv(c.api_key_env.c_str());
+  auto missing = OpenAiClient::FromConfig(c);
+  EXPECT_EQ(missing.status().reason(), "llm_key_missing");
+  EXPECT_EQ(missing.status().message().find("sk-"), std::string::npos);
+  setenv(c.api_key_env.c_str(), "sk-from-env", 1);
+  auto client = OpenAiClient::FromConfig(c);
+  ASSERT_TRUE(client.ok()) << client.status().ToString();
+  llm_->Script({{{"content", "ok"}}});
+  ASSERT_TRUE((*client)->Complete(Hello(), nullptr).ok());
+  EXPECT_EQ(llm_->Requests()[0]["authorization"], "Bearer sk-from-env");
+  unsetenv(c.api_key_env.c_str());
+  c.model = "";
+  EXPECT_EQ(OpenAiClient::FromConfig(c).status().reason(), "invalid_config");
+}
+
+}  // namespace
+}  // namespace coderunner::intent
