@@ -116,7 +116,7 @@ StatusOr<IntentRequest> ParseIntentRequest(std::string_view body, const config::
         "invalid_json");
   }
   if (parsed.is_discarded()) return InvalidArgumentError("body is not valid JSON", "invalid_json");
-  parsed.erase("language_source");  // Only a stored request may carry it.
+  if (parsed.is_object()) parsed.erase("language_source");  // Only stored requests carry it.
   CR_ASSIGN_OR_RETURN(IntentRequest req, FromJson(parsed, config));
   req.callback_url = options.callback_url;
   // The preamble is built now so that a bad input name or value is a 400

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "coderunner/common/base64.h"
+#include "coderunner/common/sha256.h"
 #include "engine_fixture.h"
 #include "fake_llm.h"
 
@@ -454,6 +455,77 @@ TEST_F(NoLlmTest, IntentsAnswer503AndEverythingElseWorks) {
   EXPECT_EQ(agents.status, 200);
   EXPECT_EQ(agents.json["agents"], json::array());
   ExpectNormalJobStillWorks();
+}
+
+}  // namespace
+}  // namespace coderunner::testing
+
+namespace coderunner::testing {
+namespace {
+
+TEST_F(IntentsTest, AnIntentInterruptedByACrashRunsAgainAfterRestart) {
+  // The first code request is still waiting on the model when the service
+  // dies; after the restart the intent starts over and completes.
+  llm_->Script({{{"match", "Language: "}, {"content", "print(0)"}, {"delay_ms", 30000}},
+                CodeReply(Fenced("python", "print(a + b)")),
+                FormatReply("Result: 2")});
+  std::string id = Submit({{"intent", "add 2 numbers together"}, {"inputs", {{"a", 1}, {"b", 1}}}});
+  for (int i = 0; i < 100 && llm_->Requests().empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(llm_->Requests().size(), 1u);
+  server_->Kill9();
+  server_ = std::make_unique<ServerProcess>(*server_);
+  ASSERT_TRUE(server_->started()) << server_->log();
+  json rec = Wait(id);
+  ASSERT_EQ(rec["status"], "succeeded") << rec.dump(2);
+  EXPECT_EQ(rec["answer"], "Result: 2");
+  EXPECT_EQ(rec["attempt"], 2) << "the crash-recovery re-run";
+  ASSERT_EQ(rec["attempts"].size(), 1u) << "progress starts over with the re-run";
+}
+
+constexpr const char* kAcmeKey = "acme-intents-key-0123456789";      // tier pro
+constexpr const char* kGlobexKey = "globex-intents-key-0123456789";  // tier free
+
+class IntentsTenantsTest : public IntentsTest {
+ protected:
+  std::string ExtraConfig() const override {
+    auto key = [](const char* tenant, const char* tier, const char* k) {
+      return std::string("    - {tenant: ") + tenant + ", tier: " + tier + ", key_sha256: \"" +
+             Sha256Hex(k) + "\"}\n";
+    };
+    return IntentsTest::ExtraConfig() + "auth:\n  mode: api_keys\n  keys:\n" +
+           key("acme", "pro", kAcmeKey) + key("globex", "free", kGlobexKey);
+  }
+};
+
+TEST_F(IntentsTenantsTest, IntentsAndCreatedAgentsBelongToTheirTenantAndTier) {
+  llm_->Script({AgentReply({{"content", kGenericAgent}}), CodeReply(Fenced("python", "print(1)")),
+                FormatReply("1")});
+  json body = {{"intent", "echo the inputs"}, {"inputs", {{"x", 1}}}};
+  EXPECT_EQ(server_->Call("POST", "/v1/intents", "", body.dump()).status, 401);
+  HttpAnswer accepted = server_->Call("POST", "/v1/intents", kAcmeKey, body.dump());
+  ASSERT_EQ(accepted.status, 202) << accepted.body;
+  std::string id = accepted.json["id"];
+  HttpAnswer done = server_->Call("GET", "/v1/jobs/" + id + "/wait?timeout_s=60", kAcmeKey);
+  ASSERT_EQ(done.json["status"], "succeeded") << done.body;
+  EXPECT_EQ(done.json["agent"]["name"], "generic");
+  // Another tenant sees neither the intent nor the agent it created.
+  EXPECT_EQ(server_->Call("GET", "/v1/jobs/" + id, kGlobexKey).status, 404);
+  HttpAnswer theirs = server_->Call("GET", "/v1/agents", kGlobexKey);
+  for (const auto& a : theirs.json["agents"]) EXPECT_NE(a["name"], "generic");
+  HttpAnswer mine = server_->Call("GET", "/v1/agents", kAcmeKey);
+  bool listed = false;
+  for (const auto& a : mine.json["agents"]) listed |= a["name"] == "generic";
+  EXPECT_TRUE(listed) << mine.body;
+  // The free tier bounds an intent's runs and has no volumes.
+  json too_long = {{"intent", "x"}, {"limits", {{"timeout_ms", 60000}}}};
+  HttpAnswer limited = server_->Call("POST", "/v1/intents", kGlobexKey, too_long.dump());
+  EXPECT_EQ(limited.status, 422) << limited.body;
+  EXPECT_EQ(limited.json["error"]["code"], "limit_exceeded");
+  json with_volume = {{"intent", "x"}, {"volume_id", "vol-0123456789abcdef01234567"}};
+  HttpAnswer forbidden = server_->Call("POST", "/v1/intents", kGlobexKey, with_volume.dump());
+  EXPECT_EQ(forbidden.status, 403) << forbidden.body;
 }
 
 }  // namespace

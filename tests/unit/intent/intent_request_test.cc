@@ -81,6 +81,11 @@ TEST(ParseIntentRequestTest, ValidatesAndResolvesTheLanguage) {
 TEST(ParseIntentRequestTest, MalformedAndTooDeepJsonAreInvalidJson) {
   config::Config config = config::DefaultConfig();
   EXPECT_EQ(ParseIntentRequest("{nope", config, nullptr).status().reason(), "invalid_json");
+  // Found by the fuzzer: a body that is JSON but not an object.
+  for (const char* body : {"3", "[]", "\"x\"", "null"}) {
+    EXPECT_EQ(ParseIntentRequest(body, config, nullptr).status().reason(), "invalid_request")
+        << body;
+  }
   std::string deep =
       R"({"intent":"x","inputs":{"a":)" + std::string(200, '[') + std::string(200, ']') + "}}";
   EXPECT_EQ(ParseIntentRequest(deep, config, nullptr).status().reason(), "invalid_json");

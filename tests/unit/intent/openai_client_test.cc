@@ -1,13 +1,19 @@
 #include "coderunner/intent/openai_client.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
+#include "coderunner/common/utf8.h"
 #include "integration/fake_llm.h"
 
 namespace coderunner::intent {
@@ -45,27 +51,60 @@ class OpenAiClientTest : public ::testing::Test {
 struct ReplyCase {
   const char* name;
   json reply;
-  std::string reason;   // "" = success.
-  std::string mention;  // In the content (success) or the error message.
+  std::string reason;             // "" = success.
+  std::string mention;            // In the content (success) or the error message.
+  int64_t prompt_tokens = 0;      // Expected on success.
+  int64_t completion_tokens = 0;  // Expected on success.
 };
 
+// A chat.completion as a server that reports no usage at all sends it.
+std::string WithoutUsage(const std::string& content) {
+  return json{{"choices", {{{"message", {{"role", "assistant"}, {"content", content}}}}}}}.dump();
+}
+
 TEST_F(OpenAiClientTest, MapsEveryKindOfAnswer) {
+  // Hello() is 8 + 11 prompt bytes: estimated (19 + 3) / 4 = 5 tokens.
   const ReplyCase cases[] = {
       {"content with usage",
        {{"content", "hi!"}, {"usage", {{"prompt_tokens", 11}, {"completion_tokens", 2}}}},
        "",
-       "hi!"},
+       "hi!",
+       11,
+       2},
+      {"usage absent is estimated from the bytes",
+       {{"raw", WithoutUsage("twelve bytes")}},
+       "",
+       "twelve bytes",
+       5,
+       3},
+      {"empty content is an answer", {{"raw", WithoutUsage("")}}, "", "", 5, 0},
       {"http 500 with an OpenAI error",
        {{"status", 500}, {"body", R"({"error":{"message":"model overloaded"}})"}},
        "llm_http_error",
-       "model overloaded"},
-      {"http 401 text", {{"status", 401}, {"body", "no key"}}, "llm_http_error", "HTTP 401"},
+       "HTTP 500: model overloaded"},
+      {"http 401 text",
+       {{"status", 401}, {"body", "no key"}},
+       "llm_http_error",
+       "HTTP 401: no key"},
+      {"http error text is cut at 200 bytes on a character boundary",
+       {{"status", 502}, {"body", std::string(199, 'a') + "\u00e9tail"}},
+       "llm_http_error",
+       std::string(199, 'a')},
       {"garbage", {{"raw", "<html>"}}, "llm_bad_reply", "not a chat completion"},
-      {"no choices", {{"raw", R"({"choices":[]})"}}, "llm_bad_reply", ""},
+      {"no choices key", {{"raw", R"({"id":"x"})"}}, "llm_bad_reply", ""},
+      {"empty choices", {{"raw", R"({"choices":[]})"}}, "llm_bad_reply", ""},
+      {"null content",
+       {{"raw", R"({"choices":[{"message":{"content":null}}]})"}},
+       "llm_bad_reply",
+       ""},
       {"content not a string",
        {{"raw", R"({"choices":[{"message":{"content":5}}]})"}},
        "llm_bad_reply",
        ""},
+      {"answer over 4 MiB",
+       {{"content", std::string((4 << 20) + 1, 'x')}},
+       "llm_bad_reply",
+       "larger than 4 MiB"},
   };
   OpenAiClient client(Config(), "");
   for (const auto& c : cases) {
@@ -75,12 +114,15 @@ TEST_F(OpenAiClientTest, MapsEveryKindOfAnswer) {
     if (c.reason.empty()) {
       ASSERT_TRUE(r.ok()) << r.status().ToString();
       EXPECT_EQ(r->content, c.mention);
-      EXPECT_EQ(r->prompt_tokens, 11);
-      EXPECT_EQ(r->completion_tokens, 2);
+      EXPECT_EQ(r->prompt_tokens, c.prompt_tokens);
+      EXPECT_EQ(r->completion_tokens, c.completion_tokens);
     } else {
       ASSERT_FALSE(r.ok());
       EXPECT_EQ(r.status().reason(), c.reason) << r.status().ToString();
-      EXPECT_NE(r.status().message().find(c.mention), std::string::npos) << r.status().ToString();
+      EXPECT_NE(r.status().message().find(c.mention), std::string::npos)
+          << r.status().ToString().substr(0, 300);
+      EXPECT_TRUE(IsValidUtf8(r.status().message()));
+      EXPECT_LT(r.status().message().size(), 1000u) << "errors quote only an excerpt";
     }
   }
 }
@@ -131,6 +173,55 @@ TEST_F(OpenAiClientTest, NobodyListeningIsUnreachable) {
   c.base_url = "http://127.0.0.1:1/v1";
   OpenAiClient client(c, "");
   EXPECT_EQ(client.Complete(Hello(), nullptr).status().reason(), "llm_unreachable");
+}
+
+TEST_F(OpenAiClientTest, AConnectThatNeverCompletesIsUnreachableNotATimeout) {
+  // A listener that never accepts, its one-slot queue filled: the kernel
+  // drops every further SYN, so a connect hangs like one to a firewalled host.
+  int listener = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(listen(listener, 0), 0);
+  ASSERT_EQ(getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  std::vector<int> fillers;
+  for (int i = 0; i < 4; ++i) {
+    int s = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    (void)connect(s, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    fillers.push_back(s);
+  }
+  config::LlmConfig c = Config(/*timeout_ms=*/5000);
+  c.connect_timeout_ms = 300;
+  c.base_url = "http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port)) + "/v1";
+  OpenAiClient client(c, "");
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = client.Complete(Hello(), nullptr);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(1500));
+  for (int s : fillers) close(s);
+  close(listener);
+  EXPECT_EQ(r.status().reason(), "llm_unreachable") << r.status().ToString();
+  EXPECT_NE(r.status().message().find("300 ms"), std::string::npos) << r.status().ToString();
+}
+
+TEST_F(OpenAiClientTest, AKeyQuotedBackByTheServerIsRedacted) {
+  const json replies[] = {
+      {{"status", 401},
+       {"body", R"({"error":{"message":"Incorrect API key provided: sk-secret-777."}})"}},
+      {{"status", 403}, {"body", "denied for sk-secret-777 and sk-secret-777"}},
+      {{"raw", "not json, key sk-secret-777"}},
+  };
+  OpenAiClient client(Config(), "sk-secret-777");
+  for (const auto& reply : replies) {
+    SCOPED_TRACE(reply.dump());
+    llm_->Script(json::array({reply}));
+    auto r = client.Complete(Hello(), nullptr);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().message().find("sk-secret"), std::string::npos) << r.status().message();
+    EXPECT_NE(r.status().message().find("[redacted]"), std::string::npos) << r.status().message();
+  }
 }
 
 TEST_F(OpenAiClientTest, FromConfigReadsTheKeyFromTheNamedVariable) {
