@@ -185,9 +185,12 @@ Status CheckLlmAndIntents(const Config& c) {
     return Bad("llm.model", "is required when llm.base_url is set");
   }
   if (!l.api_key_env.empty()) {
-    bool name =
-        l.api_key_env.size() <= 64 && (std::isalpha(l.api_key_env[0]) || l.api_key_env[0] == '_');
-    for (char ch : l.api_key_env) name = name && (std::isalnum(ch) || ch == '_');
+    // ASCII only, by hand: <cctype> is locale-dependent and undefined for
+    // the negative chars of non-ASCII bytes.
+    auto letter = [](char ch) { return (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z'); };
+    auto digit = [](char ch) { return ch >= '0' && ch <= '9'; };
+    bool name = l.api_key_env.size() <= 64 && (letter(l.api_key_env[0]) || l.api_key_env[0] == '_');
+    for (char ch : l.api_key_env) name = name && (letter(ch) || digit(ch) || ch == '_');
     if (!name || l.api_key_env.rfind("sk-", 0) == 0) {
       return Bad("llm.api_key_env",
                  "must be the NAME of an environment variable holding the key (e.g. "

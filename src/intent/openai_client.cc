@@ -2,10 +2,15 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "coderunner/common/utf8.h"
 
 namespace coderunner::intent {
 namespace {
@@ -45,17 +50,27 @@ int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
 
 int64_t Estimate(size_t bytes) { return static_cast<int64_t>((bytes + 3) / 4); }
 
+// At most `max` bytes of `text`, cut on a character boundary and repaired:
+// error messages end up in job records and API answers as JSON strings, and
+// an answer that is not UTF-8 (or a cut through a character) would make
+// serializing them throw.
+std::string Excerpt(std::string_view text, size_t max) {
+  text = text.substr(0, max);
+  if (text.size() == max) text = text.substr(0, CompleteUtf8Prefix(text));
+  return SanitizeUtf8(text);
+}
+
 // The model's own words from an error answer, if it is OpenAI-shaped.
 std::string ErrorDetail(const std::string& body) {
   json j = json::parse(body, nullptr, false);
   if (j.is_object()) {
     auto e = j.find("error");
     if (e != j.end() && e->is_object() && e->contains("message") && (*e)["message"].is_string()) {
-      return (*e)["message"].get<std::string>().substr(0, 500);
+      return Excerpt((*e)["message"].get_ref<const std::string&>(), 500);
     }
-    if (e != j.end() && e->is_string()) return e->get<std::string>().substr(0, 500);
+    if (e != j.end() && e->is_string()) return Excerpt(e->get_ref<const std::string&>(), 500);
   }
-  return body.substr(0, 200);
+  return Excerpt(body, 200);
 }
 
 }  // namespace
@@ -84,6 +99,19 @@ StatusOr<std::unique_ptr<OpenAiClient>> OpenAiClient::FromConfig(const config::L
     key = v;
   }
   return std::make_unique<OpenAiClient>(config, std::move(key));
+}
+
+std::string OpenAiClient::Redact(std::string text) const {
+  // Some servers quote the key they rejected ("Incorrect API key provided:
+  // sk-..."); the excerpt of their answer ends up in job records and logs.
+  // Redacting before the excerpt is cut means no prefix of the key survives.
+  constexpr std::string_view kRedacted = "[redacted]";
+  if (api_key_.empty()) return text;
+  for (size_t at = text.find(api_key_); at != std::string::npos; at = text.find(api_key_, at)) {
+    text.replace(at, api_key_.size(), kRedacted);
+    at += kRedacted.size();
+  }
+  return text;
 }
 
 StatusOr<ChatReply> OpenAiClient::Complete(const ChatRequest& request,
@@ -142,6 +170,17 @@ StatusOr<ChatReply> OpenAiClient::Complete(const ChatRequest& request,
     return InternalError("the model's answer is larger than 4 MiB", "llm_bad_reply");
   }
   if (rc == CURLE_OPERATION_TIMEDOUT) {
+    // curl reports a connect that never completed (a firewalled or
+    // black-holed host) with the same code as a slow model; only the latter
+    // is the model's fault, the former is an endpoint we cannot reach.
+    curl_off_t connect_us = 0;
+    curl_easy_getinfo(h, CURLINFO_CONNECT_TIME_T, &connect_us);
+    if (connect_us == 0) {
+      return UnavailableError(
+          "cannot reach the model at " + config_.base_url + ": no connection within " +
+              std::to_string(std::min(config_.connect_timeout_ms, config_.timeout_ms)) + " ms",
+          "llm_unreachable");
+    }
     return DeadlineExceededError(
         "the model did not answer within " + std::to_string(config_.timeout_ms) + " ms",
         "llm_timeout");
@@ -155,7 +194,7 @@ StatusOr<ChatReply> OpenAiClient::Complete(const ChatRequest& request,
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
   if (status < 200 || status > 299) {
     return UnavailableError(
-        "the model answered HTTP " + std::to_string(status) + ": " + ErrorDetail(t.body),
+        "the model answered HTTP " + std::to_string(status) + ": " + ErrorDetail(Redact(t.body)),
         "llm_http_error");
   }
   json j = json::parse(t.body, nullptr, false);
@@ -169,8 +208,9 @@ StatusOr<ChatReply> OpenAiClient::Complete(const ChatRequest& request,
     }
   }
   if (content == nullptr) {
-    return InternalError("the model's answer is not a chat completion: " + t.body.substr(0, 200),
-                         "llm_bad_reply");
+    return InternalError(
+        "the model's answer is not a chat completion: " + Excerpt(Redact(t.body), 200),
+        "llm_bad_reply");
   }
   ChatReply reply;
   reply.content = content->get<std::string>();

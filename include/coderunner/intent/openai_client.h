@@ -15,8 +15,11 @@ namespace coderunner::intent {
 // <base_url>/chat/completions, one fresh curl handle per call (no shared
 // state, so thread-safe), bounded by llm.timeout_ms and
 // llm.connect_timeout_ms; no redirects; http and https only; answers over
-// 4 MiB are llm_bad_reply. The API key is sent as a Bearer token and never
-// logged or put in an error.
+// 4 MiB are llm_bad_reply. Errors follow LlmClient; a connect that does not
+// complete within connect_timeout_ms is llm_unreachable (not llm_timeout).
+// Error messages quote at most 200 bytes of an answer (500 of an OpenAI
+// error.message), as valid UTF-8. The API key is sent as a Bearer token and
+// never logged or put in an error (a server quoting it back is redacted).
 class OpenAiClient : public LlmClient {
  public:
   // `api_key` "" = no Authorization header.
@@ -32,6 +35,9 @@ class OpenAiClient : public LlmClient {
                                const sandbox::CancelToken* cancel) override;
 
  private:
+  // `text` with every occurrence of the API key replaced by "[redacted]".
+  std::string Redact(std::string text) const;
+
   config::LlmConfig config_;
   std::string api_key_;
   std::string url_;

@@ -285,7 +285,47 @@ TEST(ConfigTest, LlmAndIntentsAreValidated) {
       {"token budget", "intents: {token_budget: 0}\n", "intents.token_budget"},
       {"threshold", "intents: {agent_match_threshold: 1.5}\n", "intents.agent_match_threshold"},
       {"intent bytes", "intents: {max_intent_bytes: 0}\n", "intents.max_intent_bytes"},
+      {"base_url without a scheme", "llm: {base_url: \"api.openai.com/v1\", model: m}\n",
+       "llm.base_url"},
+      {"a long key instead of its variable", "llm: {api_key_env: " + std::string(65, 'A') + "}\n",
+       "NAME"},
+      {"variable name starting with a digit", "llm: {api_key_env: 1KEY}\n", "llm.api_key_env"},
+      {"variable name not ASCII", "llm: {api_key_env: \"K\u00e9Y\"}\n", "llm.api_key_env"},
+      {"connect timeout zero", "llm: {connect_timeout_ms: 0}\n", "llm.connect_timeout_ms"},
+      {"timeout negative", "llm: {timeout_ms: -5}\n", "llm.timeout_ms"},
+      {"max_tokens above 100000", "llm: {max_tokens: 100001}\n", "llm.max_tokens"},
+      {"temperature negative", "llm: {temperature: -0.1}\n", "llm.temperature"},
+      {"temperature a word", "llm: {temperature: hot}\n", "llm.temperature"},
+      {"threshold negative", "intents: {agent_match_threshold: -0.1}\n",
+       "intents.agent_match_threshold"},
+      {"intent bytes above 64 KiB", "intents: {max_intent_bytes: 65537}\n",
+       "intents.max_intent_bytes"},
+      {"llm a list", "llm: [a]\n", "llm"},
   });
+}
+
+TEST(ConfigTest, LlmAndIntentsAcceptTheirBounds) {
+  const char* good[] = {
+      "llm: {base_url: \"https://api.openai.com/v1\", model: gpt-4o-mini}\n",
+      "llm: {api_key_env: _K}\n",
+      "llm: {api_key_env: OPENAI_API_KEY_2}\n",
+      "llm: {max_tokens: 1, temperature: 0}\n",
+      "llm: {max_tokens: 100000, temperature: 2}\n",
+      "intents: {max_attempts: 1, agent_match_threshold: 0, max_intent_bytes: 1}\n",
+      "intents: {max_attempts: 3, agent_match_threshold: 1, max_intent_bytes: 65536}\n",
+  };
+  for (const char* yaml : good) {
+    SCOPED_TRACE(yaml);
+    auto c = ParseConfig(yaml);
+    EXPECT_TRUE(c.ok()) << c.status().ToString();
+  }
+}
+
+TEST(ConfigTest, AKeyPutInApiKeyEnvIsNeverEchoed) {
+  auto c = ParseConfig("llm: {api_key_env: sk-proj-abcdef123456}\n");
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.status().message(), HasSubstr("NAME"));
+  EXPECT_THAT(c.status().message(), ::testing::Not(HasSubstr("abcdef123456")));
 }
 
 TEST(ConfigTest, LlmAndIntentsAreRead) {
