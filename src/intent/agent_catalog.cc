@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -30,18 +32,19 @@ constexpr size_t kMaxGeneratedKeywords = 32;
 // the language already decides).
 const std::set<std::string>& StopWords() {
   static const std::set<std::string> kWords = {
-      "a",          "an",    "the",     "of",       "to",        "and",      "or",      "in",
-      "on",         "for",   "with",    "that",     "this",      "is",       "are",     "be",
-      "it",         "its",   "me",      "my",       "i",         "you",      "your",    "we",
-      "please",     "given", "from",    "into",     "by",        "as",       "at",      "each",
-      "all",        "then",  "return",  "returns",  "print",     "prints",   "output",  "write",
-      "create",     "make",  "program", "function", "script",    "code",     "one",     "liner",
-      "oneliner",   "using", "use",     "compute",  "calculate", "together", "two",     "what",
-      "how",        "which", "get",     "give",     "show",      "do",       "does",    "some",
-      "any",        "them",  "these",   "those",    "there",     "their",    "if",      "else",
-      "than",       "so",    "up",      "out",      "about",     "can",      "should",  "will",
-      "would",      "just",  "only",    "also",     "new",       "python",   "python3", "py",
-      "javascript", "js",    "node",    "nodejs",   "bash",      "shell",    "sh"};
+      "a",          "an",     "the",     "of",       "to",        "and",      "or",      "in",
+      "on",         "for",    "with",    "that",     "this",      "is",       "are",     "be",
+      "it",         "its",    "me",      "my",       "i",         "you",      "your",    "we",
+      "please",     "given",  "from",    "into",     "by",        "as",       "at",      "each",
+      "all",        "then",   "return",  "returns",  "print",     "prints",   "output",  "write",
+      "create",     "make",   "program", "function", "script",    "code",     "one",     "liner",
+      "oneliner",   "using",  "use",     "compute",  "calculate", "together", "two",     "what",
+      "how",        "which",  "get",     "give",     "show",      "do",       "does",    "some",
+      "any",        "them",   "these",   "those",    "there",     "their",    "if",      "else",
+      "than",       "so",     "up",      "out",      "about",     "can",      "should",  "will",
+      "would",      "just",   "only",    "also",     "new",       "report",   "display", "tell",
+      "result",     "answer", "input",   "inputs",   "provided",  "python",   "python3", "py",
+      "javascript", "js",     "node",    "nodejs",   "bash",      "shell",    "sh"};
   return kWords;
 }
 
@@ -52,7 +55,7 @@ std::vector<std::string> Words(std::string_view text) {
   std::string w;
   for (size_t i = 0; i <= text.size(); ++i) {
     unsigned char c = i < text.size() ? static_cast<unsigned char>(text[i]) : ' ';
-    if (std::isalnum(c) && c < 0x80) {
+    if (c < 0x80 && std::isalnum(c)) {
       w += static_cast<char>(std::tolower(c));
     } else if (!w.empty()) {
       out.push_back(w);
@@ -77,7 +80,9 @@ bool ValidName(const std::string& name) {
 bool ValidTenant(const std::string& t) {
   if (t.empty() || t.size() > 128 || t == "." || t == "..") return false;
   return std::all_of(t.begin(), t.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
+    // Explicit ASCII: isalnum() depends on the locale, and this is a path segment.
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '.' || c == '-';
   });
 }
 
@@ -100,11 +105,13 @@ Status Validate(AgentProfile& p, const std::string& where) {
   return OkStatus();
 }
 
-std::vector<std::string> YamlList(const YAML::Node& n) {
+// A list of strings, or empty when absent. A scalar where a list belongs
+// ("keywords: add, sum") throws rather than silently matching nothing.
+std::vector<std::string> YamlList(const YAML::Node& n, const char* key) {
   std::vector<std::string> out;
-  if (n && n.IsSequence()) {
-    for (const auto& x : n) out.push_back(x.as<std::string>());
-  }
+  if (!n || n.IsNull()) return out;
+  if (!n.IsSequence()) throw YAML::Exception(n.Mark(), std::string(key) + " must be a list");
+  for (const auto& x : n) out.push_back(x.as<std::string>());
   return out;
 }
 
@@ -117,8 +124,8 @@ StatusOr<AgentProfile> FromYaml(std::string_view text, const std::string& where)
     p.language = n["language"] ? n["language"].as<std::string>() : "";
     p.description = n["description"] ? n["description"].as<std::string>() : "";
     p.system_prompt = n["system_prompt"] ? n["system_prompt"].as<std::string>() : "";
-    p.keywords = YamlList(n["keywords"]);
-    p.conventions = YamlList(n["conventions"]);
+    p.keywords = YamlList(n["keywords"], "keywords");
+    p.conventions = YamlList(n["conventions"], "conventions");
   } catch (const YAML::Exception& e) {
     return Bad(where, e.what());
   }
@@ -153,25 +160,58 @@ StatusOr<AgentProfile> FromJson(const json& j, const std::string& where) {
 }
 
 // Writes `data` to `path` so that a crash leaves the old file or the new
-// one, never a torn one: temporary file, fsync, rename, fsync of the dir.
+// one, never a torn one: temporary file, fsync, rename, fsync of the dir
+// (without the last, the rename itself may not survive a power loss).
 Status WriteDurably(const fs::path& path, const std::string& data) {
   fs::path tmp = path;
   tmp += ".tmp";
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) return InternalError("create " + tmp.string() + ": " + strerror(errno), "agent_io");
-  bool ok =
-      write(fd, data.data(), data.size()) == static_cast<ssize_t>(data.size()) && fsync(fd) == 0;
-  ok = close(fd) == 0 && ok;
-  if (!ok || rename(tmp.c_str(), path.c_str()) != 0) {
+  auto fail = [&](const char* what, int err) {
     unlink(tmp.c_str());
-    return InternalError("write " + path.string() + ": " + strerror(errno), "agent_io");
+    return InternalError(std::string(what) + " " + path.string() + ": " + strerror(err),
+                         "agent_io");
+  };
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) return fail("create", errno);
+  for (size_t done = 0; done < data.size();) {
+    ssize_t n = write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      close(fd);
+      return fail("write", err);
+    }
+    done += static_cast<size_t>(n);
   }
+  if (fsync(fd) != 0) {
+    int err = errno;
+    close(fd);
+    return fail("fsync", err);
+  }
+  if (close(fd) != 0) return fail("close", errno);
+  if (rename(tmp.c_str(), path.c_str()) != 0) return fail("rename", errno);
   int dir = open(path.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir >= 0) {
-    fsync(dir);
-    close(dir);
+  if (dir < 0 || fsync(dir) != 0) {
+    int err = errno;
+    if (dir >= 0) close(dir);
+    return InternalError("fsync the directory of " + path.string() + ": " + strerror(err),
+                         "agent_io");
   }
+  close(dir);
   return OkStatus();
+}
+
+StatusOr<std::string> ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in) return InternalError("cannot read " + path.string(), "agent_io");
+  return text.str();
+}
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 }  // namespace
@@ -183,13 +223,16 @@ double MatchScore(std::string_view intent, const AgentProfile& profile) {
   }
   std::set<std::string> content;
   for (auto& w : Words(intent)) {
-    if (StopWords().count(w) > 0) continue;
+    // Single letters are mostly the names of inputs ("add a and b",
+    // "reverse the string s"): they say nothing about the domain.
+    if (w.size() == 1 || StopWords().count(w) > 0) continue;
     if (std::all_of(w.begin(), w.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
     content.insert(Fold(w));
   }
-  // An intent with no content words ("add 2 and 3") is generic: any
-  // profile of the language fits it.
-  if (content.empty()) return 1.0;
+  // An intent with no content words ("compute 2 + 3") is generic: a shared
+  // profile fits it perfectly (so it never makes the model write a new one),
+  // a created one, specialized by construction, not at all.
+  if (content.empty()) return profile.builtin ? 1.0 : 0.0;
   size_t hits = 0;
   for (const auto& w : content) hits += keywords.count(w);
   return static_cast<double>(hits) / static_cast<double>(content.size());
@@ -232,17 +275,25 @@ StatusOr<AgentProfile> ParseGeneratedProfile(std::string_view reply, std::string
   }
   for (const auto& k : *kw) {
     if (!k.is_string()) return Bad("from the model", "keywords must be strings");
-    if (p.keywords.size() < kMaxGeneratedKeywords) p.keywords.push_back(k.get<std::string>());
+    // Empty ones carry nothing for the matcher; dropping them beats failing.
+    if (!k.get<std::string>().empty() && p.keywords.size() < kMaxGeneratedKeywords) {
+      p.keywords.push_back(k.get<std::string>());
+    }
   }
-  if (auto c = j.find("conventions"); c != j.end() && c->is_array()) {
+  if (p.keywords.empty()) return Bad("from the model", "keywords are all empty");
+  // Optional (null counts as absent), but a wrong type means the model
+  // misunderstood the format: better rejected than half-used.
+  if (auto c = j.find("conventions"); c != j.end() && !c->is_null()) {
+    if (!c->is_array()) return Bad("from the model", "conventions must be an array of strings");
     for (const auto& x : *c) {
-      if (x.is_string()) p.conventions.push_back(x.get<std::string>());
+      if (!x.is_string()) return Bad("from the model", "conventions must be strings");
+      if (!x.get<std::string>().empty()) p.conventions.push_back(x.get<std::string>());
     }
   }
   // The name becomes a file name: normalize it rather than trust it.
   for (char c : raw_name) {
     unsigned char u = static_cast<unsigned char>(c);
-    char n = std::isalnum(u) && u < 0x80 ? static_cast<char>(std::tolower(u)) : '-';
+    char n = u < 0x80 && std::isalnum(u) ? static_cast<char>(std::tolower(u)) : '-';
     if (n == '-' && (p.name.empty() || p.name.back() == '-')) continue;
     p.name += n;
   }
@@ -267,7 +318,7 @@ StatusOr<std::unique_ptr<AgentCatalog>> AgentCatalog::Open(const std::string& ex
     std::vector<fs::path> files;
     for (auto it = fs::directory_iterator(extra_dir, ec); !ec && it != fs::directory_iterator();
          it.increment(ec)) {
-      if (it->path().extension() == ".yaml") files.push_back(it->path());
+      if (it->path().extension() == ".yaml" && it->is_regular_file()) files.push_back(it->path());
     }
     if (ec) {
       return InvalidArgumentError("intents.agents_dir " + extra_dir + ": " + ec.message(),
@@ -275,10 +326,12 @@ StatusOr<std::unique_ptr<AgentCatalog>> AgentCatalog::Open(const std::string& ex
     }
     std::sort(files.begin(), files.end());
     for (const auto& f : files) {
-      std::ifstream in(f);
-      std::stringstream text;
-      text << in.rdbuf();
-      CR_ASSIGN_OR_RETURN(AgentProfile p, FromYaml(text.str(), f.string()));
+      auto text = ReadFile(f);
+      if (!text.ok()) return Bad(f.string(), "unreadable");
+      CR_ASSIGN_OR_RETURN(AgentProfile p, FromYaml(*text, f.string()));
+      // Shared names must be unique: Find and the "-2" suffixes of Add
+      // rely on it, and a silent shadowing would be a surprise.
+      if (c->Find(p.name, "").has_value()) return Bad(f.string(), "duplicate name " + p.name);
       c->profiles_.push_back(std::move(p));
     }
   }
@@ -294,18 +347,29 @@ StatusOr<std::unique_ptr<AgentCatalog>> AgentCatalog::Open(const std::string& ex
     for (auto f = fs::directory_iterator(t->path(), fec); !fec && f != fs::directory_iterator();
          f.increment(fec)) {
       if (f->path().extension() != ".json") continue;
-      std::ifstream in(f->path());
-      std::stringstream text;
-      text << in.rdbuf();
-      auto p = FromJson(json::parse(text.str(), nullptr, false), f->path().string());
-      if (!p.ok() || p->tenant != t->path().filename().string()) {
-        spdlog::warn("agents: skipping {}: {}", f->path().string(),
-                     p.ok() ? "tenant does not match its directory" : p.status().message());
+      auto text = ReadFile(f->path());
+      StatusOr<AgentProfile> p = text.status();
+      if (text.ok()) p = FromJson(json::parse(*text, nullptr, false), f->path().string());
+      // A profile must sit where Add would have put it: anything else was
+      // edited or copied by hand and could claim another tenant's name.
+      std::string why;
+      if (!p.ok()) {
+        why = p.status().message();
+      } else if (p->tenant != t->path().filename().string()) {
+        why = "its tenant is not its directory";
+      } else if (p->name + ".json" != f->path().filename().string()) {
+        why = "its name is not its file name";
+      }
+      if (!why.empty()) {
+        spdlog::warn("agents: skipping {}: {}", f->path().string(), why);
         continue;
       }
+      p->builtin = false;
       c->profiles_.push_back(std::move(*p));
     }
+    if (fec) spdlog::warn("agents: cannot list {}: {}", t->path().string(), fec.message());
   }
+  if (ec) spdlog::warn("agents: cannot list {}: {}", store_dir, ec.message());
   return c;
 }
 
@@ -343,6 +407,8 @@ StatusOr<std::string> AgentCatalog::Add(AgentProfile profile) {
                                 "bad_agent_profile");
   }
   profile.builtin = false;
+  // Ties in BestMatch go to the newest, so every created profile has a time.
+  if (profile.created_at_ms == 0) profile.created_at_ms = NowMs();
   CR_RETURN_IF_ERROR(Validate(profile, profile.name));
   std::lock_guard<std::mutex> lock(mu_);
   auto taken = [&](const std::string& name) {
@@ -356,7 +422,9 @@ StatusOr<std::string> AgentCatalog::Add(AgentProfile profile) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return InternalError("create " + dir.string() + ": " + ec.message(), "agent_io");
-  CR_RETURN_IF_ERROR(WriteDurably(dir / (profile.name + ".json"), ToJson(profile).dump(2)));
+  // replace: invalid UTF-8 must not throw here; a U+FFFD in a stored prompt is harmless.
+  std::string text = ToJson(profile).dump(2, ' ', false, json::error_handler_t::replace);
+  CR_RETURN_IF_ERROR(WriteDurably(dir / (profile.name + ".json"), text));
   profiles_.push_back(profile);
   return profile.name;
 }

@@ -41,7 +41,11 @@ struct AgentMatch {
 
 // How well `profile` fits `intent`, 0..1: the share of the intent's content
 // words (lower-cased, stop words and language names dropped, trailing plural
-// 's' folded) found among the profile's keywords. Pure; thread-safe.
+// 's' folded; numbers count as stop words) found among the profile's
+// keywords. An intent with no content words ("compute 2 + 3") is generic: 1
+// for a shared (builtin) profile, 0 for a created one, so it goes to the
+// language's default and never makes the model write a new profile.
+// Pure; thread-safe.
 double MatchScore(std::string_view intent, const AgentProfile& profile);
 
 // The system message for `profile`: its system prompt followed by its
@@ -80,7 +84,10 @@ class AgentCatalog {
   // Stores a created profile for `profile.tenant` durably (written to a
   // temporary file, fsynced, renamed) before returning. If the name is
   // taken for that tenant (or by a shared profile) a suffix "-2", "-3"...
-  // is added; returns the name used. Internal if it cannot be written.
+  // is added; returns the name used. InvalidArgument ("bad_agent_profile")
+  // if the profile is invalid or the tenant is not [A-Za-z0-9_.-]{1,128}
+  // (it names a directory; "." and ".." are refused); Internal if it cannot
+  // be written. Sets created_at_ms to now if it is 0.
   StatusOr<std::string> Add(AgentProfile profile);
 
   // Shared profiles and `tenant`'s own, shared first, each group by name.

@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "coderunner/intent/builtin_agents.h"
 
@@ -17,6 +20,45 @@ namespace fs = std::filesystem;
 std::string Lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
+}
+
+AgentProfile WithKeywords(std::vector<std::string> keywords, bool builtin = true) {
+  AgentProfile p;
+  p.keywords = std::move(keywords);
+  p.builtin = builtin;
+  return p;
+}
+
+TEST(MatchScoreTest, ScoresTheShareOfContentWordsAmongTheKeywords) {
+  const struct {
+    const char* name;
+    const char* intent;
+    std::vector<std::string> keywords;
+    bool builtin;
+    double want;
+  } cases[] = {
+      {"all content words match", "reverse a string", {"reverse", "string"}, true, 1.0},
+      {"half match", "reverse a geohash", {"reverse", "string"}, true, 0.5},
+      {"none match", "decode a geohash", {"reverse"}, true, 0.0},
+      {"case is ignored", "REVERSE a String", {"Reverse", "STRING"}, true, 1.0},
+      {"plural folded on the intent side", "sum the numbers", {"sum", "number"}, true, 1.0},
+      {"plural folded on the keyword side", "sum a number", {"sum", "numbers"}, true, 1.0},
+      {"double s is not a plural", "count the class", {"count", "clas"}, true, 0.5},
+      {"repeated words count once", "word word word count", {"word"}, true, 0.5},
+      {"numbers are stop words", "add 2 and 40", {"add"}, true, 1.0},
+      {"single letters are stop words", "add a and b", {"add"}, true, 1.0},
+      {"language names are dropped", "a python script in bash or node", {}, true, 1.0},
+      {"punctuation splits words", "one-liner: split,join!", {"split", "join"}, true, 1.0},
+      {"multi-word keywords are split", "unit conversion", {"unit conversion"}, true, 1.0},
+      {"non-ASCII is a separator", "trim caf\xc3\xa9 text", {"trim", "caf", "text"}, true, 1.0},
+      {"no content words: a shared profile fits", "compute 2 + 3", {"x"}, true, 1.0},
+      {"no content words: a created one does not", "compute 2 + 3", {"x"}, false, 0.0},
+      {"empty intent", "", {"x"}, true, 1.0},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_DOUBLE_EQ(MatchScore(c.intent, WithKeywords(c.keywords, c.builtin)), c.want);
+  }
 }
 
 class AgentCatalogTest : public ::testing::Test {
@@ -74,9 +116,21 @@ TEST_F(AgentCatalogTest, MatchScoresGenericTasksHighAndForeignDomainsLow) {
       {"write a JavaScript function that reverses a string", "javascript", true},
       {"a bash one-liner that counts lines", "bash", true},
       {"sort the list and remove duplicates", "python", true},
+      {"sort the list and remove duplicates", "javascript", true},
+      {"sort the list and remove duplicates", "bash", true},
+      {"convert celsius to fahrenheit", "javascript", true},
+      {"parse the csv and sum the second column", "python", true},
+      {"count the words in each line of a file", "bash", true},
+      {"add a and b", "python", true},
+      {"multiply the numbers", "python", true},
+      {"sum the numbers and report the configured width", "python", true},
+      {"write a JavaScript function that reverses the string s", "javascript", true},
+      {"a bash one-liner that counts the words in text", "bash", true},
       {"add 2 and 3", "python", true},
       {"compute the orbital period of a satellite from its altitude", "python", false},
       {"decode a base32 geohash into latitude and longitude", "python", false},
+      {"decode a base32 geohash into latitude and longitude", "javascript", false},
+      {"compute the orbital period of a satellite from its altitude", "bash", false},
   };
   for (const auto& k : cases) {
     auto m = c->BestMatch(k.intent, k.language, "t");
@@ -96,6 +150,8 @@ TEST_F(AgentCatalogTest, CreatedProfilesAreTheOwnersOnlyAndSurviveReopening) {
   EXPECT_EQ(c->BestMatch(intent, "python", "other")->profile.name, "python-default");
   EXPECT_TRUE(c->Find("geo", "acme").has_value());
   EXPECT_FALSE(c->Find("geo", "other").has_value());
+  // A generic intent stays with the built-in default.
+  EXPECT_EQ(c->BestMatch("compute 2 + 3", "python", "acme")->profile.name, "python-default");
   // Same name again: suffixed, never overwritten.
   auto again = c->Add(Created("geo", "acme", {"x"}));
   ASSERT_TRUE(again.ok());
@@ -113,15 +169,45 @@ TEST_F(AgentCatalogTest, CreatedProfilesAreTheOwnersOnlyAndSurviveReopening) {
   EXPECT_EQ(reopened->List("other").size(), 3u);
 }
 
+TEST_F(AgentCatalogTest, AddWritesOneJsonFileAndStampsTheCreationTime) {
+  auto c = Open();
+  ASSERT_NE(c, nullptr);
+  AgentProfile p = Created("units", "team.a-1_B", {"Meter", "FOOT"});
+  p.created_at_ms = 0;
+  ASSERT_TRUE(c->Add(p).ok());
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(dir_ + "/store/team.a-1_B")) {
+    files.push_back(e.path().filename().string());
+  }
+  EXPECT_EQ(files, std::vector<std::string>{"units.json"}) << "no temporary file left behind";
+  auto stored = c->Find("units", "team.a-1_B");
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_GT(stored->created_at_ms, 0);
+  EXPECT_FALSE(stored->builtin);
+  EXPECT_EQ(stored->keywords, (std::vector<std::string>{"meter", "foot"}));
+
+  AgentProfile bad_utf8 = Created("bytes", "team.a-1_B", {"k"});
+  bad_utf8.system_prompt = "Write \xff Python.";
+  EXPECT_TRUE(c->Add(bad_utf8).ok()) << "invalid UTF-8 is replaced, not thrown";
+  auto reopened = Open();
+  ASSERT_NE(reopened, nullptr);
+  EXPECT_TRUE(reopened->Find("bytes", "team.a-1_B").has_value());
+}
+
 TEST_F(AgentCatalogTest, AddRefusesUnsafeOwnersAndCorruptFilesAreSkipped) {
   auto c = Open();
   ASSERT_NE(c, nullptr);
-  EXPECT_EQ(c->Add(Created("x", "../evil", {"a"})).status().reason(), "bad_agent_profile");
-  EXPECT_EQ(c->Add(Created("x", "", {"a"})).status().reason(), "bad_agent_profile");
+  for (const char* bad : {"../evil", "", "a/b", ".", "..", "t\xc3\xa9", "a b"}) {
+    auto r = c->Add(Created("x", bad, {"a"}));
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << bad;
+    EXPECT_EQ(r.status().reason(), "bad_agent_profile") << bad;
+  }
   fs::create_directories(dir_ + "/store/acme");
   std::ofstream(dir_ + "/store/acme/broken.json") << "{not json";
   std::ofstream(dir_ + "/store/acme/stolen.json")
       << R"({"name":"stolen","language":"python","system_prompt":"x","tenant":"other"})";
+  std::ofstream(dir_ + "/store/acme/renamed.json")
+      << R"({"name":"other-name","language":"python","system_prompt":"x","tenant":"acme"})";
   auto reopened = Open();
   ASSERT_NE(reopened, nullptr);
   EXPECT_EQ(reopened->List("acme").size(), 3u);
@@ -136,8 +222,29 @@ TEST_F(AgentCatalogTest, ExtraDirectoryAddsSharedProfilesAndRejectsBadOnes) {
   auto c = Open(dir_ + "/extra");
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->BestMatch("run a sql query", "python", "t")->profile.name, "python-sql");
-  std::ofstream(dir_ + "/extra/bad.yaml") << "name: Bad Name\nlanguage: python\n";
-  EXPECT_FALSE(AgentCatalog::Open(dir_ + "/extra", dir_ + "/store").ok());
+  EXPECT_EQ(c->Find("python-sql", "anyone")->keywords, (std::vector<std::string>{"sql", "query"}));
+
+  const struct {
+    const char* name;
+    const char* yaml;
+  } bad[] = {
+      {"bad name", "name: Bad Name\nlanguage: python\nsystem_prompt: p\n"},
+      {"no language", "name: x\nsystem_prompt: p\n"},
+      {"no prompt", "name: x\nlanguage: python\n"},
+      {"not a mapping", "- a\n- b\n"},
+      {"keywords not a list", "name: x\nlanguage: python\nsystem_prompt: p\nkeywords: a, b\n"},
+      {"not YAML", "name: [unclosed\n"},
+      {"duplicate of a built-in", "name: python-default\nlanguage: python\nsystem_prompt: p\n"},
+  };
+  for (const auto& b : bad) {
+    SCOPED_TRACE(b.name);
+    std::ofstream(dir_ + "/extra/zz-bad.yaml") << b.yaml;
+    auto r = AgentCatalog::Open(dir_ + "/extra", dir_ + "/store");
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(r.status().message().find("zz-bad.yaml"), std::string::npos) << "names the file";
+  }
+  EXPECT_FALSE(AgentCatalog::Open(dir_ + "/missing", dir_ + "/store").ok());
 }
 
 TEST(ParseGeneratedProfileTest, AcceptsTheObjectBareFencedOrInProse) {
@@ -159,7 +266,31 @@ TEST(ParseGeneratedProfileTest, AcceptsTheObjectBareFencedOrInProse) {
       {"path in the name",
        R"({"name":"../../etc/passwd","description":"d","keywords":["k"],"system_prompt":"p"})",
        "etc-passwd"},
+      {"conventions null", R"({"name":"x","description":"d","keywords":["k"],"system_prompt":"p",
+          "conventions":null})",
+       "x"},
+      {"language in the reply ignored",
+       R"({"name":"x","language":"cobol","description":"d","keywords":["k"],"system_prompt":"p"})",
+       "x"},
       {"no object", "I cannot do that.", nullptr},
+      {"not JSON", "{name: x}", nullptr},
+      {"an array", R"([{"name":"x"}])", nullptr},
+      {"name not a string", R"({"name":7,"description":"d","keywords":["k"],"system_prompt":"p"})",
+       nullptr},
+      {"name with no usable character",
+       R"({"name":"!!!","description":"d","keywords":["k"],"system_prompt":"p"})", "agent"},
+      {"keyword not a string",
+       R"({"name":"x","description":"d","keywords":["k",1],"system_prompt":"p"})", nullptr},
+      {"keywords empty", R"({"name":"x","description":"d","keywords":[],"system_prompt":"p"})",
+       nullptr},
+      {"keywords all blank",
+       R"({"name":"x","description":"d","keywords":[""],"system_prompt":"p"})", nullptr},
+      {"conventions not a list",
+       R"({"name":"x","description":"d","keywords":["k"],"system_prompt":"p","conventions":"c"})",
+       nullptr},
+      {"convention not a string",
+       R"({"name":"x","description":"d","keywords":["k"],"system_prompt":"p","conventions":[1]})",
+       nullptr},
       {"missing prompt", R"({"name":"x","description":"d","keywords":["k"]})", nullptr},
       {"keywords not a list",
        R"({"name":"x","description":"d","keywords":"k","system_prompt":"p"})", nullptr},
@@ -179,6 +310,17 @@ TEST(ParseGeneratedProfileTest, AcceptsTheObjectBareFencedOrInProse) {
     EXPECT_EQ(p->language, "python");
     for (const auto& k : p->keywords) EXPECT_EQ(k, Lower(k));
   }
+  std::string many = R"({"name":")" + std::string(100, 'N') +
+                     R"(","description":"d","system_prompt":"p","keywords":[)";
+  for (int i = 0; i < 40; ++i) many += (i ? ",\"K" : "\"K") + std::to_string(i) + "\"";
+  auto capped = ParseGeneratedProfile(many + "]}", "javascript");
+  ASSERT_TRUE(capped.ok()) << capped.status().ToString();
+  EXPECT_EQ(capped->name, std::string(64, 'n'));
+  EXPECT_EQ(capped->keywords.size(), 32u);
+  EXPECT_EQ(capped->keywords[0], "k0");
+  EXPECT_EQ(capped->language, "javascript");
+  EXPECT_FALSE(capped->builtin);
+
   auto huge =
       ParseGeneratedProfile(R"({"name":"x","description":"d","keywords":["k"],"system_prompt":")" +
                                 std::string(9000, 'p') + "\"}",
@@ -186,7 +328,7 @@ TEST(ParseGeneratedProfileTest, AcceptsTheObjectBareFencedOrInProse) {
   EXPECT_FALSE(huge.ok());
 }
 
-TEST(RenderSystemPromptTest, AppendsConventionsAsAList) {
+TEST(AgentPromptTest, RenderAppendsConventionsAsABulletedList) {
   AgentProfile p;
   p.system_prompt = "Be brief.\n";
   EXPECT_EQ(RenderSystemPrompt(p), "Be brief.");
