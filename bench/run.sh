@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Runs the benchmarks against a fresh coderunner on one engine.
 #   bench/run.sh [docker|podman]     (default: docker)
+# Environment: LATENCY_JOBS (30), CLI_LOOP (0 = the whole sequential CLI
+# baseline; N = the first N, scaled), SECTIONS (latency,throughput,memory),
+# HUMANEVAL (../shared/data/HumanEval.jsonl.gz), WAIT_JOBS (20), CONCURRENCY
+# (jobs.max_concurrent of the server under test; 0 = one worker per core).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 engine="${1:-docker}"
 sock=$("scripts/start-$engine.sh" | tail -n1)
 images/build.sh --engine "$engine" >/dev/null
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCODERUNNER_TESTS=ON >/dev/null
-cmake --build build -j"$(nproc)" --target coderunner coderunner-init wait_bench >/dev/null
+cmake --build build -j"$(nproc)" --target coderunner coderunner-init wait_bench service_bench >/dev/null
 
 dir=$(mktemp -d /tmp/coderunner-bench-XXXXXX)
 port=18199
@@ -18,6 +22,9 @@ workspace_dir: $dir/workspaces
 data_dir: $dir/data
 instance: bench
 auth: {mode: none}
+jobs: {max_queued: 2000, max_concurrent: ${CONCURRENCY:-0}}
+artifacts: {dir: $dir/artifacts}
+volumes: {dir: $dir/volumes}
 CFG
 build/coderunner serve --config "$dir/config.yaml" >"$dir/server.log" 2>&1 &
 pid=$!
@@ -26,3 +33,11 @@ for _ in $(seq 50); do curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1
 
 echo "== engine: $engine ($sock)"
 build/bench/wait_bench --server "http://127.0.0.1:$port" --jobs "${WAIT_JOBS:-20}"
+
+# Latency per language, HumanEval throughput and memory, each against
+# baselines measured in this same run on this same engine.
+humaneval="${HUMANEVAL:-../shared/data/HumanEval.jsonl.gz}"
+if [[ -f "$humaneval" ]]; then zcat "$humaneval" >"$dir/humaneval.jsonl"; fi
+build/bench/service_bench --server "http://127.0.0.1:$port" --socket "$sock" --engine "$engine" \
+  --pid "$pid" --humaneval "$dir/humaneval.jsonl" --jobs "${LATENCY_JOBS:-30}" \
+  --cli-loop "${CLI_LOOP:-0}" --sections "${SECTIONS:-latency,throughput,memory}"

@@ -1,0 +1,383 @@
+// service_bench: what one job costs through coderunner, against baselines
+// measured in the same run on the same engine.
+//
+//   latency     N sequential `print(1+1)` per language through POST
+//               /v1/execute, against the engine CLI (`docker run` /
+//               `podman run`), the raw engine API sequence
+//               create→start→wait→logs→delete, and a bare interpreter
+//               start on the host
+//   throughput  HumanEval's 164 problems (prompt + canonical solution +
+//               test + check(entry_point)) submitted at once through the
+//               async API; every one must pass; against a sequential CLI
+//               loop over the same programs
+//   memory      the service's RSS idle, with 1,000 queued jobs, and while a
+//               job prints 1 GiB
+//
+// Usage: service_bench --server URL --socket SOCK --engine docker|podman
+//          [--pid SERVICE_PID] [--humaneval FILE.jsonl] [--jobs N]
+//          [--sections latency,throughput,memory] [--cli-loop N]
+// --cli-loop bounds the sequential CLI baseline to N programs (the wall
+// time is then scaled to 164 and marked as such); 0 runs all.
+#include <httplib.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "coderunner/engine/curl_transport.h"
+
+extern char** environ;
+
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  std::string server = "http://127.0.0.1:8080";
+  std::string socket;
+  std::string engine = "docker";
+  int pid = 0;
+  std::string humaneval;
+  int jobs = 30;
+  std::string sections = "latency,throughput,memory";
+  int cli_loop = 0;
+};
+
+struct Language {
+  std::string name;
+  std::string image;
+  std::vector<std::string> command;  // Runs print(1+1) in the image.
+  std::vector<std::string> host;     // The same on the host.
+  std::string code;                  // For /v1/execute.
+};
+
+const std::vector<Language>& Languages() {
+  static const std::vector<Language> kAll = {
+      {"python",
+       "coderunner/python:3.11",
+       {"python3", "-c", "print(1+1)"},
+       {"python3", "-c", "print(1+1)"},
+       "print(1+1)"},
+      {"javascript",
+       "coderunner/node:20",
+       {"node", "-e", "console.log(1+1)"},
+       {"node", "-e", "console.log(1+1)"},
+       "console.log(1+1)"},
+      {"bash",
+       "coderunner/bash:5",
+       {"bash", "-c", "echo $((1+1))"},
+       {"bash", "-c", "echo $((1+1))"},
+       "echo $((1+1))"},
+  };
+  return kAll;
+}
+
+double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+double Percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t i = std::min(v.size() - 1, static_cast<size_t>(p * (v.size() - 1) + 0.5));
+  return v[i];
+}
+
+// Runs argv, output discarded (or into `out`); returns the exit status.
+int Spawn(const std::vector<std::string>& args, std::string* out = nullptr) {
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  int pipefd[2];
+  if (pipe(pipefd) != 0) return -1;
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addclose(&fa, pipefd[0]);
+  pid_t pid;
+  int rc = posix_spawnp(&pid, argv[0], &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(pipefd[1]);
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(pipefd[0], buf, sizeof(buf))) > 0) {
+    if (out != nullptr) out->append(buf, n);
+  }
+  close(pipefd[0]);
+  if (rc != 0) return -1;
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// The engine's command line, pointed at the socket under test.
+std::vector<std::string> CliRun(const Options& o, const std::string& image,
+                                const std::vector<std::string>& command) {
+  std::vector<std::string> a;
+  if (o.engine == "podman") {
+    a = {"podman",   "--remote",        "--url", "unix://" + o.socket, "run",
+         "--rm",     "--network",       "none",  "--ulimit",           "nofile=1024:1024",
+         "--ulimit", "nproc=4096:4096", image};
+  } else {
+    a = {"docker", "-H", "unix://" + o.socket, "run", "--rm", "--network", "none", image};
+  }
+  a.insert(a.end(), command.begin(), command.end());
+  return a;
+}
+
+// create→start→wait→logs→delete through the engine API, as a client that
+// knows nothing of coderunner would.
+bool RawApiRun(coderunner::engine::Transport& t, const Language& l) {
+  using coderunner::engine::HttpRequest;
+  json spec = {{"Image", l.image},
+               {"Cmd", l.command},
+               {"HostConfig",
+                {{"NetworkMode", "none"},
+                 {"Ulimits",
+                  {{{"Name", "nofile"}, {"Soft", 1024}, {"Hard", 1024}},
+                   {{"Name", "nproc"}, {"Soft", 4096}, {"Hard", 4096}}}}}}};
+  auto created = t.Do({"POST", "/containers/create", spec.dump()});
+  if (!created.ok() || created->status != 201) return false;
+  std::string id = json::parse(created->body)["Id"];
+  bool ok = false;
+  auto started = t.Do({"POST", "/containers/" + id + "/start", ""});
+  if (started.ok() && started->status / 100 == 2) {
+    auto waited = t.Do({"POST", "/containers/" + id + "/wait", "", std::chrono::seconds(60)});
+    auto logs = t.Do({"GET", "/containers/" + id + "/logs?stdout=1&stderr=1", ""});
+    ok = waited.ok() && logs.ok() && logs->body.find('2') != std::string::npos;
+  }
+  (void)t.Do({"DELETE", "/containers/" + id + "?force=1", ""});
+  return ok;
+}
+
+struct Series {
+  std::string name;
+  std::vector<double> ms;
+  int failures = 0;
+};
+
+void PrintSeries(const Series& s, double base_p50) {
+  double p50 = Percentile(s.ms, 0.5);
+  printf("  %-28s %8.1f %8.1f %8.1f", s.name.c_str(), p50, Percentile(s.ms, 0.95),
+         Percentile(s.ms, 0.99));
+  if (base_p50 > 0) printf("   %6.2fx", p50 / base_p50);
+  if (s.failures > 0) printf("   (%d failed)", s.failures);
+  printf("\n");
+}
+
+void Latency(const Options& o, httplib::Client& c) {
+  coderunner::engine::CurlTransport transport(o.socket);
+  printf(
+      "\n== latency: print(1+1), %d sequential runs each (ms: p50 p95 p99, ratio to the service "
+      "p50)\n",
+      o.jobs);
+  for (const auto& l : Languages()) {
+    Series service{"coderunner /v1/execute", {}, 0}, raw{"raw API create..delete", {}, 0},
+        cli{o.engine + " run", {}, 0}, bare{"bare interpreter (host)", {}, 0};
+    for (int i = 0; i < o.jobs; ++i) {
+      // A distinct comment per run defeats the result cache.
+      std::string tag =
+          std::to_string(i) + "-" + std::to_string(Clock::now().time_since_epoch().count());
+      std::string code = l.code + (l.name == "javascript" ? " // " : " # ") + tag;
+      auto t0 = Clock::now();
+      auto r = c.Post("/v1/execute", json{{"language", l.name}, {"code", code}}.dump(),
+                      "application/json");
+      double ms = Ms(Clock::now() - t0);
+      bool ok = r && r->status == 200 && json::parse(r->body).value("stdout", "") == "2\n";
+      ok ? service.ms.push_back(ms) : (void)++service.failures;
+
+      t0 = Clock::now();
+      ok = RawApiRun(transport, l);
+      ms = Ms(Clock::now() - t0);
+      ok ? raw.ms.push_back(ms) : (void)++raw.failures;
+
+      t0 = Clock::now();
+      std::string out;
+      ok = Spawn(CliRun(o, l.image, l.command), &out) == 0 && out == "2\n";
+      ms = Ms(Clock::now() - t0);
+      ok ? cli.ms.push_back(ms) : (void)++cli.failures;
+
+      t0 = Clock::now();
+      out.clear();
+      ok = Spawn(l.host, &out) == 0 && out == "2\n";
+      ms = Ms(Clock::now() - t0);
+      ok ? bare.ms.push_back(ms) : (void)++bare.failures;
+    }
+    double base = Percentile(service.ms, 0.5);
+    printf(" %s\n", l.name.c_str());
+    for (const Series* s : {&service, &raw, &cli, &bare}) PrintSeries(*s, base);
+  }
+}
+
+struct Problem {
+  std::string id;
+  std::string program;
+};
+
+std::vector<Problem> LoadHumanEval(const std::string& path) {
+  std::vector<Problem> out;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    json p = json::parse(line);
+    out.push_back({p["task_id"], p["prompt"].get<std::string>() +
+                                     p["canonical_solution"].get<std::string>() + "\n" +
+                                     p["test"].get<std::string>() + "\ncheck(" +
+                                     p["entry_point"].get<std::string>() + ")\n"});
+  }
+  return out;
+}
+
+void Throughput(const Options& o, httplib::Client& c) {
+  std::vector<Problem> problems = LoadHumanEval(o.humaneval);
+  if (problems.empty()) {
+    printf("\n== throughput: skipped (no --humaneval file)\n");
+    return;
+  }
+  printf("\n== throughput: HumanEval, %zu problems submitted at once through POST /v1/jobs\n",
+         problems.size());
+  auto t0 = Clock::now();
+  std::vector<std::string> ids;
+  std::string salt = std::to_string(Clock::now().time_since_epoch().count());
+  for (const auto& p : problems) {
+    json body = {{"language", "python"}, {"code", p.program + "# " + salt}, {"cache", false}};
+    auto r = c.Post("/v1/jobs", body.dump(), "application/json");
+    ids.push_back(r && r->status == 202 ? json::parse(r->body).value("id", "") : "");
+  }
+  int passed = 0;
+  std::vector<std::string> failed;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    bool ok = false;
+    if (ids[i].empty()) {
+      failed.push_back(problems[i].id);
+      continue;
+    }
+    auto r = c.Get("/v1/jobs/" + ids[i] + "/wait?timeout_s=300");
+    if (r && r->status == 200) {
+      json rec = json::parse(r->body);
+      ok = rec.value("status", "") == "succeeded";
+    }
+    ok ? (void)++passed : failed.push_back(problems[i].id);
+  }
+  double wall = Ms(Clock::now() - t0) / 1000.0;
+  printf("  coderunner (async, all at once)  %7.2f s  %6.1f jobs/s  passed %d/%zu\n", wall,
+         problems.size() / wall, passed, problems.size());
+  for (const auto& f : failed) printf("    failed: %s\n", f.c_str());
+
+  size_t n = o.cli_loop > 0 ? std::min<size_t>(o.cli_loop, problems.size()) : problems.size();
+  auto t1 = Clock::now();
+  int cli_passed = 0;
+  for (size_t i = 0; i < n; ++i) {
+    cli_passed +=
+        Spawn(CliRun(o, "coderunner/python:3.11", {"python3", "-c", problems[i].program})) == 0;
+  }
+  double cli_wall = Ms(Clock::now() - t1) / 1000.0;
+  double scaled = cli_wall * problems.size() / n;
+  printf("  sequential %s run loop          %7.2f s  %6.1f jobs/s  passed %d/%zu%s\n",
+         o.engine.c_str(), scaled, problems.size() / scaled, cli_passed, n,
+         n < problems.size() ? " (measured on the first N, scaled)" : "");
+  printf("  speed-up                          %7.2fx\n", scaled / wall);
+}
+
+long RssKiB(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  }
+  return -1;
+}
+
+void Memory(const Options& o, httplib::Client& c) {
+  if (o.pid <= 0) {
+    printf("\n== memory: skipped (no --pid)\n");
+    return;
+  }
+  printf("\n== memory: the service's RSS (MiB)\n");
+  long idle = RssKiB(o.pid);
+  printf("  idle                               %7.1f\n", idle / 1024.0);
+
+  // 1,000 jobs that each wait a while: the workers hold a few, the queue
+  // holds the rest. Then cancel them all.
+  std::vector<std::string> ids;
+  for (int i = 0; i < 1000; ++i) {
+    json body = {
+        {"language", "bash"}, {"code", "sleep 30 # " + std::to_string(i)}, {"cache", false}};
+    auto r = c.Post("/v1/jobs", body.dump(), "application/json");
+    if (r && r->status == 202) ids.push_back(json::parse(r->body)["id"]);
+  }
+  long queued = RssKiB(o.pid);
+  auto stats = c.Get("/metrics");
+  printf("  with %zu jobs accepted (queued)     %7.1f   (+%.1f)\n", ids.size(), queued / 1024.0,
+         (queued - idle) / 1024.0);
+  for (const auto& id : ids) c.Delete("/v1/jobs/" + id);
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+
+  long before = RssKiB(o.pid);
+  std::atomic<bool> done{false};
+  std::atomic<long> peak{before};
+  std::thread sampler([&] {
+    while (!done) {
+      long r = RssKiB(o.pid);
+      if (r > peak) peak = r;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  });
+  std::string flood =
+      "import sys\nb = b'x' * 65536\nfor _ in range(16384):\n    sys.stdout.buffer.write(b)\n";
+  json body = {{"language", "python"},
+               {"code", flood},
+               {"limits", {{"timeout_ms", 60000}}},
+               {"cache", false}};
+  auto t0 = Clock::now();
+  auto r = c.Post("/v1/execute", body.dump(), "application/json");
+  double secs = Ms(Clock::now() - t0) / 1000.0;
+  done = true;
+  sampler.join();
+  bool ok = r && r->status == 200;
+  if (!ok) {
+    printf("  (the 1 GiB job: %s)\n",
+           r ? (std::to_string(r->status) + " " + r->body.substr(0, 300)).c_str()
+             : httplib::to_string(r.error()).c_str());
+  }
+  printf(
+      "  while a job prints 1 GiB           %7.1f   (+%.1f over %.1f before; job %s in %.1f s)\n",
+      peak / 1024.0, (peak - before) / 1024.0, before / 1024.0,
+      ok ? json::parse(r->body).value("status", "?").c_str() : "failed", secs);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string a = argv[i], v = argv[i + 1];
+    if (a == "--server") o.server = v;
+    if (a == "--socket") o.socket = v;
+    if (a == "--engine") o.engine = v;
+    if (a == "--pid") o.pid = std::stoi(v);
+    if (a == "--humaneval") o.humaneval = v;
+    if (a == "--jobs") o.jobs = std::stoi(v);
+    if (a == "--sections") o.sections = v;
+    if (a == "--cli-loop") o.cli_loop = std::stoi(v);
+  }
+  httplib::Client c(o.server);
+  c.set_read_timeout(600, 0);
+  c.set_write_timeout(60, 0);
+  printf("service_bench: engine %s (%s), server %s\n", o.engine.c_str(), o.socket.c_str(),
+         o.server.c_str());
+  if (o.sections.find("latency") != std::string::npos) Latency(o, c);
+  if (o.sections.find("throughput") != std::string::npos) Throughput(o, c);
+  if (o.sections.find("memory") != std::string::npos) Memory(o, c);
+  return 0;
+}
