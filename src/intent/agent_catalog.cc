@@ -348,8 +348,9 @@ StatusOr<std::unique_ptr<AgentCatalog>> AgentCatalog::Open(const std::string& ex
          f.increment(fec)) {
       if (f->path().extension() != ".json") continue;
       auto text = ReadFile(f->path());
-      StatusOr<AgentProfile> p = text.status();
-      if (text.ok()) p = FromJson(json::parse(*text, nullptr, false), f->path().string());
+      StatusOr<AgentProfile> p =
+          text.ok() ? FromJson(json::parse(*text, nullptr, false), f->path().string())
+                    : StatusOr<AgentProfile>(text.status());
       // A profile must sit where Add would have put it: anything else was
       // edited or copied by hand and could claim another tenant's name.
       std::string why;
