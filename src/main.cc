@@ -1,4 +1,5 @@
 // coderunner: wires config, engine clients, the runner and the HTTP server.
+#include <malloc.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -212,6 +213,12 @@ int Serve(const std::string& config_path) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Job output passes through transient buffers of a few MiB (results,
+  // redacted copies, JSON). A fixed mmap threshold keeps such blocks out of
+  // the heap, so freeing them returns the memory at once; glibc's default
+  // raises the threshold after the first large free, and the heap then
+  // keeps up to tens of MiB of them across jobs.
+  mallopt(M_MMAP_THRESHOLD, 256 * 1024);
   std::string command = argc > 1 ? argv[1] : "";
   if (command != "serve") {
     std::cerr << kUsage;

@@ -175,14 +175,33 @@ void JobExecutor::Run(const JobRecord& record) {
   stored["cached"] = false;
 
   JobStatus status = FromRunStatus(result.status);
-  if (!Complete(record, status, stored.dump(), raw.dump(), result.image_digest, started)) return;
+  std::string stored_text = stored.dump();
+  std::string raw_text = raw.dump();
+  // Up to a few MiB of output copies; gone before the result is handed out.
+  stored = nlohmann::json();
+  raw = nlohmann::json();
+  redacted = sandbox::RunResult();
+  result.stdout_data = std::string();
+  result.stderr_data = std::string();
   // Artifacts live under the job that made them; a cached answer naming
   // them would point at another job's files. Such results are not cached.
-  if ((status == JobStatus::kSucceeded || status == JobStatus::kFailed) &&
-      !record.cache_key.empty() && ctx_.config->jobs.cache_ttl_s > 0 && result.artifacts.empty()) {
-    Status put = ctx_.store->CachePut(record.cache_key, stored.dump(),
-                                      NowMs() + ctx_.config->jobs.cache_ttl_s * 1000);
-    if (!put.ok()) spdlog::warn("job {}: cache put: {}", id, put.ToString());
+  // The cache is filled before waiters wake, so a caller that sees the
+  // result finds the service done with the job's output.
+  auto fill_cache = [&] {
+    if ((status == JobStatus::kSucceeded || status == JobStatus::kFailed) &&
+        !record.cache_key.empty() && ctx_.config->jobs.cache_ttl_s > 0 &&
+        result.artifacts.empty()) {
+      Status put = ctx_.store->CachePut(record.cache_key, stored_text,
+                                        NowMs() + ctx_.config->jobs.cache_ttl_s * 1000);
+      if (!put.ok()) spdlog::warn("job {}: cache put: {}", id, put.ToString());
+    }
+    // Give the freed pages back now, not after the caller has its answer:
+    // the service's RSS stays flat across jobs (glibc keeps its high-water
+    // mark otherwise).
+    malloc_trim(0);
+  };
+  if (!Complete(record, status, stored_text, raw_text, result.image_digest, started, fill_cache)) {
+    return;
   }
   if (status == JobStatus::kError) {
     spdlog::warn("job {}: error: {}", id, result.error.ToString());
@@ -191,7 +210,8 @@ void JobExecutor::Run(const JobRecord& record) {
 
 bool JobExecutor::Complete(const JobRecord& record, JobStatus status,
                            const std::string& stored_json, const std::string& raw_json,
-                           const std::string& image_digest, int64_t started_ms) {
+                           const std::string& image_digest, int64_t started_ms,
+                           const std::function<void()>& before_wake) {
   const std::string& id = record.id;
   int64_t finished = NowMs();
   Status done = ctx_.store->Transition(id, status, finished, stored_json, image_digest);
@@ -204,6 +224,7 @@ bool JobExecutor::Complete(const JobRecord& record, JobStatus status,
     ctx_.hub->Finish(id, now.ok() ? now->status : status, raw_json);
     return false;
   }
+  if (before_wake) before_wake();
   std::string status_name(JobStatusName(status));
   ctx_.metrics->Increment("coderunner_jobs_total",
                           {{"status", status_name}, {"language", record.language}});

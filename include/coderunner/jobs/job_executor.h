@@ -3,6 +3,7 @@
 #define CODERUNNER_JOBS_JOB_EXECUTOR_H_
 
 #include <atomic>
+#include <functional>
 #include <mutex>
 #include <set>
 #include <string>
@@ -44,11 +45,13 @@ class JobExecutor {
   sandbox::RunResult RunSpec(const sandbox::JobSpec& spec, JobChannel& channel, bool fail_fast);
 
   // Commits the terminal `status` with `stored_json` as the job's result,
-  // counts it, wakes waiters with `raw_json` and sends the webhook. Returns
+  // runs `before_wake` (if any), counts it, wakes waiters with `raw_json`
+  // and sends the webhook. Returns
   // false, leaving the status that won, if the job was already terminal (a
   // cancel got there first) or the store failed.
   bool Complete(const JobRecord& record, JobStatus status, const std::string& stored_json,
-                const std::string& raw_json, const std::string& image_digest, int64_t started_ms);
+                const std::string& raw_json, const std::string& image_digest, int64_t started_ms,
+                const std::function<void()>& before_wake = nullptr);
 
   // Ids of the jobs being executed right now (for the janitor).
   std::set<std::string> Active() const;
