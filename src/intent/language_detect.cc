@@ -1,34 +1,61 @@
+// DetectLanguage: reads the intent as lower-cased words and looks for a
+// language's name among them. Whole words only, so names inside other
+// words ("jsonify", "shellfish", "pythonic") never count.
 #include "coderunner/intent/language_detect.h"
 
 #include <cctype>
 #include <vector>
 
 namespace coderunner::intent {
+namespace {
 
-std::string DetectLanguage(std::string_view intent) {
-  // Words: lower-cased runs of letters, digits and '.', so that "node.js"
-  // stays one word; a trailing '.' (end of a sentence) is dropped.
+// Lower-cased runs of letters, digits and '.', so that "node.js" and
+// "python3.11" stay one word; dots at either end (a full stop, ".py") are
+// dropped.
+std::vector<std::string> Words(std::string_view text) {
   std::vector<std::string> words;
   std::string w;
-  for (size_t i = 0; i <= intent.size(); ++i) {
-    unsigned char c = i < intent.size() ? static_cast<unsigned char>(intent[i]) : ' ';
+  auto flush = [&] {
+    size_t b = w.find_first_not_of('.');
+    size_t e = w.find_last_not_of('.');
+    if (b != std::string::npos) words.push_back(w.substr(b, e - b + 1));
+    w.clear();
+  };
+  for (char ch : text) {
+    unsigned char c = static_cast<unsigned char>(ch);
     if (std::isalnum(c) || c == '.') {
       w += static_cast<char>(std::tolower(c));
-      continue;
+    } else {
+      flush();
     }
-    while (!w.empty() && w.back() == '.') w.pop_back();
-    if (!w.empty()) words.push_back(w);
-    w.clear();
   }
+  flush();
+  return words;
+}
+
+// "python3.11" and the like.
+bool IsVersionedPython(const std::string& w) {
+  if (w.rfind("python3.", 0) != 0 || w.size() == 8) return false;
+  for (size_t i = 8; i < w.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(w[i]))) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string DetectLanguage(std::string_view intent) {
+  std::vector<std::string> words = Words(intent);
   for (size_t i = 0; i < words.size(); ++i) {
     const std::string& x = words[i];
     if (x == "javascript" || x == "js" || x == "nodejs" || x == "node.js" || x == "ecmascript") {
       return "javascript";
     }
-    // Plain "node" is a tree's or a graph's far more often than Node.js's.
+    // Plain "node" is a tree's or a graph's far more often than Node.js's,
+    // so it counts only as "node js".
     if (x == "node" && i + 1 < words.size() && words[i + 1] == "js") return "javascript";
     if (x == "bash" || x == "shell" || x == "sh") return "bash";
-    if (x == "python" || x == "python3" || x == "py") return "python";
+    if (x == "python" || x == "python3" || x == "py" || IsVersionedPython(x)) return "python";
   }
   return "";
 }

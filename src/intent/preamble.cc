@@ -1,105 +1,82 @@
+// Preamble: the intent's inputs as variable definitions in the target
+// language. Every literal is produced by the escapers below, never pasted:
+// python and javascript literals are printable ASCII with every other
+// character escaped, bash values are single-quoted (where nothing is
+// special but the quote itself). So no input value can end its literal,
+// start a statement, or be expanded by the interpreter.
 #include "coderunner/intent/preamble.h"
 
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <set>
+
+#include "coderunner/common/utf8.h"
 
 namespace coderunner::intent {
 namespace {
 
 using nlohmann::json;
 
-// Names a preamble must not define: keywords, and names whose shadowing
-// breaks the program (builtins the model will call) or the shell itself.
-const std::set<std::string>& Reserved(std::string_view language) {
-  static const std::set<std::string> kPython = {
-      "False",   "None",     "True",     "and",    "as",        "assert", "async",  "await",
-      "break",   "class",    "continue", "def",    "del",       "elif",   "else",   "except",
-      "finally", "for",      "from",     "global", "if",        "import", "in",     "is",
-      "lambda",  "nonlocal", "not",      "or",     "pass",      "raise",  "return", "try",
-      "while",   "with",     "yield",    "match",  "case",      "type",   "print",  "len",
-      "range",   "open",     "input",    "int",    "str",       "float",  "list",   "dict",
-      "set",     "tuple",    "bool",     "sum",    "min",       "max",    "abs",    "round",
-      "sorted",  "map",      "filter",   "zip",    "enumerate", "any",    "all",    "isinstance",
-      "object",  "super",    "iter",     "next",   "repr",      "format", "chr",    "ord",
-      "json",    "sys",      "os",       "math",   "re",        "exit",   "quit"};
-  static const std::set<std::string> kJavaScript = {
-      "break",      "case",      "catch",     "class",     "const",      "continue",   "debugger",
-      "default",    "delete",    "do",        "else",      "enum",       "export",     "extends",
-      "false",      "finally",   "for",       "function",  "if",         "import",     "in",
-      "instanceof", "new",       "null",      "return",    "super",      "switch",     "this",
-      "throw",      "true",      "try",       "typeof",    "var",        "void",       "while",
-      "with",       "yield",     "let",       "static",    "implements", "interface",  "package",
-      "private",    "protected", "public",    "await",     "async",      "console",    "require",
-      "process",    "module",    "exports",   "JSON",      "Math",       "Object",     "Array",
-      "String",     "Number",    "Boolean",   "Promise",   "Error",      "Date",       "RegExp",
-      "Map",        "Set",       "undefined", "NaN",       "Infinity",   "globalThis", "eval",
-      "arguments",  "Buffer",    "__dirname", "__filename"};
-  static const std::set<std::string> kBash = {"PATH",
-                                              "IFS",
-                                              "HOME",
-                                              "ENV",
-                                              "BASH_ENV",
-                                              "CDPATH",
-                                              "GLOBIGNORE",
-                                              "SHELLOPTS",
-                                              "BASHOPTS",
-                                              "PS1",
-                                              "PS2",
-                                              "PS3",
-                                              "PS4",
-                                              "PWD",
-                                              "OLDPWD",
-                                              "UID",
-                                              "EUID",
-                                              "PPID",
-                                              "RANDOM",
-                                              "SECONDS",
-                                              "LINENO",
-                                              "HOSTNAME",
-                                              "SHELL",
-                                              "TERM",
-                                              "LANG",
-                                              "LC_ALL",
-                                              "LD_PRELOAD",
-                                              "LD_LIBRARY_PATH",
-                                              "POSIXLY_CORRECT",
-                                              "PROMPT_COMMAND",
-                                              "TMOUT",
-                                              "OPTIND",
-                                              "OPTARG",
-                                              "OPTERR",
-                                              "REPLY",
-                                              "FUNCNAME",
-                                              "GROUPS",
-                                              "HISTFILE",
-                                              "MAIL",
-                                              "MAILPATH",
-                                              "EPOCHREALTIME",
-                                              "EPOCHSECONDS",
-                                              "SRANDOM",
-                                              "COLUMNS",
-                                              "LINES",
-                                              "TMPDIR",
-                                              "PIPESTATUS",
-                                              "DIRSTACK",
-                                              "HOSTTYPE",
-                                              "OSTYPE",
-                                              "MACHTYPE",
-                                              "SHLVL",
-                                              "BASHPID",
-                                              "EXECIGNORE",
-                                              "FIGNORE",
-                                              "INPUTRC",
-                                              "TIMEFORMAT"};
-  static const std::set<std::string> kNone;
+constexpr size_t kMaxNameLength = 64;
+
+// Names a preamble must not define in each language: keywords (a syntax
+// error), and names whose shadowing breaks the model's program (builtins
+// and modules it will call) or the shell itself (variables bash reads).
+const std::set<std::string, std::less<>>& Reserved(std::string_view language) {
+  static const std::set<std::string, std::less<>> kPython = {
+      // Keywords and soft keywords.
+      "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
+      "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if",
+      "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try",
+      "while", "with", "yield", "match", "case", "type",
+      // Builtins and modules a short program is likely to use.
+      "print", "len", "range", "open", "input", "int", "str", "float", "list", "dict", "set",
+      "tuple", "bool", "bytes", "sum", "min", "max", "abs", "round", "sorted", "reversed", "map",
+      "filter", "zip", "enumerate", "any", "all", "isinstance", "object", "super", "iter", "next",
+      "repr", "format", "chr", "ord", "exec", "eval", "exit", "quit", "json", "sys", "os", "math",
+      "re"};
+  static const std::set<std::string, std::less<>> kJavaScript = {
+      // Reserved words (including strict-mode and contextual ones).
+      "break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete", "do",
+      "else", "enum", "export", "extends", "false", "finally", "for", "function", "if", "import",
+      "in", "instanceof", "new", "null", "return", "super", "switch", "this", "throw", "true",
+      "try", "typeof", "var", "void", "while", "with", "yield", "let", "static", "implements",
+      "interface", "package", "private", "protected", "public", "await", "async",
+      // CommonJS wrapper parameters (redeclaring one is a SyntaxError) and
+      // globals a program relies on.
+      "require", "module", "exports", "__dirname", "__filename", "console", "process", "JSON",
+      "Math", "Object", "Array", "String", "Number", "Boolean", "Promise", "Error", "Date",
+      "RegExp", "Map", "Set", "Buffer", "undefined", "NaN", "Infinity", "globalThis", "eval",
+      "arguments"};
+  // Variables bash reads, sets itself, or keeps read-only (assigning one
+  // fails or changes how the rest of the script runs). BASH_* and LC_* are
+  // checked by prefix in CheckName.
+  static const std::set<std::string, std::less<>> kBash = {
+      // Read by bash: they change how it runs, finds commands or expands words.
+      "PATH", "IFS", "HOME", "ENV", "BASH_ENV", "CDPATH", "GLOBIGNORE", "SHELLOPTS", "BASHOPTS",
+      "PS1", "PS2", "PS3", "PS4", "POSIXLY_CORRECT", "PROMPT_COMMAND", "TMOUT", "OPTIND", "OPTARG",
+      "OPTERR", "EXECIGNORE", "FIGNORE", "HISTFILE", "MAIL", "MAILPATH", "INPUTRC", "TIMEFORMAT",
+      "COLUMNS", "LINES",
+      // Set by bash itself (some read-only: assigning one is an error).
+      "BASH", "BASHPID", "PWD", "OLDPWD", "UID", "EUID", "PPID", "GROUPS", "RANDOM", "SRANDOM",
+      "SECONDS", "LINENO", "HOSTNAME", "HOSTTYPE", "OSTYPE", "MACHTYPE", "SHLVL", "REPLY",
+      "FUNCNAME", "PIPESTATUS", "DIRSTACK", "EPOCHREALTIME", "EPOCHSECONDS",
+      // Environment the commands it starts rely on.
+      "SHELL", "TERM", "LANG", "LC_ALL", "LD_PRELOAD", "LD_LIBRARY_PATH", "TMPDIR"};
+  static const std::set<std::string, std::less<>> kNone;
   if (language == "python") return kPython;
   if (language == "javascript") return kJavaScript;
   if (language == "bash") return kBash;
   return kNone;
 }
 
-bool IsIdentifier(const std::string& name) {
-  if (name.empty() || name.size() > 64) return false;
+bool StartsWith(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+bool IsIdentifier(std::string_view name) {
+  if (name.empty() || name.size() > kMaxNameLength) return false;
   auto alpha = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
   if (!alpha(name[0])) return false;
   for (char c : name) {
@@ -108,93 +85,115 @@ bool IsIdentifier(const std::string& name) {
   return true;
 }
 
+// A rejected key as it appears in an error message: a JSON string, ASCII
+// only and cut short, so a hostile key cannot garble the message or make
+// serializing the error fail on invalid UTF-8.
+std::string Shown(std::string_view key) {
+  std::string cut(key.substr(0, 80));
+  return json(cut).dump(-1, ' ', /*ensure_ascii=*/true, json::error_handler_t::replace);
+}
+
 Status CheckName(std::string_view language, const std::string& name) {
   auto bad = [&](const std::string& why) {
-    return InvalidArgumentError("inputs: '" + name.substr(0, 80) + "' " + why,
-                                "invalid_input_name");
+    return InvalidArgumentError("inputs: key " + Shown(name) + " " + why, "invalid_input_name");
   };
   if (!IsIdentifier(name)) {
     return bad(
         "is not a valid variable name (letters, digits and _, not starting with a digit, "
-        "at most 64)");
+        "at most 64 characters)");
   }
-  if (name.rfind("_cr_", 0) == 0) return bad("uses the prefix _cr_, reserved for coderunner");
-  if (Reserved(language).count(name) > 0 ||
-      (language == "bash" && (name.rfind("BASH", 0) == 0 || name.rfind("LC_", 0) == 0))) {
-    return bad("is reserved in " + std::string(language) +
-               " (a keyword, a builtin the program needs, or a shell variable)");
+  if (StartsWith(name, "_cr_")) return bad("uses the prefix _cr_, reserved for coderunner");
+  const bool reserved = Reserved(language).count(name) > 0;
+  if (language == "python" && (reserved || (StartsWith(name, "__") && name.size() > 4 &&
+                                            name.compare(name.size() - 2, 2, "__") == 0))) {
+    // Dunders too: `__name__` would break `if __name__ == "__main__":`.
+    return bad("is a Python keyword, builtin or special name the program needs");
+  }
+  if (language == "javascript" && reserved) {
+    return bad("is a JavaScript reserved word or a global the program needs");
+  }
+  if (language == "bash" && (reserved || StartsWith(name, "BASH_") || StartsWith(name, "LC_"))) {
+    return bad("is a shell variable that changes how bash runs");
   }
   return OkStatus();
 }
 
-// Decodes one UTF-8 sequence at s[i] (valid: nlohmann checked it on
-// parse); advances i.
+// Decodes the UTF-8 sequence at s[i] and advances i past it. `s` must be
+// valid UTF-8 (checked by the caller), so no bounds or range checks here.
 uint32_t NextCodePoint(std::string_view s, size_t& i) {
-  unsigned char c = static_cast<unsigned char>(s[i]);
-  int extra = c < 0x80 ? 0 : c < 0xE0 ? 1 : c < 0xF0 ? 2 : 3;
-  uint32_t cp = extra == 0 ? c : extra == 1 ? (c & 0x1F) : extra == 2 ? (c & 0x0F) : (c & 0x07);
-  ++i;
-  for (int k = 0; k < extra && i < s.size(); ++k, ++i) {
-    cp = (cp << 6) | (static_cast<unsigned char>(s[i]) & 0x3F);
-  }
+  unsigned char c = static_cast<unsigned char>(s[i++]);
+  if (c < 0x80) return c;
+  int extra = c < 0xE0 ? 1 : c < 0xF0 ? 2 : 3;
+  uint32_t cp = c & (0x3F >> extra);
+  for (int k = 0; k < extra; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i++]) & 0x3F);
   return cp;
 }
 
 std::string Hex(const char* format, uint32_t v) {
   char buf[16];
-  snprintf(buf, sizeof(buf), format, v);
+  snprintf(buf, sizeof(buf), format, static_cast<unsigned>(v));
   return buf;
 }
 
-// Python: single-quoted, pure ASCII.
+// The escape for a code point both Python and JavaScript spell the same
+// way, or "" if the caller must decide (quotes, non-ASCII).
+std::string CommonEscape(uint32_t cp) {
+  switch (cp) {
+    case '\\':
+      return "\\\\";
+    case '\n':
+      return "\\n";
+    case '\r':
+      return "\\r";
+    case '\t':
+      return "\\t";
+    default:
+      break;
+  }
+  // \x00 rather than \0: in JavaScript "\0" followed by a digit is an
+  // octal escape, a SyntaxError in strict code.
+  if (cp < 0x20 || cp == 0x7F) return Hex("\\x%02x", cp);
+  return "";
+}
+
+// Python: single-quoted, printable ASCII only. A single-quoted literal
+// cannot be closed by ''' or """ inside the value, as both are escaped.
 std::string PythonString(std::string_view s) {
   std::string out = "'";
   for (size_t i = 0; i < s.size();) {
     uint32_t cp = NextCodePoint(s, i);
-    if (cp == '\\')
-      out += "\\\\";
-    else if (cp == '\'')
+    if (std::string e = CommonEscape(cp); !e.empty()) {
+      out += e;
+    } else if (cp == '\'') {
       out += "\\'";
-    else if (cp == '\n')
-      out += "\\n";
-    else if (cp == '\r')
-      out += "\\r";
-    else if (cp == '\t')
-      out += "\\t";
-    else if (cp < 0x20 || cp == 0x7F)
-      out += Hex("\\x%02x", cp);
-    else if (cp < 0x80)
+    } else if (cp < 0x80) {
       out += static_cast<char>(cp);
-    else if (cp <= 0xFFFF)
+    } else if (cp <= 0xFFFF) {
       out += Hex("\\u%04x", cp);
-    else
+    } else {
       out += Hex("\\U%08x", cp);
+    }
   }
   return out + "'";
 }
 
-// JavaScript: double-quoted, pure ASCII (so U+2028/2029 are escapes too).
+// JavaScript: double-quoted, printable ASCII only; U+2028/U+2029 (line
+// terminators in older engines) and astral characters (as surrogate pairs)
+// are \u escapes like every other non-ASCII character. A double-quoted
+// literal never expands ${...}, and "</script>" is harmless outside HTML.
 std::string JsString(std::string_view s) {
   std::string out = "\"";
   for (size_t i = 0; i < s.size();) {
     uint32_t cp = NextCodePoint(s, i);
-    if (cp == '\\')
-      out += "\\\\";
-    else if (cp == '"')
+    if (std::string e = CommonEscape(cp); !e.empty()) {
+      out += e;
+    } else if (cp == '"') {
       out += "\\\"";
-    else if (cp == '\n')
-      out += "\\n";
-    else if (cp == '\r')
-      out += "\\r";
-    else if (cp == '\t')
-      out += "\\t";
-    else if (cp < 0x20 || cp == 0x7F)
-      out += Hex("\\x%02x", cp);
-    else if (cp < 0x80)
+    } else if (cp < 0x80) {
       out += static_cast<char>(cp);
-    else if (cp <= 0xFFFF)
+    } else if (cp <= 0xFFFF) {
       out += Hex("\\u%04x", cp);
-    else {
+    } else {
       uint32_t v = cp - 0x10000;
       out += Hex("\\u%04x", 0xD800 + (v >> 10)) + Hex("\\u%04x", 0xDC00 + (v & 0x3FF));
     }
@@ -202,15 +201,17 @@ std::string JsString(std::string_view s) {
   return out + "\"";
 }
 
-// Bash: single quotes keep every byte literal; a quote ends, is escaped,
-// and starts again.
+// Bash: inside single quotes every byte is literal ($, `, \, newlines,
+// non-ASCII alike); only the quote itself must end the string, be escaped
+// and start a new one.
 std::string BashString(std::string_view s) {
   std::string out = "'";
   for (char c : s) {
-    if (c == '\'')
+    if (c == '\'') {
       out += "'\\''";
-    else
+    } else {
       out += c;
+    }
   }
   return out + "'";
 }
@@ -238,39 +239,49 @@ std::string TypeOf(const json& v) {
 }  // namespace
 
 StatusOr<std::string> ScalarLiteral(std::string_view language, const json& value) {
-  if (value.is_array() || value.is_object()) {
-    return InvalidArgumentError("not a scalar", "invalid_input_value");
+  if (language != "python" && language != "javascript" && language != "bash") {
+    return InvalidArgumentError("no literals for language " + Shown(language), "unknown_language");
   }
-  if (language == "bash") {
-    if (value.is_string()) {
-      const std::string& s = value.get_ref<const std::string&>();
-      if (s.find('\0') != std::string::npos) {
-        return InvalidArgumentError("a bash variable cannot hold a NUL byte",
-                                    "invalid_input_value");
-      }
-      return BashString(s);
-    }
-    if (value.is_null()) return std::string("''");
-    return BashString(value.dump());  // Numbers and true/false as their text.
+  if (value.is_array() || value.is_object() || value.is_binary() || value.is_discarded()) {
+    return InvalidArgumentError("is not a scalar", "invalid_input_value");
   }
   if (value.is_string()) {
     const std::string& s = value.get_ref<const std::string&>();
-    return language == "python" ? PythonString(s) : JsString(s);
+    // The escapers decode UTF-8, and params.json must serialize; parsed
+    // JSON is always valid, so this only stops values built in code.
+    if (!IsValidUtf8(s)) return InvalidArgumentError("is not valid UTF-8", "invalid_input_value");
+    if (language == "python") return PythonString(s);
+    if (language == "javascript") return JsString(s);
+    if (s.find('\0') != std::string::npos) {
+      return InvalidArgumentError("holds a NUL byte, which a bash variable cannot",
+                                  "invalid_input_value");
+    }
+    return BashString(s);
+  }
+  if (value.is_number_float() && !std::isfinite(value.get<double>())) {
+    // JSON text cannot hold one; dump() would print null, which is not a
+    // number (and not a name) in Python.
+    return InvalidArgumentError("is not a finite number", "invalid_input_value");
+  }
+  if (language == "bash") {
+    if (value.is_null()) return std::string("''");
+    return BashString(value.dump());  // Numbers, true and false as their JSON text.
   }
   if (value.is_boolean()) {
     if (language == "python") return std::string(value.get<bool>() ? "True" : "False");
     return std::string(value.get<bool>() ? "true" : "false");
   }
   if (value.is_null()) return std::string(language == "python" ? "None" : "null");
-  // nlohmann prints integers exactly and floats in round-trip form with a
-  // '.' or exponent (1.0, 1e+300): valid literals in both languages.
+  // nlohmann prints integers exactly (all 64 bits, signed or unsigned) and
+  // floats in shortest round-trip form with a '.' or an exponent (1.0,
+  // 1e+300, 5e-324): valid literals in both languages. JavaScript rounds
+  // integers beyond 2^53 as JSON.parse would.
   return value.dump();
 }
 
 StatusOr<Preamble> BuildPreamble(std::string_view language, const json& inputs) {
   if (language != "python" && language != "javascript" && language != "bash") {
-    return InvalidArgumentError("no preamble for language '" + std::string(language) + "'",
-                                "unknown_language");
+    return InvalidArgumentError("no preamble for language " + Shown(language), "unknown_language");
   }
   Preamble p;
   if (inputs.is_null()) return p;
@@ -278,43 +289,59 @@ StatusOr<Preamble> BuildPreamble(std::string_view language, const json& inputs) 
     return InvalidArgumentError("inputs: must be an object of named values", "invalid_inputs");
   }
   if (inputs.empty()) return p;
+  const bool python = language == "python";
   const bool js = language == "javascript";
-  const std::string comment = js ? "// " : "# ";
   std::string body;
   for (const auto& [name, value] : inputs.items()) {
     CR_RETURN_IF_ERROR(CheckName(language, name));
     p.variables.push_back({name, TypeOf(value)});
+    std::string literal;
     if (value.is_array() || value.is_object()) {
       p.uses_params_file = true;
-      if (language == "python") {
-        body += name + " = _cr_params[" + PythonString(name) + "]\n";
+      if (python) {
+        literal = "_cr_params[" + PythonString(name) + "]";
       } else if (js) {
-        body += "const " + name + " = _cr_params[" + JsString(name) + "];\n";
+        literal = "_cr_params[" + JsString(name) + "]";
       } else {
-        body += name + "=" + BashString(value.dump()) + "\n";
+        // Bash has no nested values: the variable holds the compact JSON
+        // text (for jq), and the file has it too. dump() throws only on
+        // invalid UTF-8, which parsed JSON never holds.
+        std::string text;
+        try {
+          text = value.dump();
+        } catch (const json::exception&) {
+          return InvalidArgumentError("inputs: " + Shown(name) +
+                                          " holds a string that is not "
+                                          "valid UTF-8",
+                                      "invalid_input_value");
+        }
+        literal = BashString(text);
       }
-      continue;
-    }
-    auto literal = ScalarLiteral(language, value);
-    if (!literal.ok()) {
-      return InvalidArgumentError("inputs: '" + name + "': " + literal.status().message(),
-                                  literal.status().reason());
-    }
-    if (js) {
-      body += "const " + name + " = " + *literal + ";\n";
-    } else if (language == "python") {
-      body += name + " = " + *literal + "\n";
     } else {
-      body += name + "=" + *literal + "\n";
+      auto scalar = ScalarLiteral(language, value);
+      if (!scalar.ok()) {
+        return InvalidArgumentError("inputs: " + Shown(name) + " " + scalar.status().message(),
+                                    scalar.status().reason());
+      }
+      literal = std::move(scalar).value();
+    }
+    if (python) {
+      body += name + " = " + literal + "\n";
+    } else if (js) {
+      body += "const " + name + " = " + literal + ";\n";
+    } else {
+      body += name + "=" + literal + "\n";
     }
   }
+  const std::string comment = js ? "// " : "# ";
   std::string head = comment + "--- inputs (set by coderunner; do not redefine) ---\n";
-  if (p.uses_params_file && language == "python") {
-    head += "import json as _cr_json\nwith open('" + std::string(kParamsPath) +
-            "', encoding='utf-8') as _cr_f:\n    _cr_params = _cr_json.load(_cr_f)\n";
+  // The helper names start with _cr_, which no input may use.
+  if (p.uses_params_file && python) {
+    head += "import json as _cr_json\nwith open(" + PythonString(kParamsPath) +
+            ", encoding='utf-8') as _cr_f:\n    _cr_params = _cr_json.load(_cr_f)\n";
   } else if (p.uses_params_file && js) {
-    head += "const _cr_params = JSON.parse(require(\"fs\").readFileSync(\"" +
-            std::string(kParamsPath) + "\", \"utf8\"));\n";
+    head += "const _cr_params = JSON.parse(require(\"fs\").readFileSync(" + JsString(kParamsPath) +
+            ", \"utf8\"));\n";
   }
   p.text = head + body + comment + "--- end of inputs ---\n";
   for (char c : p.text) p.lines += c == '\n';

@@ -30,18 +30,25 @@ struct Preamble {
 };
 
 // The preamble defining every key of `inputs` (an object, or null for none)
-// in `language` ("python", "javascript", "bash"). Scalars become literals
-// escaped by this function (pure ASCII for python and javascript; bash
-// single-quotes); arrays and objects are read from params.json (bash gets
-// their JSON text). InvalidArgument: "invalid_inputs" (not an object),
-// "unknown_language", "invalid_input_name" (not an identifier, reserved
-// prefix _cr_, or a keyword / shadowing-prone builtin / shell special
-// variable of the language), "invalid_input_value" (a NUL byte for bash).
-// Pure; thread-safe.
+// in `language` ("python", "javascript", "bash"), in key order, between a
+// "--- inputs" and an "--- end of inputs" comment line. Scalars become
+// literals escaped by this function (printable ASCII for python and
+// javascript; single-quoted for bash, where numbers and booleans are their
+// JSON text and null is ''). Arrays and objects are read from kParamsPath,
+// which the caller writes (bash gets their compact JSON text instead).
+// Errors, all InvalidArgument, by reason: "unknown_language";
+// "invalid_inputs" (not an object or null); "invalid_input_name" (not
+// [A-Za-z_][A-Za-z0-9_]{0,63}, the reserved prefix _cr_, or a keyword,
+// shadowing-prone builtin or global, Python dunder, or bash special
+// variable incl. BASH_* and LC_*); "invalid_input_value" (a NUL byte for
+// bash, a string that is not UTF-8, a non-finite number). Messages quote
+// the key JSON-escaped. Pure; thread-safe.
 StatusOr<Preamble> BuildPreamble(std::string_view language, const nlohmann::json& inputs);
 
-// The literal for one JSON scalar in `language` (exposed for tests).
-// Arrays and objects are not scalars: InvalidArgument.
+// The literal BuildPreamble writes for one JSON scalar in `language`
+// (exposed for tests). InvalidArgument "invalid_input_value" for an array,
+// an object or a value BuildPreamble rejects; "unknown_language". Pure;
+// thread-safe.
 StatusOr<std::string> ScalarLiteral(std::string_view language, const nlohmann::json& value);
 
 }  // namespace coderunner::intent
