@@ -346,7 +346,8 @@ void IntentPipeline::Execution::Go() {
     }
     // The attempt is an ordinary job: parsed and bounded as /v1/execute
     // would be, under the intent's tier.
-    auto parsed = api::ParseExecuteRequest(AttemptBody(req_, preamble->text + code), caps);
+    JoinedProgram program = JoinProgram(req_.language, *preamble, code);
+    auto parsed = api::ParseExecuteRequest(AttemptBody(req_, program.text), caps);
     StatusOr<sandbox::JobSpec> spec = parsed.ok()
                                           ? api::BuildJobSpec(*parsed, config(), record_.id, tier_)
                                           : StatusOr<sandbox::JobSpec>(parsed.status());
@@ -406,8 +407,8 @@ void IntentPipeline::Execution::Go() {
       Save({Stage::kExecute});
       break;
     }
-    ErrorSummary summary = SummarizeError(req_.language, result.stderr_data, lang->file,
-                                          static_cast<int>(preamble->lines));
+    ErrorSummary summary =
+        SummarizeError(req_.language, result.stderr_data, lang->file, program.line_offset);
     last_outcome = Outcome(result, *spec);
     last_error = SummaryJson(summary);
     attempt["error"] = last_error;

@@ -348,4 +348,47 @@ StatusOr<Preamble> BuildPreamble(std::string_view language, const json& inputs) 
   return p;
 }
 
+JoinedProgram JoinProgram(std::string_view language, const Preamble& preamble,
+                          std::string_view code) {
+  std::vector<std::string_view> lines;
+  for (size_t start = 0; start < code.size();) {
+    size_t end = code.find('\n', start);
+    if (end == std::string_view::npos) end = code.size();
+    lines.push_back(code.substr(start, end - start));
+    start = end + 1;
+  }
+  const bool trailing_newline = !code.empty() && code.back() == '\n';
+  std::string hoisted;
+  int hoisted_lines = 0;
+  std::vector<bool> blank(lines.size(), false);
+  if (!lines.empty() && lines[0].substr(0, 2) == "#!") blank[0] = true;
+  if (language == "python") {
+    // __future__ imports must precede every other statement; only comments,
+    // blank lines and other __future__ imports may come before them.
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (blank[i]) continue;
+      std::string_view l = lines[i];
+      size_t first = l.find_first_not_of(" \t\r");
+      if (first == std::string_view::npos || l[first] == '#') continue;
+      if (first != 0 || l.substr(0, 23) != "from __future__ import ") break;
+      // A continued import (backslash or parenthesis) is left in place: the
+      // run then fails with Python's own error, which the retry loop reports.
+      if (l.find('(') != std::string_view::npos || l.back() == '\\') break;
+      hoisted.append(l);
+      hoisted.push_back('\n');
+      ++hoisted_lines;
+      blank[i] = true;
+    }
+  }
+  JoinedProgram out;
+  out.line_offset = hoisted_lines + preamble.lines;
+  out.text.reserve(hoisted.size() + preamble.text.size() + code.size());
+  out.text = hoisted + preamble.text;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (!blank[i]) out.text.append(lines[i]);
+    if (i + 1 < lines.size() || trailing_newline) out.text.push_back('\n');
+  }
+  return out;
+}
+
 }  // namespace coderunner::intent

@@ -51,6 +51,20 @@ StatusOr<Preamble> BuildPreamble(std::string_view language, const nlohmann::json
 // thread-safe.
 StatusOr<std::string> ScalarLiteral(std::string_view language, const nlohmann::json& value);
 
+// The program a job runs: `preamble` followed by the model's `code`, with
+// what must come first kept first. A leading "#!" line of `code` is blanked
+// (after a preamble it is a syntax error in javascript and meaningless
+// elsewhere). In python, `from __future__ import` lines at the top of `code`
+// (after comments, blank lines and a docstring-free start) are moved above
+// the preamble and blanked where they were. Blanking keeps the model's line
+// N at line N + line_offset of the result. Pure; thread-safe.
+struct JoinedProgram {
+  std::string text;
+  int line_offset = 0;  // Lines before the model's line 1.
+};
+JoinedProgram JoinProgram(std::string_view language, const Preamble& preamble,
+                          std::string_view code);
+
 }  // namespace coderunner::intent
 
 #endif  // CODERUNNER_INTENT_PREAMBLE_H_

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -684,6 +685,50 @@ TEST(PreambleTest, ArraysAndObjectsRoundTripThroughTheParamsFile) {
     if (out) {
       EXPECT_EQ(*out, inputs["items"].dump() + "\n" + inputs["config"].dump() + "\n2\n");
     }
+  }
+}
+
+struct JoinCase {
+  const char* name;
+  const char* language;
+  std::string preamble;  // Text; its lines are counted.
+  std::string code;
+  std::string text;
+  int line_offset;
+};
+
+TEST(PreambleTest, JoinProgramKeepsWhatMustComeFirstAndTheModelsLineNumbers) {
+  const std::vector<JoinCase> cases = {
+      {"plain", "python", "a = 1\n", "print(a)\n", "a = 1\nprint(a)\n", 1},
+      {"no trailing newline", "python", "a = 1\n", "print(a)", "a = 1\nprint(a)", 1},
+      {"empty preamble", "javascript", "", "console.log(1)\n", "console.log(1)\n", 0},
+      {"shebang blanked in javascript", "javascript", "const a = 1;\n",
+       "#!/usr/bin/env node\nconsole.log(a)\n", "const a = 1;\n\nconsole.log(a)\n", 1},
+      {"shebang blanked in bash", "bash", "a='1'\n", "#!/bin/bash\necho \"$a\"\n",
+       "a='1'\n\necho \"$a\"\n", 1},
+      {"shebang only on line one", "bash", "", "echo 1\n#!/bin/bash\n", "echo 1\n#!/bin/bash\n", 0},
+      {"future import hoisted", "python", "a = 1\n",
+       "# comment\nfrom __future__ import annotations\nprint(a)\n",
+       "from __future__ import annotations\na = 1\n# comment\n\nprint(a)\n", 2},
+      {"future import after code stays", "python", "a = 1\n",
+       "import os\nfrom __future__ import annotations\n",
+       "a = 1\nimport os\nfrom __future__ import annotations\n", 1},
+      {"future import in javascript is text", "javascript", "",
+       "from __future__ import annotations\n", "from __future__ import annotations\n", 0},
+      {"parenthesised future import stays", "python", "a = 1\n",
+       "from __future__ import (annotations)\n", "a = 1\nfrom __future__ import (annotations)\n",
+       1},
+      {"shebang then future import", "python", "a = 1\n",
+       "#!/usr/bin/env python3\nfrom __future__ import annotations\nx = 2\n",
+       "from __future__ import annotations\na = 1\n\n\nx = 2\n", 2},
+  };
+  for (const JoinCase& c : cases) {
+    Preamble preamble;
+    preamble.text = c.preamble;
+    preamble.lines = static_cast<int>(std::count(c.preamble.begin(), c.preamble.end(), '\n'));
+    JoinedProgram got = JoinProgram(c.language, preamble, c.code);
+    EXPECT_EQ(got.text, c.text) << c.name;
+    EXPECT_EQ(got.line_offset, c.line_offset) << c.name;
   }
 }
 
