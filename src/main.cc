@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "coderunner/api/execute_request.h"
 #include "coderunner/api/server.h"
 #include "coderunner/config/config.h"
 #include "coderunner/engine/containers.h"
@@ -46,6 +47,13 @@ std::string DefaultInitPath() {
 }
 
 int Serve(const std::string& config_path) {
+  // Every thread inherits this mask, so SIGINT/SIGTERM only ever reach the
+  // sigwait below: block them before any thread (pool, workers) starts.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
   StatusOr<config::Config> loaded = config_path.empty()
                                         ? StatusOr<config::Config>(config::DefaultConfig())
                                         : config::LoadConfigFile(config_path);
@@ -131,6 +139,17 @@ int Serve(const std::string& config_path) {
   jobs::WebhookSender webhooks(webhook_options);
   jobs::JobsContext jobs_ctx{&cfg,        store->get(), &queue,   &hub,      &runner,
                              &containers, &images,      &metrics, &webhooks, &volume_service};
+  // Warm containers: created here, seeded after recovery has settled the
+  // last process's containers (those carry another pool token).
+  sandbox::WarmPool pool(containers, policy, cfg.pool, cfg.workspace_dir, cfg.artifacts.dir,
+                         cfg.ArtifactCapsFromConfig(), &metrics,
+                         std::chrono::seconds(cfg.pool.max_idle_s) +
+                             std::chrono::milliseconds(cfg.max_limits.timeout_ms) +
+                             std::chrono::seconds(30));
+  if (cfg.pool.enabled) {
+    jobs_ctx.pool = &pool;
+    runner.set_pool(&pool);
+  }
   // Execute mode only with a model: without one, /v1/intents answers 503.
   std::unique_ptr<intent::OpenAiClient> llm;
   std::unique_ptr<intent::AgentCatalog> agents;
@@ -163,6 +182,12 @@ int Serve(const std::string& config_path) {
     return 2;
   }
 
+  if (cfg.pool.enabled) {
+    pool.Start(api::DefaultJobShapes(cfg));
+  } else {
+    spdlog::info("warm pool off (pool.enabled: false): every job creates its container");
+  }
+
   auth::Authenticator authenticator(cfg);
   if (!authenticator.enabled()) {
     spdlog::warn(
@@ -184,11 +209,6 @@ int Serve(const std::string& config_path) {
 
   // Stop on SIGINT/SIGTERM from a dedicated thread: httplib's stop() is not
   // async-signal-safe, so no work happens in a signal handler.
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
   std::thread signals([&] {
     int sig = 0;
     sigwait(&set, &sig);
@@ -203,6 +223,7 @@ int Serve(const std::string& config_path) {
   Status served = server.Serve();
   // Running jobs finish; queued ones stay durable for the next start.
   job_service.Stop();
+  pool.Stop();
   if (!served.ok()) {
     spdlog::error("{}", served.message());
     return 1;

@@ -255,4 +255,17 @@ StatusOr<sandbox::JobSpec> BuildJobSpec(const ExecuteRequest& request, const con
   return job;
 }
 
+std::vector<sandbox::JobSpec> DefaultJobShapes(const config::Config& config) {
+  std::vector<sandbox::JobSpec> out;
+  const config::TierConfig* tier =
+      config.auth.mode == "none" ? config.FindTier(config.auth.none_tier) : nullptr;
+  for (const auto& l : config.languages) {
+    ExecuteRequest r;
+    r.language = l.name;
+    auto spec = BuildJobSpec(r, config, "job-template", tier);
+    if (spec.ok()) out.push_back(std::move(*spec));
+  }
+  return out;
+}
+
 }  // namespace coderunner::api

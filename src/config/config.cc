@@ -227,7 +227,7 @@ StatusOr<Config> ParseNode(const YAML::Node& root) {
       CheckKeys(root, "",
                 {"server", "engine", "sandbox", "workspace_dir", "instance", "data_dir", "jobs",
                  "files", "auth", "tiers", "limits", "output_bytes", "languages", "log",
-                 "artifacts", "volumes", "llm", "intents"}));
+                 "artifacts", "volumes", "llm", "intents", "pool"}));
   if (YAML::Node s = root["server"]) {
     CR_RETURN_IF_ERROR(CheckKeys(s, "server", {"listen", "max_body_bytes", "threads"}));
     CR_RETURN_IF_ERROR(Read(s, "listen", "server.listen", &c.server.listen));
@@ -263,6 +263,29 @@ StatusOr<Config> ParseNode(const YAML::Node& root) {
     if (c.files.max_count < 0 || c.files.max_depth < 1 || c.files.max_depth > 64 ||
         c.files.max_total_bytes < 0 || c.files.max_inputs_bytes < 2) {
       return Bad("files", "caps must be positive (max_depth 1..64)");
+    }
+  }
+  if (YAML::Node p = root["pool"]) {
+    CR_RETURN_IF_ERROR(CheckKeys(p, "pool",
+                                 {"enabled", "size", "sizes", "max_per_shape", "max_containers",
+                                  "max_shapes", "max_idle_s", "fill_parallelism", "shape_idle_s"}));
+    sandbox::PoolOptions& o = c.pool;
+    CR_RETURN_IF_ERROR(Read(p, "enabled", "pool.enabled", &o.enabled));
+    CR_RETURN_IF_ERROR(Read(p, "size", "pool.size", &o.size));
+    CR_RETURN_IF_ERROR(Read(p, "max_per_shape", "pool.max_per_shape", &o.max_per_shape));
+    CR_RETURN_IF_ERROR(Read(p, "max_containers", "pool.max_containers", &o.max_containers));
+    CR_RETURN_IF_ERROR(Read(p, "max_shapes", "pool.max_shapes", &o.max_shapes));
+    CR_RETURN_IF_ERROR(Read(p, "max_idle_s", "pool.max_idle_s", &o.max_idle_s));
+    CR_RETURN_IF_ERROR(Read(p, "fill_parallelism", "pool.fill_parallelism", &o.fill_parallelism));
+    CR_RETURN_IF_ERROR(Read(p, "shape_idle_s", "pool.shape_idle_s", &o.shape_idle_s));
+    if (YAML::Node sizes = p["sizes"]) {
+      if (!sizes.IsMap()) return Bad("pool.sizes", "expected a mapping of language to count");
+      for (const auto& kv : sizes) {
+        std::string lang = kv.first.as<std::string>();
+        int n = 0;
+        CR_RETURN_IF_ERROR(Read(sizes, lang, "pool.sizes." + lang, &n));
+        o.sizes[lang] = n;
+      }
     }
   }
   if (YAML::Node j = root["jobs"]) {
@@ -369,6 +392,30 @@ StatusOr<Config> ParseNode(const YAML::Node& root) {
   if (c.engine.connect_timeout_ms < 10) return Bad("engine.connect_timeout_ms", "must be >= 10");
   if (c.data_dir.empty() || c.data_dir.front() != '/') {
     return Bad("data_dir", "must be an absolute path");
+  }
+  {
+    const sandbox::PoolOptions& o = c.pool;
+    if (o.size < 0 || o.size > 64) return Bad("pool.size", "must be between 0 and 64");
+    for (const auto& [lang, n] : o.sizes) {
+      if (c.FindLanguage(lang) == nullptr) {
+        return Bad("pool.sizes." + lang, "names no configured language");
+      }
+      if (n < 0 || n > 64) return Bad("pool.sizes." + lang, "must be between 0 and 64");
+    }
+    if (o.max_per_shape < 1 || o.max_per_shape > 64) {
+      return Bad("pool.max_per_shape", "must be between 1 and 64");
+    }
+    if (o.max_containers < 1 || o.max_containers > 1024) {
+      return Bad("pool.max_containers", "must be between 1 and 1024");
+    }
+    if (o.max_shapes < 1 || o.max_shapes > 256) {
+      return Bad("pool.max_shapes", "must be between 1 and 256");
+    }
+    if (o.max_idle_s < 1) return Bad("pool.max_idle_s", "must be at least 1");
+    if (o.shape_idle_s < 1) return Bad("pool.shape_idle_s", "must be at least 1");
+    if (o.fill_parallelism < 1 || o.fill_parallelism > 16) {
+      return Bad("pool.fill_parallelism", "must be between 1 and 16");
+    }
   }
   if (c.jobs.max_concurrent < 0 || c.jobs.max_concurrent > 1024) {
     return Bad("jobs.max_concurrent", "must be between 0 (= cores) and 1024");

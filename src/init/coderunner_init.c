@@ -29,13 +29,20 @@
 //     have used CPU_MS of CPU time together. runsc (gVisor 20221219) reports
 //     RLIMIT_CPU but never enforces it, so the service asks for this under
 //     gVisor; under runc the kernel's RLIMIT_CPU does the job;
+//   - with -W FIFO (the warm pool), waits before running anything until the
+//     service writes a "go" message to FIFO: "CRGO" + 4-byte little-endian
+//     length + NUL-terminated fields, the first "stdin" or "-" (whether
+//     /workspace/.coderunner-stdin is the job's stdin), the rest arguments
+//     appended to COMMAND. The container is created and started ahead of
+//     the job; only its files and this message arrive with the job. Time
+//     spent waiting counts toward nothing: the job's clock starts at "go";
 //   - writes one metrics trailer line to stderr after the job ends, with
 //     CPU time, peak memory and the OOM-kill count read from the container's
 //     own cgroup, and what the output directory holds. The engines disagree
 //     on OOM (Podman 4.3 reports OOMKilled=false for a memory kill); the
 //     cgroup counter does not lie.
 //
-// Usage: coderunner-init [-i STDIN_FILE] [-c CPU_MS] [-e KEY=VALUE]...
+// Usage: coderunner-init [-i STDIN_FILE | -W FIFO] [-c CPU_MS] [-e KEY=VALUE]...
 //                        [-o DIR [-q BYTES] [-f BYTES] [-n COUNT] [-r]] -- COMMAND [ARG]...
 // Exit status: the job's exit code, 128+N if signal N killed it, 127 if the
 // command could not be executed, 126 on a usage error.
@@ -65,7 +72,7 @@
 
 #include "output_guard.h"
 
-enum { kMaxEnv = 64 };
+enum { kMaxEnv = 64, kMaxGoBytes = 60000, kMaxGoArgs = 1024 };
 
 static pid_t g_child = -1;
 static volatile sig_atomic_t g_stop = 0;
@@ -331,10 +338,69 @@ static void KillAndReapAll(int* main_status, int* main_done) {
   }
 }
 
+// Reads exactly `n` bytes from `fd`; 0 on success, -1 on EOF, error or a
+// stop request.
+static int ReadFull(int fd, char* buf, size_t n) {
+  while (n > 0) {
+    ssize_t r = read(fd, buf, n);
+    if (r < 0 && errno == EINTR && !g_stop) continue;
+    if (r <= 0) return -1;
+    buf += r;
+    n -= (size_t)r;
+  }
+  return 0;
+}
+
+// Waits for the warm pool's "go" message on `fifo` (see the header) and
+// builds the job's argv: `cmd` (NULL-terminated) followed by the message's
+// arguments. Sets *with_stdin. Returns the argv, or NULL (with a message on
+// stderr) if the message is malformed or the service asked us to stop.
+static char** AwaitGo(const char* fifo, char** cmd, int* with_stdin) {
+  int fd = open(fifo, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) {
+    if (!g_stop) dprintf(2, "coderunner-init: open %s: %s\n", fifo, strerror(errno));
+    return NULL;
+  }
+  static char msg[kMaxGoBytes + 1];
+  char head[8];
+  if (ReadFull(fd, head, sizeof(head)) != 0 || memcmp(head, "CRGO", 4) != 0) {
+    close(fd);
+    if (!g_stop) dprintf(2, "coderunner-init: bad go message\n");
+    return NULL;
+  }
+  size_t len = (size_t)(unsigned char)head[4] | (size_t)(unsigned char)head[5] << 8 |
+               (size_t)(unsigned char)head[6] << 16 | (size_t)(unsigned char)head[7] << 24;
+  if (len == 0 || len > kMaxGoBytes || ReadFull(fd, msg, len) != 0 || msg[len - 1] != '\0') {
+    close(fd);
+    if (!g_stop) dprintf(2, "coderunner-init: bad go message\n");
+    return NULL;
+  }
+  close(fd);
+  msg[len] = '\0';
+  static char* argv[kMaxGoArgs + 64];
+  int n = 0;
+  for (char** c = cmd; *c != NULL && n < 63; ++c) argv[n++] = *c;
+  const char* p = msg;
+  const char* end = msg + len;
+  *with_stdin = strcmp(p, "stdin") == 0;
+  p += strlen(p) + 1;
+  while (p < end) {
+    if (n >= kMaxGoArgs + 63) {
+      dprintf(2, "coderunner-init: too many arguments\n");
+      return NULL;
+    }
+    argv[n++] = (char*)p;
+    p += strlen(p) + 1;
+  }
+  argv[n] = NULL;
+  return argv;
+}
+
 int main(int argc, char** argv) {
   char* envp[kMaxEnv + 1];
   int nenv = 0;
   const char* stdin_path = NULL;
+  const char* go_fifo = NULL;
   OutputBounds out;
   memset(&out, 0, sizeof(out));
   long long cpu_limit_ms = 0;  // 0: no watchdog.
@@ -347,6 +413,8 @@ int main(int argc, char** argv) {
       break;
     } else if (strcmp(a, "-i") == 0 && has_value) {
       stdin_path = argv[++i];
+    } else if (strcmp(a, "-W") == 0 && has_value) {
+      go_fifo = argv[++i];
     } else if (strcmp(a, "-c") == 0 && has_value && ParseBytes(argv[i + 1]) >= 0) {
       cpu_limit_ms = ParseBytes(argv[++i]);
     } else if (strcmp(a, "-e") == 0 && has_value && nenv < kMaxEnv) {
@@ -363,7 +431,7 @@ int main(int argc, char** argv) {
       out.rollback = 1;
     } else {
       dprintf(2,
-              "coderunner-init: usage: [-i FILE] [-c CPU_MS] [-e K=V]... "
+              "coderunner-init: usage: [-i FILE | -W FIFO] [-c CPU_MS] [-e K=V]... "
               "[-o DIR [-q N] [-f N] [-n N] [-r]] -- CMD [ARG]...\n");
       return 126;
     }
@@ -372,6 +440,18 @@ int main(int argc, char** argv) {
   if (i >= argc) {
     dprintf(2, "coderunner-init: no command\n");
     return 126;
+  }
+  char** job_argv = argv + i;
+  // A stop (SIGUSR1) while waiting for "go" ends the wait.
+  struct sigaction stop_sa;
+  memset(&stop_sa, 0, sizeof(stop_sa));
+  stop_sa.sa_handler = Stop;
+  sigaction(SIGUSR1, &stop_sa, NULL);
+  if (go_fifo != NULL) {
+    int with_stdin = 0;
+    job_argv = AwaitGo(go_fifo, argv + i, &with_stdin);
+    if (job_argv == NULL) return 125;
+    stdin_path = with_stdin ? "/workspace/.coderunner-stdin" : NULL;
   }
   int can_rollback = out.dir != NULL && out.rollback && OutputSnapshot(&out) == 0;
 
@@ -388,7 +468,7 @@ int main(int argc, char** argv) {
     dprintf(2, "coderunner-init: fork: %s\n", strerror(errno));
     return 127;
   }
-  if (g_child == 0) ExecJob(argv + i, envp, stdin_path);
+  if (g_child == 0) ExecJob(job_argv, envp, stdin_path);
 
   struct sigaction sa;
   memset(&sa, 0, sizeof(sa));

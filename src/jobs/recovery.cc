@@ -157,6 +157,7 @@ Status RecoverInterrupted(const JobsContext& ctx, std::vector<JobRecord>& interr
     auto job = c.labels.find(sandbox::kLabelJob);
     if (removed.count(c.id) > 0) continue;
     if (job != c.labels.end() && live.count(job->second) > 0) continue;
+    if (ctx.pool != nullptr && ctx.pool->Owns(c.labels)) continue;
     if (ctx.containers->Remove(c.id).ok()) ++report->orphans_removed;
   }
   return OkStatus();

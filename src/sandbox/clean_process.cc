@@ -20,7 +20,10 @@ class CleanProcess : public Mechanism {
       cmd.push_back("-e");
       cmd.push_back(kv);
     }
-    if (ctx.has_stdin) {
+    if (ctx.pooled) {
+      cmd.push_back("-W");
+      cmd.push_back(std::string(kWorkspaceMount) + "/" + std::string(kGoFifo));
+    } else if (ctx.has_stdin) {
       cmd.push_back("-i");
       cmd.push_back(std::string(kWorkspaceMount) + "/" + std::string(kStdinFile));
     }
@@ -44,7 +47,10 @@ class CleanProcess : public Mechanism {
     }
     cmd.push_back("--");
     for (const auto& part : job.language.command) cmd.push_back(part == "{file}" ? program : part);
-    for (const auto& arg : job.args) cmd.push_back(arg);
+    // A pooled container gets the arguments with its "go" message.
+    if (!ctx.pooled) {
+      for (const auto& arg : job.args) cmd.push_back(arg);
+    }
     create["Entrypoint"] = {std::string(kInitMount)};
     create["Cmd"] = cmd;
     // The container's own Env is irrelevant (init replaces it), but keep it

@@ -18,6 +18,7 @@ nlohmann::json ContainerPolicy::BuildCreateBody(const ContainerContext& ctx) con
                       {kLabelInstance, instance_},
                       {kLabelJob, ctx.job.id},
                       {kLabelLanguage, ctx.job.language.name}};
+  if (ctx.pooled) create["Labels"][kLabelPool] = ctx.pool_label;
   create["HostConfig"] = nlohmann::json::object();
   for (const auto& m : mechanisms_) m->Apply(settings_, ctx, create);
   // "runc" is sent as-is, never mapped to "": Docker lists runc among its

@@ -2,15 +2,13 @@
 
 #include <signal.h>
 #include <spdlog/spdlog.h>
+#include <string.h>
+#include <unistd.h>
 
-#include <algorithm>
-#include <condition_variable>
-#include <mutex>
-#include <thread>
+#include <cerrno>
+#include <optional>
 
-#include "coderunner/engine/stream_demux.h"
 #include "coderunner/sandbox/artifacts.h"
-#include "coderunner/sandbox/capped_output.h"
 #include "coderunner/sandbox/init_trailer.h"
 #include "coderunner/sandbox/workspace.h"
 
@@ -22,17 +20,6 @@ using Clock = std::chrono::steady_clock;
 int64_t MsSince(Clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count();
 }
-
-// The attach stream runs on its own thread; the job's thread watches the
-// deadline. This is the state they share.
-struct AttachState {
-  std::mutex mu;
-  std::condition_variable cv;
-  bool attached = false;
-  bool done = false;
-  bool cancel_requested = false;
-  Status status;
-};
 
 // The error a broken bound on /output becomes (`violation` is what
 // coderunner-init reported).
@@ -89,6 +76,61 @@ RunResult ErrorResult(const JobSpec& job, Status error) {
 }  // namespace
 
 StatusOr<RunResult> ContainerRunner::Run(const JobSpec& job, const RunHooks& hooks) {
+  if (pool_ != nullptr && pool_->Eligible(job)) {
+    if (std::unique_ptr<PooledContainer> warm = pool_->Take(job)) {
+      return RunPooled(job, hooks, std::move(warm));
+    }
+  }
+  return RunCold(job, hooks);
+}
+
+ContainerRunner::Supervised ContainerRunner::Supervise(const JobSpec& job, const RunHooks& hooks,
+                                                       AttachedContainer& attach,
+                                                       const std::function<Status()>& start,
+                                                       bool wait_for_attach) {
+  Supervised sv;
+  if (hooks.cancel != nullptr) hooks.cancel->OnCancel([&attach] { attach.Cancel(); });
+  if (wait_for_attach) {
+    switch (attach.WaitAttached(Clock::now() + options_.attach_timeout)) {
+      case AttachedContainer::Wake::kCancelled:
+        sv.cancelled = true;
+        break;
+      case AttachedContainer::Wake::kTimedOut:
+        sv.failure = DeadlineExceededError("attach to container timed out");
+        break;
+      case AttachedContainer::Wake::kDone:
+        sv.failure = attach.status();
+        break;
+      case AttachedContainer::Wake::kAttached:
+        break;
+    }
+  }
+  if (!sv.failure.ok() || sv.cancelled) return sv;
+  sv.failure = start();
+  sv.run_start = Clock::now();
+  if (!sv.failure.ok()) return sv;
+  auto wake = attach.WaitDone(sv.run_start + std::chrono::milliseconds(job.limits.timeout_ms));
+  sv.timed_out = wake == AttachedContainer::Wake::kTimedOut;
+  sv.cancelled = wake == AttachedContainer::Wake::kCancelled;
+  if (sv.timed_out || sv.cancelled) {
+    // First ask coderunner-init to stop the job: it kills every job process
+    // and still checks /output, so a volume is never left over its quota by
+    // a job that ran out of time. SIGKILL follows if init does not finish
+    // promptly (it may be stuck, or the job may have broken it).
+    Status asked = containers_.Kill(attach.id(), "USR1");
+    if (!asked.ok()) spdlog::warn("job {}: signal init: {}", job.id, asked.ToString());
+    if (attach.WaitDone(Clock::now() + options_.stop_grace, false) !=
+        AttachedContainer::Wake::kDone) {
+      Status killed = containers_.Kill(attach.id());
+      if (!killed.ok()) spdlog::warn("job {}: kill: {}", job.id, killed.ToString());
+      attach.WaitDone(Clock::now() + options_.kill_grace, false);
+    }
+  }
+  sv.run_end = Clock::now();
+  return sv;
+}
+
+StatusOr<RunResult> ContainerRunner::RunCold(const JobSpec& job, const RunHooks& hooks) {
   const auto t0 = Clock::now();
   OutputMount output;
   std::string output_dir;  // Host directory of a per-job /output.
@@ -115,12 +157,7 @@ StatusOr<RunResult> ContainerRunner::Run(const JobSpec& job, const RunHooks& hoo
     return ErrorResult(job, workspace.status());
   }
   Workspace& ws = **workspace;
-  Status written = ws.WriteFile(job.language.file, job.code);
-  if (written.ok() && !job.stdin_data.empty()) written = ws.WriteFile(kStdinFile, job.stdin_data);
-  for (const auto& f : job.files) {
-    if (!written.ok()) break;
-    written = ws.WriteFile(f.path, f.content);
-  }
+  Status written = WriteJobFiles(job, ws);
   if (!written.ok()) {
     discard_output();
     return ErrorResult(job, written);
@@ -160,183 +197,209 @@ StatusOr<RunResult> ContainerRunner::Run(const JobSpec& job, const RunHooks& hoo
     }
   }
 
-  CappedOutput out(static_cast<size_t>(job.limits.output_bytes));
-  CappedOutput err(static_cast<size_t>(job.limits.output_bytes));
-  // Observers see stdout as it comes and stderr through a filter that
-  // keeps coderunner-init's trailer out; each stream at most up to its cap.
-  uint64_t shown[2] = {0, 0};
-  auto show = [&](engine::StreamId stream, std::string_view bytes) {
-    uint64_t& used = shown[stream == engine::StreamId::kStderr ? 1 : 0];
-    uint64_t cap = static_cast<uint64_t>(job.limits.output_bytes);
-    size_t room = used < cap ? static_cast<size_t>(cap - used) : 0;
-    bytes = bytes.substr(0, std::min(room, bytes.size()));
-    if (bytes.empty()) return;
-    used += bytes.size();
-    hooks.on_output(stream, bytes);
-  };
-  TrailerFilter live_stderr;
-  engine::StreamDemuxer demux([&](engine::StreamId stream, std::string_view bytes) {
-    if (hooks.on_output) {
-      if (stream == engine::StreamId::kStderr) {
-        live_stderr.Feed(bytes, [&](std::string_view b) { show(stream, b); });
-      } else {
-        show(stream, bytes);
-      }
-    }
-    (stream == engine::StreamId::kStderr ? err : out).Append(bytes);
-  });
-
-  AttachState st;
+  JobOutput io(static_cast<uint64_t>(job.limits.output_bytes), hooks.on_output);
   // The attach call's own bound: the job's wall time plus room to kill it.
   auto attach_bound = options_.attach_timeout + std::chrono::milliseconds(job.limits.timeout_ms) +
                       options_.kill_grace;
-  std::thread attacher([&] {
-    Status s = containers_.Attach(
-        id, [&](std::string_view chunk) { return demux.Feed(chunk).ok(); },
-        [&] {
-          std::lock_guard<std::mutex> lock(st.mu);
-          st.attached = true;
-          st.cv.notify_all();
-        },
-        attach_bound);
-    std::lock_guard<std::mutex> lock(st.mu);
-    st.status = std::move(s);
-    st.done = true;
-    st.cv.notify_all();
-  });
-
-  RunResult result;
-  result.image = job.language.image;
-  Status failure;
-  bool timed_out = false;
-  bool cancelled = false;
-  if (hooks.cancel != nullptr) {
-    hooks.cancel->OnCancel([&] {
-      std::lock_guard<std::mutex> lock(st.mu);
-      st.cancel_requested = true;
-      st.cv.notify_all();
-    });
-  }
-  Clock::time_point run_start;
-  Clock::time_point run_end;
-  {
-    std::unique_lock<std::mutex> lock(st.mu);
-    st.cv.wait_for(lock, options_.attach_timeout,
-                   [&] { return st.attached || st.done || st.cancel_requested; });
-    if (st.cancel_requested) {
-      cancelled = true;
-    } else if (!st.attached) {
-      failure = st.done ? st.status : DeadlineExceededError("attach to container timed out");
-    }
-  }
-  if (failure.ok() && !cancelled) {
-    failure = containers_.Start(id);
-    run_start = Clock::now();
-  }
-  if (failure.ok() && !cancelled) {
-    std::unique_lock<std::mutex> lock(st.mu);
-    auto deadline = run_start + std::chrono::milliseconds(job.limits.timeout_ms);
-    if (!st.cv.wait_until(lock, deadline, [&] { return st.done || st.cancel_requested; })) {
-      timed_out = true;
-    } else if (!st.done) {
-      cancelled = true;
-    }
-    if (timed_out || cancelled) {
-      lock.unlock();
-      // First ask coderunner-init to stop the job: it kills every job
-      // process and still checks /output, so a volume is never left over
-      // its quota by a job that ran out of time. SIGKILL follows if init
-      // does not finish promptly (it may be stuck, or the job may have
-      // broken it).
-      Status asked = containers_.Kill(id, "USR1");
-      if (!asked.ok()) spdlog::warn("job {}: signal init: {}", job.id, asked.ToString());
-      lock.lock();
-      if (!st.cv.wait_for(lock, options_.stop_grace, [&] { return st.done; })) {
-        lock.unlock();
-        Status killed = containers_.Kill(id);
-        if (!killed.ok()) spdlog::warn("job {}: kill: {}", job.id, killed.ToString());
-        lock.lock();
-        st.cv.wait_for(lock, options_.kill_grace, [&] { return st.done; });
-      }
-    }
-    run_end = Clock::now();
-  }
+  AttachedContainer attach(containers_, id, attach_bound);
+  attach.SetSink([&io](std::string_view chunk) { return io.Feed(chunk); });
+  Supervised sv = Supervise(
+      job, hooks, attach, [&] { return containers_.Start(id); }, /*wait_for_attach=*/true);
 
   // Whatever happened, the attach thread must end before its captures die.
   // Removing the container (force) closes the stream if it is still open.
-  bool stream_done;
-  {
-    std::lock_guard<std::mutex> lock(st.mu);
-    stream_done = st.done;
-  }
+  const bool stream_done = attach.done();
   engine::ContainerState state;
   Status inspected = InternalError("not inspected");
-  if (failure.ok() && stream_done && !cancelled) {
-    // The stream closes when the job's stdio does; the engine may record the
-    // exit a moment later, so wait for a running container to settle.
-    auto s = containers_.Inspect(id);
-    if (s.ok() && s->running) {
-      (void)containers_.Wait(id, options_.kill_grace);
-      s = containers_.Inspect(id);
-    }
+  if (sv.failure.ok() && stream_done && !sv.cancelled) {
+    auto s = InspectSettled(id);
     inspected = s.status();
     if (s.ok()) state = std::move(*s);
   }
   Status removed = containers_.Remove(id);
-  attacher.join();
-  if (hooks.on_output) {
-    live_stderr.Finish([&](std::string_view b) { show(engine::StreamId::kStderr, b); });
-  }
+  attach.Join();
+  io.Finish();
   if (hooks.cancel != nullptr) hooks.cancel->OnCancel(nullptr);
   if (!removed.ok())
     spdlog::warn("job {}: remove container {}: {}", job.id, id, removed.ToString());
   ws.Remove();
 
-  if (cancelled) {
+  Finished f{sv, stream_done, attach.status(), state, inspected, state.image_id};
+  RunResult result = BuildResult(job, output, io, f, t0);
+  if (result.status == RunStatus::kCancelled || result.status == RunStatus::kError) {
     discard_output();
+  } else if (!output_dir.empty()) {
+    // The container is gone: nothing writes the directory any more.
+    CollectInto(job, output_dir, result);
+  }
+  result.metrics.wall_ms = MsSince(t0);
+  return result;
+}
+
+StatusOr<RunResult> ContainerRunner::RunPooled(const JobSpec& job, const RunHooks& hooks,
+                                               std::unique_ptr<PooledContainer> warm) {
+  const auto t0 = Clock::now();
+  PooledContainer& c = *warm;
+  Status written = WriteJobFiles(job, *c.workspace);
+  if (!written.ok()) {
+    pool_->Retire(std::move(warm));
+    return ErrorResult(job, written);
+  }
+  JobOutput io(static_cast<uint64_t>(job.limits.output_bytes), hooks.on_output);
+  c.attach->SetSink([&io](std::string_view chunk) { return io.Feed(chunk); });
+  // "go": the job's arguments and stdin choice, one write into the FIFO
+  // (the message is far smaller than a pipe buffer, which is empty).
+  auto go = [&]() -> Status {
+    std::string payload = job.stdin_data.empty() ? "-" : "stdin";
+    payload.push_back('\0');
+    for (const auto& a : job.args) {
+      payload += a;
+      payload.push_back('\0');
+    }
+    std::string msg = "CRGO";
+    uint32_t n = static_cast<uint32_t>(payload.size());
+    for (int i = 0; i < 4; ++i) msg.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
+    msg += payload;
+    ssize_t w = write(c.go_fd, msg.data(), msg.size());
+    if (w != static_cast<ssize_t>(msg.size())) {
+      return InternalError("write go message to pool container: " +
+                               std::string(w < 0 ? strerror(errno) : "short write"),
+                           "pool_go_failed");
+    }
+    return OkStatus();
+  };
+  Supervised sv = Supervise(job, hooks, *c.attach, go, /*wait_for_attach=*/false);
+  const bool stream_done = c.attach->done();
+  if (hooks.cancel != nullptr) hooks.cancel->OnCancel(nullptr);
+
+  std::optional<InitTrailer> trailer;
+  if (stream_done) trailer = ParseInitTrailer(io.err().tail());
+  // The trailer is what init writes after every job process is dead, so
+  // with it the container needs no inspect and its removal can happen off
+  // the job's path. Without it (init killed), fall back to the engine's
+  // view and remove the container before touching /output.
+  Finished f{sv, stream_done, c.attach->status(), {}, OkStatus(), c.image_digest};
+  if (!trailer || !sv.failure.ok() || sv.cancelled) {
+    if (sv.failure.ok() && stream_done && !sv.cancelled) {
+      auto s = InspectSettled(c.id);
+      f.inspected = s.status();
+      if (s.ok()) f.state = std::move(*s);
+    }
+    Status removed = containers_.Remove(c.id);
+    if (!removed.ok()) {
+      spdlog::warn("job {}: remove container {}: {}", job.id, c.id, removed.ToString());
+    }
+    c.container_removed = removed.ok();
+    c.attach->Join();
+  }
+  c.attach->SetSink(nullptr);
+  io.Finish();
+  f.stream_status = c.attach->status();
+  (void)c.workspace->Remove();
+
+  RunResult result = BuildResult(job, c.output, io, f, t0);
+  if (!c.output_dir.empty() && result.status != RunStatus::kCancelled &&
+      result.status != RunStatus::kError) {
+    // The slot's /output becomes the job's artifact directory.
+    std::string dir = options_.artifacts_root + "/" + job.id;
+    (void)RemoveTree(dir);
+    if (rename(c.output_dir.c_str(), dir.c_str()) == 0) {
+      c.output_dir.clear();
+      CollectInto(job, dir, result);
+    } else {
+      spdlog::warn("job {}: take over pool output {}: {}", job.id, c.output_dir, strerror(errno));
+    }
+  }
+  pool_->Retire(std::move(warm));
+  result.metrics.wall_ms = MsSince(t0);
+  return result;
+}
+
+Status ContainerRunner::WriteJobFiles(const JobSpec& job, Workspace& ws) {
+  Status written = ws.WriteFile(job.language.file, job.code);
+  if (written.ok() && !job.stdin_data.empty()) written = ws.WriteFile(kStdinFile, job.stdin_data);
+  for (const auto& f : job.files) {
+    if (!written.ok()) break;
+    written = ws.WriteFile(f.path, f.content);
+  }
+  return written;
+}
+
+StatusOr<engine::ContainerState> ContainerRunner::InspectSettled(const std::string& id) {
+  // The stream closes when the job's stdio does; the engine may record the
+  // exit a moment later, so wait for a running container to settle.
+  auto s = containers_.Inspect(id);
+  if (s.ok() && s->running) {
+    (void)containers_.Wait(id, options_.kill_grace);
+    s = containers_.Inspect(id);
+  }
+  return s;
+}
+
+void ContainerRunner::CollectInto(const JobSpec& job, const std::string& dir, RunResult& result) {
+  auto set = CollectArtifacts(dir, options_.artifact_caps);
+  if (set.ok()) {
+    result.artifacts = std::move(set->files);
+    result.artifacts_skipped = std::move(set->skipped);
+  } else {
+    spdlog::warn("job {}: collect artifacts: {}", job.id, set.status().ToString());
+    (void)RemoveTree(dir);
+  }
+}
+
+RunResult ContainerRunner::BuildResult(const JobSpec& job, const OutputMount& output, JobOutput& io,
+                                       const Finished& f, Clock::time_point t0) {
+  const Supervised& sv = f.sv;
+  if (sv.cancelled) {
     RunResult r = ErrorResult(job, OkStatus());
     r.status = RunStatus::kCancelled;
-    r.image_digest = state.image_id;
-    r.stdout_data = out.kept();
-    r.stderr_data = err.kept();
-    r.stdout_truncated = out.truncated();
-    r.stderr_truncated = err.truncated();
+    r.image_digest = f.image_digest;
+    r.stdout_data = io.out().kept();
+    r.stderr_data = io.err().kept();
+    r.stdout_truncated = io.out().truncated();
+    r.stderr_truncated = io.err().truncated();
     r.metrics.wall_ms = MsSince(t0);
     return r;
   }
-  if (failure.ok() && !stream_done) {
+  Status failure = sv.failure;
+  if (failure.ok() && !f.stream_done) {
     failure = InternalError("container output did not close after kill", "stream_stuck");
   }
-  if (failure.ok() && !st.status.ok() && !timed_out) failure = st.status;
-  if (failure.ok() && !inspected.ok()) failure = inspected;
+  if (failure.ok() && !f.stream_status.ok() && !sv.timed_out) failure = f.stream_status;
+  if (failure.ok() && !f.inspected.ok()) failure = f.inspected;
   if (!failure.ok()) {
     if (failure.code() == StatusCode::kUnavailable && failure.reason() == "engine_unavailable") {
       failure = UnavailableError(failure.message(), "engine_unavailable");
     }
-    discard_output();
     RunResult r = ErrorResult(job, failure);
     r.metrics.wall_ms = MsSince(t0);
     return r;
   }
 
+  CappedOutput& out = io.out();
+  CappedOutput& err = io.err();
   std::optional<InitTrailer> trailer = ParseInitTrailer(err.tail());
   if (trailer) err.DropSuffix(trailer->length);
 
-  result.image_digest = state.image_id;
+  RunResult result;
+  result.image = job.language.image;
+  result.image_digest = f.image_digest;
   result.stdout_data = out.kept();
   result.stderr_data = err.kept();
   result.stdout_truncated = out.truncated();
   result.stderr_truncated = err.truncated();
+  const engine::ContainerState& state = f.state;
   result.exit_code = trailer ? trailer->exit_code : state.exit_code;
   result.signal = trailer ? trailer->signal : (state.exit_code > 128 ? state.exit_code - 128 : 0);
-  if (timed_out) {
+  if (sv.timed_out) {
     // Our kill ended PID 1 before it could report.
     result.signal = SIGKILL;
     result.exit_code = 128 + SIGKILL;
   }
   result.metrics.run_ms =
       trailer ? trailer->wall_us / 1000
-              : std::chrono::duration_cast<std::chrono::milliseconds>(run_end - run_start).count();
+              : std::chrono::duration_cast<std::chrono::milliseconds>(sv.run_end - sv.run_start)
+                    .count();
   if (trailer && trailer->cpu_us >= 0) result.metrics.cpu_ms = trailer->cpu_us / 1000;
   if (trailer && trailer->memory_peak_bytes >= 0) {
     result.metrics.memory_peak_bytes = trailer->memory_peak_bytes;
@@ -348,7 +411,7 @@ StatusOr<RunResult> ContainerRunner::Run(const JobSpec& job, const RunHooks& hoo
                                    trailer->cpu_us / 1000 >= job.limits.cpu_ms);
   bool output_broken = trailer && !trailer->output_violation.empty();
   if (trailer) result.output_bytes = trailer->output_bytes;
-  if (timed_out || cpu_exceeded) {
+  if (sv.timed_out || cpu_exceeded) {
     result.status = RunStatus::kTimeout;
   } else if (oom) {
     result.status = RunStatus::kOom;
@@ -360,18 +423,6 @@ StatusOr<RunResult> ContainerRunner::Run(const JobSpec& job, const RunHooks& hoo
   } else {
     result.status = RunStatus::kFailed;
   }
-  if (!output_dir.empty()) {
-    // The container is gone: nothing writes the directory any more.
-    auto set = CollectArtifacts(output_dir, options_.artifact_caps);
-    if (set.ok()) {
-      result.artifacts = std::move(set->files);
-      result.artifacts_skipped = std::move(set->skipped);
-    } else {
-      spdlog::warn("job {}: collect artifacts: {}", job.id, set.status().ToString());
-      discard_output();
-    }
-  }
-  result.metrics.wall_ms = MsSince(t0);
   return result;
 }
 

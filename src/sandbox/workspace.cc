@@ -97,6 +97,18 @@ Status Workspace::WriteFile(std::string_view relative_path, std::string_view con
   return s;
 }
 
+StatusOr<int> Workspace::CreateFifo(std::string_view name) {
+  if (dir_fd_ < 0) return FailedPreconditionError("workspace already removed");
+  CR_ASSIGN_OR_RETURN(std::vector<std::string> parts, SplitSafeRelativePath(name, 1));
+  const std::string& n = parts.front();
+  if (mkfifoat(dir_fd_, n.c_str(), 0600) != 0) return ErrnoStatus("mkfifo " + n, errno);
+  // fchmodat: umask must not strip the job's read bit.
+  if (fchmodat(dir_fd_, n.c_str(), 0644, 0) != 0) return ErrnoStatus("chmod " + n, errno);
+  int fd = openat(dir_fd_, n.c_str(), O_RDWR | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus("open " + n, errno);
+  return fd;
+}
+
 Status Workspace::Remove() {
   if (dir_fd_ < 0) return OkStatus();
   close(dir_fd_);

@@ -41,7 +41,10 @@ class EngineTest : public ::testing::Test {
 
   void TearDown() override {
     if (!server_ || !server_->started()) return;
-    // No container or workspace may outlive its job, whatever the job did.
+    // No container or workspace may outlive its job, whatever the job did:
+    // none but the warm pool's idle ones while the server runs, and none at
+    // all once it has shut down (which removes the pool).
+    EXPECT_TRUE(server_->Stop()) << server_->log();
     EXPECT_EQ(CountContainers(server_->socket(), server_->instance()), 0)
         << "containers left behind by instance " << server_->instance();
     std::error_code ec;

@@ -641,7 +641,7 @@ TEST_F(JobsCrashTest, KillNineMidFlightLosesNothing) {
 
   int containers = -1;
   for (auto until = Clock::now() + seconds(15); Clock::now() < until;) {
-    containers = CountContainers(server_->socket(), server_->instance());
+    containers = CountContainers(server_->socket(), server_->instance(), server_->PoolToken());
     if (containers == 0) break;
     std::this_thread::sleep_for(milliseconds(200));
   }

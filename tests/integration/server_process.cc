@@ -73,11 +73,19 @@ int CountVolumes(const std::string& socket, const std::string& instance) {
   return list.ok() ? static_cast<int>(list->size()) : -1;
 }
 
-int CountContainers(const std::string& socket, const std::string& instance) {
+int CountContainers(const std::string& socket, const std::string& instance,
+                    const std::string& except_pool) {
   engine::CurlTransport transport(socket);
   engine::ContainerClient containers(transport, std::chrono::seconds(30));
   auto list = containers.List({{sandbox::kLabelInstance, instance}});
-  return list.ok() ? static_cast<int>(list->size()) : -1;
+  if (!list.ok()) return -1;
+  int n = 0;
+  for (const auto& c : *list) {
+    auto pool = c.labels.find(sandbox::kLabelPool);
+    if (!except_pool.empty() && pool != c.labels.end() && pool->second == except_pool) continue;
+    ++n;
+  }
+  return n;
 }
 
 ServerProcess::ServerProcess(const std::string& extra_yaml, const std::string& socket,
@@ -222,6 +230,32 @@ ServerProcess::~ServerProcess() {
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);
   }
+}
+
+bool ServerProcess::Stop(std::chrono::seconds timeout) {
+  if (pid_ <= 0) return false;
+  kill(pid_, SIGTERM);
+  for (auto until = std::chrono::steady_clock::now() + timeout;
+       std::chrono::steady_clock::now() < until;) {
+    int status;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  Kill9();
+  return false;
+}
+
+std::string ServerProcess::PoolToken() const {
+  const std::string& text = log();
+  std::string key = "warm pool ";
+  size_t at = text.rfind(key);
+  if (at == std::string::npos) return "";
+  at += key.size();
+  size_t end = text.find(':', at);
+  return end == std::string::npos ? "" : text.substr(at, end - at);
 }
 
 void ServerProcess::Kill9() {

@@ -57,6 +57,12 @@ class ServerProcess {
   // SIGKILL, no cleanup of any kind (a crash): containers, workspaces and
   // the database stay as they are.
   void Kill9();
+  // SIGTERM, then waits up to `timeout` for a clean exit (SIGKILL after).
+  // True if it exited on its own with status 0.
+  bool Stop(std::chrono::seconds timeout = std::chrono::seconds(60));
+  // The warm pool's token (label io.coderunner.pool of its containers), read
+  // from the log; "" if the pool is off or not started yet.
+  std::string PoolToken() const;
 
   HttpAnswer Get(const std::string& path) const;
   // GET, DELETE or POST (with `body`) as the holder of API key `key` ("" =
@@ -107,7 +113,10 @@ std::string RuntimeUnderTest();
 // Contents of tests/hostile/<name>.
 std::string HostileProgram(const std::string& name);
 // Number of containers labelled with `instance` on the engine at `socket`.
-int CountContainers(const std::string& socket, const std::string& instance);
+// Containers carrying the pool label `except_pool` (a live server's idle
+// warm containers) are not counted.
+int CountContainers(const std::string& socket, const std::string& instance,
+                    const std::string& except_pool = "");
 // Number of engine volumes labelled with `instance`.
 int CountVolumes(const std::string& socket, const std::string& instance);
 

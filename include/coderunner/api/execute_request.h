@@ -63,6 +63,12 @@ StatusOr<sandbox::JobSpec> BuildJobSpec(const ExecuteRequest& request, const con
                                         std::string job_id,
                                         const config::TierConfig* tier = nullptr);
 
+// One job per configured language as a request naming only the language
+// would build it (default limits; the auth.none tier when auth is off), for
+// seeding the warm pool. Languages whose defaults do not build are left out.
+// Pure; thread-safe.
+std::vector<sandbox::JobSpec> DefaultJobShapes(const config::Config& config);
+
 }  // namespace coderunner::api
 
 #endif  // CODERUNNER_API_EXECUTE_REQUEST_H_

@@ -13,6 +13,7 @@
 #include "coderunner/common/status.h"
 #include "coderunner/sandbox/job_spec.h"
 #include "coderunner/sandbox/limits.h"
+#include "coderunner/sandbox/pool_options.h"
 
 namespace coderunner::config {
 
@@ -174,6 +175,9 @@ struct Config {
   // /var/lib/coderunner/data.
   std::string data_dir = "/var/lib/coderunner/data";
   JobsConfig jobs;
+  // Warm container pool (pool.*; see PoolOptions for each key's unit and
+  // default).
+  sandbox::PoolOptions pool;
   FilesConfig files;
   ArtifactsConfig artifacts;
   VolumesConfig volumes;

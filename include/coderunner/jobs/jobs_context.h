@@ -33,6 +33,9 @@ struct JobsContext {
   volumes::VolumeService* volumes = nullptr;
   // Execute mode; nullptr when no LLM is configured (intents end as error).
   IntentRunner* intents = nullptr;
+  // The warm pool, whose containers recovery and the janitor leave alone;
+  // nullptr when there is none.
+  const sandbox::WarmPool* pool = nullptr;
 };
 
 // Milliseconds since the Unix epoch.

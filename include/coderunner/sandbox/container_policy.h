@@ -17,6 +17,8 @@ inline constexpr const char* kLabelManaged = "io.coderunner.managed";    // "tru
 inline constexpr const char* kLabelInstance = "io.coderunner.instance";  // service instance
 inline constexpr const char* kLabelJob = "io.coderunner.job";            // job id
 inline constexpr const char* kLabelLanguage = "io.coderunner.language";
+// On warm-pool containers only: the owning pool's token (see WarmPool).
+inline constexpr const char* kLabelPool = "io.coderunner.pool";
 
 // Builds create bodies from all mechanisms. Nothing in a JobSpec can switch a
 // mechanism off: a request only chooses values (limits) within the maxima

@@ -8,9 +8,13 @@
 #include "coderunner/common/status.h"
 #include "coderunner/engine/containers.h"
 #include "coderunner/engine/stream_demux.h"
+#include "coderunner/sandbox/attached_container.h"
 #include "coderunner/sandbox/cancel_token.h"
 #include "coderunner/sandbox/container_policy.h"
+#include "coderunner/sandbox/job_output.h"
 #include "coderunner/sandbox/job_spec.h"
+#include "coderunner/sandbox/warm_pool.h"
+#include "coderunner/sandbox/workspace.h"
 
 namespace coderunner::sandbox {
 
@@ -45,6 +49,12 @@ struct RunHooks {
 // workspace are removed on every path; a per-job /output directory stays
 // only when it holds artifacts of a job that ran.
 //
+// Warm pool: with a pool set, a job the pool finds eligible takes a
+// pre-started container of exactly its shape when one is idle: its files
+// are written into the container's workspace, a "go" message starts it,
+// and the used container is removed in the background (before the result
+// only when init's trailer is missing). Otherwise the cold path above runs.
+//
 // Runtime check: when the job has an OCI runtime (ContainerPolicy::RuntimeOf),
 // the created container is asked which runtime the engine will really use;
 // any other answer ends the job, unstarted, as kError with reason
@@ -64,7 +74,45 @@ class ContainerRunner {
   // (Unavailable), so the job never ran and the caller may answer 503.
   StatusOr<RunResult> Run(const JobSpec& job, const RunHooks& hooks = {});
 
+  // Uses `pool` (nullptr: none) for eligible jobs from now on. Call before
+  // the first Run; the pool must outlive this runner's use of it.
+  void set_pool(WarmPool* pool) { pool_ = pool; }
+
  private:
+  using Clock = std::chrono::steady_clock;
+  // How one container's run went, as Supervise saw it.
+  struct Supervised {
+    Status failure;  // Attach, start or go failed.
+    bool timed_out = false;
+    bool cancelled = false;
+    Clock::time_point run_start;
+    Clock::time_point run_end;
+  };
+  // Everything BuildResult needs besides the output.
+  struct Finished {
+    Supervised sv;
+    bool stream_done = false;
+    Status stream_status;          // How the attach call ended.
+    engine::ContainerState state;  // From inspect, when it was needed.
+    Status inspected;
+    std::string image_digest;
+  };
+
+  StatusOr<RunResult> RunCold(const JobSpec& job, const RunHooks& hooks);
+  StatusOr<RunResult> RunPooled(const JobSpec& job, const RunHooks& hooks,
+                                std::unique_ptr<PooledContainer> warm);
+  // Waits for the stream (cold path), calls `start`, then waits for the
+  // end, the deadline or a cancel, and stops the container on the latter
+  // two (SIGUSR1 to init, then SIGKILL).
+  Supervised Supervise(const JobSpec& job, const RunHooks& hooks, AttachedContainer& attach,
+                       const std::function<Status()>& start, bool wait_for_attach);
+  static Status WriteJobFiles(const JobSpec& job, Workspace& ws);
+  // Inspect, after waiting for a still-running container to settle.
+  StatusOr<engine::ContainerState> InspectSettled(const std::string& id);
+  void CollectInto(const JobSpec& job, const std::string& dir, RunResult& result);
+  RunResult BuildResult(const JobSpec& job, const OutputMount& output, JobOutput& io,
+                        const Finished& f, Clock::time_point t0);
+
   // OK if the engine runs container `id` under `runtime`; FailedPrecondition
   // "runtime_not_applied" naming both runtimes if not; the engine's error
   // if it cannot tell.
@@ -73,6 +121,7 @@ class ContainerRunner {
   engine::ContainerClient& containers_;
   const ContainerPolicy& policy_;
   RunnerOptions options_;
+  WarmPool* pool_ = nullptr;
 };
 
 }  // namespace coderunner::sandbox

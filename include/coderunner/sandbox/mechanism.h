@@ -30,6 +30,9 @@ inline constexpr int kJobGid = 65534;
 // Name of the stdin file inside the workspace (the ".coderunner" prefix is
 // reserved, so no request file can collide with it).
 inline constexpr std::string_view kStdinFile = ".coderunner-stdin";
+// Name of the warm pool's "go" FIFO inside a pooled container's workspace
+// (same reserved prefix).
+inline constexpr std::string_view kGoFifo = ".coderunner-go";
 
 // Service-wide settings the mechanisms need besides the job.
 struct PolicySettings {
@@ -62,10 +65,24 @@ inline const std::string& EffectiveRuntime(const PolicySettings& settings, const
 
 // What one container is being built for.
 struct ContainerContext {
+  ContainerContext(const JobSpec& j, std::string workspace, bool stdin_file, OutputMount out)
+      : job(j),
+        workspace_host_path(std::move(workspace)),
+        has_stdin(stdin_file),
+        output(std::move(out)) {}
+
   const JobSpec& job;
   std::string workspace_host_path;  // Bind source for /workspace.
   bool has_stdin = false;           // A stdin file exists in the workspace.
   OutputMount output;               // source "" = no /output at all.
+  // A warm-pool container: created and started before its job exists.
+  // coderunner-init then waits on kGoFifo for the job's arguments and stdin
+  // choice (has_stdin and job.args are not part of the create body); every
+  // other field, and so the whole security policy, is the same.
+  bool pooled = false;
+  // With `pooled`: the pool's label value (kLabelPool), naming the service
+  // process that owns the container.
+  std::string pool_label;
 };
 
 class Mechanism {

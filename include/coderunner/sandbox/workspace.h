@@ -30,6 +30,13 @@ class Workspace {
   // AlreadyExists. Files are 0644, directories 0755.
   Status WriteFile(std::string_view relative_path, std::string_view content, int max_depth = 16);
 
+  // Creates a FIFO `name` (a single component) readable by the job's uid
+  // and returns a descriptor open on it for reading and writing (so opening
+  // it in the container never blocks, and what is written stays buffered
+  // while this descriptor is open), non-blocking, close-on-exec. The
+  // caller owns the descriptor.
+  StatusOr<int> CreateFifo(std::string_view name);
+
   // Host path of the directory.
   const std::string& path() const { return path_; }
 

@@ -1,0 +1,48 @@
+// JobOutput: a job's attach stream turned into capped stdout and stderr,
+// with live observers.
+#ifndef CODERUNNER_SANDBOX_JOB_OUTPUT_H_
+#define CODERUNNER_SANDBOX_JOB_OUTPUT_H_
+
+#include <cstdint>
+#include <functional>
+#include <string_view>
+
+#include "coderunner/engine/stream_demux.h"
+#include "coderunner/sandbox/capped_output.h"
+#include "coderunner/sandbox/init_trailer.h"
+
+namespace coderunner::sandbox {
+
+// Demultiplexes the raw stream into two CappedOutputs of `cap` bytes each.
+// `on_output` (may be empty) sees stdout as it comes and stderr without
+// coderunner-init's trailer, each only up to the cap. Feed runs on the
+// attach thread; Finish and the accessors only after the stream has ended.
+// Not thread-safe beyond that hand-over.
+class JobOutput {
+ public:
+  using Observer = std::function<void(engine::StreamId, std::string_view)>;
+  JobOutput(uint64_t cap, Observer on_output);
+
+  // One chunk of the raw stream; false if it is malformed.
+  bool Feed(std::string_view chunk);
+  // The stream ended: observers get what the trailer filter still held.
+  void Finish();
+
+  CappedOutput& out() { return out_; }
+  CappedOutput& err() { return err_; }
+
+ private:
+  void Show(engine::StreamId stream, std::string_view bytes);
+
+  uint64_t cap_;
+  Observer on_output_;
+  CappedOutput out_;
+  CappedOutput err_;
+  uint64_t shown_[2] = {0, 0};
+  TrailerFilter live_stderr_;
+  engine::StreamDemuxer demux_;
+};
+
+}  // namespace coderunner::sandbox
+
+#endif  // CODERUNNER_SANDBOX_JOB_OUTPUT_H_
