@@ -132,6 +132,7 @@ void WarmPool::Start(const std::vector<JobSpec>& templates) {
 
 void WarmPool::Stop() {
   std::vector<std::unique_ptr<PooledContainer>> left;
+  std::vector<std::string> undeleted;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_ || !started_) {
@@ -153,6 +154,7 @@ void WarmPool::Stop() {
     for (auto& c : retired_) left.push_back(std::move(c));
     retired_.clear();
     reaped_ = true;
+    undeleted.swap(undeleted_);
     UpdateGauges();
   }
   // In parallel: Podman takes a few hundred ms to remove a running
@@ -174,6 +176,14 @@ void WarmPool::Stop() {
   for (size_t i = 1; i < std::min<size_t>(left.size(), 8); ++i) removers.emplace_back(drain);
   drain();
   for (auto& t : removers) t.join();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    undeleted.insert(undeleted.end(), unremoved_at_stop_.begin(), unremoved_at_stop_.end());
+    unremoved_at_stop_.clear();
+  }
+  // One more try each; what still fails is left to the next start's
+  // recovery (the containers carry this instance's label).
+  for (const auto& id : undeleted) (void)containers_.Remove(id);
 }
 
 int WarmPool::TotalLocked() const {
@@ -411,6 +421,19 @@ void WarmPool::MaintainLoop() {
     }
     UpdateGauges();
     if (!retired_.empty()) cv_.notify_all();
+    // Containers the engine could not remove earlier.
+    if (!undeleted_.empty()) {
+      std::vector<std::string> ids;
+      ids.swap(undeleted_);
+      lock.unlock();
+      std::vector<std::string> still;
+      for (const auto& id : ids) {
+        Status removed = containers_.Remove(id);
+        if (removed.code() == StatusCode::kUnavailable) still.push_back(id);
+      }
+      lock.lock();
+      undeleted_.insert(undeleted_.end(), still.begin(), still.end());
+    }
   }
 }
 
@@ -479,7 +502,20 @@ void WarmPool::Destroy(std::unique_ptr<PooledContainer> c) {
   if (!c) return;
   if (!c->id.empty() && !c->container_removed) {
     Status removed = containers_.Remove(c->id);
-    if (!removed.ok()) spdlog::warn("pool: remove container {}: {}", c->id, removed.ToString());
+    if (!removed.ok()) {
+      spdlog::warn("pool: remove container {}: {}", c->id, removed.ToString());
+      if (removed.code() == StatusCode::kUnavailable) {
+        // The engine is away: remember the container and try again later
+        // (a restart's recovery removes it otherwise: it has our token no
+        // more). Its stream ended with the connection.
+        std::lock_guard<std::mutex> lock(mu_);
+        if (!reaped_) {
+          undeleted_.push_back(c->id);
+        } else {
+          unremoved_at_stop_.push_back(c->id);
+        }
+      }
+    }
   }
   // Removal closes the stream; the reader thread ends.
   if (c->attach) c->attach->Join();

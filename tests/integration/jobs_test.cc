@@ -359,8 +359,12 @@ class JobsEngineOutageTest : public EngineTest {
   void TearDown() override {
     EngineTest::TearDown();
     if (outage_server_ && outage_server_->started()) {
-      // Counted on the real engine, proxy or not. Recovery removes a
-      // finished container just after recording its result: allow for it.
+      // The engine is back for the shutdown, which removes the warm pool;
+      // then nothing of this instance may remain. Counted on the real
+      // engine. Recovery removes a finished container just after recording
+      // its result: allow for it.
+      ASSERT_TRUE(proxy_->Start());
+      EXPECT_TRUE(outage_server_->Stop()) << outage_server_->log();
       int left = -1;
       for (auto until = Clock::now() + seconds(10); Clock::now() < until;) {
         left = CountContainers(EngineSocketUnderTest(), outage_server_->instance());

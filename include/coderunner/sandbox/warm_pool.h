@@ -143,6 +143,10 @@ class WarmPool {
   bool reaped_ = false;                  // Stop collected retired_: Retire destroys at once.
   std::map<std::string, Shape> shapes_;  // By key.
   std::deque<std::unique_ptr<PooledContainer>> retired_;
+  // Containers whose removal failed because the engine was unreachable;
+  // retried by the maintenance pass and at Stop.
+  std::vector<std::string> undeleted_;
+  std::vector<std::string> unremoved_at_stop_;
   Stats stats_;
   std::vector<std::thread> threads_;
 };
