@@ -21,14 +21,19 @@
 #include <httplib.h>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -238,6 +243,45 @@ std::vector<Problem> LoadHumanEval(const std::string& path) {
   return out;
 }
 
+// CPU seconds (user + system) of process `pid`, from /proc/PID/stat.
+double ProcCpuSeconds(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(in, line)) return 0;
+  size_t close = line.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream rest(line.substr(close + 2));
+  std::string field;
+  double ticks = 0;
+  for (int i = 3; i <= 15 && rest >> field; ++i) {
+    if (i == 14 || i == 15) ticks += std::stod(field);  // utime, stime.
+  }
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+// CPU seconds of every process whose name is one of `names`.
+double CpuOfNamed(const std::set<std::string>& names) {
+  double total = 0;
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    std::string pid = e.path().filename().string();
+    if (pid.empty() || !std::isdigit(static_cast<unsigned char>(pid[0]))) continue;
+    std::ifstream comm(e.path() / "comm");
+    std::string name;
+    if (std::getline(comm, name) && names.count(name) > 0) total += ProcCpuSeconds(std::stoi(pid));
+  }
+  return total;
+}
+
+// All CPUs' busy time (everything but idle and iowait), seconds.
+double SystemBusySeconds() {
+  std::ifstream in("/proc/stat");
+  std::string cpu;
+  double v[10] = {0};
+  in >> cpu;
+  for (double& x : v) in >> x;
+  return (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
 void Throughput(const Options& o, httplib::Client& c) {
   std::vector<Problem> problems = LoadHumanEval(o.humaneval);
   if (problems.empty()) {
@@ -246,6 +290,11 @@ void Throughput(const Options& o, httplib::Client& c) {
   }
   printf("\n== throughput: HumanEval, %zu problems submitted at once through POST /v1/jobs\n",
          problems.size());
+  const std::set<std::string> kEngineDaemons = {"dockerd", "containerd", "podman"};
+  double busy0 = SystemBusySeconds();
+  double service0 = o.pid > 0 ? ProcCpuSeconds(o.pid) : 0;
+  double daemons0 = CpuOfNamed(kEngineDaemons);
+  double jobs_cpu = 0;
   auto t0 = Clock::now();
   std::vector<std::string> ids;
   std::string salt = std::to_string(Clock::now().time_since_epoch().count());
@@ -266,6 +315,9 @@ void Throughput(const Options& o, httplib::Client& c) {
     if (r && r->status == 200) {
       json rec = json::parse(r->body);
       ok = rec.value("status", "") == "succeeded";
+      if (rec["result"].is_object() && rec["result"]["metrics"].is_object()) {
+        jobs_cpu += rec["result"]["metrics"].value("cpu_ms", 0) / 1000.0;
+      }
     }
     ok ? (void)++passed : failed.push_back(problems[i].id);
   }
@@ -273,6 +325,25 @@ void Throughput(const Options& o, httplib::Client& c) {
   printf("  coderunner (async, all at once)  %7.2f s  %6.1f jobs/s  passed %d/%zu\n", wall,
          problems.size() / wall, passed, problems.size());
   for (const auto& f : failed) printf("    failed: %s\n", f.c_str());
+  // Where the CPU went during that run (2 cores = 2 CPU-seconds per second):
+  // the jobs' own containers (their cgroup), this service, the engine's
+  // long-lived daemons, and the rest (per-container shims, runc/conmon,
+  // the kernel's container setup).
+  double busy = SystemBusySeconds() - busy0;
+  double service = o.pid > 0 ? ProcCpuSeconds(o.pid) - service0 : 0;
+  double daemons = CpuOfNamed(kEngineDaemons) - daemons0;
+  printf("  CPU during the run: %.1f CPU-s busy of %.1f available (%ld cores)\n", busy,
+         wall * sysconf(_SC_NPROCESSORS_ONLN), sysconf(_SC_NPROCESSORS_ONLN));
+  printf("    jobs (container cgroups)        %6.1f CPU-s  %5.1f ms/job\n", jobs_cpu,
+         1000 * jobs_cpu / problems.size());
+  printf("    coderunner                      %6.1f CPU-s  %5.1f ms/job\n", service,
+         1000 * service / problems.size());
+  printf("    engine daemons (%s)  %6.1f CPU-s  %5.1f ms/job\n",
+         o.engine == "docker" ? "dockerd+containerd" : "podman service    ", daemons,
+         1000 * daemons / problems.size());
+  double rest = busy - jobs_cpu - service - daemons;
+  printf("    the rest (shims, runc, kernel)  %6.1f CPU-s  %5.1f ms/job\n", rest,
+         1000 * rest / problems.size());
 
   size_t n = o.cli_loop > 0 ? std::min<size_t>(o.cli_loop, problems.size()) : problems.size();
   auto t1 = Clock::now();

@@ -568,5 +568,39 @@ TEST(ConfigTest, ShippedReferenceConfigParsesToTheBuiltInDefaults) {
   ExpectConfigEq(*c, DefaultConfig());
 }
 
+TEST(ConfigTest, PoolKeysParseWithUnitsAndDefaults) {
+  auto d = ParseConfig("");
+  ASSERT_TRUE(d.ok());
+  EXPECT_TRUE(d->pool.enabled);
+  EXPECT_EQ(d->pool.size, 2);
+  EXPECT_EQ(d->pool.max_idle_s, 300);
+  auto c = ParseConfig(
+      "pool: {enabled: false, size: 3, sizes: {bash: 0}, max_per_shape: 4, max_containers: 9,\n"
+      "       max_shapes: 2, max_idle_s: 60, fill_parallelism: 1, shape_idle_s: 30}\n");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_FALSE(c->pool.enabled);
+  EXPECT_EQ(c->pool.size, 3);
+  EXPECT_EQ(c->pool.sizes.at("bash"), 0);
+  EXPECT_EQ(c->pool.max_per_shape, 4);
+  EXPECT_EQ(c->pool.max_containers, 9);
+  EXPECT_EQ(c->pool.max_shapes, 2);
+  EXPECT_EQ(c->pool.max_idle_s, 60);
+  EXPECT_EQ(c->pool.fill_parallelism, 1);
+  EXPECT_EQ(c->pool.shape_idle_s, 30);
+}
+
+TEST(ConfigTest, BadPoolValuesAreRejectedNamingTheKey) {
+  ExpectAllRejected({
+      {"unknown key", "pool: {sise: 1}\n", "pool.sise"},
+      {"negative size", "pool: {size: -1}\n", "pool.size"},
+      {"unknown language", "pool: {sizes: {ruby: 1}}\n", "pool.sizes.ruby"},
+      {"sizes not a map", "pool: {sizes: [1]}\n", "pool.sizes"},
+      {"no fillers", "pool: {fill_parallelism: 0}\n", "pool.fill_parallelism"},
+      {"zero idle", "pool: {max_idle_s: 0}\n", "pool.max_idle_s"},
+      {"zero containers", "pool: {max_containers: 0}\n", "pool.max_containers"},
+      {"wrong type", "pool: {enabled: maybe}\n", "pool.enabled"},
+  });
+}
+
 }  // namespace
 }  // namespace coderunner::config
