@@ -31,11 +31,16 @@
 //     gVisor; under runc the kernel's RLIMIT_CPU does the job;
 //   - with -W FIFO (the warm pool), waits before running anything until the
 //     service writes a "go" message to FIFO: "CRGO" + 4-byte little-endian
-//     length + NUL-terminated fields, the first "stdin" or "-" (whether
-//     /workspace/.coderunner-stdin is the job's stdin), the rest arguments
-//     appended to COMMAND. The container is created and started ahead of
-//     the job; only its files and this message arrive with the job. Time
-//     spent waiting counts toward nothing: the job's clock starts at "go";
+//     length + NUL-terminated fields: "stdin" or "-" (whether
+//     /workspace/.coderunner-stdin is the job's stdin), an end nonce (hex,
+//     may be empty), then arguments appended to COMMAND. With a nonce, init
+//     ends both streams with a marker carrying it (stdout: the trailer
+//     prefix + {"eof":NONCE}; stderr: the trailer with "eof":NONCE), so the
+//     service knows the output is complete without waiting for the engine
+//     to close the stream (Docker takes ~40 ms after the exit). The job
+//     never sees the nonce, so it cannot end its output early. The container is created and started
+//     ahead of the job; only its files and this message arrive with the job. Time spent waiting
+//     counts toward nothing: the job's clock starts at "go";
 //   - writes one metrics trailer line to stderr after the job ends, with
 //     CPU time, peak memory and the OOM-kill count read from the container's
 //     own cgroup, and what the output directory holds. The engines disagree
@@ -355,6 +360,8 @@ static int ReadFull(int fd, char* buf, size_t n) {
 // builds the job's argv: `cmd` (NULL-terminated) followed by the message's
 // arguments. Sets *with_stdin. Returns the argv, or NULL (with a message on
 // stderr) if the message is malformed or the service asked us to stop.
+static char g_eof_nonce[65];
+
 static char** AwaitGo(const char* fifo, char** cmd, int* with_stdin) {
   int fd = open(fifo, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) {
@@ -384,6 +391,18 @@ static char** AwaitGo(const char* fifo, char** cmd, int* with_stdin) {
   const char* end = msg + len;
   *with_stdin = strcmp(p, "stdin") == 0;
   p += strlen(p) + 1;
+  if (p >= end) {
+    dprintf(2, "coderunner-init: bad go message\n");
+    return NULL;
+  }
+  // The nonce: hex only (it is printed inside JSON without escaping).
+  size_t nonce_len = strlen(p);
+  if (nonce_len >= sizeof(g_eof_nonce) || strspn(p, "0123456789abcdef") != nonce_len) {
+    dprintf(2, "coderunner-init: bad go message\n");
+    return NULL;
+  }
+  memcpy(g_eof_nonce, p, nonce_len + 1);
+  p += nonce_len + 1;
   while (p < end) {
     if (n >= kMaxGoArgs + 63) {
       dprintf(2, "coderunner-init: too many arguments\n");
@@ -560,13 +579,21 @@ int main(int argc, char** argv) {
 
   int exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  // Every job process is gone: nothing can follow these markers.
+  if (g_eof_nonce[0] != '\0') {
+    dprintf(1,
+            "\x1e"
+            "coderunner-init {\"eof\":\"%s\"}\n",
+            g_eof_nonce);
+  }
   // The violation is one of a fixed set of words (no escaping needed).
   dprintf(2,
           "\x1e"
           "coderunner-init {\"exit_code\":%d,\"signal\":%d,\"wall_us\":%lld,\"cpu_us\":%lld,"
           "\"memory_peak_bytes\":%lld,\"oom_kills\":%lld,\"output_bytes\":%lld,"
-          "\"output_entries\":%lld,\"output_violation\":\"%s\",\"output_rolled_back\":%d}\n",
+          "\"output_entries\":%lld,\"output_violation\":\"%s\",\"output_rolled_back\":%d,"
+          "\"eof\":\"%s\"}\n",
           exit_code, sig, wall_us, cpu_us, mem_peak, oom_kills, usage.bytes, usage.entries,
-          violation ? violation : "", rolled_back);
+          violation ? violation : "", rolled_back, g_eof_nonce);
   return exit_code;
 }

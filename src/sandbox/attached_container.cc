@@ -53,8 +53,9 @@ AttachedContainer::Wake AttachedContainer::WaitAttached(Clock::time_point deadli
 AttachedContainer::Wake AttachedContainer::WaitDone(Clock::time_point deadline,
                                                     bool wake_on_cancel) {
   std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait_until(lock, deadline, [&] { return done_ || (wake_on_cancel && cancelled_); });
-  if (done_) return Wake::kDone;
+  cv_.wait_until(lock, deadline,
+                 [&] { return done_ || complete_ || (wake_on_cancel && cancelled_); });
+  if (done_ || complete_) return Wake::kDone;
   return wake_on_cancel && cancelled_ ? Wake::kCancelled : Wake::kTimedOut;
 }
 
@@ -62,6 +63,17 @@ void AttachedContainer::Cancel() {
   std::lock_guard<std::mutex> lock(mu_);
   cancelled_ = true;
   cv_.notify_all();
+}
+
+void AttachedContainer::MarkComplete() {
+  std::lock_guard<std::mutex> lock(mu_);
+  complete_ = true;
+  cv_.notify_all();
+}
+
+bool AttachedContainer::complete() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return complete_;
 }
 
 void AttachedContainer::ClearCancel() {

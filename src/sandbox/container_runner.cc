@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <optional>
 
+#include "coderunner/common/ids.h"
 #include "coderunner/sandbox/artifacts.h"
 #include "coderunner/sandbox/init_trailer.h"
 #include "coderunner/sandbox/workspace.h"
@@ -246,11 +247,18 @@ StatusOr<RunResult> ContainerRunner::RunPooled(const JobSpec& job, const RunHook
     return ErrorResult(job, written);
   }
   JobOutput io(static_cast<uint64_t>(job.limits.output_bytes), hooks.on_output);
+  // init ends both streams with markers carrying this nonce; seeing them is
+  // completion, ~40 ms before Docker closes the attach stream.
+  const std::string nonce = NewId("eof").substr(4);
+  AttachedContainer& attach = *c.attach;
+  io.ExpectEnd(nonce, [&attach] { attach.MarkComplete(); });
   c.attach->SetSink([&io](std::string_view chunk) { return io.Feed(chunk); });
   // "go": the job's arguments and stdin choice, one write into the FIFO
   // (the message is far smaller than a pipe buffer, which is empty).
   auto go = [&]() -> Status {
     std::string payload = job.stdin_data.empty() ? "-" : "stdin";
+    payload.push_back('\0');
+    payload += nonce;
     payload.push_back('\0');
     for (const auto& a : job.args) {
       payload += a;
@@ -260,6 +268,7 @@ StatusOr<RunResult> ContainerRunner::RunPooled(const JobSpec& job, const RunHook
     uint32_t n = static_cast<uint32_t>(payload.size());
     for (int i = 0; i < 4; ++i) msg.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
     msg += payload;
+    c.ran_job = true;
     ssize_t w = write(c.go_fd, msg.data(), msg.size());
     if (w != static_cast<ssize_t>(msg.size())) {
       return InternalError("write go message to pool container: " +
@@ -269,8 +278,12 @@ StatusOr<RunResult> ContainerRunner::RunPooled(const JobSpec& job, const RunHook
     return OkStatus();
   };
   Supervised sv = Supervise(job, hooks, *c.attach, go, /*wait_for_attach=*/false);
-  const bool stream_done = c.attach->done();
   if (hooks.cancel != nullptr) hooks.cancel->OnCancel(nullptr);
+  // No Feed runs after this returns: the output can be read.
+  c.attach->SetSink(nullptr);
+  const bool complete = io.ended();
+  const bool stream_done = complete || c.attach->done();
+  if (complete) io.DropStdoutMarker();
 
   std::optional<InitTrailer> trailer;
   if (stream_done) trailer = ParseInitTrailer(io.err().tail());
@@ -292,7 +305,6 @@ StatusOr<RunResult> ContainerRunner::RunPooled(const JobSpec& job, const RunHook
     c.container_removed = removed.ok();
     c.attach->Join();
   }
-  c.attach->SetSink(nullptr);
   io.Finish();
   f.stream_status = c.attach->status();
   (void)c.workspace->Remove();

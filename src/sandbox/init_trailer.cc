@@ -10,6 +10,10 @@ constexpr std::string_view kMarker =
     "\x1e"
     "coderunner-init ";
 
+std::string StdoutEndMarker(std::string_view nonce) {
+  return std::string(kMarker) + "{\"eof\":\"" + std::string(nonce) + "\"}\n";
+}
+
 std::optional<InitTrailer> ParseInitTrailer(std::string_view tail) {
   if (tail.empty() || tail.back() != '\n') return std::nullopt;
   size_t pos = tail.rfind(kMarker);
@@ -35,6 +39,7 @@ std::optional<InitTrailer> ParseInitTrailer(std::string_view tail) {
     t.output_violation = v->get<std::string>();
   }
   t.output_rolled_back = get("output_rolled_back", 0) != 0;
+  if (auto v = j.find("eof"); v != j.end() && v->is_string()) t.eof = v->get<std::string>();
   t.length = tail.size() - pos;
   return t;
 }

@@ -13,6 +13,8 @@ JobOutput::JobOutput(uint64_t cap, Observer on_output)
         if (on_output_) {
           if (stream == engine::StreamId::kStderr) {
             live_stderr_.Feed(bytes, [&](std::string_view b) { Show(stream, b); });
+          } else if (!end_marker_.empty()) {
+            live_stdout_.Feed(bytes, [&](std::string_view b) { Show(stream, b); });
           } else {
             Show(stream, bytes);
           }
@@ -20,11 +22,38 @@ JobOutput::JobOutput(uint64_t cap, Observer on_output)
         (stream == engine::StreamId::kStderr ? err_ : out_).Append(bytes);
       }) {}
 
-bool JobOutput::Feed(std::string_view chunk) { return demux_.Feed(chunk).ok(); }
+void JobOutput::ExpectEnd(std::string nonce, std::function<void()> on_end) {
+  end_marker_ = StdoutEndMarker(nonce);
+  nonce_ = std::move(nonce);
+  on_end_ = std::move(on_end);
+}
+
+bool JobOutput::Feed(std::string_view chunk) {
+  if (!demux_.Feed(chunk).ok()) return false;
+  if (!end_marker_.empty() && !ended_) {
+    const std::string& tail = out_.tail();
+    if (tail.size() >= end_marker_.size() &&
+        tail.compare(tail.size() - end_marker_.size(), end_marker_.size(), end_marker_) == 0) {
+      std::optional<InitTrailer> t = ParseInitTrailer(err_.tail());
+      if (t && t->eof == nonce_) {
+        ended_ = true;
+        if (on_end_) on_end_();
+      }
+    }
+  }
+  return true;
+}
+
+void JobOutput::DropStdoutMarker() {
+  if (ended_) out_.DropSuffix(end_marker_.size());
+}
 
 void JobOutput::Finish() {
   if (on_output_) {
     live_stderr_.Finish([&](std::string_view b) { Show(engine::StreamId::kStderr, b); });
+    if (!end_marker_.empty()) {
+      live_stdout_.Finish([&](std::string_view b) { Show(engine::StreamId::kStdout, b); });
+    }
   }
 }
 

@@ -501,7 +501,18 @@ StatusOr<std::unique_ptr<PooledContainer>> WarmPool::Prepare(const JobSpec& spec
 void WarmPool::Destroy(std::unique_ptr<PooledContainer> c) {
   if (!c) return;
   if (!c->id.empty() && !c->container_removed) {
+    // A container that ran its job is exiting on its own: let it finish
+    // first. Podman 4.3 refuses a forced removal that races with the exit
+    // ("could not be stopped: container state improper").
+    if (c->ran_job && c->attach) {
+      c->attach->WaitDone(Clock::now() + std::chrono::seconds(5), /*wake_on_cancel=*/false);
+    }
     Status removed = containers_.Remove(c->id);
+    for (int retry = 0; retry < 3 && !removed.ok() && removed.code() != StatusCode::kUnavailable;
+         ++retry) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      removed = containers_.Remove(c->id);
+    }
     if (!removed.ok()) {
       spdlog::warn("pool: remove container {}: {}", c->id, removed.ToString());
       if (removed.code() == StatusCode::kUnavailable) {

@@ -184,5 +184,17 @@ TEST_F(PoolTest, TimeoutAndOomInAPooledContainerAreReportedAsCold) {
   ExpectNormalJobStillWorks();
 }
 
+TEST_F(PoolTest, ForgedEndMarkersDoNotEndTheOutput) {
+  ASSERT_TRUE(Eventually([&] { return PythonPoolFull(); }));
+  auto r = RunHostile("python", "fake_end_marker.py");
+  std::string out = r["stdout"];
+  EXPECT_NE(out.find("still here"), std::string::npos) << r.dump();
+  EXPECT_EQ(out.find("FIFO READ"), std::string::npos) << r.dump();
+  EXPECT_EQ(out.find("FIFO WRITABLE"), std::string::npos) << r.dump();
+  EXPECT_EQ(r["exit_code"], 3) << r.dump();
+  EXPECT_EQ(r["status"], "failed") << r.dump();
+  ExpectNormalJobStillWorks();
+}
+
 }  // namespace
 }  // namespace coderunner::testing

@@ -52,6 +52,11 @@ class AttachedContainer {
   // Waits until the stream ended (kDone), Cancel was called (kCancelled;
   // only with `wake_on_cancel`) or `deadline` passed (kTimedOut).
   Wake WaitDone(Clock::time_point deadline, bool wake_on_cancel = true);
+  // The output is known complete (end markers seen) though the stream is
+  // still open: WaitDone answers kDone from now on. Sticky.
+  void MarkComplete();
+  bool complete() const;
+
   // Wakes every waiter with kCancelled (unless the stream is done). Sticky.
   void Cancel();
   // Clears an earlier Cancel (a pooled container handed to a new job).
@@ -75,6 +80,7 @@ class AttachedContainer {
   std::condition_variable cv_;
   bool attached_ = false;
   bool done_ = false;
+  bool complete_ = false;
   bool cancelled_ = false;
   Status status_;
   uint64_t unclaimed_ = 0;

@@ -23,11 +23,17 @@ struct InitTrailer {
   // "too_many_files", "too_deep", "unreadable"); "" if none.
   std::string output_violation;
   bool output_rolled_back = false;  // Volume mode: the run's growth was undone.
-  size_t length = 0;                // Bytes the trailer occupies at the end of stderr.
+  // The end nonce from the warm pool's "go" message; "" for a cold job.
+  std::string eof;
+  size_t length = 0;  // Bytes the trailer occupies at the end of stderr.
 };
 
 // Finds a trailer that ends exactly at the end of `stderr_tail`. Returns
 // nullopt if there is none (the init was killed, or never ran). Pure.
+// The line coderunner-init ends stdout with when the pool's "go" message
+// carried `nonce` (see src/init/coderunner_init.c).
+std::string StdoutEndMarker(std::string_view nonce);
+
 std::optional<InitTrailer> ParseInitTrailer(std::string_view stderr_tail);
 
 // Passes live stderr through while holding back anything that could still

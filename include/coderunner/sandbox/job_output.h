@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <string_view>
 
 #include "coderunner/engine/stream_demux.h"
@@ -23,6 +24,16 @@ class JobOutput {
   using Observer = std::function<void(engine::StreamId, std::string_view)>;
   JobOutput(uint64_t cap, Observer on_output);
 
+  // Pooled jobs: the output is complete once stdout ends with
+  // StdoutEndMarker(nonce) and stderr with a trailer whose eof is `nonce`;
+  // `on_end` is then called once (on the feeding thread). Stdout observers
+  // then never see the marker. Call before the first Feed.
+  void ExpectEnd(std::string nonce, std::function<void()> on_end);
+  // The end markers were both seen.
+  bool ended() const { return ended_; }
+  // Removes the stdout end marker from the kept stdout (after ended()).
+  void DropStdoutMarker();
+
   // One chunk of the raw stream; false if it is malformed.
   bool Feed(std::string_view chunk);
   // The stream ended: observers get what the trailer filter still held.
@@ -40,6 +51,11 @@ class JobOutput {
   CappedOutput err_;
   uint64_t shown_[2] = {0, 0};
   TrailerFilter live_stderr_;
+  TrailerFilter live_stdout_;  // Used only with ExpectEnd.
+  std::string end_marker_;     // "" unless ExpectEnd.
+  std::string nonce_;
+  std::function<void()> on_end_;
+  bool ended_ = false;
   engine::StreamDemuxer demux_;
 };
 
