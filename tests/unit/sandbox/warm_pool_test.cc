@@ -150,7 +150,9 @@ class PoolEngine : public engine::Transport {
 LanguageSpec Python() {
   return {"python", "coderunner/python:3.11", "main.py", {"python3", "{file}"}, true, ""};
 }
-LanguageSpec Bash() { return {"bash", "coderunner/bash:5", "main.sh", {"bash", "{file}"}, false, ""}; }
+LanguageSpec Bash() {
+  return {"bash", "coderunner/bash:5", "main.sh", {"bash", "{file}"}, false, ""};
+}
 
 JobSpec JobOf(LanguageSpec language, std::string id = "job-1") {
   JobSpec j;
@@ -367,7 +369,11 @@ TEST_F(WarmPoolTest, ShapeKeyDiffersWhenAnyPolicyInputDiffers) {
       {"tmp", [](JobSpec& j) { j.limits.tmp_bytes = 1 << 20; }, false},
       {"cpu time", [](JobSpec& j) { j.limits.cpu_ms = 123; }, false},
       {"image", [](JobSpec& j) { j.language.image = "other:1"; }, false},
-      {"command", [](JobSpec& j) { j.language.command = {"python3", "-I", "{file}"}; }, false},
+      {"command",
+       [](JobSpec& j) {
+         j.language.command = {"python3", "-I", "{file}"};
+       },
+       false},
       {"runtime", [](JobSpec& j) { j.runtime = "runc"; }, false},
   };
   for (const Case& c : cases) {
@@ -390,7 +396,8 @@ TEST_F(WarmPoolTest, PooledCreateBodyCarriesTheColdJobsPolicy) {
   json a = policy_.BuildCreateBody(cold);
   json b = policy_.BuildCreateBody(warm);
   EXPECT_EQ(a["HostConfig"], b["HostConfig"]);
-  for (const char* field : {"Image", "User", "Entrypoint", "Env", "WorkingDir", "NetworkDisabled"}) {
+  for (const char* field :
+       {"Image", "User", "Entrypoint", "Env", "WorkingDir", "NetworkDisabled"}) {
     EXPECT_EQ(a.value(field, json()), b.value(field, json())) << field;
   }
   json labels = b["Labels"];
