@@ -26,10 +26,19 @@ jobs: {max_queued: 2000, max_concurrent: ${CONCURRENCY:-0}}
 artifacts: {dir: $dir/artifacts}
 volumes: {dir: $dir/volumes}
 CFG
+# A second service on the same engine with its warm pool off: the cold path.
+cold_port=18198
+sed -e "s/:$port}/:$cold_port}/" -e "s/^instance: bench$/instance: bench-cold/" \
+  -e "s#$dir/#$dir/cold-#g" "$dir/config.yaml" >"$dir/cold.yaml"
+echo "pool: {enabled: false}" >>"$dir/cold.yaml"
 build/coderunner serve --config "$dir/config.yaml" >"$dir/server.log" 2>&1 &
 pid=$!
-trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
-for _ in $(seq 50); do curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
+build/coderunner serve --config "$dir/cold.yaml" >"$dir/cold.log" 2>&1 &
+cold_pid=$!
+trap 'kill $pid $cold_pid 2>/dev/null; wait $pid $cold_pid 2>/dev/null; rm -rf "$dir"' EXIT
+for p in $port $cold_port; do
+  for _ in $(seq 50); do curl -fsS "http://127.0.0.1:$p/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
+done
 
 echo "== engine: $engine ($sock)"
 build/bench/wait_bench --server "http://127.0.0.1:$port" --jobs "${WAIT_JOBS:-20}"
@@ -40,4 +49,4 @@ humaneval="${HUMANEVAL:-../shared/data/HumanEval.jsonl.gz}"
 if [[ -f "$humaneval" ]]; then zcat "$humaneval" >"$dir/humaneval.jsonl"; fi
 build/bench/service_bench --server "http://127.0.0.1:$port" --socket "$sock" --engine "$engine" \
   --pid "$pid" --humaneval "$dir/humaneval.jsonl" --jobs "${LATENCY_JOBS:-30}" \
-  --cli-loop "${CLI_LOOP:-0}" --sections "${SECTIONS:-latency,throughput,memory}"
+  --cli-loop "${CLI_LOOP:-0}" --cold-server "http://127.0.0.1:$cold_port" --sections "${SECTIONS:-latency,throughput,memory}"

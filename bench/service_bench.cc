@@ -5,7 +5,8 @@
 //               /v1/execute, against the engine CLI (`docker run` /
 //               `podman run`), the raw engine API sequence
 //               create→start→wait→logs→delete, and a bare interpreter
-//               start on the host
+//               start on the host; with --cold-server, also through a
+//               second coderunner whose warm pool is off (the cold path)
 //   throughput  HumanEval's 164 problems (prompt + canonical solution +
 //               test + check(entry_point)) submitted at once through the
 //               async API; every one must pass; against a sequential CLI
@@ -16,6 +17,7 @@
 // Usage: service_bench --server URL --socket SOCK --engine docker|podman
 //          [--pid SERVICE_PID] [--humaneval FILE.jsonl] [--jobs N]
 //          [--sections latency,throughput,memory] [--cli-loop N]
+//          [--cold-server URL]
 // --cli-loop bounds the sequential CLI baseline to N programs (the wall
 // time is then scaled to 164 and marked as such); 0 runs all.
 #include <httplib.h>
@@ -31,6 +33,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -56,6 +59,7 @@ struct Options {
   int jobs = 30;
   std::string sections = "latency,throughput,memory";
   int cli_loop = 0;
+  std::string cold_server;  // Same engine, pool off; empty = not measured.
 };
 
 struct Language {
@@ -71,7 +75,9 @@ const std::vector<Language>& Languages() {
       {"python",
        "coderunner/python:3.11",
        {"python3", "-c", "print(1+1)"},
-       {"python3", "-c", "print(1+1)"},
+       // The system interpreter: a version-manager shim on PATH (pyenv)
+       // would add its own ~90 ms start-up to the floor.
+       {"/usr/bin/python3", "-c", "print(1+1)"},
        "print(1+1)"},
       {"javascript",
        "coderunner/node:20",
@@ -179,26 +185,76 @@ void PrintSeries(const Series& s, double base_p50) {
   printf("\n");
 }
 
+// One POST /v1/execute of `code`; true when it printed "2".
+bool ExecuteTwo(httplib::Client& c, const std::string& language, const std::string& code) {
+  auto r = c.Post("/v1/execute", json{{"language", language}, {"code", code}}.dump(),
+                  "application/json");
+  return r && r->status == 200 && json::parse(r->body).value("stdout", "") == "2\n";
+}
+
+// The value of an unlabelled metric line `name <v>` (or the sum over its
+// labelled lines), from /metrics; -1 when absent.
+double MetricSum(httplib::Client& c, const std::string& name) {
+  auto r = c.Get("/metrics");
+  if (!r || r->status != 200) return -1;
+  std::istringstream in(r->body);
+  std::string line;
+  double sum = -1;
+  while (std::getline(in, line)) {
+    if (line.rfind(name, 0) != 0) continue;
+    char next = line.size() > name.size() ? line[name.size()] : '\0';
+    if (next != ' ' && next != '{') continue;
+    sum = std::max(sum, 0.0) + std::stod(line.substr(line.rfind(' ') + 1));
+  }
+  return sum;
+}
+
+// After a pooled job the service refills its pool and removes the used
+// container in the background. Letting that finish (bounded at 2 s) keeps
+// its CPU out of the baselines measured next, which would otherwise look
+// slower than they are.
+void LetPoolSettle(httplib::Client& c) {
+  auto deadline = Clock::now() + std::chrono::seconds(2);
+  while (Clock::now() < deadline && MetricSum(c, "coderunner_pool_filling") > 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+}
+
 void Latency(const Options& o, httplib::Client& c) {
   coderunner::engine::CurlTransport transport(o.socket);
+  std::unique_ptr<httplib::Client> cold;
+  if (!o.cold_server.empty()) {
+    cold = std::make_unique<httplib::Client>(o.cold_server);
+    cold->set_read_timeout(120, 0);
+  }
   printf(
       "\n== latency: print(1+1), %d sequential runs each (ms: p50 p95 p99, ratio to the service "
       "p50)\n",
       o.jobs);
+  double hits0 = MetricSum(c, "coderunner_pool_hits_total");
+  double misses0 = MetricSum(c, "coderunner_pool_misses_total");
   for (const auto& l : Languages()) {
-    Series service{"coderunner /v1/execute", {}, 0}, raw{"raw API create..delete", {}, 0},
-        cli{o.engine + " run", {}, 0}, bare{"bare interpreter (host)", {}, 0};
+    Series service{"coderunner /v1/execute", {}, 0}, pool_off{"coderunner, pool off", {}, 0},
+        raw{"raw API create..delete", {}, 0}, cli{o.engine + " run", {}, 0},
+        bare{"bare interpreter (host)", {}, 0};
     for (int i = 0; i < o.jobs; ++i) {
       // A distinct comment per run defeats the result cache.
       std::string tag =
           std::to_string(i) + "-" + std::to_string(Clock::now().time_since_epoch().count());
       std::string code = l.code + (l.name == "javascript" ? " // " : " # ") + tag;
       auto t0 = Clock::now();
-      auto r = c.Post("/v1/execute", json{{"language", l.name}, {"code", code}}.dump(),
-                      "application/json");
+      bool ok = ExecuteTwo(c, l.name, code);
       double ms = Ms(Clock::now() - t0);
-      bool ok = r && r->status == 200 && json::parse(r->body).value("stdout", "") == "2\n";
       ok ? service.ms.push_back(ms) : (void)++service.failures;
+      LetPoolSettle(c);
+
+      if (cold) {
+        t0 = Clock::now();
+        ok = ExecuteTwo(*cold, l.name, code);
+        ms = Ms(Clock::now() - t0);
+        ok ? pool_off.ms.push_back(ms) : (void)++pool_off.failures;
+      }
 
       t0 = Clock::now();
       ok = RawApiRun(transport, l);
@@ -219,8 +275,17 @@ void Latency(const Options& o, httplib::Client& c) {
     }
     double base = Percentile(service.ms, 0.5);
     printf(" %s\n", l.name.c_str());
-    for (const Series* s : {&service, &raw, &cli, &bare}) PrintSeries(*s, base);
+    for (const Series* s : {&service, &pool_off, &raw, &cli, &bare}) {
+      if (!s->ms.empty() || s->failures > 0) PrintSeries(*s, base);
+    }
+    if (!pool_off.ms.empty() && !raw.ms.empty()) {
+      printf("  cold path / raw API sequence: %.2fx\n",
+             Percentile(pool_off.ms, 0.5) / Percentile(raw.ms, 0.5));
+    }
   }
+  printf(" warm pool: %.0f hits, %.0f misses during the latency runs\n",
+         std::max(0.0, MetricSum(c, "coderunner_pool_hits_total")) - std::max(0.0, hits0),
+         std::max(0.0, MetricSum(c, "coderunner_pool_misses_total")) - std::max(0.0, misses0));
 }
 
 struct Problem {
@@ -441,6 +506,7 @@ int main(int argc, char** argv) {
     if (a == "--jobs") o.jobs = std::stoi(v);
     if (a == "--sections") o.sections = v;
     if (a == "--cli-loop") o.cli_loop = std::stoi(v);
+    if (a == "--cold-server") o.cold_server = v;
   }
   httplib::Client c(o.server);
   c.set_read_timeout(600, 0);
