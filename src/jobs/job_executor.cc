@@ -165,24 +165,35 @@ void JobExecutor::Run(const JobRecord& record) {
   }
 
   // The caller of /v1/execute gets the raw output (the code and its output
-  // are theirs); what is stored and logged is redacted.
-  nlohmann::json raw = api::ResultToJson(spec, result, encoding);
-  raw["cached"] = false;
-  sandbox::RunResult redacted = result;
-  redacted.stdout_data = RedactSecrets(result.stdout_data);
-  redacted.stderr_data = RedactSecrets(result.stderr_data);
-  nlohmann::json stored = api::ResultToJson(spec, redacted, encoding);
-  stored["cached"] = false;
-
+  // are theirs); what is stored and logged is redacted. Up to 2 MiB of
+  // output may be in hand, so copies are made one at a time and dropped as
+  // soon as they are serialized (the RSS budget while a job floods).
   JobStatus status = FromRunStatus(result.status);
-  std::string stored_text = stored.dump();
-  std::string raw_text = raw.dump();
-  // Up to a few MiB of output copies; gone before the result is handed out.
-  stored = nlohmann::json();
-  raw = nlohmann::json();
-  redacted = sandbox::RunResult();
+  std::string raw_text;
+  {
+    nlohmann::json raw = api::ResultToJson(spec, result, encoding);
+    raw["cached"] = false;
+    raw_text = raw.dump();
+  }
+  // Usually nothing is redacted; the stored text is then the raw text and
+  // needs no second serialization.
+  bool redacted = false;
+  for (std::string* data : {&result.stdout_data, &result.stderr_data}) {
+    std::string clean = RedactSecrets(*data);
+    if (clean != *data) {
+      *data = std::move(clean);
+      redacted = true;
+    }
+  }
+  std::string stored_text;
+  if (redacted) {
+    nlohmann::json stored = api::ResultToJson(spec, result, encoding);
+    stored["cached"] = false;
+    stored_text = stored.dump();
+  }
   result.stdout_data = std::string();
   result.stderr_data = std::string();
+  const std::string& stored_ref = redacted ? stored_text : raw_text;
   // Artifacts live under the job that made them; a cached answer naming
   // them would point at another job's files. Such results are not cached.
   // The cache is filled before waiters wake, so a caller that sees the
@@ -191,7 +202,7 @@ void JobExecutor::Run(const JobRecord& record) {
     if ((status == JobStatus::kSucceeded || status == JobStatus::kFailed) &&
         !record.cache_key.empty() && ctx_.config->jobs.cache_ttl_s > 0 &&
         result.artifacts.empty()) {
-      Status put = ctx_.store->CachePut(record.cache_key, stored_text,
+      Status put = ctx_.store->CachePut(record.cache_key, stored_ref,
                                         NowMs() + ctx_.config->jobs.cache_ttl_s * 1000);
       if (!put.ok()) spdlog::warn("job {}: cache put: {}", id, put.ToString());
     }
@@ -200,7 +211,7 @@ void JobExecutor::Run(const JobRecord& record) {
     // mark otherwise).
     malloc_trim(0);
   };
-  if (!Complete(record, status, stored_text, raw_text, result.image_digest, started, fill_cache)) {
+  if (!Complete(record, status, stored_ref, raw_text, result.image_digest, started, fill_cache)) {
     return;
   }
   if (status == JobStatus::kError) {

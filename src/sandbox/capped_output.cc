@@ -1,6 +1,7 @@
 #include "coderunner/sandbox/capped_output.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace coderunner::sandbox {
 
@@ -20,6 +21,11 @@ void CappedOutput::DropSuffix(size_t n) {
   tail_.resize(tail_.size() - n);
   total_ -= n;
   if (kept_.size() > total_) kept_.resize(total_);
+}
+
+std::string CappedOutput::TakeKept() {
+  taken_ += kept_.size();
+  return std::move(kept_);
 }
 
 }  // namespace coderunner::sandbox

@@ -366,10 +366,10 @@ RunResult ContainerRunner::BuildResult(const JobSpec& job, const OutputMount& ou
     RunResult r = ErrorResult(job, OkStatus());
     r.status = RunStatus::kCancelled;
     r.image_digest = f.image_digest;
-    r.stdout_data = io.out().kept();
-    r.stderr_data = io.err().kept();
     r.stdout_truncated = io.out().truncated();
     r.stderr_truncated = io.err().truncated();
+    r.stdout_data = io.out().TakeKept();
+    r.stderr_data = io.err().TakeKept();
     r.metrics.wall_ms = MsSince(t0);
     return r;
   }
@@ -396,10 +396,11 @@ RunResult ContainerRunner::BuildResult(const JobSpec& job, const OutputMount& ou
   RunResult result;
   result.image = job.language.image;
   result.image_digest = f.image_digest;
-  result.stdout_data = out.kept();
-  result.stderr_data = err.kept();
   result.stdout_truncated = out.truncated();
   result.stderr_truncated = err.truncated();
+  // Moved, not copied: up to 1 MiB each (the RSS budget while a job floods).
+  result.stdout_data = out.TakeKept();
+  result.stderr_data = err.TakeKept();
   const engine::ContainerState& state = f.state;
   result.exit_code = trailer ? trailer->exit_code : state.exit_code;
   result.signal = trailer ? trailer->signal : (state.exit_code > 128 ? state.exit_code - 128 : 0);

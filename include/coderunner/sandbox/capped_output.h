@@ -27,13 +27,19 @@ class CappedOutput {
   const std::string& kept() const { return kept_; }
   const std::string& tail() const { return tail_; }
   uint64_t total_bytes() const { return total_; }
-  bool truncated() const { return total_ > kept_.size(); }
+  bool truncated() const { return total_ > kept_.size() + taken_; }
+
+  // Moves the kept bytes out, for the stream's last reader: afterwards
+  // kept() is empty while truncated() and total_bytes() still describe the
+  // whole stream. Saves a copy of up to `cap` bytes when a result is built.
+  std::string TakeKept();
 
  private:
   size_t cap_;
   std::string kept_;
   std::string tail_;
   uint64_t total_ = 0;
+  size_t taken_ = 0;  // Bytes moved out by TakeKept().
 };
 
 }  // namespace coderunner::sandbox
