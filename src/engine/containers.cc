@@ -49,7 +49,7 @@ Status ContainerClient::Start(const std::string& id) {
 
 Status ContainerClient::Attach(const std::string& id, const ChunkSink& sink,
                                const std::function<void()>& on_attached,
-                               std::chrono::milliseconds timeout) {
+                               std::chrono::milliseconds timeout, StreamAbort* abort) {
   CR_RETURN_IF_ERROR(CheckId(id));
   // No "Upgrade: tcp" header: both engines then answer a plain 200 and
   // stream the raw multiplexed body until the container's stdio closes,
@@ -74,7 +74,7 @@ Status ContainerClient::Attach(const std::string& id, const ChunkSink& sink,
     }
     return sink(chunk);
   };
-  auto result = transport_.Stream(req, guarded_sink, on_response);
+  auto result = transport_.Stream(req, guarded_sink, on_response, abort);
   if (!result.ok()) return result.status().WithContext("attach container");
   if (!attached) return StatusFromEngine({result->status, error_body}, "attach container");
   return OkStatus();

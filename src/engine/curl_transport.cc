@@ -2,6 +2,7 @@
 
 #include <curl/curl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <memory>
@@ -50,6 +51,25 @@ size_t WriteCallback(char* data, size_t size, size_t nmemb, void* user) {
   return n;
 }
 
+// An abortable request's socket is registered with its StreamAbort from
+// creation to close, so Abort() can shut it down from another thread and
+// never touches a closed (possibly reused) descriptor number.
+int AbortableSockopt(void* user, curl_socket_t fd, curlsocktype) {
+  return static_cast<StreamAbort*>(user)->Bind(fd) ? CURL_SOCKOPT_OK : CURL_SOCKOPT_ERROR;
+}
+
+int AbortableClose(void* user, curl_socket_t fd) {
+  static_cast<StreamAbort*>(user)->Unbind(fd);
+  return close(fd);
+}
+
+// Covers an Abort() that lands while the socket is still connecting (a
+// shutdown then does nothing). curl calls this often while a transfer is
+// busy and about once a second while it idles.
+int AbortableProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  return static_cast<StreamAbort*>(user)->aborted() ? 1 : 0;
+}
+
 size_t HeaderCallback(char* data, size_t size, size_t nmemb, void* user) {
   auto* state = static_cast<CallState*>(user);
   size_t n = size * nmemb;
@@ -74,16 +94,18 @@ CurlTransport::CurlTransport(std::string socket_path, std::chrono::milliseconds 
 }
 
 StatusOr<HttpResponse> CurlTransport::Do(const HttpRequest& request) {
-  return Perform(request, nullptr, nullptr);
+  return Perform(request, nullptr, nullptr, nullptr);
 }
 
 StatusOr<HttpResponse> CurlTransport::Stream(const HttpRequest& request, const ChunkSink& sink,
-                                             const std::function<void(long)>& on_response) {
-  return Perform(request, &sink, &on_response);
+                                             const std::function<void(long)>& on_response,
+                                             StreamAbort* abort) {
+  return Perform(request, &sink, &on_response, abort);
 }
 
 StatusOr<HttpResponse> CurlTransport::Perform(const HttpRequest& request, const ChunkSink* sink,
-                                              const std::function<void(long)>* on_response) {
+                                              const std::function<void(long)>* on_response,
+                                              StreamAbort* abort) {
   CURL* curl = ThreadHandle();
   if (curl == nullptr) return InternalError("curl_easy_init failed");
 
@@ -107,6 +129,19 @@ StatusOr<HttpResponse> CurlTransport::Perform(const HttpRequest& request, const 
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &state);
   curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, &HeaderCallback);
   curl_easy_setopt(curl, CURLOPT_HEADERDATA, &state);
+  if (abort != nullptr) {
+    // A connection of its own, never returned to the thread's cache: the
+    // close callback below points at this request's StreamAbort.
+    curl_easy_setopt(curl, CURLOPT_FRESH_CONNECT, 1L);
+    curl_easy_setopt(curl, CURLOPT_FORBID_REUSE, 1L);
+    curl_easy_setopt(curl, CURLOPT_SOCKOPTFUNCTION, &AbortableSockopt);
+    curl_easy_setopt(curl, CURLOPT_SOCKOPTDATA, abort);
+    curl_easy_setopt(curl, CURLOPT_CLOSESOCKETFUNCTION, &AbortableClose);
+    curl_easy_setopt(curl, CURLOPT_CLOSESOCKETDATA, abort);
+    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, &AbortableProgress);
+    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, abort);
+    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+  }
 
   struct curl_slist* headers = nullptr;
   // curl sends "Expect: 100-continue" for large bodies; the engines do not
@@ -126,6 +161,13 @@ StatusOr<HttpResponse> CurlTransport::Perform(const HttpRequest& request, const 
   curl_slist_free_all(headers);
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response.status);
 
+  if (abort != nullptr && abort->aborted()) {
+    // A shut-down socket reads as the engine closing the stream; the caller
+    // must still learn that it was cut short.
+    return UnavailableError(
+        "engine " + request.method + " " + request.path + " via " + socket_path_ + ": aborted",
+        "aborted");
+  }
   if (rc != CURLE_OK) {
     std::string detail = errbuf[0] != '\0' ? errbuf : curl_easy_strerror(rc);
     std::string what =

@@ -13,7 +13,7 @@ AttachedContainer::AttachedContainer(engine::ContainerClient& containers, std::s
           attached_ = true;
           cv_.notify_all();
         },
-        bound);
+        bound, &abort_);
     std::lock_guard<std::mutex> lock(mu_);
     status_ = std::move(s);
     done_ = true;
@@ -23,8 +23,17 @@ AttachedContainer::AttachedContainer(engine::ContainerClient& containers, std::s
 
 AttachedContainer::~AttachedContainer() { Join(); }
 
+void AttachedContainer::Abort() { abort_.Abort(); }
+
 void AttachedContainer::Join() {
   if (reader_.joinable()) reader_.join();
+}
+
+void AttachedContainer::EndAfterRemoval(std::chrono::milliseconds grace) {
+  if (WaitDone(Clock::now() + grace, /*wake_on_cancel=*/false) != Wake::kDone || !done()) {
+    Abort();
+  }
+  Join();
 }
 
 bool AttachedContainer::Deliver(std::string_view chunk) {

@@ -110,6 +110,7 @@ ContainerRunner::Supervised ContainerRunner::Supervise(const JobSpec& job, const
   sv.failure = start();
   sv.run_start = Clock::now();
   if (!sv.failure.ok()) return sv;
+  sv.started = true;
   auto wake = attach.WaitDone(sv.run_start + std::chrono::milliseconds(job.limits.timeout_ms));
   sv.timed_out = wake == AttachedContainer::Wake::kTimedOut;
   sv.cancelled = wake == AttachedContainer::Wake::kCancelled;
@@ -218,7 +219,11 @@ StatusOr<RunResult> ContainerRunner::RunCold(const JobSpec& job, const RunHooks&
     if (s.ok()) state = std::move(*s);
   }
   Status removed = containers_.Remove(id);
-  attach.Join();
+  // Docker 20.10 never closes the attach stream of a container removed
+  // before it started (a job cancelled while attaching): end it ourselves
+  // rather than hold this worker until the attach call's own bound.
+  attach.EndAfterRemoval(sv.started ? std::chrono::milliseconds(2000)
+                                    : std::chrono::milliseconds(0));
   io.Finish();
   if (hooks.cancel != nullptr) hooks.cancel->OnCancel(nullptr);
   if (!removed.ok())

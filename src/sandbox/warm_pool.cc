@@ -483,6 +483,7 @@ StatusOr<std::unique_ptr<PooledContainer>> WarmPool::Prepare(const JobSpec& spec
   }
   Status started = containers_.Start(c->id);
   if (!started.ok()) return fail(started);
+  c->started = true;
   // The engine's own view of what it started must carry the policy.
   auto state = containers_.Inspect(c->id);
   if (!state.ok()) return fail(state.status());
@@ -528,8 +529,11 @@ void WarmPool::Destroy(std::unique_ptr<PooledContainer> c) {
       }
     }
   }
-  // Removal closes the stream; the reader thread ends.
-  if (c->attach) c->attach->Join();
+  // Removal closes a started container's stream; the reader thread ends.
+  if (c->attach) {
+    c->attach->EndAfterRemoval(c->started ? std::chrono::milliseconds(2000)
+                                          : std::chrono::milliseconds(0));
+  }
   if (c->workspace) (void)c->workspace->Remove();
   if (!c->output_dir.empty()) (void)RemoveTree(c->output_dir);
 }

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -54,9 +55,12 @@ class ContainerClient {
   // engine closes it (the container's output ended). `on_attached` runs once
   // the stream is established, so the caller may Start the container from
   // another thread without losing early output. A call not finished within
-  // `timeout` fails with DeadlineExceeded.
+  // `timeout` fails with DeadlineExceeded; one ended through `abort`
+  // (optional, not owned, must outlive the call; see StreamAbort) fails with Unavailable reason
+  // "aborted".
   Status Attach(const std::string& id, const ChunkSink& sink,
-                const std::function<void()>& on_attached, std::chrono::milliseconds timeout);
+                const std::function<void()>& on_attached, std::chrono::milliseconds timeout,
+                StreamAbort* abort = nullptr);
 
   // POST /containers/{id}/wait. Returns the exit code once not running.
   // `timeout` bounds the call.

@@ -23,13 +23,14 @@ class CurlTransport : public Transport {
 
   StatusOr<HttpResponse> Do(const HttpRequest& request) override;
   StatusOr<HttpResponse> Stream(const HttpRequest& request, const ChunkSink& sink,
-                                const std::function<void(long)>& on_response) override;
+                                const std::function<void(long)>& on_response,
+                                StreamAbort* abort) override;
 
   const std::string& socket_path() const { return socket_path_; }
 
  private:
   StatusOr<HttpResponse> Perform(const HttpRequest& request, const ChunkSink* sink,
-                                 const std::function<void(long)>* on_response);
+                                 const std::function<void(long)>* on_response, StreamAbort* abort);
 
   std::string socket_path_;
   std::chrono::milliseconds connect_timeout_;

@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "coderunner/common/status.h"
+#include "coderunner/engine/stream_abort.h"
 
 namespace coderunner::engine {
 
@@ -52,9 +53,13 @@ class Transport {
   // `on_response` runs once, when the response status line and headers have
   // been received and before any body byte, with the status code; this is
   // how a caller learns that an attach stream is established. Returns when
-  // the engine closes the stream, the sink aborts, or the timeout expires.
+  // the engine closes the stream, the sink aborts, the timeout expires, or
+  // `abort` (optional, not owned, must outlive the call) is aborted from
+  // another thread; the last fails with Unavailable reason "aborted". An
+  // abortable request gets a connection of its own, closed when it ends.
   virtual StatusOr<HttpResponse> Stream(const HttpRequest& request, const ChunkSink& sink,
-                                        const std::function<void(long status)>& on_response) = 0;
+                                        const std::function<void(long status)>& on_response,
+                                        StreamAbort* abort) = 0;
 };
 
 }  // namespace coderunner::engine

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -68,14 +69,26 @@ class AttachedContainer {
   uint64_t unclaimed_bytes() const;
   const std::string& id() const { return id_; }
 
+  // Ends the attach call now, from any thread, whatever the engine does
+  // (Docker leaves the stream of a never-started container open after its
+  // removal). Sticky; status() then reports Unavailable "aborted".
+  void Abort();
+
   // Joins the reader thread (the stream must be ending). Idempotent.
   void Join();
+
+  // For after the container's removal: waits up to `grace` for the engine
+  // to close the stream, aborts it if it has not, and joins the reader.
+  // Pass zero for a container that never started (Docker never closes
+  // that stream).
+  void EndAfterRemoval(std::chrono::milliseconds grace);
 
  private:
   bool Deliver(std::string_view chunk);
 
   engine::ContainerClient& containers_;
   const std::string id_;
+  engine::StreamAbort abort_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   bool attached_ = false;

@@ -85,6 +85,7 @@ class ContainerRunner {
     Status failure;  // Attach, start or go failed.
     bool timed_out = false;
     bool cancelled = false;
+    bool started = false;  // The engine started the container.
     Clock::time_point run_start;
     Clock::time_point run_end;
   };

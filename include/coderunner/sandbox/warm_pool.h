@@ -41,6 +41,7 @@ struct PooledContainer {
   std::chrono::steady_clock::time_point ready_at;
   bool container_removed = false;  // The runner removed it already.
   bool ran_job = false;            // "go" was sent: it exits on its own.
+  bool started = false;            // The engine started it.
   ~PooledContainer();
 };
 

@@ -110,7 +110,8 @@ class FakeTransport : public engine::Transport {
 
   StatusOr<engine::HttpResponse> Stream(const engine::HttpRequest& request,
                                         const engine::ChunkSink& sink,
-                                        const std::function<void(long)>& on_response) override {
+                                        const std::function<void(long)>& on_response,
+                                        engine::StreamAbort*) override {
     auto answer = Lookup(request);
     if (!answer.ok()) return answer;
     if (on_response) on_response(answer->status);

@@ -67,7 +67,8 @@ class PoolEngine : public engine::Transport {
   }
 
   StatusOr<engine::HttpResponse> Stream(const engine::HttpRequest& r, const engine::ChunkSink&,
-                                        const std::function<void(long)>& on_response) override {
+                                        const std::function<void(long)>& on_response,
+                                        engine::StreamAbort*) override {
     std::string id = IdOf(r.path);
     if (on_response) on_response(200);
     std::unique_lock<std::mutex> lock(mu_);
