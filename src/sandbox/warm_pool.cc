@@ -456,9 +456,14 @@ StatusOr<std::unique_ptr<PooledContainer>> WarmPool::Prepare(const JobSpec& spec
   }
   JobSpec t = TemplateOf(spec, c->slot);
   ContainerContext ctx = ContextFor(t, c->workspace->path(), c->output);
-  auto id = containers_.Create(policy_.BuildCreateBody(ctx), "coderunner-" + c->slot);
+  const std::string name = "coderunner-" + c->slot;
+  auto id = containers_.Create(policy_.BuildCreateBody(ctx), name);
   if (!id.ok()) {
     if (!c->output_dir.empty()) (void)RemoveTree(c->output_dir);
+    // The connection may have died after the engine created the container
+    // but before its answer arrived: remove it by name once the engine is
+    // back (a NotFound then just drops it).
+    if (id.status().code() == StatusCode::kUnavailable) RememberUnremoved(name);
     return id.status();
   }
   c->id = *id;
@@ -499,6 +504,15 @@ StatusOr<std::unique_ptr<PooledContainer>> WarmPool::Prepare(const JobSpec& spec
   return c;
 }
 
+void WarmPool::RememberUnremoved(const std::string& id_or_name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!reaped_) {
+    undeleted_.push_back(id_or_name);
+  } else {
+    unremoved_at_stop_.push_back(id_or_name);
+  }
+}
+
 void WarmPool::Destroy(std::unique_ptr<PooledContainer> c) {
   if (!c) return;
   if (!c->id.empty() && !c->container_removed) {
@@ -520,12 +534,7 @@ void WarmPool::Destroy(std::unique_ptr<PooledContainer> c) {
         // The engine is away: remember the container and try again later
         // (a restart's recovery removes it otherwise: it has our token no
         // more). Its stream ended with the connection.
-        std::lock_guard<std::mutex> lock(mu_);
-        if (!reaped_) {
-          undeleted_.push_back(c->id);
-        } else {
-          unremoved_at_stop_.push_back(c->id);
-        }
+        RememberUnremoved(c->id);
       }
     }
   }

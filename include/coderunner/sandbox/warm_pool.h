@@ -123,6 +123,9 @@ class WarmPool {
   StatusOr<std::unique_ptr<PooledContainer>> Prepare(const JobSpec& spec);
   // Removes a container and its files now (blocking).
   void Destroy(std::unique_ptr<PooledContainer> c);
+  // Queues a container (id or name) the engine could not be asked to remove
+  // for the maintenance loop's retries, or for Stop's last try once stopping.
+  void RememberUnremoved(const std::string& id_or_name);
   void UpdateGauges();  // Requires mu_.
   int TotalLocked() const;
   ContainerContext ContextFor(const JobSpec& job, const std::string& workspace,

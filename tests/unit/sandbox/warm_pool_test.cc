@@ -39,10 +39,14 @@ class PoolEngine : public engine::Transport {
       if (fail_creates_) return engine::HttpResponse{500, R"({"message":"scripted failure"})"};
       std::string id = "c" + std::to_string(++next_);
       containers_[id].create = json::parse(r.body);
+      names_[r.path.substr(r.path.find("?name=") + 6)] = id;
       order_.push_back(id);
+      // Created, but the connection dies before the answer arrives.
+      if (lose_create_answers_) return UnavailableError("connection reset by peer");
       return engine::HttpResponse{201, json{{"Id", id}}.dump()};
     }
     std::string id = IdOf(r.path);
+    if (auto named = names_.find(id); named != names_.end()) id = named->second;
     auto it = containers_.find(id);
     if (it == containers_.end()) return engine::HttpResponse{404, R"({"message":"no such"})"};
     Container& c = it->second;
@@ -85,6 +89,10 @@ class PoolEngine : public engine::Transport {
   void set_fail_creates(bool v) {
     std::lock_guard<std::mutex> lock(mu_);
     fail_creates_ = v;
+  }
+  void set_lose_create_answers(bool v) {
+    std::lock_guard<std::mutex> lock(mu_);
+    lose_create_answers_ = v;
   }
   // Inspect answers ReadonlyRootfs false: an engine that drops a field.
   void set_weaken_inspect(bool v) {
@@ -142,9 +150,11 @@ class PoolEngine : public engine::Transport {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::map<std::string, Container> containers_;
+  std::map<std::string, std::string> names_;  // name -> id
   std::vector<std::string> order_;
   int next_ = 0;
   bool fail_creates_ = false;
+  bool lose_create_answers_ = false;
   bool weaken_ = false;
 };
 
@@ -429,6 +439,19 @@ TEST_F(WarmPoolTest, StopRemovesEveryIdleContainer) {
   // Slot directories went with their containers.
   EXPECT_TRUE(std::filesystem::is_empty(dir_ + "/ws"));
   EXPECT_TRUE(std::filesystem::is_empty(dir_ + "/art"));
+}
+
+TEST_F(WarmPoolTest, ContainerWhoseCreateAnswerWasLostIsRemovedByName) {
+  engine_.set_lose_create_answers(true);
+  PoolOptions o;
+  o.size = 1;
+  WarmPool& pool = MakePool(o);
+  pool.Start({JobOf(Python())});
+  ASSERT_TRUE(Eventually([&] { return engine_.created().size() >= 2; }));
+  pool.Stop();
+  // The pool never learnt these ids, yet none is left in the engine.
+  EXPECT_EQ(engine_.Live(), 0);
+  for (const auto& id : engine_.created()) EXPECT_TRUE(engine_.Get(id).removed) << id;
 }
 
 TEST_F(WarmPoolTest, OwnsOnlyContainersWithItsToken) {
