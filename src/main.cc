@@ -27,6 +27,8 @@
 #include "coderunner/sandbox/container_policy.h"
 #include "coderunner/sandbox/container_runner.h"
 #include "coderunner/sandbox/workspace.h"
+#include "coderunner/sessions/sandbox_manager.h"
+#include "coderunner/sessions/sandbox_store.h"
 #include "coderunner/store/sqlite_job_store.h"
 #include "coderunner/volumes/volume_service.h"
 
@@ -188,6 +190,19 @@ int Serve(const std::string& config_path) {
     spdlog::info("warm pool off (pool.enabled: false): every job creates its container");
   }
 
+  // Stateful sandboxes: their containers outlived the last process; adopt them.
+  auto sandbox_store = sessions::SandboxStore::Open(cfg.data_dir + "/sandboxes");
+  if (!sandbox_store.ok()) {
+    std::cerr << "coderunner: " << sandbox_store.status().message() << "\n";
+    return 2;
+  }
+  sessions::SandboxLayout sandbox_layout{cfg.workspace_dir + "/sandboxes",
+                                         cfg.artifacts.dir + "/sandboxes",
+                                         cfg.ArtifactCapsFromConfig()};
+  sessions::SandboxManager sandboxes(cfg, containers, policy, **sandbox_store, &metrics,
+                                     sandbox_layout);
+  sandboxes.Start();
+
   auth::Authenticator authenticator(cfg);
   if (!authenticator.enabled()) {
     spdlog::warn(
@@ -198,7 +213,7 @@ int Serve(const std::string& config_path) {
     spdlog::warn("auth.mode is api_keys but auth.keys is empty: every /v1 job request gets 401");
   }
   api::Server server({&cfg, &system, &images, &job_service, &metrics, &authenticator,
-                      &volume_service, agents.get()});
+                      &volume_service, agents.get(), &sandboxes});
   Status ready = server.CheckReady();
   if (!ready.ok()) spdlog::warn("not ready: {}", ready.message());
   Status bound = server.Bind();
@@ -223,6 +238,7 @@ int Serve(const std::string& config_path) {
   Status served = server.Serve();
   // Running jobs finish; queued ones stay durable for the next start.
   job_service.Stop();
+  sandboxes.Stop();
   pool.Stop();
   if (!served.ok()) {
     spdlog::error("{}", served.message());

@@ -15,7 +15,12 @@ int HttpStatusFor(const Status& status) {
       return 409;
     case StatusCode::kFailedPrecondition:
       if (status.reason() == "forbidden") return 403;
-      return status.reason() == "volume_in_use" ? 409 : 422;
+      // States of a resource the client must wait out: 409.
+      if (status.reason() == "volume_in_use" || status.reason() == "sandbox_busy" ||
+          status.reason() == "sandbox_not_running") {
+        return 409;
+      }
+      return 422;
     case StatusCode::kResourceExhausted:
       return 429;
     case StatusCode::kUnavailable:

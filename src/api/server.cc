@@ -9,6 +9,7 @@
 #include "coderunner/api/http_status.h"
 #include "coderunner/api/intents_routes.h"
 #include "coderunner/api/jobs_routes.h"
+#include "coderunner/api/sandboxes_routes.h"
 #include "coderunner/api/volumes_routes.h"
 
 namespace coderunner::api {
@@ -63,6 +64,11 @@ void Server::Routes() {
   if (deps_.volumes != nullptr) {
     RegisterVolumeRoutes(*http_, *deps_.volumes, *deps_.metrics, *deps_.authenticator,
                          rate_limiter_);
+  }
+
+  if (deps_.sandboxes != nullptr) {
+    RegisterSandboxRoutes(*http_, *deps_.sandboxes, *deps_.config, *deps_.metrics,
+                          *deps_.authenticator, rate_limiter_);
   }
 
   // Turns httplib's own error answers (unknown route, body too large, bad

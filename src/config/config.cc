@@ -115,9 +115,11 @@ Status ReadTiers(const YAML::Node& node, std::vector<TierConfig>* tiers) {
       t = &tiers->back();
       t->name = name;
     }
-    CR_RETURN_IF_ERROR(CheckKeys(kv.second, path,
-                                 {"max_timeout_ms", "max_memory_bytes", "volumes", "max_concurrent",
-                                  "max_queued", "requests_per_minute", "runtime"}));
+    CR_RETURN_IF_ERROR(
+        CheckKeys(kv.second, path,
+                  {"max_timeout_ms", "max_memory_bytes", "volumes", "max_concurrent", "max_queued",
+                   "requests_per_minute", "runtime", "max_sandboxes", "max_sandbox_memory_bytes",
+                   "sandbox_ttl_s", "max_sandbox_ttl_s"}));
     CR_RETURN_IF_ERROR(
         Read(kv.second, "max_timeout_ms", path + ".max_timeout_ms", &t->max_timeout_ms));
     CR_RETURN_IF_ERROR(
@@ -130,6 +132,20 @@ Status ReadTiers(const YAML::Node& node, std::vector<TierConfig>* tiers) {
                             &t->requests_per_minute));
     CR_RETURN_IF_ERROR(Read(kv.second, "runtime", path + ".runtime", &t->runtime));
     CR_RETURN_IF_ERROR(CheckRuntime(t->runtime, path + ".runtime"));
+    CR_RETURN_IF_ERROR(
+        Read(kv.second, "max_sandboxes", path + ".max_sandboxes", &t->max_sandboxes));
+    CR_RETURN_IF_ERROR(Read(kv.second, "max_sandbox_memory_bytes",
+                            path + ".max_sandbox_memory_bytes", &t->max_sandbox_memory_bytes));
+    CR_RETURN_IF_ERROR(
+        Read(kv.second, "sandbox_ttl_s", path + ".sandbox_ttl_s", &t->sandbox_ttl_s));
+    CR_RETURN_IF_ERROR(
+        Read(kv.second, "max_sandbox_ttl_s", path + ".max_sandbox_ttl_s", &t->max_sandbox_ttl_s));
+    if (t->max_sandboxes < 0 || t->max_sandbox_memory_bytes < 0 || t->sandbox_ttl_s < 1 ||
+        t->max_sandbox_ttl_s < t->sandbox_ttl_s || t->max_sandbox_ttl_s > 14 * 86400) {
+      return Bad(path,
+                 "sandbox caps must be >= 0, and 1 <= sandbox_ttl_s <= max_sandbox_ttl_s "
+                 "<= 1209600 (14 days)");
+    }
     if (t->max_timeout_ms < 1 || t->max_memory_bytes < (6LL << 20) || t->max_concurrent < 1 ||
         t->max_queued < 1 || t->requests_per_minute < 1) {
       return Bad(path, "every limit must be positive (memory at least 6 MiB)");
@@ -534,11 +550,11 @@ Config DefaultConfig() {
   // Tiers of the Execute-mode seed: free 30 s without volumes, pro 2 min,
   // business 10 min, enterprise configurable (the global maxima by default).
   c.tiers = {
-      {"free", 30000, 268435456, false, 2, 20, 60, ""},
-      {"pro", 120000, 1073741824, true, 4, 100, 600, ""},
-      {"business", 600000, 4294967296, true, 8, 500, 3000, ""},
-      {"enterprise", c.max_limits.timeout_ms, c.max_limits.memory_bytes, true, 64, 10000, 60000,
-       ""},
+      {"free", 30000, 268435456, false, 2, 20, 60, "", 2, 512LL << 20, 3600, 86400},
+      {"pro", 120000, 1073741824, true, 4, 100, 600, "", 10, 4LL << 30, 3600, 14 * 86400},
+      {"business", 600000, 4294967296, true, 8, 500, 3000, "", 50, 32LL << 30, 3600, 14 * 86400},
+      {"enterprise", c.max_limits.timeout_ms, c.max_limits.memory_bytes, true, 64, 10000, 60000, "",
+       1000, 1LL << 40, 3600, 14 * 86400},
   };
   c.languages = {
       {"python", "coderunner/python:3.11", "main.py", {"python3", "{file}"}, true, ""},

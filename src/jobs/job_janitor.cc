@@ -50,6 +50,8 @@ JanitorReport JobJanitor::RunOnce() {
       if (job != c.labels.end() && active.count(job->second) > 0) continue;
       // Warm containers (idle, or serving a job) are the pool's to remove.
       if (ctx_.pool != nullptr && ctx_.pool->Owns(c.labels)) continue;
+      // Stateful sandboxes are the sandbox manager's to remove.
+      if (c.labels.count(sandbox::kLabelSandbox) > 0) continue;
       // Only containers of jobs that were already running at the snapshot
       // are safe to keep; recheck to avoid removing a just-started one.
       if (job != c.labels.end() && executor_.Active().count(job->second) > 0) continue;

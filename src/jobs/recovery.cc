@@ -158,6 +158,8 @@ Status RecoverInterrupted(const JobsContext& ctx, std::vector<JobRecord>& interr
     if (removed.count(c.id) > 0) continue;
     if (job != c.labels.end() && live.count(job->second) > 0) continue;
     if (ctx.pool != nullptr && ctx.pool->Owns(c.labels)) continue;
+    // Stateful sandboxes outlive restarts: the sandbox manager re-attaches.
+    if (c.labels.count(sandbox::kLabelSandbox) > 0) continue;
     if (ctx.containers->Remove(c.id).ok()) ++report->orphans_removed;
   }
   return OkStatus();

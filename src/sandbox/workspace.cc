@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "coderunner/sandbox/file_path.h"
+#include "coderunner/sandbox/safe_tree.h"
 
 namespace coderunner::sandbox {
 namespace {
@@ -61,7 +62,31 @@ StatusOr<std::unique_ptr<Workspace>> Workspace::Create(const std::string& root,
   return std::unique_ptr<Workspace>(new Workspace(std::move(path), fd));
 }
 
-Workspace::~Workspace() { Remove(); }
+StatusOr<std::unique_ptr<Workspace>> Workspace::Open(const std::string& root,
+                                                     const std::string& name) {
+  auto parts = SplitSafeRelativePath(name, 1);
+  if (!parts.ok()) return parts.status();
+  std::string path = root + "/" + name;
+  int fd = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    return NotFoundError("open workspace " + path + ": " + strerror(errno), "workspace_missing");
+  }
+  return std::unique_ptr<Workspace>(new Workspace(std::move(path), fd));
+}
+
+Workspace::~Workspace() {
+  if (keep_) {
+    if (dir_fd_ >= 0) close(dir_fd_);
+    return;
+  }
+  Remove();
+}
+
+Status Workspace::ReplaceFile(std::string_view relative_path, std::string_view content,
+                              int max_depth) {
+  CR_RETURN_IF_ERROR(RemoveTreeEntry(path_, relative_path, max_depth));
+  return WriteFile(relative_path, content, max_depth);
+}
 
 Status Workspace::WriteFile(std::string_view relative_path, std::string_view content,
                             int max_depth) {

@@ -15,6 +15,7 @@
 #include "coderunner/engine/system.h"
 #include "coderunner/intent/agent_catalog.h"
 #include "coderunner/jobs/job_service.h"
+#include "coderunner/sessions/sandbox_manager.h"
 #include "coderunner/volumes/volume_service.h"
 
 namespace httplib {
@@ -35,10 +36,12 @@ struct ServerDeps {
   // Execute mode's agent profiles; nullptr when no LLM is configured
   // (POST /v1/intents then answers 503).
   intent::AgentCatalog* agents = nullptr;
+  // The /v1/sandboxes routes; nullptr: none.
+  sessions::SandboxManager* sandboxes = nullptr;
 };
 
-// Routes (plus those of jobs_routes.h, volumes_routes.h and
-// intents_routes.h):
+// Routes (plus those of jobs_routes.h, volumes_routes.h, intents_routes.h
+// and sandboxes_routes.h):
 //   GET  /v1/languages   configured languages and their image digests
 //   GET  /healthz        the process is up
 //   GET  /readyz         the engine answers and every image is present

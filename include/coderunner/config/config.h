@@ -57,6 +57,14 @@ struct TierConfig {
   // language's and sandbox.runtime: "runc", "runsc" (gVisor) or "" (no
   // override). Default "" for every built-in tier.
   std::string runtime;
+  // Stateful sandboxes (/v1/sandboxes) of one tenant: how many may live at
+  // once (count; default 5), the sum of their memory limits (bytes; default
+  // 1 GiB), the TTL when a request names none (s; default 3600) and the
+  // longest TTL a request may ask for (s; default 1209600 = 14 days).
+  int max_sandboxes = 5;
+  int64_t max_sandbox_memory_bytes = 1LL << 30;
+  int64_t sandbox_ttl_s = 3600;
+  int64_t max_sandbox_ttl_s = 14 * 86400;
 };
 
 // One API key. Only its SHA-256 is stored.

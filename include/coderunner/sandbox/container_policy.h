@@ -19,6 +19,11 @@ inline constexpr const char* kLabelJob = "io.coderunner.job";            // job 
 inline constexpr const char* kLabelLanguage = "io.coderunner.language";
 // On warm-pool containers only: the owning pool's token (see WarmPool).
 inline constexpr const char* kLabelPool = "io.coderunner.pool";
+// On stateful-sandbox containers only: the sandbox id ("sbx-..."). Such a
+// container outlives jobs and service restarts; only the sandbox manager
+// removes it.
+inline constexpr const char* kLabelSandbox = "io.coderunner.sandbox";
+inline constexpr const char* kLabelTenant = "io.coderunner.tenant";
 
 // Builds create bodies from all mechanisms. Nothing in a JobSpec can switch a
 // mechanism off: a request only chooses values (limits) within the maxima

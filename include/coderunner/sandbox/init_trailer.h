@@ -25,6 +25,8 @@ struct InitTrailer {
   bool output_rolled_back = false;  // Volume mode: the run's growth was undone.
   // The end nonce from the warm pool's "go" message; "" for a cold job.
   std::string eof;
+  // A sandbox call the REPL driver cut short at its timeout (or on SIGINT).
+  bool timed_out = false;
   size_t length = 0;  // Bytes the trailer occupies at the end of stderr.
 };
 

@@ -21,6 +21,12 @@ class Workspace {
   // created if missing. `name` must be a single safe path component.
   static StatusOr<std::unique_ptr<Workspace>> Create(const std::string& root,
                                                      const std::string& name);
+  // Takes over the existing directory <root>/<name> (a sandbox's, after a
+  // restart of the service). NotFound if it is missing or not a directory
+  // (a symlink is never followed).
+  static StatusOr<std::unique_ptr<Workspace>> Open(const std::string& root,
+                                                   const std::string& name);
+  // Removes the tree unless Keep() was called.
   ~Workspace();
   Workspace(const Workspace&) = delete;
   Workspace& operator=(const Workspace&) = delete;
@@ -29,6 +35,14 @@ class Workspace {
   // with `max_depth`), creating parent directories. An existing entry is
   // AlreadyExists. Files are 0644, directories 0755.
   Status WriteFile(std::string_view relative_path, std::string_view content, int max_depth = 16);
+
+  // WriteFile, replacing an existing entry at `relative_path` (removed
+  // first, never following a symlink).
+  Status ReplaceFile(std::string_view relative_path, std::string_view content, int max_depth = 16);
+
+  // The destructor leaves the directory in place (it outlives this process,
+  // e.g. a stateful sandbox's). Remove() still removes it.
+  void Keep() { keep_ = true; }
 
   // Creates a FIFO `name` (a single component) readable by the job's uid
   // and returns a descriptor open on it for reading and writing (so opening
@@ -48,6 +62,7 @@ class Workspace {
 
   std::string path_;
   int dir_fd_ = -1;
+  bool keep_ = false;
 };
 
 // Removes `path` recursively without following symlinks. A missing path is OK.

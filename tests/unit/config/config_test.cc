@@ -58,6 +58,10 @@ void ExpectConfigEq(const Config& a, const Config& b) {
     EXPECT_EQ(a.tiers[i].max_concurrent, b.tiers[i].max_concurrent);
     EXPECT_EQ(a.tiers[i].max_queued, b.tiers[i].max_queued);
     EXPECT_EQ(a.tiers[i].requests_per_minute, b.tiers[i].requests_per_minute);
+    EXPECT_EQ(a.tiers[i].max_sandboxes, b.tiers[i].max_sandboxes);
+    EXPECT_EQ(a.tiers[i].max_sandbox_memory_bytes, b.tiers[i].max_sandbox_memory_bytes);
+    EXPECT_EQ(a.tiers[i].sandbox_ttl_s, b.tiers[i].sandbox_ttl_s);
+    EXPECT_EQ(a.tiers[i].max_sandbox_ttl_s, b.tiers[i].max_sandbox_ttl_s);
     EXPECT_EQ(a.tiers[i].runtime, b.tiers[i].runtime);
   }
   EXPECT_EQ(a.log_level, b.log_level);
@@ -566,6 +570,25 @@ TEST(ConfigTest, ShippedReferenceConfigParsesToTheBuiltInDefaults) {
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   // The file documents itself as "every key shown with its default".
   ExpectConfigEq(*c, DefaultConfig());
+}
+
+TEST(ConfigTest, TierSandboxKeysParseAndBadOnesAreRejected) {
+  auto c = ParseConfig(
+      "tiers: {pro: {max_sandboxes: 3, max_sandbox_memory_bytes: 1000000000, sandbox_ttl_s: 60,\n"
+      "              max_sandbox_ttl_s: 600}}\n");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  const config::TierConfig* pro = c->FindTier("pro");
+  EXPECT_EQ(pro->max_sandboxes, 3);
+  EXPECT_EQ(pro->max_sandbox_memory_bytes, 1000000000);
+  EXPECT_EQ(pro->sandbox_ttl_s, 60);
+  EXPECT_EQ(pro->max_sandbox_ttl_s, 600);
+  EXPECT_EQ(c->FindTier("free")->max_sandboxes, 2) << "other tiers keep their defaults";
+  ExpectAllRejected({
+      {"ttl over the max", "tiers: {pro: {sandbox_ttl_s: 700, max_sandbox_ttl_s: 600}}\n",
+       "tiers.pro"},
+      {"max over 14 days", "tiers: {pro: {max_sandbox_ttl_s: 1209601}}\n", "tiers.pro"},
+      {"negative count", "tiers: {pro: {max_sandboxes: -1}}\n", "tiers.pro"},
+  });
 }
 
 TEST(ConfigTest, PoolKeysParseWithUnitsAndDefaults) {

@@ -1,0 +1,83 @@
+#include "coderunner/api/sandbox_requests.h"
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+namespace coderunner::api {
+namespace {
+
+using nlohmann::json;
+
+Status Bad(const std::string& field, const std::string& why) {
+  return InvalidArgumentError(field + ": " + why, "invalid_request");
+}
+
+StatusOr<json> ParseObject(std::string_view body, const std::set<std::string>& known) {
+  json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return InvalidArgumentError("body is not valid JSON", "invalid_json");
+  if (!j.is_object()) return Bad("body", "must be a JSON object");
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (known.count(it.key()) == 0) {
+      std::string list;
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      return Bad(it.key(), "unknown field (known: " + list + ")");
+    }
+  }
+  return j;
+}
+
+}  // namespace
+
+StatusOr<sessions::SandboxCreateSpec> ParseSandboxCreate(std::string_view body,
+                                                         const config::Config& config,
+                                                         const config::TierConfig& tier,
+                                                         std::string id) {
+  CR_ASSIGN_OR_RETURN(json j, ParseObject(body.empty() ? "{}" : body,
+                                          {"language", "ttl_s", "limits", "volume_id"}));
+  sessions::SandboxCreateSpec out;
+  out.ttl_s = tier.sandbox_ttl_s;
+  if (auto it = j.find("ttl_s"); it != j.end() && !it->is_null()) {
+    if (!it->is_number_integer()) return Bad("ttl_s", "must be an integer (seconds)");
+    out.ttl_s = it->get<int64_t>();
+    if (out.ttl_s < 1) return Bad("ttl_s", "must be at least 1");
+    if (out.ttl_s > tier.max_sandbox_ttl_s) {
+      return FailedPreconditionError("ttl_s " + std::to_string(out.ttl_s) +
+                                         " exceeds the maximum of tier " + tier.name + " (" +
+                                         std::to_string(tier.max_sandbox_ttl_s) + " s)",
+                                     "limit_exceeded");
+    }
+  }
+  if (auto it = j.find("volume_id"); it != j.end() && !it->is_null()) {
+    return FailedPreconditionError(
+        "volume_id: persistent volumes cannot be mounted in sandboxes yet; a sandbox's /output "
+        "persists for its whole life",
+        "sandbox_volumes_unsupported");
+  }
+  // The rest is a job's language and limits: validated the same way.
+  json as_job = {{"code", ""}};
+  if (auto it = j.find("language"); it != j.end()) as_job["language"] = *it;
+  if (auto it = j.find("limits"); it != j.end()) as_job["limits"] = *it;
+  CR_ASSIGN_OR_RETURN(ExecuteRequest req,
+                      ParseExecuteRequest(as_job.dump(), CapsFromConfig(config)));
+  CR_ASSIGN_OR_RETURN(out.spec, BuildJobSpec(req, config, std::move(id), &tier));
+  return out;
+}
+
+StatusOr<sessions::SandboxCallSpec> ParseSandboxExecute(std::string_view body,
+                                                        const RequestCaps& caps) {
+  CR_ASSIGN_OR_RETURN(json j, ParseObject(body, {"code", "files", "timeout_ms"}));
+  sessions::SandboxCallSpec out;
+  if (auto it = j.find("timeout_ms"); it != j.end() && !it->is_null()) {
+    if (!it->is_number_integer()) return Bad("timeout_ms", "must be an integer (ms)");
+    out.timeout_ms = it->get<int64_t>();
+    if (*out.timeout_ms < 1) return Bad("timeout_ms", "must be at least 1");
+  }
+  json as_job = {{"code", j.contains("code") ? j["code"] : json(nullptr)}};
+  if (auto it = j.find("files"); it != j.end()) as_job["files"] = *it;
+  CR_ASSIGN_OR_RETURN(ExecuteRequest req, ParseExecuteRequest(as_job.dump(), caps));
+  out.code = std::move(req.code);
+  out.files = std::move(req.files);
+  return out;
+}
+
+}  // namespace coderunner::api

@@ -1,0 +1,186 @@
+#include "coderunner/api/sandboxes_routes.h"
+
+#include <httplib.h>
+#include <sys/stat.h>
+
+#include <nlohmann/json.hpp>
+
+#include "coderunner/api/authorize.h"
+#include "coderunner/api/http_reply.h"
+#include "coderunner/api/job_json.h"
+#include "coderunner/api/sandbox_requests.h"
+#include "coderunner/common/ids.h"
+#include "coderunner/common/utf8.h"
+
+namespace coderunner::api {
+namespace {
+
+using nlohmann::json;
+
+json SandboxJson(const sessions::SandboxRecord& r) {
+  const sandbox::Limits& l = r.limits;
+  json j = {{"id", r.id},
+            {"state", sessions::StateName(r.state)},
+            {"language", r.language},
+            {"created_at", Rfc3339(r.created_at_ms)},
+            {"last_used_at", Rfc3339(r.last_used_at_ms)},
+            {"ttl_s", r.ttl_s},
+            {"expires_at", Rfc3339(r.expires_at_ms())},
+            {"limits",
+             {{"timeout_ms", l.timeout_ms},
+              {"memory_bytes", l.memory_bytes},
+              {"pids", l.pids},
+              {"output_bytes", l.output_bytes},
+              {"tmp_bytes", l.tmp_bytes},
+              {"cpus", l.cpus}}},
+            {"executions", r.executions},
+            {"restarts", r.restarts},
+            {"usage",
+             {{"cpu_ms", r.cpu_ms_total},
+              {"memory_peak_bytes",
+               r.memory_peak_bytes < 0 ? json(nullptr) : json(r.memory_peak_bytes)}}}};
+  if (!r.runtime.empty()) j["runtime"] = r.runtime;
+  if (r.state != sessions::SandboxState::kRunning) {
+    j["ended_at"] = Rfc3339(r.ended_at_ms);
+    if (!r.stopped_reason.empty()) j["reason"] = r.stopped_reason;
+  }
+  return j;
+}
+
+json FilesJson(const std::vector<sandbox::Artifact>& files) {
+  json out = json::array();
+  for (const auto& f : files)
+    out.push_back({{"path", f.path}, {"size", f.size}, {"sha256", f.sha256}});
+  return out;
+}
+
+json CallJson(const sessions::ExecuteOutcome& o) {
+  const sessions::CallResult& r = o.result;
+  json j = {{"sandbox_id", o.record.id},
+            {"status", sandbox::RunStatusName(r.status)},
+            {"exit_code", r.exit_code < 0 ? json(nullptr) : json(r.exit_code)},
+            {"stdout", SanitizeUtf8(r.stdout_data)},
+            {"stderr", SanitizeUtf8(r.stderr_data)},
+            {"stdout_truncated", r.stdout_truncated},
+            {"stderr_truncated", r.stderr_truncated},
+            {"state_lost", r.state_lost},
+            {"files", FilesJson(o.files)},
+            {"metrics",
+             {{"wall_ms", r.wall_ms},
+              {"run_ms", r.run_ms},
+              {"cpu_ms", r.cpu_ms < 0 ? json(nullptr) : json(r.cpu_ms)},
+              {"memory_peak_bytes",
+               r.memory_peak_bytes < 0 ? json(nullptr) : json(r.memory_peak_bytes)}}},
+            {"executions", o.record.executions},
+            {"expires_at", Rfc3339(o.record.expires_at_ms())}};
+  if (!r.error.ok()) {
+    j["error"] = {{"code", r.error.reason()}, {"message", r.error.message()}};
+  }
+  if (r.output_reset) {
+    j["output_reset"] = true;
+    j["notice"] = "/output broke one of its bounds (bytes, files or depth) and was emptied";
+  }
+  if (r.state_lost) {
+    j["notice"] =
+        "the sandbox's container was replaced: variables, imports and /tmp from earlier "
+        "calls are gone (files under /output remain)";
+  }
+  return j;
+}
+
+}  // namespace
+
+void RegisterSandboxRoutes(httplib::Server& http, sessions::SandboxManager& manager,
+                           const config::Config& config, MetricsRegistry& metrics,
+                           const auth::Authenticator& authenticator, auth::RateLimiter& limiter) {
+  auto who = [&authenticator, &limiter, &metrics](const httplib::Request& req,
+                                                  httplib::Response& res) {
+    return Authorize(req, res, authenticator, limiter, metrics);
+  };
+  const std::string id_re = "(sbx-[0-9a-f]{24})";
+
+  http.Post("/v1/sandboxes",
+            [&manager, &config, who](const httplib::Request& req, httplib::Response& res) {
+              auto p = who(req, res);
+              if (!p) return;
+              if (p->tier == nullptr)
+                return ReplyError(res, InternalError("tenant without a tier"));
+              auto create = ParseSandboxCreate(req.body, config, *p->tier, NewId("sbx"));
+              if (!create.ok()) return ReplyError(res, create.status());
+              auto rec = manager.Create(*p, std::move(*create));
+              if (!rec.ok()) return ReplyError(res, rec.status());
+              Reply(res, 201, SandboxJson(*rec));
+            });
+
+  http.Get("/v1/sandboxes", [&manager, who](const httplib::Request& req, httplib::Response& res) {
+    auto p = who(req, res);
+    if (!p) return;
+    std::optional<sessions::SandboxState> state;
+    if (req.has_param("state")) {
+      state = sessions::ParseState(req.get_param_value("state"));
+      if (!state) {
+        return ReplyError(res, InvalidArgumentError("state: must be running, stopped or expired",
+                                                    "invalid_request"));
+      }
+    }
+    json out = json::array();
+    for (const auto& r : manager.List(p->tenant, state, req.get_param_value("language"))) {
+      out.push_back(SandboxJson(r));
+    }
+    Reply(res, 200, {{"sandboxes", out}});
+  });
+
+  http.Get("/v1/sandboxes/" + id_re,
+           [&manager, who](const httplib::Request& req, httplib::Response& res) {
+             auto p = who(req, res);
+             if (!p) return;
+             auto rec = manager.Get(p->tenant, req.matches[1]);
+             if (!rec.ok()) return ReplyError(res, rec.status());
+             Reply(res, 200, SandboxJson(*rec));
+           });
+
+  http.Post("/v1/sandboxes/" + id_re + "/execute",
+            [&manager, &config, who](const httplib::Request& req, httplib::Response& res) {
+              auto p = who(req, res);
+              if (!p) return;
+              auto call = ParseSandboxExecute(req.body, CapsFromConfig(config));
+              if (!call.ok()) return ReplyError(res, call.status());
+              auto out = manager.Execute(*p, req.matches[1], *call);
+              if (!out.ok()) return ReplyError(res, out.status());
+              Reply(res, 200, CallJson(*out));
+            });
+
+  http.Get("/v1/sandboxes/" + id_re + "/files",
+           [&manager, who](const httplib::Request& req, httplib::Response& res) {
+             auto p = who(req, res);
+             if (!p) return;
+             auto files = manager.Files(p->tenant, req.matches[1]);
+             if (!files.ok()) return ReplyError(res, files.status());
+             Reply(res, 200, {{"id", req.matches[1]}, {"files", FilesJson(*files)}});
+           });
+
+  http.Get("/v1/sandboxes/" + id_re + "/files/(.+)",
+           [&manager, who](const httplib::Request& req, httplib::Response& res) {
+             auto p = who(req, res);
+             if (!p) return;
+             auto fd = manager.OpenFile(p->tenant, req.matches[1], req.matches[2]);
+             if (!fd.ok()) return ReplyError(res, fd.status());
+             struct stat st;
+             if (fstat(fd->get(), &st) != 0) {
+               return ReplyError(res, InternalError("stat sandbox file", "sandbox_io"));
+             }
+             ReplyFile(res, fd->Release(), st.st_size, "application/octet-stream");
+           });
+
+  http.Delete("/v1/sandboxes/" + id_re,
+              [&manager, who](const httplib::Request& req, httplib::Response& res) {
+                auto p = who(req, res);
+                if (!p) return;
+                std::string id = req.matches[1];
+                Status s = manager.Delete(p->tenant, id);
+                if (!s.ok()) return ReplyError(res, s);
+                Reply(res, 200, {{"id", id}, {"deleted", true}});
+              });
+}
+
+}  // namespace coderunner::api

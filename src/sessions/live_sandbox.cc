@@ -1,0 +1,473 @@
+#include "coderunner/sessions/live_sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spdlog/spdlog.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "coderunner/common/ids.h"
+#include "coderunner/common/sha256.h"
+#include "coderunner/sandbox/init_trailer.h"
+#include "coderunner/sandbox/safe_tree.h"
+
+namespace coderunner::sessions {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t MsSince(Clock::time_point t0) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
+}
+
+// How long past a call's timeout the driver has to end it itself (its own
+// timer, or the SIGINT we send) before the container is replaced.
+constexpr auto kDriverGrace = std::chrono::milliseconds(1500);
+constexpr auto kInterruptGrace = std::chrono::milliseconds(1000);
+
+// Re-frames demultiplexed bytes for JobOutput, which parses the engine's
+// 8-byte-header framing itself.
+std::string Frame(engine::StreamId stream, std::string_view bytes) {
+  std::string f(8, '\0');
+  f[0] = static_cast<char>(stream);
+  uint32_t n = static_cast<uint32_t>(bytes.size());
+  f[4] = static_cast<char>((n >> 24) & 0xff);
+  f[5] = static_cast<char>((n >> 16) & 0xff);
+  f[6] = static_cast<char>((n >> 8) & 0xff);
+  f[7] = static_cast<char>(n & 0xff);
+  f.append(bytes);
+  return f;
+}
+
+// The driver opens the channel read-write (so it never reads EOF while the
+// service restarts), which needs write permission for the job's uid. The
+// FIFO sits in the sandbox's own read-only workspace: nothing else can
+// reach it. (A read-only mount does not stop FIFO writes: they never touch
+// the filesystem.)
+Status OpenChannelToJob(const std::string& path) {
+  if (chmod(path.c_str(), 0666) != 0) {
+    return InternalError("chmod " + path + ": " + strerror(errno), "workspace_io");
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+LiveSandbox::LiveSandbox(engine::ContainerClient& containers,
+                         const sandbox::ContainerPolicy& policy, SandboxLayout layout,
+                         sandbox::JobSpec spec, ReplDriver driver)
+    : containers_(containers),
+      policy_(policy),
+      layout_(std::move(layout)),
+      spec_(std::move(spec)),
+      driver_(std::move(driver)) {}
+
+LiveSandbox::~LiveSandbox() {
+  // The container lives on (a restart re-adopts it): end our stream only.
+  if (attach_) {
+    attach_->Abort();
+    attach_->Join();
+  }
+  if (channel_fd_ >= 0) close(channel_fd_);
+}
+
+StatusOr<std::unique_ptr<LiveSandbox>> LiveSandbox::Launch(engine::ContainerClient& containers,
+                                                           const sandbox::ContainerPolicy& policy,
+                                                           const SandboxLayout& layout,
+                                                           sandbox::JobSpec spec,
+                                                           ReplDriver driver) {
+  std::unique_ptr<LiveSandbox> s(
+      new LiveSandbox(containers, policy, layout, std::move(spec), std::move(driver)));
+  auto ws = sandbox::Workspace::Create(layout.workspace_root, s->spec_.id);
+  if (!ws.ok()) return ws.status();
+  s->workspace_ = std::move(*ws);
+  auto fail = [&](Status st) -> StatusOr<std::unique_ptr<LiveSandbox>> {
+    (void)s->Destroy();
+    return st;
+  };
+  Status written = s->workspace_->WriteFile(s->driver_.workspace_name, s->driver_.source);
+  if (!written.ok()) return fail(written);
+  auto fifo = s->workspace_->CreateFifo(kChannelFifo);
+  if (!fifo.ok()) return fail(fifo.status());
+  s->channel_fd_ = *fifo;
+  Status opened = OpenChannelToJob(s->workspace_->path() + "/" + kChannelFifo);
+  if (!opened.ok()) return fail(opened);
+  auto out = sandbox::CreateOutputDir(layout.output_root, s->spec_.id);
+  if (!out.ok()) return fail(out.status());
+  s->output_dir_ = *out;
+  Status started = s->StartContainer();
+  if (!started.ok()) return fail(started);
+  s->workspace_->Keep();
+  return s;
+}
+
+StatusOr<std::unique_ptr<LiveSandbox>> LiveSandbox::Adopt(engine::ContainerClient& containers,
+                                                          const sandbox::ContainerPolicy& policy,
+                                                          const SandboxLayout& layout,
+                                                          sandbox::JobSpec spec, ReplDriver driver,
+                                                          const std::string& container_id) {
+  std::unique_ptr<LiveSandbox> s(
+      new LiveSandbox(containers, policy, layout, std::move(spec), std::move(driver)));
+  auto ws = sandbox::Workspace::Open(layout.workspace_root, s->spec_.id);
+  if (!ws.ok()) return ws.status();
+  s->workspace_ = std::move(*ws);
+  s->workspace_->Keep();
+  s->output_dir_ = layout.output_root + "/" + s->spec_.id;
+  CR_RETURN_IF_ERROR(s->OpenChannel());
+  auto state = containers.Inspect(container_id);
+  if (!state.ok()) return state.status();
+  if (!state->running) {
+    return FailedPreconditionError("sandbox container " + container_id + " is " + state->status,
+                                   "sandbox_container_stopped");
+  }
+  s->container_id_ = container_id;
+  CR_RETURN_IF_ERROR(s->AttachTo(container_id));
+  return s;
+}
+
+Status LiveSandbox::OpenChannel() {
+  if (channel_fd_ >= 0) close(channel_fd_);
+  std::string path = workspace_->path() + "/" + kChannelFifo;
+  // Read-write: never blocks and never fails for want of a reader; writes
+  // wait in the pipe until the driver reads them.
+  channel_fd_ = open(path.c_str(), O_RDWR | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  if (channel_fd_ < 0) {
+    return NotFoundError("open sandbox channel " + path + ": " + strerror(errno),
+                         "sandbox_channel_missing");
+  }
+  return OkStatus();
+}
+
+Status LiveSandbox::AttachTo(const std::string& id) {
+  {
+    std::lock_guard<std::mutex> lock(feed_mu_);
+    demux_ = std::make_unique<engine::StreamDemuxer>(
+        [this](engine::StreamId stream, std::string_view bytes) {
+          // Called with feed_mu_ held (from OnChunk).
+          if (current_ != nullptr && !call_ended_) (void)current_->Feed(Frame(stream, bytes));
+        });
+  }
+  // Unbounded: the stream lives as long as the sandbox.
+  attach_ =
+      std::make_unique<sandbox::AttachedContainer>(containers_, id, std::chrono::milliseconds(0));
+  attach_->SetSink([this](std::string_view chunk) { return OnChunk(chunk); });
+  auto wake = attach_->WaitAttached(Clock::now() + std::chrono::seconds(10));
+  if (wake != sandbox::AttachedContainer::Wake::kAttached) {
+    Status s = attach_->status();
+    return s.ok() ? DeadlineExceededError("attach to sandbox container timed out") : s;
+  }
+  return OkStatus();
+}
+
+Status LiveSandbox::StartContainer() {
+  sandbox::OutputMount output{output_dir_, false, layout_.output_caps.max_total_bytes,
+                              layout_.output_caps.max_file_bytes, layout_.output_caps.max_files};
+  sandbox::ContainerContext ctx{spec_, workspace_->path(), false, output};
+  nlohmann::json body = policy_.BuildCreateBody(ctx);
+  body["Labels"][sandbox::kLabelSandbox] = spec_.id;
+  // A fresh name per container: the old one may still be going away.
+  auto id = containers_.Create(body, "coderunner-" + spec_.id + "-" + NewId("c").substr(2, 8));
+  if (!id.ok()) return id.status();
+  container_id_ = *id;
+  Status s = AttachTo(container_id_);
+  if (s.ok()) s = containers_.Start(container_id_);
+  if (s.ok()) {
+    auto state = containers_.Inspect(container_id_);
+    s = state.ok() ? policy_.Verify(ctx, state->raw) : state.status();
+    if (s.ok() && !state->running) {
+      s = InternalError(
+          "sandbox container exited at start (exit " + std::to_string(state->exit_code) + ")",
+          "sandbox_start_failed");
+    }
+  }
+  if (!s.ok()) RemoveContainer();
+  return s;
+}
+
+void LiveSandbox::RemoveContainer() {
+  if (container_id_.empty()) return;
+  Status removed = containers_.Remove(container_id_);
+  if (!removed.ok()) {
+    spdlog::warn("sandbox {}: remove container {}: {}", spec_.id, container_id_,
+                 removed.ToString());
+  }
+  if (attach_) {
+    attach_->EndAfterRemoval(std::chrono::milliseconds(2000));
+    attach_.reset();
+  }
+  container_id_.clear();
+}
+
+bool LiveSandbox::ResetOutputIfOverBounds() {
+  const sandbox::ArtifactCaps& caps = layout_.output_caps;
+  sandbox::TreeWalkOptions options;
+  options.max_depth = caps.max_depth;
+  options.max_entries = caps.max_files;
+  auto listing = sandbox::ListTree(output_dir_, options);
+  bool over = !listing.ok() || listing->truncated;
+  int64_t total = 0;
+  if (listing.ok()) {
+    for (const auto& p : listing->problems) over |= p.reason == "too_deep";
+    for (const auto& f : listing->files) {
+      total += f.size;
+      over |= f.size > caps.max_file_bytes;
+    }
+  }
+  over |= total > caps.max_total_bytes;
+  if (!over) return false;
+  (void)sandbox::RemoveTree(output_dir_);
+  (void)sandbox::CreateOutputDir(layout_.output_root, spec_.id);
+  hashes_.clear();
+  return true;
+}
+
+Status LiveSandbox::Restart(const std::string& why) {
+  spdlog::warn("sandbox {}: replacing its container ({}): its state is lost", spec_.id, why);
+  RemoveContainer();
+  // coderunner-init would stop the new container at once for what broke a
+  // bound of /output (the old one's last call, or one between calls).
+  if (ResetOutputIfOverBounds()) {
+    spdlog::warn("sandbox {}: /output was over its bounds and was emptied", spec_.id);
+    output_reset_ = true;
+  }
+  // A new pipe: whatever the old driver left unread must not reach the new one.
+  if (channel_fd_ >= 0) close(channel_fd_);
+  channel_fd_ = -1;
+  CR_RETURN_IF_ERROR(sandbox::RemoveTreeEntry(workspace_->path(), kChannelFifo));
+  auto fifo = workspace_->CreateFifo(kChannelFifo);
+  if (!fifo.ok()) return fifo.status();
+  channel_fd_ = *fifo;
+  CR_RETURN_IF_ERROR(OpenChannelToJob(workspace_->path() + "/" + kChannelFifo));
+  return StartContainer();
+}
+
+bool LiveSandbox::OnChunk(std::string_view chunk) {
+  std::lock_guard<std::mutex> lock(feed_mu_);
+  if (!demux_->Feed(chunk).ok()) return false;
+  feed_cv_.notify_all();
+  return true;
+}
+
+bool LiveSandbox::alive() const { return attach_ != nullptr && !attach_->done(); }
+
+Status LiveSandbox::WriteFrame(const std::string& frame, Clock::time_point deadline) {
+  size_t done = 0;
+  while (done < frame.size()) {
+    ssize_t n = write(channel_fd_, frame.data() + done, frame.size() - done);
+    if (n > 0) {
+      done += static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno != EAGAIN && errno != EINTR) {
+      return InternalError(std::string("write to sandbox channel: ") + strerror(errno),
+                           "sandbox_channel");
+    }
+    // The pipe is full: the driver is reading (a large call) or gone.
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0 || !alive()) {
+      return DeadlineExceededError("the sandbox did not take the call", "sandbox_unresponsive");
+    }
+    pollfd p{channel_fd_, POLLOUT, 0};
+    (void)poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), 100)));
+  }
+  return OkStatus();
+}
+
+CallResult LiveSandbox::Execute(const std::vector<sandbox::InputFile>& files,
+                                const std::string& code, int64_t timeout_ms) {
+  CallResult r = Call(files, code, timeout_ms);
+  if (output_reset_) {
+    output_reset_ = false;
+    r.output_reset = true;
+  }
+  return r;
+}
+
+CallResult LiveSandbox::Call(const std::vector<sandbox::InputFile>& files, const std::string& code,
+                             int64_t timeout_ms) {
+  const auto t0 = Clock::now();
+  CallResult r;
+  if (!alive()) {
+    Status s = Restart("its container is gone");
+    r.state_lost = true;
+    if (!s.ok()) {
+      r.error = s;
+      return r;
+    }
+  }
+  for (const auto& f : files) {
+    Status w = workspace_->ReplaceFile(f.path, f.content);
+    if (!w.ok()) {
+      r.error = w;
+      return r;
+    }
+  }
+  sandbox::JobOutput io(static_cast<uint64_t>(spec_.limits.output_bytes), nullptr);
+  const std::string nonce = NewId("eof").substr(4);
+  io.ExpectEnd(nonce, [this] { call_ended_ = true; });  // Runs under feed_mu_.
+  {
+    std::lock_guard<std::mutex> lock(feed_mu_);
+    call_ended_ = false;
+    current_ = &io;
+  }
+  const auto deadline = t0 + std::chrono::milliseconds(timeout_ms);
+  Status written = WriteFrame(EncodeCall(nonce, timeout_ms, code), deadline + kDriverGrace);
+  bool ended = false;
+  bool interrupted = false;
+  if (written.ok()) {
+    std::unique_lock<std::mutex> lock(feed_mu_);
+    auto limit = deadline + kDriverGrace;
+    for (;;) {
+      if (call_ended_) {
+        ended = true;
+        break;
+      }
+      if (!alive()) break;
+      auto now = Clock::now();
+      if (now >= limit) {
+        if (interrupted || !driver_.interrupts_calls) break;
+        // The driver's own timer did not end it (a blocking C call): a
+        // SIGINT through PID 1 may; otherwise the container is replaced.
+        interrupted = true;
+        lock.unlock();
+        (void)containers_.Kill(container_id_, "SIGINT");
+        lock.lock();
+        limit = Clock::now() + kInterruptGrace;
+        continue;
+      }
+      // Output wakes us; a dead stream does not, hence the bounded wait.
+      feed_cv_.wait_for(lock,
+                        std::min<Clock::duration>(limit - now, std::chrono::milliseconds(50)));
+    }
+    current_ = nullptr;
+  } else {
+    std::lock_guard<std::mutex> lock(feed_mu_);
+    current_ = nullptr;
+  }
+  io.Finish();
+  r.wall_ms = MsSince(t0);
+  if (ended) io.DropStdoutMarker();
+  std::optional<sandbox::InitTrailer> trailer = sandbox::ParseInitTrailer(io.err().tail());
+  if (trailer) io.err().DropSuffix(trailer->length);
+  r.stdout_truncated = io.out().truncated();
+  r.stderr_truncated = io.err().truncated();
+  r.stdout_data = io.out().TakeKept();
+  r.stderr_data = io.err().TakeKept();
+  if (ended && trailer) {
+    r.exit_code = trailer->exit_code;
+    r.run_ms = trailer->wall_us / 1000;
+    if (trailer->cpu_us >= 0) r.cpu_ms = trailer->cpu_us / 1000;
+    r.memory_peak_bytes = trailer->memory_peak_bytes;
+    if (trailer->timed_out) {
+      r.status = sandbox::RunStatus::kTimeout;
+    } else {
+      r.status = r.exit_code == 0 ? sandbox::RunStatus::kSucceeded : sandbox::RunStatus::kFailed;
+    }
+    return r;
+  }
+  // The call did not end normally: find out why, then replace the container.
+  r.state_lost = true;
+  bool oom = false;
+  std::string why;
+  if (!written.ok()) {
+    why = written.message();
+  } else if (alive()) {
+    why = "a call ran past its timeout and could not be interrupted";
+    r.status = sandbox::RunStatus::kTimeout;
+    r.exit_code = 128 + SIGKILL;
+  } else {
+    // The driver died. init's own trailer (when it got to write one) says
+    // how; the engine's state covers the rest.
+    auto state = containers_.Inspect(container_id_);
+    if (trailer) {
+      r.exit_code = trailer->exit_code;
+      oom = trailer->oom_kills > 0;
+      if (!trailer->output_violation.empty()) {
+        r.error =
+            FailedPreconditionError("the sandbox's /output broke a bound (" +
+                                        trailer->output_violation + "); the sandbox was restarted",
+                                    "output_" + trailer->output_violation);
+      }
+    } else if (state.ok()) {
+      r.exit_code = state->exit_code;
+    }
+    if (state.ok() && state->oom_killed) oom = true;
+    why =
+        oom ? "out of memory" : "its interpreter exited (code " + std::to_string(r.exit_code) + ")";
+    r.status = oom ? sandbox::RunStatus::kOom : sandbox::RunStatus::kFailed;
+  }
+  Status restarted = Restart(why);
+  if (!written.ok()) {
+    r.status = sandbox::RunStatus::kError;
+    r.error = written;
+  } else if (!restarted.ok()) {
+    spdlog::warn("sandbox {}: restart failed: {}", spec_.id, restarted.ToString());
+    r.error = restarted;
+  }
+  return r;
+}
+
+Status LiveSandbox::Destroy() {
+  Status removed = OkStatus();
+  if (!container_id_.empty()) {
+    removed = containers_.Remove(container_id_);
+    if (!removed.ok() && removed.code() != StatusCode::kNotFound) return removed;
+    if (attach_) {
+      attach_->EndAfterRemoval(std::chrono::milliseconds(2000));
+      attach_.reset();
+    }
+    container_id_.clear();
+  }
+  if (channel_fd_ >= 0) {
+    close(channel_fd_);
+    channel_fd_ = -1;
+  }
+  if (workspace_) (void)workspace_->Remove();
+  if (!output_dir_.empty()) (void)sandbox::RemoveTree(output_dir_);
+  return OkStatus();
+}
+
+std::vector<sandbox::Artifact> LiveSandbox::ListOutput() {
+  std::vector<sandbox::Artifact> out;
+  sandbox::TreeWalkOptions options;
+  options.max_depth = layout_.output_caps.max_depth;
+  options.max_entries = layout_.output_caps.max_files;
+  auto listing = sandbox::ListTree(output_dir_, options);
+  if (!listing.ok()) return out;
+  std::map<std::string, HashEntry> next;
+  for (const auto& f : listing->files) {
+    auto cached = hashes_.find(f.path);
+    if (cached != hashes_.end() && cached->second.size == f.size &&
+        cached->second.modified_ms == f.modified_ms) {
+      out.push_back({f.path, f.size, cached->second.sha256});
+      next[f.path] = cached->second;
+      continue;
+    }
+    auto fd = sandbox::OpenTreeFile(output_dir_, f.path, layout_.output_caps.max_depth);
+    if (!fd.ok()) continue;
+    Sha256 sha;
+    char buf[65536];
+    int64_t size = 0;
+    for (;;) {
+      ssize_t n = read(fd->get(), buf, sizeof(buf));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      sha.Update(std::string_view(buf, static_cast<size_t>(n)));
+      size += n;
+    }
+    std::string hex = sha.HexDigest();
+    out.push_back({f.path, size, hex});
+    next[f.path] = {size, f.modified_ms, hex};
+  }
+  hashes_.swap(next);
+  return out;
+}
+
+StatusOr<sandbox::UniqueFd> LiveSandbox::OpenOutputFile(const std::string& path) {
+  return sandbox::OpenTreeFile(output_dir_, path, layout_.output_caps.max_depth);
+}
+
+}  // namespace coderunner::sessions
