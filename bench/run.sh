@@ -2,7 +2,7 @@
 # Runs the benchmarks against a fresh coderunner on one engine.
 #   bench/run.sh [docker|podman]     (default: docker)
 # Environment: LATENCY_JOBS (30), CLI_LOOP (0 = the whole sequential CLI
-# baseline; N = the first N, scaled), SECTIONS (latency,throughput,memory),
+# baseline; N = the first N, scaled), SECTIONS (latency,throughput,memory,sandboxes),
 # HUMANEVAL (../shared/data/HumanEval.jsonl.gz), WAIT_JOBS (20), CONCURRENCY
 # (jobs.max_concurrent of the server under test; 0 = one worker per core).
 set -euo pipefail
@@ -49,4 +49,4 @@ humaneval="${HUMANEVAL:-../shared/data/HumanEval.jsonl.gz}"
 if [[ -f "$humaneval" ]]; then zcat "$humaneval" >"$dir/humaneval.jsonl"; fi
 build/bench/service_bench --server "http://127.0.0.1:$port" --socket "$sock" --engine "$engine" \
   --pid "$pid" --humaneval "$dir/humaneval.jsonl" --jobs "${LATENCY_JOBS:-30}" \
-  --cli-loop "${CLI_LOOP:-0}" --cold-server "http://127.0.0.1:$cold_port" --sections "${SECTIONS:-latency,throughput,memory}"
+  --cli-loop "${CLI_LOOP:-0}" --cold-server "http://127.0.0.1:$cold_port" --sections "${SECTIONS:-latency,throughput,memory,sandboxes}"

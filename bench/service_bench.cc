@@ -57,7 +57,7 @@ struct Options {
   int pid = 0;
   std::string humaneval;
   int jobs = 30;
-  std::string sections = "latency,throughput,memory";
+  std::string sections = "latency,throughput,memory,sandboxes";
   int cli_loop = 0;
   std::string cold_server;  // Same engine, pool off; empty = not measured.
 };
@@ -494,6 +494,60 @@ void Memory(const Options& o, httplib::Client& c) {
 
 }  // namespace
 
+// Stateful sandboxes: creation, then print(1+1) calls in a live sandbox,
+// against one-shot /v1/execute jobs measured here too.
+void Sandboxes(const Options& o, httplib::Client& c) {
+  const int creates = 10;
+  printf(
+      "== sandboxes: %d creations and %d sequential print(1+1) calls per language "
+      "(ms: p50 p95 p99, ratio to the /v1/execute p50)\n",
+      creates, o.jobs);
+  for (const Language& l : Languages()) {
+    Series job{"one-shot /v1/execute", {}, 0};
+    for (int i = 0; i < std::min(o.jobs, 20); ++i) {
+      // A distinct comment per run defeats the result cache.
+      std::string code = l.code + (l.name == "javascript" ? " // s" : " # s") + std::to_string(i) +
+                         "-" + std::to_string(Clock::now().time_since_epoch().count());
+      auto t0 = Clock::now();
+      if (!ExecuteTwo(c, l.name, code)) ++job.failures;
+      job.ms.push_back(Ms(Clock::now() - t0));
+      LetPoolSettle(c);
+    }
+    Series create{"create sandbox", {}, 0};
+    std::vector<std::string> ids;
+    for (int i = 0; i < creates; ++i) {
+      auto t0 = Clock::now();
+      auto r = c.Post("/v1/sandboxes", json{{"language", l.name}}.dump(), "application/json");
+      create.ms.push_back(Ms(Clock::now() - t0));
+      if (!r || r->status != 201) {
+        ++create.failures;
+        continue;
+      }
+      ids.push_back(json::parse(r->body).value("id", ""));
+    }
+    Series call{"execute in a sandbox", {}, 0};
+    if (!ids.empty()) {
+      const std::string path = "/v1/sandboxes/" + ids.front() + "/execute";
+      // The first call pays for the interpreter's first imports.
+      (void)c.Post(path, json{{"code", l.code}}.dump(), "application/json");
+      for (int i = 0; i < o.jobs; ++i) {
+        auto t0 = Clock::now();
+        auto r = c.Post(path, json{{"code", l.code}}.dump(), "application/json");
+        call.ms.push_back(Ms(Clock::now() - t0));
+        if (!r || r->status != 200 || json::parse(r->body).value("stdout", "") != "2\n") {
+          ++call.failures;
+        }
+      }
+    }
+    for (const auto& id : ids) (void)c.Delete("/v1/sandboxes/" + id);
+    double base = Percentile(job.ms, 0.5);
+    printf(" %s\n", l.name.c_str());
+    PrintSeries(job, base);
+    PrintSeries(create, base);
+    PrintSeries(call, base);
+  }
+}
+
 int main(int argc, char** argv) {
   Options o;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -516,5 +570,6 @@ int main(int argc, char** argv) {
   if (o.sections.find("latency") != std::string::npos) Latency(o, c);
   if (o.sections.find("throughput") != std::string::npos) Throughput(o, c);
   if (o.sections.find("memory") != std::string::npos) Memory(o, c);
+  if (o.sections.find("sandboxes") != std::string::npos) Sandboxes(o, c);
   return 0;
 }

@@ -88,6 +88,13 @@ int CountContainers(const std::string& socket, const std::string& instance,
   return n;
 }
 
+int CountLabelled(const std::string& socket, const std::map<std::string, std::string>& labels) {
+  engine::CurlTransport transport(socket);
+  engine::ContainerClient containers(transport, std::chrono::seconds(30));
+  auto list = containers.List(labels);
+  return list.ok() ? static_cast<int>(list->size()) : -1;
+}
+
 ServerProcess::ServerProcess(const std::string& extra_yaml, const std::string& socket,
                              const std::map<std::string, std::string>& env)
     : extra_yaml_(extra_yaml), env_(env) {

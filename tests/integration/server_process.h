@@ -117,6 +117,8 @@ std::string HostileProgram(const std::string& name);
 // warm containers) are not counted.
 int CountContainers(const std::string& socket, const std::string& instance,
                     const std::string& except_pool = "");
+// Number of containers (any state) carrying all of `labels`.
+int CountLabelled(const std::string& socket, const std::map<std::string, std::string>& labels);
 // Number of engine volumes labelled with `instance`.
 int CountVolumes(const std::string& socket, const std::string& instance);
 

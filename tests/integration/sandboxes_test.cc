@@ -1,0 +1,305 @@
+// Stateful sandboxes on a real engine: state across calls in every
+// language, files, TTL expiry, a service restart with live sandboxes,
+// timeouts and OOM inside a call, the hostile programs run inside
+// sandboxes, and tenant isolation.
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include "coderunner/common/sha256.h"
+#include "engine_fixture.h"
+
+namespace coderunner::testing {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+constexpr const char* kAcme = "acme-key-0123456789";        // tier pro
+constexpr const char* kInitech = "initech-key-0123456789";  // tier pro
+constexpr const char* kGlobex = "globex-key-0123456789";    // tier free
+
+class SandboxesTest : public EngineTest {
+ protected:
+  std::string ExtraConfig() const override {
+    auto key = [](const char* tenant, const char* tier, const char* k) {
+      return std::string("    - {tenant: ") + tenant + ", tier: " + tier + ", key_sha256: \"" +
+             Sha256Hex(k) + "\"}\n";
+    };
+    return "auth:\n  mode: api_keys\n  keys:\n" + key("acme", "pro", kAcme) +
+           key("initech", "pro", kInitech) + key("globex", "free", kGlobex);
+  }
+
+  void TearDown() override {
+    // Sandboxes outlive the service by design: remove them first.
+    if (server_ && server_->started()) {
+      for (const char* k : {kAcme, kInitech, kGlobex}) {
+        HttpAnswer list = server_->Call("GET", "/v1/sandboxes", k);
+        if (!list.json.is_object()) continue;
+        for (const auto& s : list.json["sandboxes"]) {
+          server_->Call("DELETE", "/v1/sandboxes/" + s["id"].get<std::string>(), k);
+        }
+      }
+      std::error_code ec;
+      std::filesystem::remove(server_->workspace_dir() + "/sandboxes", ec);
+    }
+    EngineTest::TearDown();
+  }
+
+  std::string Create(const std::string& key, const json& body) {
+    HttpAnswer a = server_->Call("POST", "/v1/sandboxes", key, body.dump());
+    EXPECT_EQ(a.status, 201) << a.body;
+    if (a.status == 201) {
+      EXPECT_EQ(a.json["state"], "running") << a.body;
+      EXPECT_TRUE(a.json.contains("expires_at")) << a.body;
+    }
+    return a.json.is_object() ? a.json.value("id", "") : "";
+  }
+
+  HttpAnswer Exec(const std::string& key, const std::string& id, const std::string& code,
+                  const json& extra = json::object()) {
+    json body = extra;
+    body["code"] = code;
+    return server_->Call("POST", "/v1/sandboxes/" + id + "/execute", key, body.dump());
+  }
+
+  // Runs `code` and expects success with `want_stdout`.
+  void ExpectOutput(const std::string& id, const std::string& code, const std::string& want) {
+    HttpAnswer a = Exec(kAcme, id, code);
+    ASSERT_EQ(a.status, 200) << a.body;
+    EXPECT_EQ(a.json["status"], "succeeded") << a.body;
+    EXPECT_EQ(a.json["stdout"], want) << a.body;
+    EXPECT_EQ(a.json["state_lost"], false) << a.body;
+  }
+
+  int SandboxContainers(const std::string& id) {
+    return CountLabelled(server_->socket(), {{"io.coderunner.instance", server_->instance()},
+                                             {"io.coderunner.sandbox", id}});
+  }
+};
+
+struct StateCase {
+  const char* language;
+  const char* calls[3];
+  const char* want;  // stdout of the third call.
+};
+
+class SandboxStateTest : public SandboxesTest, public ::testing::WithParamInterface<StateCase> {};
+
+TEST_P(SandboxStateTest, StateCarriesOverThreeCalls) {
+  const StateCase& c = GetParam();
+  std::string id = Create(kAcme, {{"language", c.language}});
+  ASSERT_FALSE(id.empty());
+  for (int i = 0; i < 2; ++i) {
+    HttpAnswer a = Exec(kAcme, id, c.calls[i]);
+    ASSERT_EQ(a.status, 200) << a.body;
+    EXPECT_EQ(a.json["status"], "succeeded") << a.body;
+  }
+  ExpectOutput(id, c.calls[2], c.want);
+  HttpAnswer got = server_->Call("GET", "/v1/sandboxes/" + id, kAcme);
+  ASSERT_EQ(got.status, 200) << got.body;
+  EXPECT_EQ(got.json["executions"], 3) << got.body;
+  EXPECT_EQ(got.json["language"], c.language);
+  EXPECT_EQ(SandboxContainers(id), 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Languages, SandboxStateTest,
+    ::testing::Values(
+        StateCase{
+            "python", {"import json\nx = 41", "def f():\n    return x + 1", "print(f())"}, "42\n"},
+        StateCase{"javascript",
+                  {"var x = 41; let y = 1;", "function f() { return x + y; }", "console.log(f())"},
+                  "42\n"},
+        StateCase{"bash", {"x=41", "f() { echo $((x + 1)); }; cd /tmp", "f; pwd"}, "42\n/tmp\n"}),
+    [](const ::testing::TestParamInfo<StateCase>& info) { return info.param.language; });
+
+TEST_F(SandboxesTest, ErrorsAreReportedAndTheStateSurvivesThem) {
+  std::string id = Create(kAcme, {{"language", "python"}});
+  ExpectOutput(id, "x = 7", "");
+  HttpAnswer a = Exec(kAcme, id, "print('before')\n1/0");
+  ASSERT_EQ(a.status, 200) << a.body;
+  EXPECT_EQ(a.json["status"], "failed") << a.body;
+  EXPECT_EQ(a.json["exit_code"], 1);
+  EXPECT_EQ(a.json["stdout"], "before\n");
+  EXPECT_NE(a.json["stderr"].get<std::string>().find("ZeroDivisionError"), std::string::npos)
+      << a.body;
+  EXPECT_EQ(a.json["stderr"].get<std::string>().find("coderunner-repl"), std::string::npos)
+      << "the driver's own frames leak into the traceback: " << a.body;
+  ExpectOutput(id, "print(x)", "7\n");
+}
+
+TEST_F(SandboxesTest, FilesGoInAndOutputFilesPersist) {
+  std::string id = Create(kAcme, {{"language", "python"}});
+  HttpAnswer a = Exec(kAcme, id,
+                      "data = open('input/data.csv').read()\n"
+                      "open('/output/report.txt', 'w').write(data.upper())\n"
+                      "print(len(data))",
+                      {{"files", {{{"path", "input/data.csv"}, {"content", "a,b\n1,2\n"}}}}});
+  ASSERT_EQ(a.status, 200) << a.body;
+  EXPECT_EQ(a.json["stdout"], "8\n") << a.body;
+  ASSERT_EQ(a.json["files"].size(), 1u) << a.body;
+  EXPECT_EQ(a.json["files"][0]["path"], "report.txt");
+  EXPECT_EQ(a.json["files"][0]["size"], 8);
+  EXPECT_EQ(a.json["files"][0]["sha256"], Sha256Hex("A,B\n1,2\n"));
+  EXPECT_EQ(server_->Call("GET", "/v1/sandboxes/" + id + "/files/report.txt", kAcme).body,
+            "A,B\n1,2\n");
+  EXPECT_EQ(server_->Call("GET", "/v1/sandboxes/" + id + "/files/nope.txt", kAcme).status, 404);
+  EXPECT_EQ(server_->Call("GET", "/v1/sandboxes/" + id + "/files/%2e%2e/x", kAcme).status, 400);
+  // A later call sees the file and can add to it; the same input path can
+  // be sent again.
+  HttpAnswer b = Exec(kAcme, id,
+                      "print(open('/output/report.txt').read().count(',') + "
+                      "len(open('input/data.csv').read()))",
+                      {{"files", {{{"path", "input/data.csv"}, {"content", "x"}}}}});
+  EXPECT_EQ(b.json["stdout"], "3\n") << b.body;
+  HttpAnswer list = server_->Call("GET", "/v1/sandboxes/" + id + "/files", kAcme);
+  EXPECT_EQ(list.json["files"].size(), 1u) << list.body;
+  // The workspace stays read-only.
+  HttpAnswer ro = Exec(kAcme, id, "open('x.txt', 'w')");
+  EXPECT_EQ(ro.json["status"], "failed") << ro.body;
+}
+
+TEST_F(SandboxesTest, TtlExpiryRemovesTheContainerAndItsFiles) {
+  std::string id = Create(kAcme, {{"language", "bash"}, {"ttl_s", 2}});
+  ASSERT_FALSE(id.empty());
+  ExpectOutput(id, "echo hi > /output/f; echo ok", "ok\n");
+  std::string state;
+  for (auto until = std::chrono::steady_clock::now() + 20s;
+       std::chrono::steady_clock::now() < until;) {
+    state = server_->Call("GET", "/v1/sandboxes/" + id, kAcme).json.value("state", "");
+    if (state == "expired") break;
+    std::this_thread::sleep_for(200ms);
+  }
+  ASSERT_EQ(state, "expired");
+  EXPECT_EQ(SandboxContainers(id), 0);
+  EXPECT_FALSE(std::filesystem::exists(server_->artifacts_dir() + "/sandboxes/" + id));
+  EXPECT_FALSE(std::filesystem::exists(server_->workspace_dir() + "/sandboxes/" + id));
+  HttpAnswer a = Exec(kAcme, id, "echo again");
+  EXPECT_EQ(a.status, 409) << a.body;
+  EXPECT_EQ(a.json["error"]["code"], "sandbox_not_running") << a.body;
+  HttpAnswer listed = server_->Call("GET", "/v1/sandboxes?state=expired", kAcme);
+  ASSERT_EQ(listed.json["sandboxes"].size(), 1u) << listed.body;
+  EXPECT_EQ(server_->Call("GET", "/v1/sandboxes?state=running", kAcme).json["sandboxes"].size(),
+            0u);
+}
+
+TEST_F(SandboxesTest, StateSurvivesARestartOfTheService) {
+  std::string py = Create(kAcme, {{"language", "python"}});
+  std::string js = Create(kAcme, {{"language", "javascript"}});
+  ExpectOutput(py, "secret = 'kept'\nimport math", "");
+  ExpectOutput(js, "var counter = 41;", "");
+  ASSERT_TRUE(server_->Stop()) << server_->log();
+  EXPECT_EQ(SandboxContainers(py), 1) << "the sandbox died with the service";
+  auto restarted = std::make_unique<ServerProcess>(*server_);
+  ASSERT_TRUE(restarted->started()) << restarted->log();
+  server_ = std::move(restarted);
+  ExpectOutput(py, "print(secret, math.floor(2.5))", "kept 2\n");
+  ExpectOutput(js, "console.log(++counter)", "42\n");
+  HttpAnswer got = server_->Call("GET", "/v1/sandboxes/" + py, kAcme);
+  EXPECT_EQ(got.json["state"], "running") << got.body;
+  EXPECT_EQ(got.json["restarts"], 0) << got.body;
+}
+
+TEST_F(SandboxesTest, ATimeoutInterruptsOnlyTheCallWhereTheInterpreterCan) {
+  std::string py = Create(kAcme, {{"language", "python"}});
+  ExpectOutput(py, "x = 5", "");
+  HttpAnswer a = Exec(kAcme, py, "while True:\n    pass", {{"timeout_ms", 500}});
+  ASSERT_EQ(a.status, 200) << a.body;
+  EXPECT_EQ(a.json["status"], "timeout") << a.body;
+  EXPECT_EQ(a.json["state_lost"], false) << a.body;
+  ExpectOutput(py, "print(x)", "5\n");
+
+  std::string js = Create(kAcme, {{"language", "javascript"}});
+  ExpectOutput(js, "var x = 6;", "");
+  HttpAnswer b = Exec(kAcme, js, "while (true) {}", {{"timeout_ms", 500}});
+  EXPECT_EQ(b.json["status"], "timeout") << b.body;
+  EXPECT_EQ(b.json["state_lost"], false) << b.body;
+  ExpectOutput(js, "console.log(x)", "6\n");
+
+  // Bash cannot interrupt itself: the sandbox is replaced, and says so.
+  std::string sh = Create(kAcme, {{"language", "bash"}});
+  ExpectOutput(sh, "x=7", "");
+  HttpAnswer c = Exec(kAcme, sh, "sleep 30", {{"timeout_ms", 500}});
+  ASSERT_EQ(c.status, 200) << c.body;
+  EXPECT_EQ(c.json["status"], "timeout") << c.body;
+  EXPECT_EQ(c.json["state_lost"], true) << c.body;
+  EXPECT_TRUE(c.json.contains("notice")) << c.body;
+  HttpAnswer d = Exec(kAcme, sh, "echo \"x=${x:-unset}\"");
+  EXPECT_EQ(d.json["stdout"], "x=unset\n") << d.body;
+  EXPECT_EQ(d.json["status"], "succeeded") << d.body;
+  EXPECT_EQ(server_->Call("GET", "/v1/sandboxes/" + sh, kAcme).json["restarts"], 1);
+  EXPECT_EQ(SandboxContainers(sh), 1);
+}
+
+TEST_F(SandboxesTest, OomIsReportedAndTheSandboxComesBack) {
+  std::string id =
+      Create(kAcme, {{"language", "python"}, {"limits", {{"memory_bytes", 64 << 20}}}});
+  ExpectOutput(id, "x = 1", "");
+  HttpAnswer a =
+      Exec(kAcme, id, "b = bytearray(512 << 20)\nprint('survived')", {{"timeout_ms", 10000}});
+  ASSERT_EQ(a.status, 200) << a.body;
+  EXPECT_EQ(a.json["status"], "oom") << a.body;
+  EXPECT_EQ(a.json["state_lost"], true) << a.body;
+  ExpectOutput(id, "print('back')", "back\n");
+}
+
+TEST_F(SandboxesTest, HostileProgramsAreContainedInsideSandboxes) {
+  std::map<std::string, std::string> sandbox_of = {
+      {".py", Create(kAcme, {{"language", "python"}})},
+      {".js", Create(kAcme, {{"language", "javascript"}})},
+      {".sh", Create(kAcme, {{"language", "bash"}})}};
+  std::map<std::string, std::string> ok_code = {
+      {".py", "print(6*7)"}, {".js", "console.log(6*7)"}, {".sh", "echo $((6*7))"}};
+  int ran = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(CODERUNNER_HOSTILE_DIR)) {
+    std::string ext = entry.path().extension().string();
+    if (sandbox_of.count(ext) == 0) continue;
+    const std::string& id = sandbox_of[ext];
+    std::string name = entry.path().filename().string();
+    HttpAnswer a = Exec(kAcme, id, HostileProgram(name), {{"timeout_ms", 3000}});
+    EXPECT_EQ(a.status, 200) << name << ": " << a.body.substr(0, 500);
+    EXPECT_TRUE(a.json.is_object() && a.json["stdout"].get<std::string>().size() <= (8u << 20))
+        << name;
+    // The sandbox (possibly replaced) still serves, and says when it was.
+    HttpAnswer next = Exec(kAcme, id, ok_code[ext], {{"timeout_ms", 10000}});
+    EXPECT_EQ(next.status, 200) << name << ": " << next.body.substr(0, 500);
+    EXPECT_EQ(next.json["stdout"], "42\n") << name << ": " << next.body.substr(0, 500);
+    ++ran;
+  }
+  EXPECT_GE(ran, 30);
+  for (const auto& [ext, id] : sandbox_of) EXPECT_EQ(SandboxContainers(id), 1) << ext;
+  // And ordinary jobs are unaffected.
+  HttpAnswer job =
+      server_->Call("POST", "/v1/execute", kAcme, R"j({"language":"python","code":"print(6*7)"})j");
+  EXPECT_EQ(job.json["stdout"], "42\n") << job.body;
+}
+
+TEST_F(SandboxesTest, AnotherTenantsSandboxIs404AndTierCapsHold) {
+  std::string id = Create(kAcme, {{"language", "python"}});
+  const std::string base = "/v1/sandboxes/" + id;
+  EXPECT_EQ(server_->Call("GET", base, kInitech).status, 404);
+  EXPECT_EQ(Exec(kInitech, id, "print(1)").status, 404);
+  EXPECT_EQ(server_->Call("GET", base + "/files", kInitech).status, 404);
+  EXPECT_EQ(server_->Call("DELETE", base, kInitech).status, 404);
+  EXPECT_EQ(server_->Call("GET", "/v1/sandboxes", kInitech).json["sandboxes"].size(), 0u);
+  EXPECT_EQ(server_->Call("GET", base, "").status, 401);
+
+  // Tier free: at most 2 live sandboxes, TTL at most a day.
+  Create(kGlobex, {{"language", "bash"}});
+  Create(kGlobex, {{"language", "bash"}});
+  HttpAnswer third = server_->Call("POST", "/v1/sandboxes", kGlobex, R"({"language":"bash"})");
+  EXPECT_EQ(third.status, 429) << third.body;
+  EXPECT_EQ(third.json["error"]["code"], "sandbox_limit") << third.body;
+  EXPECT_NE(third.body.find("free"), std::string::npos) << third.body;
+  HttpAnswer ttl = server_->Call("POST", "/v1/sandboxes", kAcme, R"({"ttl_s":99999999})");
+  EXPECT_EQ(ttl.status, 422) << ttl.body;
+
+  HttpAnswer del = server_->Call("DELETE", base, kAcme);
+  EXPECT_EQ(del.status, 200) << del.body;
+  EXPECT_EQ(SandboxContainers(id), 0);
+  EXPECT_EQ(server_->Call("GET", base, kAcme).status, 404);
+}
+
+}  // namespace
+}  // namespace coderunner::testing
