@@ -262,7 +262,13 @@ TEST_F(SandboxesTest, HostileProgramsAreContainedInsideSandboxes) {
     EXPECT_TRUE(a.json.is_object() && a.json["stdout"].get<std::string>().size() <= (8u << 20))
         << name;
     // The sandbox (possibly replaced) still serves, and says when it was.
+    // A process the attack left behind may end the container just as this
+    // call starts: that answer says state_lost, and the next one is served.
     HttpAnswer next = Exec(kAcme, id, ok_code[ext], {{"timeout_ms", 10000}});
+    if (next.json.is_object() && next.json.value("state_lost", false) &&
+        next.json.value("stdout", "") != "42\n") {
+      next = Exec(kAcme, id, ok_code[ext], {{"timeout_ms", 10000}});
+    }
     EXPECT_EQ(next.status, 200) << name << ": " << next.body.substr(0, 500);
     EXPECT_EQ(next.json["stdout"], "42\n") << name << ": " << next.body.substr(0, 500);
     ++ran;
