@@ -200,7 +200,7 @@ int Serve(const std::string& config_path) {
                                          cfg.artifacts.dir + "/sandboxes",
                                          cfg.ArtifactCapsFromConfig()};
   sessions::SandboxManager sandboxes(cfg, containers, policy, **sandbox_store, &metrics,
-                                     sandbox_layout);
+                                     sandbox_layout, &volume_service);
   sandboxes.Start();
 
   auth::Authenticator authenticator(cfg);

@@ -47,16 +47,11 @@ StatusOr<sessions::SandboxCreateSpec> ParseSandboxCreate(std::string_view body,
                                      "limit_exceeded");
     }
   }
-  if (auto it = j.find("volume_id"); it != j.end() && !it->is_null()) {
-    return FailedPreconditionError(
-        "volume_id: persistent volumes cannot be mounted in sandboxes yet; a sandbox's /output "
-        "persists for its whole life",
-        "sandbox_volumes_unsupported");
-  }
-  // The rest is a job's language and limits: validated the same way.
+  // The rest is a job's language, limits and volume: validated the same way.
   json as_job = {{"code", ""}};
   if (auto it = j.find("language"); it != j.end()) as_job["language"] = *it;
   if (auto it = j.find("limits"); it != j.end()) as_job["limits"] = *it;
+  if (auto it = j.find("volume_id"); it != j.end()) as_job["volume_id"] = *it;
   CR_ASSIGN_OR_RETURN(ExecuteRequest req,
                       ParseExecuteRequest(as_job.dump(), CapsFromConfig(config)));
   CR_ASSIGN_OR_RETURN(out.spec, BuildJobSpec(req, config, std::move(id), &tier));

@@ -13,6 +13,8 @@
 #include "coderunner/common/sha256.h"
 #include "coderunner/sandbox/init_trailer.h"
 #include "coderunner/sandbox/safe_tree.h"
+#include "coderunner/sessions/marker_cut.h"
+#include "coderunner/volumes/volume_service.h"
 
 namespace coderunner::sessions {
 namespace {
@@ -27,20 +29,6 @@ int64_t MsSince(Clock::time_point t0) {
 // timer, or the SIGINT we send) before the container is replaced.
 constexpr auto kDriverGrace = std::chrono::milliseconds(1500);
 constexpr auto kInterruptGrace = std::chrono::milliseconds(1000);
-
-// Re-frames demultiplexed bytes for JobOutput, which parses the engine's
-// 8-byte-header framing itself.
-std::string Frame(engine::StreamId stream, std::string_view bytes) {
-  std::string f(8, '\0');
-  f[0] = static_cast<char>(stream);
-  uint32_t n = static_cast<uint32_t>(bytes.size());
-  f[4] = static_cast<char>((n >> 24) & 0xff);
-  f[5] = static_cast<char>((n >> 16) & 0xff);
-  f[6] = static_cast<char>((n >> 8) & 0xff);
-  f[7] = static_cast<char>(n & 0xff);
-  f.append(bytes);
-  return f;
-}
 
 // The driver opens the channel read-write (so it never reads EOF while the
 // service restarts), which needs write permission for the job's uid. The
@@ -77,8 +65,8 @@ LiveSandbox::~LiveSandbox() {
 StatusOr<std::unique_ptr<LiveSandbox>> LiveSandbox::Launch(engine::ContainerClient& containers,
                                                            const sandbox::ContainerPolicy& policy,
                                                            const SandboxLayout& layout,
-                                                           sandbox::JobSpec spec,
-                                                           ReplDriver driver) {
+                                                           sandbox::JobSpec spec, ReplDriver driver,
+                                                           const std::string& volume_dir) {
   std::unique_ptr<LiveSandbox> s(
       new LiveSandbox(containers, policy, layout, std::move(spec), std::move(driver)));
   auto ws = sandbox::Workspace::Create(layout.workspace_root, s->spec_.id);
@@ -95,9 +83,14 @@ StatusOr<std::unique_ptr<LiveSandbox>> LiveSandbox::Launch(engine::ContainerClie
   s->channel_fd_ = *fifo;
   Status opened = OpenChannelToJob(s->workspace_->path() + "/" + kChannelFifo);
   if (!opened.ok()) return fail(opened);
-  auto out = sandbox::CreateOutputDir(layout.output_root, s->spec_.id);
-  if (!out.ok()) return fail(out.status());
-  s->output_dir_ = *out;
+  if (!s->spec_.volume.id.empty()) {
+    s->output_dir_ = volume_dir;
+    s->own_output_ = false;
+  } else {
+    auto out = sandbox::CreateOutputDir(layout.output_root, s->spec_.id);
+    if (!out.ok()) return fail(out.status());
+    s->output_dir_ = *out;
+  }
   Status started = s->StartContainer();
   if (!started.ok()) return fail(started);
   s->workspace_->Keep();
@@ -108,14 +101,16 @@ StatusOr<std::unique_ptr<LiveSandbox>> LiveSandbox::Adopt(engine::ContainerClien
                                                           const sandbox::ContainerPolicy& policy,
                                                           const SandboxLayout& layout,
                                                           sandbox::JobSpec spec, ReplDriver driver,
-                                                          const std::string& container_id) {
+                                                          const std::string& container_id,
+                                                          const std::string& volume_dir) {
   std::unique_ptr<LiveSandbox> s(
       new LiveSandbox(containers, policy, layout, std::move(spec), std::move(driver)));
   auto ws = sandbox::Workspace::Open(layout.workspace_root, s->spec_.id);
   if (!ws.ok()) return ws.status();
   s->workspace_ = std::move(*ws);
   s->workspace_->Keep();
-  s->output_dir_ = layout.output_root + "/" + s->spec_.id;
+  s->own_output_ = s->spec_.volume.id.empty();
+  s->output_dir_ = s->own_output_ ? layout.output_root + "/" + s->spec_.id : volume_dir;
   CR_RETURN_IF_ERROR(s->OpenChannel());
   auto state = containers.Inspect(container_id);
   if (!state.ok()) return state.status();
@@ -147,7 +142,9 @@ Status LiveSandbox::AttachTo(const std::string& id) {
     demux_ = std::make_unique<engine::StreamDemuxer>(
         [this](engine::StreamId stream, std::string_view bytes) {
           // Called with feed_mu_ held (from OnChunk).
-          if (current_ != nullptr && !call_ended_) (void)current_->Feed(Frame(stream, bytes));
+          if (current_ == nullptr || call_ended_) return;
+          (stream == engine::StreamId::kStderr ? current_->err : current_->out).Feed(bytes);
+          call_ended_ = current_->out.found() && current_->err.found();
         });
   }
   // Unbounded: the stream lives as long as the sandbox.
@@ -165,6 +162,13 @@ Status LiveSandbox::AttachTo(const std::string& id) {
 Status LiveSandbox::StartContainer() {
   sandbox::OutputMount output{output_dir_, false, layout_.output_caps.max_total_bytes,
                               layout_.output_caps.max_file_bytes, layout_.output_caps.max_files};
+  if (!own_output_) {
+    // A persistent volume, with its quota. No rollback by init: it would
+    // undo everything since the container started (earlier calls too); the
+    // service rolls back the one call that broke the quota (see Call).
+    const sandbox::VolumeMount& v = spec_.volume;
+    output = {v.engine_name, false, v.quota_bytes, 0, v.max_files};
+  }
   sandbox::ContainerContext ctx{spec_, workspace_->path(), false, output};
   nlohmann::json body = policy_.BuildCreateBody(ctx);
   body["Labels"][sandbox::kLabelSandbox] = spec_.id;
@@ -202,6 +206,9 @@ void LiveSandbox::RemoveContainer() {
 }
 
 bool LiveSandbox::ResetOutputIfOverBounds() {
+  // A volume is never emptied: coderunner-init rolled the writes that broke
+  // its quota back already.
+  if (!own_output_) return false;
   const sandbox::ArtifactCaps& caps = layout_.output_caps;
   sandbox::TreeWalkOptions options;
   options.max_depth = caps.max_depth;
@@ -276,9 +283,50 @@ Status LiveSandbox::WriteFrame(const std::string& frame, Clock::time_point deadl
   return OkStatus();
 }
 
+std::map<std::string, std::pair<int64_t, int64_t>> LiveSandbox::SnapshotOutput() {
+  std::map<std::string, std::pair<int64_t, int64_t>> snap;
+  sandbox::TreeWalkOptions options;
+  options.max_depth = volumes::kVolumeMaxDepth;
+  options.max_entries = spec_.volume.max_files > 0 ? spec_.volume.max_files * 2 : 100000;
+  auto listing = sandbox::ListTree(output_dir_, options);
+  if (!listing.ok()) return snap;
+  for (const auto& f : listing->files) snap[f.path] = {f.size, f.modified_ms};
+  return snap;
+}
+
+bool LiveSandbox::RollBackVolumeCall(
+    const std::map<std::string, std::pair<int64_t, int64_t>>& before) {
+  auto after = SnapshotOutput();
+  int64_t total = 0;
+  for (const auto& [path, f] : after) total += f.first;
+  const sandbox::VolumeMount& v = spec_.volume;
+  bool over = total > v.quota_bytes ||
+              (v.max_files > 0 && static_cast<int64_t>(after.size()) > v.max_files);
+  if (!over) return false;
+  // Files the call created or changed go; what was there before stays.
+  for (const auto& [path, f] : after) {
+    auto was = before.find(path);
+    if (was == before.end() || was->second != f) {
+      (void)sandbox::RemoveTreeEntry(output_dir_, path, volumes::kVolumeMaxDepth);
+    }
+  }
+  hashes_.clear();
+  return true;
+}
+
 CallResult LiveSandbox::Execute(const std::vector<sandbox::InputFile>& files,
                                 const std::string& code, int64_t timeout_ms) {
+  std::map<std::string, std::pair<int64_t, int64_t>> before;
+  if (!own_output_) before = SnapshotOutput();
   CallResult r = Call(files, code, timeout_ms);
+  if (!own_output_ && RollBackVolumeCall(before)) {
+    r.status = sandbox::RunStatus::kFailed;
+    r.error = FailedPreconditionError(
+        "the call wrote more than volume " + spec_.volume.id + " holds (size_bytes " +
+            std::to_string(spec_.volume.quota_bytes) +
+            " or its file count); the files it created or changed were removed",
+        "volume_quota_exceeded");
+  }
   if (output_reset_) {
     output_reset_ = false;
     r.output_reset = true;
@@ -305,9 +353,10 @@ CallResult LiveSandbox::Call(const std::vector<sandbox::InputFile>& files, const
       return r;
     }
   }
-  sandbox::JobOutput io(static_cast<uint64_t>(spec_.limits.output_bytes), nullptr);
   const std::string nonce = NewId("eof").substr(4);
-  io.ExpectEnd(nonce, [this] { call_ended_ = true; });  // Runs under feed_mu_.
+  const std::string end = "\"eof\":\"" + nonce + "\"}\n";
+  const size_t cap = static_cast<size_t>(spec_.limits.output_bytes);
+  CallStreams io{MarkerCut(end, cap), MarkerCut(end, cap)};
   {
     std::lock_guard<std::mutex> lock(feed_mu_);
     call_ended_ = false;
@@ -347,15 +396,22 @@ CallResult LiveSandbox::Call(const std::vector<sandbox::InputFile>& files, const
     std::lock_guard<std::mutex> lock(feed_mu_);
     current_ = nullptr;
   }
-  io.Finish();
   r.wall_ms = MsSince(t0);
-  if (ended) io.DropStdoutMarker();
-  std::optional<sandbox::InitTrailer> trailer = sandbox::ParseInitTrailer(io.err().tail());
-  if (trailer) io.err().DropSuffix(trailer->length);
-  r.stdout_truncated = io.out().truncated();
-  r.stderr_truncated = io.err().truncated();
-  r.stdout_data = io.out().TakeKept();
-  r.stderr_data = io.err().TakeKept();
+  std::optional<sandbox::InitTrailer> trailer;
+  if (ended) {
+    trailer = sandbox::ParseInitTrailer(io.err.marker());
+  } else {
+    // No reply: what came is the output; init's own trailer may end it (the
+    // driver died and init reported how).
+    io.out.Flush();
+    io.err.Flush();
+    trailer = sandbox::ParseInitTrailer(io.err.out().tail());
+    if (trailer) io.err.out().DropSuffix(trailer->length);
+  }
+  r.stdout_truncated = io.out.out().truncated();
+  r.stderr_truncated = io.err.out().truncated();
+  r.stdout_data = io.out.out().TakeKept();
+  r.stderr_data = io.err.out().TakeKept();
   if (ended && trailer) {
     r.exit_code = trailer->exit_code;
     r.run_ms = trailer->wall_us / 1000;
@@ -426,7 +482,7 @@ Status LiveSandbox::Destroy() {
     channel_fd_ = -1;
   }
   if (workspace_) (void)workspace_->Remove();
-  if (!output_dir_.empty()) (void)sandbox::RemoveTree(output_dir_);
+  if (own_output_ && !output_dir_.empty()) (void)sandbox::RemoveTree(output_dir_);
   return OkStatus();
 }
 

@@ -23,13 +23,15 @@ constexpr auto kBusyWait = std::chrono::seconds(30);
 
 SandboxManager::SandboxManager(const config::Config& config, engine::ContainerClient& containers,
                                const sandbox::ContainerPolicy& policy, SandboxStore& store,
-                               MetricsRegistry* metrics, SandboxLayout layout)
+                               MetricsRegistry* metrics, SandboxLayout layout,
+                               volumes::VolumeService* volumes)
     : config_(config),
       containers_(containers),
       policy_(policy),
       store_(store),
       metrics_(metrics),
-      layout_(std::move(layout)) {
+      layout_(std::move(layout)),
+      volumes_(volumes) {
   if (metrics_ != nullptr) {
     metrics_->DeclareGauge("coderunner_sandboxes", "Stateful sandboxes by state.");
     metrics_->DeclareCounter("coderunner_sandbox_executions_total",
@@ -56,7 +58,20 @@ StatusOr<sandbox::JobSpec> SandboxManager::SpecOf(const SandboxRecord& record,
   spec.language.command = driver->command;
   spec.limits = record.limits;
   spec.runtime = record.runtime;
+  spec.volume.id = record.volume_id;
   return spec;
+}
+
+StatusOr<std::string> SandboxManager::ResolveVolume(const std::string& tenant,
+                                                    const config::TierConfig* tier,
+                                                    sandbox::JobSpec* spec) {
+  if (spec->volume.id.empty()) return std::string();
+  if (volumes_ == nullptr) {
+    return FailedPreconditionError("persistent volumes are not available", "volumes_unavailable");
+  }
+  CR_ASSIGN_OR_RETURN(spec->volume, volumes_->Resolve(tenant, tier, spec->volume.id));
+  CR_ASSIGN_OR_RETURN(volumes::Volume v, volumes_->Get(tenant, spec->volume.id));
+  return v.host_dir;
 }
 
 void SandboxManager::Start() {
@@ -69,10 +84,16 @@ void SandboxManager::Start() {
     if (rec.state == SandboxState::kRunning) {
       auto spec = SpecOf(rec, &e->driver);
       Status st = spec.status();
+      StatusOr<std::string> volume_dir = std::string();
       if (spec.ok()) {
         e->spec = *spec;
-        auto live =
-            LiveSandbox::Adopt(containers_, policy_, layout_, e->spec, e->driver, rec.container_id);
+        volume_dir = ResolveVolume(rec.tenant, nullptr, &e->spec);
+        st = volume_dir.status();
+      }
+      if (st.ok()) {
+        e->volume_dir = *volume_dir;
+        auto live = LiveSandbox::Adopt(containers_, policy_, layout_, e->spec, e->driver,
+                                       rec.container_id, e->volume_dir);
         st = live.status();
         if (live.ok()) {
           e->live = std::move(*live);
@@ -178,6 +199,8 @@ StatusOr<SandboxRecord> SandboxManager::Create(const auth::Principal& who, Sandb
   }
   e->spec = req.spec;
   e->spec.language.command = e->driver.command;
+  // A volume of the tenant's (403 on a tier without volumes, 404 otherwise).
+  CR_ASSIGN_OR_RETURN(e->volume_dir, ResolveVolume(who.tenant, &tier, &e->spec));
   // The container lives for the whole TTL: RLIMIT_CPU must not end it (a
   // call's wall timeout bounds each call instead).
   e->spec.limits.cpu_ms = std::max<int64_t>(e->spec.limits.cpu_ms, req.ttl_s * 1000 * 4);
@@ -190,6 +213,7 @@ StatusOr<SandboxRecord> SandboxManager::Create(const auth::Principal& who, Sandb
   rec.limits = e->spec.limits;
   rec.limits.timeout_ms = req.spec.limits.timeout_ms;
   rec.runtime = req.spec.runtime;
+  rec.volume_id = e->spec.volume.id;
   {
     // Reserve the slot before the slow launch, so concurrent creates count it.
     std::lock_guard<std::mutex> lock(mu_);
@@ -220,7 +244,7 @@ StatusOr<SandboxRecord> SandboxManager::Create(const auth::Principal& who, Sandb
     entries_[id] = e;
   }
   std::unique_lock<std::timed_mutex> call(e->call_mu);
-  auto live = LiveSandbox::Launch(containers_, policy_, layout_, e->spec, e->driver);
+  auto live = LiveSandbox::Launch(containers_, policy_, layout_, e->spec, e->driver, e->volume_dir);
   if (!live.ok()) {
     std::lock_guard<std::mutex> lock(mu_);
     entries_.erase(id);
@@ -293,7 +317,8 @@ StatusOr<ExecuteOutcome> SandboxManager::Execute(const auth::Principal& who, con
       std::lock_guard<std::mutex> lock(mu_);
       container_id = e->record.container_id;
     }
-    auto live = LiveSandbox::Adopt(containers_, policy_, layout_, e->spec, e->driver, container_id);
+    auto live = LiveSandbox::Adopt(containers_, policy_, layout_, e->spec, e->driver, container_id,
+                                   e->volume_dir);
     if (!live.ok() && live.status().code() == StatusCode::kUnavailable) return live.status();
     std::lock_guard<std::mutex> lock(mu_);
     if (live.ok()) {

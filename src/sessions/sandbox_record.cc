@@ -42,6 +42,7 @@ json RecordToJson(const SandboxRecord& r) {
             {"tmp_bytes", l.tmp_bytes},
             {"cpus", l.cpus}}},
           {"runtime", r.runtime},
+          {"volume_id", r.volume_id},
           {"container_id", r.container_id},
           {"executions", r.executions},
           {"restarts", r.restarts},
@@ -72,6 +73,7 @@ StatusOr<SandboxRecord> RecordFromJson(const json& j) {
     r.limits.tmp_bytes = l.at("tmp_bytes").get<int64_t>();
     r.limits.cpus = l.at("cpus").get<double>();
     r.runtime = j.at("runtime").get<std::string>();
+    r.volume_id = j.value("volume_id", "");
     r.container_id = j.at("container_id").get<std::string>();
     r.executions = j.at("executions").get<int64_t>();
     r.restarts = j.at("restarts").get<int64_t>();

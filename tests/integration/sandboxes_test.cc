@@ -281,6 +281,46 @@ TEST_F(SandboxesTest, HostileProgramsAreContainedInsideSandboxes) {
   EXPECT_EQ(job.json["stdout"], "42\n") << job.body;
 }
 
+TEST_F(SandboxesTest, APersistentVolumeIsOutputAndOutlivesTheSandbox) {
+  HttpAnswer v = server_->Call("POST", "/v1/volumes", kAcme, R"({"size_bytes":1048576})");
+  ASSERT_EQ(v.status, 201) << v.body;
+  std::string vol = v.json["id"];
+  std::string id = Create(kAcme, {{"language", "python"}, {"volume_id", vol}});
+  ASSERT_FALSE(id.empty());
+  HttpAnswer a = Exec(kAcme, id, "open('/output/notes.txt', 'w').write('kept')\nprint('ok')");
+  ASSERT_EQ(a.status, 200) << a.body;
+  EXPECT_EQ(a.json["stdout"], "ok\n") << a.body;
+  ASSERT_EQ(a.json["files"].size(), 1u) << a.body;
+  EXPECT_EQ(server_->Call("GET", "/v1/sandboxes/" + id + "/files/notes.txt", kAcme).body, "kept");
+  // The engine refuses to delete a volume a live sandbox mounts.
+  EXPECT_EQ(server_->Call("DELETE", "/v1/volumes/" + vol, kAcme).status, 409);
+  // Over the volume's quota: that call's writes are rolled back, earlier
+  // calls' files stay.
+  HttpAnswer big =
+      Exec(kAcme, id, "open('/output/big', 'wb').write(b'x' * (4 << 20))", {{"timeout_ms", 10000}});
+  EXPECT_EQ(big.status, 200) << big.body;
+  EXPECT_EQ(big.json["status"], "failed") << big.body;
+  EXPECT_EQ(big.json["error"]["code"], "volume_quota_exceeded") << big.body;
+  // The sandbox goes on (replaced if coderunner-init caught the write first).
+  HttpAnswer after = Exec(kAcme, id, "import os\nprint(sorted(os.listdir('/output')))");
+  if (after.json.value("state_lost", false)) {
+    after = Exec(kAcme, id, "import os\nprint(sorted(os.listdir('/output')))");
+  }
+  EXPECT_EQ(after.json["stdout"], "['notes.txt']\n") << after.body;
+  ASSERT_EQ(server_->Call("DELETE", "/v1/sandboxes/" + id, kAcme).status, 200);
+  // The files stay in the volume.
+  EXPECT_EQ(server_->Call("GET", "/v1/volumes/" + vol + "/files/notes.txt", kAcme).body, "kept");
+  EXPECT_EQ(server_->Call("GET", "/v1/volumes/" + vol + "/files/big", kAcme).status, 404);
+  // Another tenant's volume is 404; a tier without volumes is 403.
+  HttpAnswer other =
+      server_->Call("POST", "/v1/sandboxes", kInitech, json{{"volume_id", vol}}.dump());
+  EXPECT_EQ(other.status, 404) << other.body;
+  HttpAnswer free =
+      server_->Call("POST", "/v1/sandboxes", kGlobex, json{{"volume_id", vol}}.dump());
+  EXPECT_EQ(free.status, 403) << free.body;
+  EXPECT_EQ(server_->Call("DELETE", "/v1/volumes/" + vol, kAcme).status, 200);
+}
+
 TEST_F(SandboxesTest, AnotherTenantsSandboxIs404AndTierCapsHold) {
   std::string id = Create(kAcme, {{"language", "python"}});
   const std::string base = "/v1/sandboxes/" + id;

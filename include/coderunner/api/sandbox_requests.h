@@ -20,7 +20,8 @@ namespace coderunner::api {
 // is the new sandbox's. Limits are checked against the tier as for a job,
 // ttl_s must be 1..tier.max_sandbox_ttl_s (default tier.sandbox_ttl_s). Bad JSON or
 // fields: InvalidArgument; over a tier bound: FailedPrecondition
-// "limit_exceeded" naming limit and tier. Pure; thread-safe.
+// "limit_exceeded" naming limit and tier. A volume_id is only recorded
+// (spec.volume.id); the manager resolves it. Pure; thread-safe.
 StatusOr<sessions::SandboxCreateSpec> ParseSandboxCreate(std::string_view body,
                                                          const config::Config& config,
                                                          const config::TierConfig& tier,

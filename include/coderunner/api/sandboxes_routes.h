@@ -15,7 +15,7 @@ class Server;
 namespace coderunner::api {
 
 // Registers on `http`:
-//   POST   /v1/sandboxes                      {"language"?,"ttl_s"?,"limits"?} -> 201
+//   POST   /v1/sandboxes                      {"language"?,"ttl_s"?,"limits"?,"volume_id"?}
 //   GET    /v1/sandboxes?state=&language=     {"sandboxes":[...]}
 //   GET    /v1/sandboxes/{id}                 the sandbox (config, state, expiry, use)
 //   POST   /v1/sandboxes/{id}/execute         {"code","files"?,"timeout_ms"?} -> the call

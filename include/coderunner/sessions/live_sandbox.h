@@ -17,9 +17,9 @@
 #include "coderunner/sandbox/artifacts.h"
 #include "coderunner/sandbox/attached_container.h"
 #include "coderunner/sandbox/container_policy.h"
-#include "coderunner/sandbox/job_output.h"
 #include "coderunner/sandbox/job_spec.h"
 #include "coderunner/sandbox/workspace.h"
+#include "coderunner/sessions/marker_cut.h"
 #include "coderunner/sessions/repl_driver.h"
 
 namespace coderunner::sessions {
@@ -56,20 +56,22 @@ struct SandboxLayout {
 // its workspace and /output directories, and the FIFO the service writes
 // calls into. Replies come back on the container's attach stream: the driver
 // ends each call with the same end markers coderunner-init writes for a
-// pooled job, so JobOutput delimits and caps them.
+// pooled job, and MarkerCut delimits and caps each stream at them.
 //
 // Execute is serialized by the caller (SandboxManager holds a per-sandbox
 // call lock); the attach thread feeds output concurrently, guarded here.
 class LiveSandbox {
  public:
   // Creates the directories and starts a new container for `spec` (id,
-  // language with the driver's command, limits, runtime) and `driver`.
-  // Engine failures keep their Status (Unavailable when unreachable);
-  // everything created is removed again on failure.
+  // language with the driver's command, limits, runtime; with a resolved
+  // spec.volume, that volume is /output and `volume_dir` its host
+  // directory) and `driver`. Engine failures keep their Status (Unavailable
+  // when unreachable); everything created is removed again on failure.
   static StatusOr<std::unique_ptr<LiveSandbox>> Launch(engine::ContainerClient& containers,
                                                        const sandbox::ContainerPolicy& policy,
                                                        const SandboxLayout& layout,
-                                                       sandbox::JobSpec spec, ReplDriver driver);
+                                                       sandbox::JobSpec spec, ReplDriver driver,
+                                                       const std::string& volume_dir = "");
 
   // Re-attaches to the running container `container_id` of a sandbox whose
   // directories exist (after a restart of the service). NotFound if the
@@ -79,7 +81,8 @@ class LiveSandbox {
                                                       const sandbox::ContainerPolicy& policy,
                                                       const SandboxLayout& layout,
                                                       sandbox::JobSpec spec, ReplDriver driver,
-                                                      const std::string& container_id);
+                                                      const std::string& container_id,
+                                                      const std::string& volume_dir = "");
 
   // Detaches; the container and directories stay (see Destroy).
   ~LiveSandbox();
@@ -122,6 +125,11 @@ class LiveSandbox {
   bool ResetOutputIfOverBounds();
   CallResult Call(const std::vector<sandbox::InputFile>& files, const std::string& code,
                   int64_t timeout_ms);
+  // Volume-backed /output: path -> (size, mtime ms) of its files.
+  std::map<std::string, std::pair<int64_t, int64_t>> SnapshotOutput();
+  // If the volume is over its quota after a call, removes what the call
+  // created or changed (against `before`). True if it did.
+  bool RollBackVolumeCall(const std::map<std::string, std::pair<int64_t, int64_t>>& before);
   bool OnChunk(std::string_view chunk);
   Status WriteFrame(const std::string& frame, std::chrono::steady_clock::time_point deadline);
 
@@ -131,7 +139,8 @@ class LiveSandbox {
   const sandbox::JobSpec spec_;
   const ReplDriver driver_;
   std::unique_ptr<sandbox::Workspace> workspace_;
-  std::string output_dir_;
+  std::string output_dir_;  // Host side of /output.
+  bool own_output_ = true;  // output_dir_ is ours (not a persistent volume's).
   std::string container_id_;
   std::unique_ptr<sandbox::AttachedContainer> attach_;
   int channel_fd_ = -1;
@@ -141,7 +150,11 @@ class LiveSandbox {
   std::mutex feed_mu_;
   std::condition_variable feed_cv_;
   std::unique_ptr<engine::StreamDemuxer> demux_;
-  sandbox::JobOutput* current_ = nullptr;
+  struct CallStreams {
+    MarkerCut out;
+    MarkerCut err;
+  };
+  CallStreams* current_ = nullptr;
   bool call_ended_ = false;
   bool output_reset_ = false;  // Since the last Execute returned.
 

@@ -22,6 +22,7 @@
 #include "coderunner/sessions/sandbox_record.h"
 #include "coderunner/sessions/sandbox_spec.h"
 #include "coderunner/sessions/sandbox_store.h"
+#include "coderunner/volumes/volume_service.h"
 
 namespace coderunner::sessions {
 
@@ -40,9 +41,11 @@ struct ExecuteOutcome {
 // `metrics` must outlive the manager.
 class SandboxManager {
  public:
+  // `volumes` (may be null: no volumes in sandboxes) resolves volume_id.
   SandboxManager(const config::Config& config, engine::ContainerClient& containers,
                  const sandbox::ContainerPolicy& policy, SandboxStore& store,
-                 MetricsRegistry* metrics, SandboxLayout layout);
+                 MetricsRegistry* metrics, SandboxLayout layout,
+                 volumes::VolumeService* volumes = nullptr);
   ~SandboxManager();
 
   // Loads the records, re-attaches to the containers of running sandboxes
@@ -86,6 +89,7 @@ class SandboxManager {
     std::unique_ptr<LiveSandbox> live;  // Guarded by call_mu.
     sandbox::JobSpec spec;              // Immutable after creation.
     ReplDriver driver;                  // Immutable after creation.
+    std::string volume_dir;             // Host directory of its volume; "" = none. Immutable.
     bool gone = false;                  // Deleted; guarded by mu_.
   };
 
@@ -93,6 +97,11 @@ class SandboxManager {
   void Persist(const SandboxRecord& record);
   void UpdateGauges();  // Requires mu_.
   StatusOr<sandbox::JobSpec> SpecOf(const SandboxRecord& record, ReplDriver* driver) const;
+  // Fills spec->volume from spec->volume.id (tenant-checked; `tier` may be
+  // null after a restart) and returns the volume's host directory ("" when
+  // there is no volume).
+  StatusOr<std::string> ResolveVolume(const std::string& tenant, const config::TierConfig* tier,
+                                      sandbox::JobSpec* spec);
   void ExpiryLoop();
 
   const config::Config& config_;
@@ -101,6 +110,7 @@ class SandboxManager {
   SandboxStore& store_;
   MetricsRegistry* metrics_;
   const SandboxLayout layout_;
+  volumes::VolumeService* volumes_;
 
   std::mutex mu_;
   std::condition_variable cv_;

@@ -34,6 +34,7 @@ struct SandboxRecord {
   // The container's limits; timeout_ms is a call's default timeout.
   sandbox::Limits limits;
   std::string runtime;             // OCI runtime ("" = the engine's default).
+  std::string volume_id;           // A persistent volume mounted at /output; "" = none.
   std::string container_id;        // The current container ("" when none).
   int64_t executions = 0;          // Calls served.
   int64_t restarts = 0;            // Times the container was replaced (state lost).

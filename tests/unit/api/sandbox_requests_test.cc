@@ -57,8 +57,9 @@ INSTANTIATE_TEST_SUITE_P(
                    StatusCode::kInvalidArgument, "unknown_language", "cobol"},
         CreateCase{"UnknownField", "pro", R"({"code":"x"})", StatusCode::kInvalidArgument,
                    "invalid_request", "unknown field"},
-        CreateCase{"VolumesAreRefusedClearly", "pro", R"({"volume_id":"vol-1"})",
-                   StatusCode::kFailedPrecondition, "sandbox_volumes_unsupported", "volume"},
+        CreateCase{"VolumeIdIsKept", "pro", R"({"volume_id":"vol-1"})", StatusCode::kOk, "", ""},
+        CreateCase{"VolumeIdMustBeAString", "pro", R"({"volume_id":1})",
+                   StatusCode::kInvalidArgument, "invalid_request", "volume_id"},
         CreateCase{"NotJson", "pro", "{", StatusCode::kInvalidArgument, "invalid_json", "JSON"}),
     [](const ::testing::TestParamInfo<CreateCase>& info) { return info.param.name; });
 

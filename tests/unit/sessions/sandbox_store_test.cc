@@ -21,6 +21,7 @@ SandboxRecord Record(const std::string& id, SandboxState state) {
   r.limits.memory_bytes = 123456789;
   r.limits.cpus = 0.5;
   r.runtime = "runc";
+  r.volume_id = "vol-0123";
   r.container_id = "abc";
   r.executions = 7;
   r.restarts = 1;
