@@ -78,11 +78,8 @@ StatusOr<std::unique_ptr<LiveSandbox>> LiveSandbox::Launch(engine::ContainerClie
   };
   Status written = s->workspace_->WriteFile(s->driver_.workspace_name, s->driver_.source);
   if (!written.ok()) return fail(written);
-  auto fifo = s->workspace_->CreateFifo(kChannelFifo);
-  if (!fifo.ok()) return fail(fifo.status());
-  s->channel_fd_ = *fifo;
-  Status opened = OpenChannelToJob(s->workspace_->path() + "/" + kChannelFifo);
-  if (!opened.ok()) return fail(opened);
+  Status channel = s->NewChannel();
+  if (!channel.ok()) return fail(channel);
   if (!s->spec_.volume.id.empty()) {
     s->output_dir_ = volume_dir;
     s->own_output_ = false;
@@ -121,6 +118,16 @@ StatusOr<std::unique_ptr<LiveSandbox>> LiveSandbox::Adopt(engine::ContainerClien
   s->container_id_ = container_id;
   CR_RETURN_IF_ERROR(s->AttachTo(container_id));
   return s;
+}
+
+Status LiveSandbox::NewChannel() {
+  if (channel_fd_ >= 0) close(channel_fd_);
+  channel_fd_ = -1;
+  CR_RETURN_IF_ERROR(sandbox::RemoveTreeEntry(workspace_->path(), kChannelFifo));
+  auto fifo = workspace_->CreateFifo(kChannelFifo);
+  if (!fifo.ok()) return fifo.status();
+  channel_fd_ = *fifo;
+  return OpenChannelToJob(workspace_->path() + "/" + kChannelFifo);
 }
 
 Status LiveSandbox::OpenChannel() {
@@ -206,8 +213,8 @@ void LiveSandbox::RemoveContainer() {
 }
 
 bool LiveSandbox::ResetOutputIfOverBounds() {
-  // A volume is never emptied: coderunner-init rolled the writes that broke
-  // its quota back already.
+  // A volume is never emptied: each call's writes that broke its quota are
+  // rolled back after the call (RollBackVolumeCall).
   if (!own_output_) return false;
   const sandbox::ArtifactCaps& caps = layout_.output_caps;
   sandbox::TreeWalkOptions options;
@@ -241,13 +248,7 @@ Status LiveSandbox::Restart(const std::string& why) {
     output_reset_ = true;
   }
   // A new pipe: whatever the old driver left unread must not reach the new one.
-  if (channel_fd_ >= 0) close(channel_fd_);
-  channel_fd_ = -1;
-  CR_RETURN_IF_ERROR(sandbox::RemoveTreeEntry(workspace_->path(), kChannelFifo));
-  auto fifo = workspace_->CreateFifo(kChannelFifo);
-  if (!fifo.ok()) return fifo.status();
-  channel_fd_ = *fifo;
-  CR_RETURN_IF_ERROR(OpenChannelToJob(workspace_->path() + "/" + kChannelFifo));
+  CR_RETURN_IF_ERROR(NewChannel());
   return StartContainer();
 }
 

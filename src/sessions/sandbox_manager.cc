@@ -175,14 +175,23 @@ void SandboxManager::UpdateGauges() {
   }
 }
 
-std::shared_ptr<SandboxManager::Entry> SandboxManager::Find(const std::string& tenant,
-                                                            const std::string& id) {
+StatusOr<std::shared_ptr<SandboxManager::Entry>> SandboxManager::Find(const std::string& tenant,
+                                                                      const std::string& id) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = entries_.find(id);
   if (it == entries_.end() || it->second->gone || it->second->record.tenant != tenant) {
-    return nullptr;
+    return NotFoundError("no sandbox " + id, "sandbox_not_found");
   }
   return it->second;
+}
+
+StatusOr<std::unique_lock<std::timed_mutex>> SandboxManager::LockCall(Entry& e,
+                                                                      const std::string& id) {
+  std::unique_lock<std::timed_mutex> call(e.call_mu, std::defer_lock);
+  if (!call.try_lock_for(kBusyWait)) {
+    return FailedPreconditionError("sandbox " + id + " is busy with another call", "sandbox_busy");
+  }
+  return call;
 }
 
 StatusOr<SandboxRecord> SandboxManager::Create(const auth::Principal& who, SandboxCreateSpec req) {
@@ -265,8 +274,7 @@ StatusOr<SandboxRecord> SandboxManager::Create(const auth::Principal& who, Sandb
 }
 
 StatusOr<SandboxRecord> SandboxManager::Get(const std::string& tenant, const std::string& id) {
-  auto e = Find(tenant, id);
-  if (e == nullptr) return NotFoundError("no sandbox " + id, "sandbox_not_found");
+  CR_ASSIGN_OR_RETURN(std::shared_ptr<Entry> e, Find(tenant, id));
   std::lock_guard<std::mutex> lock(mu_);
   return e->record;
 }
@@ -293,8 +301,7 @@ std::vector<SandboxRecord> SandboxManager::List(const std::string& tenant,
 
 StatusOr<ExecuteOutcome> SandboxManager::Execute(const auth::Principal& who, const std::string& id,
                                                  const SandboxCallSpec& req) {
-  auto e = Find(who.tenant, id);
-  if (e == nullptr) return NotFoundError("no sandbox " + id, "sandbox_not_found");
+  CR_ASSIGN_OR_RETURN(std::shared_ptr<Entry> e, Find(who.tenant, id));
   int64_t timeout_ms = req.timeout_ms.value_or(e->spec.limits.timeout_ms);
   if (who.tier != nullptr && timeout_ms > who.tier->max_timeout_ms) {
     return FailedPreconditionError("timeout_ms " + std::to_string(timeout_ms) +
@@ -306,10 +313,7 @@ StatusOr<ExecuteOutcome> SandboxManager::Execute(const auth::Principal& who, con
     return InvalidArgumentError("code: a bash sandbox cannot run code containing NUL bytes",
                                 "invalid_request");
   }
-  std::unique_lock<std::timed_mutex> call(e->call_mu, std::defer_lock);
-  if (!call.try_lock_for(kBusyWait)) {
-    return FailedPreconditionError("sandbox " + id + " is busy with another call", "sandbox_busy");
-  }
+  CR_ASSIGN_OR_RETURN(std::unique_lock<std::timed_mutex> call, LockCall(*e, id));
   if (e->live == nullptr && !e->spec.id.empty()) {
     // Not re-attached at startup (the engine was away): now.
     std::string container_id;
@@ -378,12 +382,8 @@ StatusOr<ExecuteOutcome> SandboxManager::Execute(const auth::Principal& who, con
 }
 
 Status SandboxManager::Delete(const std::string& tenant, const std::string& id) {
-  auto e = Find(tenant, id);
-  if (e == nullptr) return NotFoundError("no sandbox " + id, "sandbox_not_found");
-  std::unique_lock<std::timed_mutex> call(e->call_mu, std::defer_lock);
-  if (!call.try_lock_for(kBusyWait)) {
-    return FailedPreconditionError("sandbox " + id + " is busy with another call", "sandbox_busy");
-  }
+  CR_ASSIGN_OR_RETURN(std::shared_ptr<Entry> e, Find(tenant, id));
+  CR_ASSIGN_OR_RETURN(std::unique_lock<std::timed_mutex> call, LockCall(*e, id));
   if (e->live != nullptr) {
     CR_RETURN_IF_ERROR(e->live->Destroy());
     e->live.reset();
@@ -399,24 +399,16 @@ Status SandboxManager::Delete(const std::string& tenant, const std::string& id) 
 StatusOr<sandbox::UniqueFd> SandboxManager::OpenFile(const std::string& tenant,
                                                      const std::string& id,
                                                      const std::string& path) {
-  auto e = Find(tenant, id);
-  if (e == nullptr) return NotFoundError("no sandbox " + id, "sandbox_not_found");
-  std::unique_lock<std::timed_mutex> call(e->call_mu, std::defer_lock);
-  if (!call.try_lock_for(kBusyWait)) {
-    return FailedPreconditionError("sandbox " + id + " is busy with another call", "sandbox_busy");
-  }
+  CR_ASSIGN_OR_RETURN(std::shared_ptr<Entry> e, Find(tenant, id));
+  CR_ASSIGN_OR_RETURN(std::unique_lock<std::timed_mutex> call, LockCall(*e, id));
   if (e->live == nullptr) return NotFoundError("no such file", "file_not_found");
   return e->live->OpenOutputFile(path);
 }
 
 StatusOr<std::vector<sandbox::Artifact>> SandboxManager::Files(const std::string& tenant,
                                                                const std::string& id) {
-  auto e = Find(tenant, id);
-  if (e == nullptr) return NotFoundError("no sandbox " + id, "sandbox_not_found");
-  std::unique_lock<std::timed_mutex> call(e->call_mu, std::defer_lock);
-  if (!call.try_lock_for(kBusyWait)) {
-    return FailedPreconditionError("sandbox " + id + " is busy with another call", "sandbox_busy");
-  }
+  CR_ASSIGN_OR_RETURN(std::shared_ptr<Entry> e, Find(tenant, id));
+  CR_ASSIGN_OR_RETURN(std::unique_lock<std::timed_mutex> call, LockCall(*e, id));
   if (e->live == nullptr) return std::vector<sandbox::Artifact>{};
   return e->live->ListOutput();
 }

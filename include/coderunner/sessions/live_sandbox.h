@@ -116,7 +116,10 @@ class LiveSandbox {
               SandboxLayout layout, sandbox::JobSpec spec, ReplDriver driver);
   Status StartContainer();
   Status AttachTo(const std::string& id);
+  // Opens the existing FIFO (a re-adopted sandbox's).
   Status OpenChannel();
+  // Replaces the FIFO with a fresh, empty one the driver may open.
+  Status NewChannel();
   void RemoveContainer();
   // Replaces a broken container; the reason goes to the log.
   Status Restart(const std::string& why);

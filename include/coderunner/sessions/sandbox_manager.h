@@ -93,7 +93,11 @@ class SandboxManager {
     bool gone = false;                  // Deleted; guarded by mu_.
   };
 
-  std::shared_ptr<Entry> Find(const std::string& tenant, const std::string& id);
+  // The tenant's sandbox `id`; NotFound "sandbox_not_found" otherwise.
+  StatusOr<std::shared_ptr<Entry>> Find(const std::string& tenant, const std::string& id);
+  // Waits up to 30 s for the sandbox's call lock; FailedPrecondition
+  // "sandbox_busy" past it.
+  static StatusOr<std::unique_lock<std::timed_mutex>> LockCall(Entry& e, const std::string& id);
   void Persist(const SandboxRecord& record);
   void UpdateGauges();  // Requires mu_.
   StatusOr<sandbox::JobSpec> SpecOf(const SandboxRecord& record, ReplDriver* driver) const;
