@@ -490,12 +490,8 @@ constexpr const char* kGlobexKey = "globex-intents-key-0123456789";  // tier fre
 class IntentsTenantsTest : public IntentsTest {
  protected:
   std::string ExtraConfig() const override {
-    auto key = [](const char* tenant, const char* tier, const char* k) {
-      return std::string("    - {tenant: ") + tenant + ", tier: " + tier + ", key_sha256: \"" +
-             Sha256Hex(k) + "\"}\n";
-    };
-    return IntentsTest::ExtraConfig() + "auth:\n  mode: api_keys\n  keys:\n" +
-           key("acme", "pro", kAcmeKey) + key("globex", "free", kGlobexKey);
+    return IntentsTest::ExtraConfig() +
+           ApiKeysYaml({{"acme", "pro", kAcmeKey}, {"globex", "free", kGlobexKey}});
   }
 };
 

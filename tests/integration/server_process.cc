@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "coderunner/common/ids.h"
+#include "coderunner/common/sha256.h"
 #include "coderunner/engine/containers.h"
 #include "coderunner/engine/curl_transport.h"
 #include "coderunner/engine/volumes.h"
@@ -86,6 +87,15 @@ int CountContainers(const std::string& socket, const std::string& instance,
     ++n;
   }
   return n;
+}
+
+std::string ApiKeysYaml(const std::vector<TestKey>& keys) {
+  std::string yaml = "auth:\n  mode: api_keys\n  keys:\n";
+  for (const auto& k : keys) {
+    yaml += std::string("    - {tenant: ") + k.tenant + ", tier: " + k.tier + ", key_sha256: \"" +
+            Sha256Hex(k.key) + "\"}\n";
+  }
+  return yaml;
 }
 
 int CountLabelled(const std::string& socket, const std::map<std::string, std::string>& labels) {

@@ -10,6 +10,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace coderunner::testing {
 
@@ -117,6 +118,14 @@ std::string HostileProgram(const std::string& name);
 // warm containers) are not counted.
 int CountContainers(const std::string& socket, const std::string& instance,
                     const std::string& except_pool = "");
+// One API key of a test config.
+struct TestKey {
+  const char* tenant;
+  const char* tier;
+  const char* key;  // The plain key; the config gets its SHA-256.
+};
+// The "auth:" YAML section in api_keys mode with `keys`.
+std::string ApiKeysYaml(const std::vector<TestKey>& keys);
 // Number of containers (any state) carrying all of `labels`.
 int CountLabelled(const std::string& socket, const std::map<std::string, std::string>& labels);
 // Number of engine volumes labelled with `instance`.

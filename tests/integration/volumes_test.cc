@@ -18,12 +18,8 @@ constexpr const char* kGlobex = "globex-key-0123456789";    // tier free
 class VolumesTest : public EngineTest {
  protected:
   std::string ExtraConfig() const override {
-    auto key = [](const char* tenant, const char* tier, const char* k) {
-      return std::string("    - {tenant: ") + tenant + ", tier: " + tier + ", key_sha256: \"" +
-             Sha256Hex(k) + "\"}\n";
-    };
-    return "auth:\n  mode: api_keys\n  keys:\n" + key("acme", "pro", kAcme) +
-           key("initech", "pro", kInitech) + key("globex", "free", kGlobex);
+    return ApiKeysYaml(
+        {{"acme", "pro", kAcme}, {"initech", "pro", kInitech}, {"globex", "free", kGlobex}});
   }
 
   std::string Create(const std::string& key, int64_t size, const std::string& name = "") {
