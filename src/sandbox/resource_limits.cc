@@ -22,17 +22,22 @@ nlohmann::json Ulimit(const char* name, int64_t soft, int64_t hard) {
 // the pids cgroup does under runc: so RLIMIT_NPROC is limits.pids. The pids
 // cgroup instead holds the sandbox's HOST threads: the sentry's, the
 // gofer's and, on the ptrace platform, stub threads per guest process
-// (measured with runsc 20221219: about 40 at rest plus about 5.5 per guest
-// process; guest threads cost almost nothing). Set to limits.pids it starves
-// the sentry, which dies (exit 2, output lost) at a mere shell pipeline.
-// So PidsLimit becomes a host-side backstop with room for that overhead.
+// (measured with runsc 20221219: about 40 at rest plus 5.5 to 16 per guest
+// process, the most for bash's forked subshells; guest threads cost almost
+// nothing). Set to limits.pids it starves the sentry, which dies (exit 2,
+// output lost) at a mere shell pipeline. So PidsLimit becomes a host-side
+// backstop with room for that overhead. With 8 per process the bash fork
+// bomb (tests/hostile/fork_bomb.sh) still killed the sentry 1 run in 3
+// before the guest's RLIMIT_NPROC of 64 stopped it; with 16, 0 in 6; with
+// the 20 used here, 0 in 8 (and 64 + 20 * 64 host threads is still a
+// small bound).
 struct PidsBounds {
   int64_t pids_limit;  // HostConfig.PidsLimit.
   int64_t nproc;       // RLIMIT_NPROC, soft = hard.
 };
 
-constexpr int64_t kGvisorHostPidsBase = 64;    // Sentry and gofer at rest, with margin.
-constexpr int64_t kGvisorHostPidsPerTask = 8;  // Per guest process, with margin.
+constexpr int64_t kGvisorHostPidsBase = 64;     // Sentry and gofer at rest, with margin.
+constexpr int64_t kGvisorHostPidsPerTask = 20;  // Per guest process, with margin.
 
 PidsBounds PidsBoundsFor(const PolicySettings& settings, const JobSpec& job) {
   if (EffectiveRuntime(settings, job) == kGvisorRuntime) {

@@ -172,10 +172,10 @@ TEST(ContainerPolicyRuntimeTest, PidsBoundIsTheCgroupUnderRuncAndNprocUnderGviso
       {"runc", "", 64, 64, 4096},
       {"", "runc", 64, 64, 4096},
       {"runsc", "runc", 64, 64, 4096},
-      {"runsc", "", 32, 64 + 8 * 32, 32},
-      {"", "runsc", 64, 64 + 8 * 64, 64},
-      {"runc", "runsc", 256, 64 + 8 * 256, 256},
-      {"", "runsc", 1, 72, 1},
+      {"runsc", "", 32, 64 + 20 * 32, 32},
+      {"", "runsc", 64, 64 + 20 * 64, 64},
+      {"runc", "runsc", 256, 64 + 20 * 256, 256},
+      {"", "runsc", 1, 84, 1},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(std::string("service '") + c.service + "' job '" + c.job + "' pids " +
