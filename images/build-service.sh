@@ -62,13 +62,17 @@ in_root() {
 # The Debian packages that own the binary's shared libraries. The host is
 # Debian 12 like the image, so the names are the image's too. A library
 # that dpkg does not know (built locally) cannot be installed: fail.
-libs=$(ldd "$bin" | awk '/ => \// {print $3}')
 if ldd "$bin" | grep -q 'not found'; then
   echo "build-service.sh: $bin has unresolved libraries:" >&2; ldd "$bin" | grep 'not found' >&2; exit 1
 fi
+# With merged /usr, dpkg records some libraries under /lib and some under
+# /usr/lib, and ldd may print either (or a symlink): ask for the path ldd
+# gives and its real path, in one dpkg -S call (one per library is slow).
+mapfile -t libs < <(ldd "$bin" | awk '/ => \// {print $3}' | sort -u)
+owners=$(for l in "${libs[@]}"; do echo "$l"; readlink -f "$l"; done | xargs dpkg -S 2>/dev/null || true)
 pkgs=(curl ca-certificates)
-for l in $libs; do
-  owner=$(dpkg -S "$l" 2>/dev/null || dpkg -S "$(readlink -f "$l")" 2>/dev/null) ||
+for l in "${libs[@]}"; do
+  owner=$(grep -m1 -e ": $l\$" -e ": $(readlink -f "$l")\$" <<<"$owners") ||
     { echo "build-service.sh: no Debian package owns $l" >&2; exit 1; }
   pkgs+=("${owner%%:*}")
 done
