@@ -103,6 +103,7 @@ leftovers() {
   engine_cli "$e" ps -aq --filter "label=com.docker.compose.project=$project"
   engine_cli "$e" ps -aq --filter "label=io.coderunner.instance=compose-test"
   engine_cli "$e" volume ls -q --filter "label=com.docker.compose.project=$project"
+  engine_cli "$e" volume ls -q --filter "label=io.coderunner.instance=compose-test"
   engine_cli "$e" network ls -q --filter "label=com.docker.compose.project=$project"
 }
 
@@ -111,7 +112,8 @@ remove_leftovers() {
   mapfile -t ids < <(engine_cli "$e" ps -aq --filter "label=com.docker.compose.project=$project"
     engine_cli "$e" ps -aq --filter "label=io.coderunner.instance=compose-test")
   ((${#ids[@]} == 0)) || engine_cli "$e" rm -f "${ids[@]}" >/dev/null 2>&1 || true
-  mapfile -t ids < <(engine_cli "$e" volume ls -q --filter "label=com.docker.compose.project=$project")
+  mapfile -t ids < <(engine_cli "$e" volume ls -q --filter "label=com.docker.compose.project=$project"
+    engine_cli "$e" volume ls -q --filter "label=io.coderunner.instance=compose-test")
   ((${#ids[@]} == 0)) || engine_cli "$e" volume rm -f "${ids[@]}" >/dev/null 2>&1 || true
   mapfile -t ids < <(engine_cli "$e" network ls -q --filter "label=com.docker.compose.project=$project")
   ((${#ids[@]} == 0)) || engine_cli "$e" network rm "${ids[@]}" >/dev/null 2>&1 || true
@@ -138,7 +140,35 @@ assert [a["path"] for a in r["artifacts"]]==["result.txt"], r; print(r["id"])' "
   out=$(api POST /v1/execute '{"language":"bash","code":"echo $((6*7))"}')
   python3 -c 'import json,sys; r=json.loads(sys.argv[1]); assert r["stdout"]=="42\n", r' "$out" ||
     fail "bash: $out"
+  # 4. A persistent volume: an engine volume bound to a dir under
+  # volumes.dir (host path again), written by one job, read by the API.
+  local vol
+  vol=$(api POST /v1/volumes '{"size_bytes":1048576}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])') ||
+    fail "volume create"
+  out=$(api POST /v1/execute "{\"language\":\"python\",\"volume_id\":\"$vol\",
+    \"code\":\"open('/output/kept.txt','w').write('kept')\"}")
+  python3 -c 'import json,sys; r=json.loads(sys.argv[1]); assert r["status"]=="succeeded", r' "$out" ||
+    fail "job with volume: $out"
+  [[ $(api GET "/v1/volumes/$vol/files/kept.txt") == kept ]] || fail "volume file"
+  api DELETE "/v1/volumes/$vol" >/dev/null || fail "volume delete"
 }
+
+# The entrypoint's guard on its own, on the first engine: a config path the
+# engine would resolve elsewhere (or no bind mount at all) must stop it.
+guard_check() {
+  local e=$1 msg
+  sed "s#^workspace_dir: .*#workspace_dir: /srv/elsewhere#" "$work/coderunner.yaml" >"$work/bad.yaml"
+  msg=$(engine_cli "$e" run --rm --network none -e "CODERUNNER_STATE_DIR=$state" -v "$state:$state" \
+    -v "$work/bad.yaml:/etc/coderunner/coderunner.yaml:ro" coderunner/coderunner:latest 2>&1) &&
+    fail "$e: the entrypoint accepted workspace_dir outside $state"
+  [[ $msg == *"is outside $state"* ]] || fail "$e: entrypoint said: $msg"
+  msg=$(engine_cli "$e" run --rm --network none -e "CODERUNNER_STATE_DIR=$state" \
+    -v "$work/coderunner.yaml:/etc/coderunner/coderunner.yaml:ro" coderunner/coderunner:latest 2>&1) &&
+    fail "$e: the entrypoint started without $state mounted"
+  [[ $msg == *"is not a mount"* ]] || fail "$e: entrypoint said: $msg"
+}
+guard_check "${engines[0]}"
+step "${engines[0]}: the entrypoint refuses a config path outside the state dir and a missing mount"
 
 for e in "${engines[@]}"; do
   project=coderunner-compose-test-$e
