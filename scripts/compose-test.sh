@@ -41,7 +41,7 @@ export CONTAINERS_CONF=$root/config/engines/containers.conf
 # The runtime images (cached: seconds) and the service image.
 engine_flags=()
 for e in "${engines[@]}"; do engine_flags+=(--engine "$e"); done
-images/build.sh "${engine_flags[@]}" | grep -v 'up to date' || true
+images/build.sh "${engine_flags[@]}"
 s=$(date +%s)
 images/build-service.sh --build-dir "$build_dir" "${engine_flags[@]}"
 step "service image ready in $(($(date +%s) - s))s"
