@@ -166,9 +166,14 @@ guard_check() {
     -v "$work/coderunner.yaml:/etc/coderunner/coderunner.yaml:ro" coderunner/coderunner:latest 2>&1) &&
     fail "$e: the entrypoint started without $state mounted"
   [[ $msg == *"is not a mount"* ]] || fail "$e: entrypoint said: $msg"
+  sed "/^workspace_dir: /d" "$work/coderunner.yaml" >"$work/bad.yaml"
+  msg=$(engine_cli "$e" run --rm --network none -e "CODERUNNER_STATE_DIR=$state" -v "$state:$state" \
+    -v "$work/bad.yaml:/etc/coderunner/coderunner.yaml:ro" coderunner/coderunner:latest 2>&1) &&
+    fail "$e: the entrypoint accepted a config without workspace_dir"
+  [[ $msg == *"set workspace_dir"* ]] || fail "$e: entrypoint said: $msg"
 }
 guard_check "${engines[0]}"
-step "${engines[0]}: the entrypoint refuses a config path outside the state dir and a missing mount"
+step "${engines[0]}: the entrypoint refuses a config path outside the state dir or unset, and a missing mount"
 
 for e in "${engines[@]}"; do
   project=coderunner-compose-test-$e

@@ -22,14 +22,20 @@ awk -v d="$state" '$5 == d {found = 1} END {exit !found}' /proc/self/mountinfo |
 
 # Every host-path key of the config must point into the shared directory
 # (plain "key: value" lines; the keys are unique to paths in the schema).
+# They must be set explicitly: the built-in defaults assume
+# /var/lib/coderunner, whatever the state dir is.
+declare -A seen=([workspace_dir]=0 [init_path]=0 [dir]=0)
 while read -r key value; do
   value=${value%%#*}
   value=${value//[\"\' ]/}
+  seen[$key]=$((seen[$key] + 1))
   # Empty init_path means "next to the executable", a path inside the image.
   [[ -n $value || $key != init_path ]] || die "$config: set sandbox.init_path to $state/bin/coderunner-init"
-  [[ -z $value || $value == "$state"/* ]] ||
-    die "$config: $key $value is outside $state, which the engine would not see at that path"
+  [[ -n $value && $value == "$state"/* ]] ||
+    die "$config: $key '$value' is outside $state, which the engine would not see at that path"
 done < <(sed -nE 's/^[[:space:]]*(workspace_dir|init_path|dir):[[:space:]]*/\1 /p' "$config")
+((seen[workspace_dir] && seen[init_path] && seen[dir] >= 2)) ||
+  die "$config: set workspace_dir, sandbox.init_path, artifacts.dir and volumes.dir, each under $state"
 
 # Copy under a temporary name and rename: a job container starting right
 # now keeps the complete old file, never a half-written one.
