@@ -10,6 +10,8 @@ pkgs=(
   libspdlog-dev libfmt-dev libgtest-dev libgmock-dev libsqlite3-dev
   podman runc runsc docker.io debootstrap python3 uidmap
   clang libclang-rt-14-dev clang-format
+  # compose/ deployment, tested by scripts/compose-test.sh
+  docker-compose podman-compose
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: build, unit tests, the integration suite on
 # BOTH engines (Docker Engine and Podman), the hardening and adversarial
-# suites again with every job under gVisor (runsc) on Docker, then unit and
-# Docker integration tests under ASan+UBSan.
+# suites again with every job under gVisor (runsc) on Docker, the compose
+# deployment on both engines, then unit and Docker integration tests under
+# ASan+UBSan.
 # Starts the engines and builds the runtime images if needed (offline).
 #
 #   scripts/test.sh            # everything
 #   SKIP_SANITIZERS=1 scripts/test.sh   # skip the ASan+UBSan pass
 #   SKIP_FUZZ=1 scripts/test.sh         # skip the bounded fuzzing pass
+#   SKIP_COMPOSE=1 scripts/test.sh      # skip the compose stacks
 #
 # Needs root (engines) and the packages from scripts/install-deps.sh.
 set -euo pipefail
@@ -30,6 +32,13 @@ echo "== unit + integration (docker, podman, docker-runsc)"
 # Integration tests start real containers; two at a time keeps a 2-core
 # machine responsive without serializing everything.
 (cd build && ctest --output-on-failure -j2 --timeout 300)
+
+if [[ "${SKIP_COMPOSE:-0}" != 1 ]]; then
+  # The service image from this build, run by docker-compose on Docker and
+  # podman-compose on Podman (compose/README.md).
+  echo "== compose (docker-compose on docker, podman-compose on podman)"
+  scripts/compose-test.sh --build-dir build docker podman
+fi
 
 if [[ "${SKIP_SANITIZERS:-0}" != 1 ]]; then
   # The runsc suites run our code on the same paths as the docker ones; under
