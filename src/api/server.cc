@@ -11,11 +11,28 @@
 #include "coderunner/api/jobs_routes.h"
 #include "coderunner/api/sandboxes_routes.h"
 #include "coderunner/api/volumes_routes.h"
+#include "coderunner/common/logging.h"
 
 namespace coderunner::api {
 namespace {
 
 using nlohmann::json;
+
+constexpr const char* kRequestIdHeader = "X-Request-Id";
+
+// When the request this thread handles arrived, for the access line.
+thread_local std::chrono::steady_clock::time_point request_started;
+
+// Gives the request its id (the caller's X-Request-Id when usable), echoes
+// it, and makes it the thread's for every line logged meanwhile. Also
+// called for answers httplib makes before routing (bad HTTP), where no
+// pre-routing handler ran.
+void TagRequest(const httplib::Request& req, httplib::Response& res) {
+  if (res.has_header(kRequestIdHeader)) return;
+  std::string id = RequestIdFor(req.get_header_value(kRequestIdHeader));
+  res.set_header(kRequestIdHeader, id);
+  SetRequestId(std::move(id));
+}
 
 }  // namespace
 
@@ -23,6 +40,12 @@ Server::Server(ServerDeps deps) : deps_(deps), http_(std::make_unique<httplib::S
   int threads = deps_.config->server.threads;
   http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   http_->set_payload_max_length(static_cast<size_t>(deps_.config->server.max_body_bytes));
+  http_->set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+    request_started = std::chrono::steady_clock::now();
+    ClearRequestId();
+    TagRequest(req, res);
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
   Routes();
 }
 
@@ -75,6 +98,7 @@ void Server::Routes() {
   // HTTP) into our JSON shape. Handlers' answers already have a body.
   http_->set_error_handler(
       httplib::Server::HandlerWithResponse([](const httplib::Request& req, httplib::Response& res) {
+        TagRequest(req, res);
         if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
         Status s;
         if (res.status == 404) {
@@ -102,12 +126,19 @@ void Server::Routes() {
         ReplyError(res, InternalError("internal error: " + what, "internal"));
       });
 
+  // The access line, written after the answer went out; it carries the
+  // request id like every line the handler logged. Then the thread is free
+  // for the next request (keep-alive or another connection).
   http_->set_logger([](const httplib::Request& req, const httplib::Response& res) {
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                  std::chrono::steady_clock::now() - request_started)
+                  .count();
     if (req.path == "/healthz" || req.path == "/readyz") {
-      spdlog::debug("{} {} -> {}", req.method, req.path, res.status);
+      spdlog::debug("{} {} -> {} ({} ms)", req.method, req.path, res.status, ms);
     } else {
-      spdlog::info("{} {} -> {}", req.method, req.path, res.status);
+      spdlog::info("{} {} -> {} ({} ms)", req.method, req.path, res.status, ms);
     }
+    ClearRequestId();
   });
 }
 
