@@ -13,6 +13,7 @@
 
 #include "coderunner/api/execute_request.h"
 #include "coderunner/api/server.h"
+#include "coderunner/common/logging.h"
 #include "coderunner/config/config.h"
 #include "coderunner/engine/containers.h"
 #include "coderunner/engine/curl_transport.h"
@@ -64,7 +65,11 @@ int Serve(const std::string& config_path) {
     return 2;
   }
   config::Config cfg = std::move(*loaded);
-  spdlog::set_level(spdlog::level::from_str(cfg.log_level));
+  Status logging = ConfigureLogging(cfg.log_level, cfg.log_format);
+  if (!logging.ok()) {
+    std::cerr << "coderunner: " << logging.message() << "\n";
+    return 2;
+  }
 
   auto socket = engine::ResolveEngineSocket(cfg.engine.socket);
   if (!socket.ok()) {
@@ -223,20 +228,27 @@ int Serve(const std::string& config_path) {
   }
 
   // Stop on SIGINT/SIGTERM from a dedicated thread: httplib's stop() is not
-  // async-signal-safe, so no work happens in a signal handler.
+  // async-signal-safe, so no work happens in a signal handler. The listener
+  // closes at once; running jobs get server.shutdown_grace_s to finish and
+  // are re-queued after it (JobService::Drain), which also wakes the
+  // handlers waiting on them, so Serve returns.
   std::thread signals([&] {
     int sig = 0;
     sigwait(&set, &sig);
-    spdlog::info("signal {}: stopping", sig);
+    spdlog::info("signal {}: stopping; running jobs get up to {} s (server.shutdown_grace_s)", sig,
+                 cfg.server.shutdown_grace_s);
     server.Stop();
+    job_service.Drain(std::chrono::seconds(cfg.server.shutdown_grace_s));
   });
-  signals.detach();
   // A client that disconnects mid-response must not kill the process.
   signal(SIGPIPE, SIG_IGN);
 
   spdlog::info("coderunner listening on {} (port {})", cfg.server.listen, server.port());
   Status served = server.Serve();
-  // Running jobs finish; queued ones stay durable for the next start.
+  // Serve ended on its own (an error): wake the signal thread to drain.
+  if (!served.ok()) kill(getpid(), SIGTERM);
+  signals.join();
+  // Queued and re-queued jobs stay durable for the next start.
   job_service.Stop();
   sandboxes.Stop();
   pool.Stop();

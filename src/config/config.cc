@@ -245,11 +245,14 @@ StatusOr<Config> ParseNode(const YAML::Node& root) {
                  "files", "auth", "tiers", "limits", "output_bytes", "languages", "log",
                  "artifacts", "volumes", "llm", "intents", "pool"}));
   if (YAML::Node s = root["server"]) {
-    CR_RETURN_IF_ERROR(CheckKeys(s, "server", {"listen", "max_body_bytes", "threads"}));
+    CR_RETURN_IF_ERROR(
+        CheckKeys(s, "server", {"listen", "max_body_bytes", "threads", "shutdown_grace_s"}));
     CR_RETURN_IF_ERROR(Read(s, "listen", "server.listen", &c.server.listen));
     CR_RETURN_IF_ERROR(
         Read(s, "max_body_bytes", "server.max_body_bytes", &c.server.max_body_bytes));
     CR_RETURN_IF_ERROR(Read(s, "threads", "server.threads", &c.server.threads));
+    CR_RETURN_IF_ERROR(
+        Read(s, "shutdown_grace_s", "server.shutdown_grace_s", &c.server.shutdown_grace_s));
   }
   if (YAML::Node e = root["engine"]) {
     CR_RETURN_IF_ERROR(CheckKeys(e, "engine", {"socket", "timeout_ms", "connect_timeout_ms"}));
@@ -390,8 +393,9 @@ StatusOr<Config> ParseNode(const YAML::Node& root) {
   if (YAML::Node t = root["tiers"]) CR_RETURN_IF_ERROR(ReadTiers(t, &c.tiers));
   if (YAML::Node a = root["auth"]) CR_RETURN_IF_ERROR(ReadAuth(a, &c.auth));
   if (YAML::Node lg = root["log"]) {
-    CR_RETURN_IF_ERROR(CheckKeys(lg, "log", {"level"}));
+    CR_RETURN_IF_ERROR(CheckKeys(lg, "log", {"level", "format"}));
     CR_RETURN_IF_ERROR(Read(lg, "level", "log.level", &c.log_level));
+    CR_RETURN_IF_ERROR(Read(lg, "format", "log.format", &c.log_format));
   }
 
   // Consistency.
@@ -480,6 +484,12 @@ StatusOr<Config> ParseNode(const YAML::Node& root) {
   static const std::set<std::string> kLevels = {"trace", "debug", "info", "warn", "error"};
   if (kLevels.count(c.log_level) == 0) {
     return Bad("log.level", "must be one of trace, debug, info, warn, error");
+  }
+  if (c.log_format != "text" && c.log_format != "json") {
+    return Bad("log.format", "must be text or json");
+  }
+  if (c.server.shutdown_grace_s < 0 || c.server.shutdown_grace_s > 3600) {
+    return Bad("server.shutdown_grace_s", "must be between 0 and 3600");
   }
   // The janitor removes every container labelled with this instance: an
   // empty value would match all instances sharing the engine.

@@ -65,6 +65,38 @@ int JobExecutor::running() const {
 
 void JobExecutor::Shutdown() { shutdown_ = true; }
 
+bool JobExecutor::WaitIdle(std::chrono::steady_clock::time_point deadline) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return idle_cv_.wait_until(lock, deadline, [&] { return active_.empty(); });
+}
+
+int JobExecutor::RequeueActive() {
+  requeue_cancelled_ = true;
+  std::set<std::string> ids = Active();
+  for (const auto& id : ids) {
+    if (auto ch = ctx_.hub->Find(id)) ch->cancel_token().Cancel();
+  }
+  return static_cast<int>(ids.size());
+}
+
+bool JobExecutor::Requeue(const JobRecord& record) {
+  // Going back to queued counts an attempt (store contract), like a crash
+  // recovery would; from a terminal status it fails, so a user's cancel
+  // that landed first stands.
+  Status s = ctx_.store->Transition(record.id, JobStatus::kQueued, NowMs());
+  if (!s.ok()) {
+    if (s.reason() != "job_terminal") {
+      spdlog::error("job {}: cannot re-queue at shutdown: {}", record.id, s.ToString());
+    }
+    return false;
+  }
+  spdlog::info("job {}: stopped at shutdown and re-queued; it runs again at the next start",
+               record.id);
+  ctx_.metrics->Increment("coderunner_jobs_requeued_total");
+  ctx_.hub->Finish(record.id, JobStatus::kQueued, "");
+  return true;
+}
+
 void JobExecutor::Execute(const std::string& id) {
   auto rec = ctx_.store->Get(id);
   if (!rec.ok()) {
@@ -87,6 +119,7 @@ void JobExecutor::Execute(const std::string& id) {
     std::lock_guard<std::mutex> lock(mu_);
     active_.erase(id);
   }
+  idle_cv_.notify_all();
   // A job's output passes through a few transient copies (result JSON,
   // redacted copy, store); give the freed pages back so the service's RSS
   // stays flat across jobs instead of keeping glibc's high-water mark.
@@ -224,6 +257,9 @@ bool JobExecutor::Complete(const JobRecord& record, JobStatus status,
                            const std::string& image_digest, int64_t started_ms,
                            const std::function<void()>& before_wake) {
   const std::string& id = record.id;
+  // Stopped by a graceful shutdown rather than by its owner: back to the
+  // queue (intents included: they run again from the start).
+  if (status == JobStatus::kCancelled && requeue_cancelled_ && Requeue(record)) return false;
   int64_t finished = NowMs();
   Status done = ctx_.store->Transition(id, status, finished, stored_json, image_digest);
   if (!done.ok()) {

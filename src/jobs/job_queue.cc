@@ -106,15 +106,19 @@ size_t JobQueue::TenantQueued(const std::string& tenant) const {
   return it == by_tenant_.end() ? 0 : it->second.size();
 }
 
-void JobQueue::Close(bool drop_pending) {
+std::vector<std::string> JobQueue::Close(bool drop_pending) {
   std::lock_guard<std::mutex> lock(mu_);
   closed_ = true;
+  std::vector<std::string> dropped;
   if (drop_pending) {
+    for (const auto& [tenant, ids] : by_tenant_)
+      dropped.insert(dropped.end(), ids.begin(), ids.end());
     by_tenant_.clear();
     rotation_.clear();
     size_ = 0;
   }
   cv_.notify_all();
+  return dropped;
 }
 
 size_t JobQueue::size() const {

@@ -76,6 +76,27 @@ Status JobService::Start() {
   return OkStatus();
 }
 
+void JobService::Drain(std::chrono::milliseconds grace) {
+  std::vector<std::string> dropped;
+  {
+    std::unique_lock<std::shared_mutex> lock(submit_mu_);
+    if (draining_) return;
+    draining_ = true;
+    dropped = ctx_.queue->Close(/*drop_pending=*/true);
+  }
+  // Queued jobs are durable as they are; wake whoever waits on them (a
+  // /v1/execute caller answers 503, /events ends on status queued).
+  for (const auto& id : dropped) ctx_.hub->Finish(id, JobStatus::kQueued, "");
+  int running = executor_.running();
+  spdlog::info("shutdown: {} queued job(s) stay queued; waiting up to {} ms for {} running",
+               dropped.size(), grace.count(), running);
+  if (executor_.WaitIdle(std::chrono::steady_clock::now() + grace)) return;
+  int stopped = executor_.RequeueActive();
+  spdlog::warn("shutdown: grace period over; stopping and re-queueing {} running job(s)", stopped);
+  // A stopped job ends as fast as its container is killed.
+  executor_.WaitIdle(std::chrono::steady_clock::time_point::max());
+}
+
 void JobService::Stop() {
   {
     std::lock_guard<std::mutex> lock(start_mu_);
@@ -180,6 +201,12 @@ StatusOr<Accepted> JobService::Accept(const std::string& tenant, const std::stri
 StatusOr<Accepted> JobService::SubmitRecord(JobRecord rec, const config::TierConfig* tier,
                                             int64_t output_cap) {
   const std::string tenant = rec.tenant;
+  std::shared_lock<std::shared_mutex> draining_lock(submit_mu_);
+  if (draining_) {
+    ctx_.metrics->Increment("coderunner_jobs_rejected_total", {{"reason", "shutting_down"}});
+    return UnavailableError("the service is shutting down; retry against another instance or later",
+                            "shutting_down");
+  }
   if (tier != nullptr &&
       ctx_.queue->TenantQueued(tenant) >= static_cast<size_t>(tier->max_queued)) {
     ctx_.metrics->Increment("coderunner_jobs_rejected_total", {{"reason", "tier_queue_full"}});
@@ -229,6 +256,13 @@ StatusOr<std::string> JobService::Execute(const std::string& tenant, const std::
     return raw;
   }
   CR_ASSIGN_OR_RETURN(JobRecord rec, ctx_.store->Get(accepted.record.id, tenant));
+  if (rec.status == JobStatus::kQueued) {
+    return UnavailableError("the service is shutting down; job " + rec.id +
+                                " was re-queued and runs when the service starts again (GET "
+                                "/v1/jobs/" +
+                                rec.id + ")",
+                            "shutting_down");
+  }
   if (!rec.result_json.empty()) return rec.result_json;
   return nlohmann::json{{"id", rec.id}, {"status", JobStatusName(rec.status)}, {"error", nullptr}}
       .dump();

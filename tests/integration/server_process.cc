@@ -175,7 +175,9 @@ void ServerProcess::Spawn() {
   }
   {
     std::ofstream out(config);
-    out << "server: {listen: 127.0.0.1:0}\n"
+    // A test's own server: section must listen on 127.0.0.1:0 itself.
+    out << (extra_yaml_.find("server:") == std::string::npos ? "server: {listen: 127.0.0.1:0}\n"
+                                                             : "")
         << "engine: {socket: " << socket_ << "}\n"
         << sandbox << "workspace_dir: " << workspace_dir_ << "\n"
         << (extra_yaml_.find("artifacts:") == std::string::npos

@@ -21,6 +21,12 @@ struct ServerConfig {
   std::string listen = "127.0.0.1:8080";  // host:port to serve HTTP on.
   int64_t max_body_bytes = 2LL << 20;     // Request bodies above this get 413. Bytes; 2 MiB.
   int threads = 32;                       // HTTP worker threads (each runs one request).
+  // On SIGTERM/SIGINT: how long running jobs may go on finishing after the
+  // listener closes; those still running then are stopped and re-queued
+  // durably (they run again at the next start). Seconds; 20. 0: re-queue at
+  // once. Keep it below the orchestrator's kill delay (compose's
+  // stop_grace_period, Kubernetes' terminationGracePeriodSeconds).
+  int64_t shutdown_grace_s = 20;
 };
 
 struct EngineConfig {
@@ -203,6 +209,10 @@ struct Config {
   // languages.<name>; in file order. Exactly one has is_default.
   std::vector<sandbox::LanguageSpec> languages;
   std::string log_level = "info";  // trace, debug, info, warn, error.
+  // log.format: "text" (spdlog's human-readable lines) or "json" (one JSON
+  // object per line: ts, level, msg, and request_id while a request is
+  // handled). Default "text".
+  std::string log_format = "text";
 
   // artifacts.* as the runner's caps.
   sandbox::ArtifactCaps ArtifactCapsFromConfig() const;

@@ -3,6 +3,8 @@
 #define CODERUNNER_JOBS_JOB_EXECUTOR_H_
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <mutex>
 #include <set>
@@ -48,7 +50,8 @@ class JobExecutor {
   // runs `before_wake` (if any), counts it, wakes waiters with `raw_json`
   // and sends the webhook. Returns
   // false, leaving the status that won, if the job was already terminal (a
-  // cancel got there first) or the store failed.
+  // cancel got there first) or the store failed; also false when
+  // RequeueActive stopped it (`status` cancelled): it is queued again.
   bool Complete(const JobRecord& record, JobStatus status, const std::string& stored_json,
                 const std::string& raw_json, const std::string& image_digest, int64_t started_ms,
                 const std::function<void()>& before_wake = nullptr);
@@ -60,13 +63,27 @@ class JobExecutor {
   // Makes engine-retry backoffs end at once (shutdown).
   void Shutdown();
 
+  // Graceful shutdown. WaitIdle: true once no job is executing, false if
+  // `deadline` came first. RequeueActive: stops every executing job (as a
+  // cancel does) and makes each go back to queued in the store, with its
+  // waiters woken on status queued, instead of ending as cancelled; a job
+  // a user cancelled or that finished first keeps that status. Returns how
+  // many jobs it stopped. Thread-safe.
+  bool WaitIdle(std::chrono::steady_clock::time_point deadline);
+  int RequeueActive();
+
  private:
   void Run(const JobRecord& record);
+  // After RequeueActive: puts the stopped job `record` back in the queued
+  // state. False if it is already terminal (a user's cancel won).
+  bool Requeue(const JobRecord& record);
 
   JobsContext ctx_;
   mutable std::mutex mu_;
   std::set<std::string> active_;
+  std::condition_variable idle_cv_;  // Notified when active_ shrinks.
   std::atomic<bool> shutdown_{false};
+  std::atomic<bool> requeue_cancelled_{false};
 };
 
 }  // namespace coderunner::jobs

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace coderunner::jobs {
 
@@ -50,8 +51,9 @@ class JobQueue {
   // Jobs of `tenant` waiting now.
   size_t TenantQueued(const std::string& tenant) const;
   // Wakes every Pop; they return nullopt once nothing is left... or at once
-  // if `drop_pending` (pending ids stay durable in the store).
-  void Close(bool drop_pending);
+  // if `drop_pending` (pending ids stay durable in the store). Returns the
+  // ids dropped (empty unless `drop_pending`), in no particular order.
+  std::vector<std::string> Close(bool drop_pending);
 
   size_t size() const;  // Queued ids.
   size_t capacity() const { return capacity_; }

@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -44,6 +45,13 @@ class JobService {
   Status Start();
   // True once the workers run.
   bool ready() const { return ready_; }
+  // Graceful shutdown, before Stop: new submissions get Unavailable
+  // "shutting_down" (503); queued jobs stay queued in the store and their
+  // waiters are woken on status queued; running jobs get up to `grace` to
+  // finish, then are stopped and re-queued (JobExecutor::RequeueActive).
+  // Returns once no job runs. Every job not finished is queued in the store
+  // and runs at the next start. Call from one thread.
+  void Drain(std::chrono::milliseconds grace);
   // Stops taking jobs off the queue, lets running ones finish, stops threads.
   void Stop();
 
@@ -69,7 +77,8 @@ class JobService {
                                   int64_t output_cap);
 
   // Submit, then wait for the result; returns the raw result JSON (what
-  // /v1/execute answers).
+  // /v1/execute answers). Unavailable "shutting_down" if a graceful
+  // shutdown re-queued the job before it finished.
   StatusOr<std::string> Execute(const std::string& tenant, const std::string& body,
                                 const config::TierConfig* tier = nullptr);
 
@@ -108,6 +117,11 @@ class JobService {
   WorkerPool pool_;
   JobJanitor janitor_;
   std::atomic<bool> ready_{false};
+  // Held shared by each submission from its draining_ check to its push,
+  // and exclusively by Drain to close the queue: no job slips into a closed
+  // queue unseen.
+  std::shared_mutex submit_mu_;
+  bool draining_ = false;  // Guarded by submit_mu_.
   std::mutex start_mu_;
   std::condition_variable start_cv_;
   bool stopping_ = false;

@@ -625,5 +625,21 @@ TEST(ConfigTest, BadPoolValuesAreRejectedNamingTheKey) {
   });
 }
 
+TEST(ConfigTest, LogFormatAndShutdownGraceAreReadAndValidated) {
+  auto c = ParseConfig("log:\n  format: json\nserver:\n  shutdown_grace_s: 5\n");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->log_format, "json");
+  EXPECT_EQ(c->server.shutdown_grace_s, 5);
+  c = ParseConfig("");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->log_format, "text");
+  EXPECT_EQ(c->server.shutdown_grace_s, 20);
+  ExpectAllRejected({
+      {"unknown format", "log:\n  format: xml\n", "log.format"},
+      {"negative grace", "server:\n  shutdown_grace_s: -1\n", "server.shutdown_grace_s"},
+      {"grace above an hour", "server:\n  shutdown_grace_s: 3601\n", "server.shutdown_grace_s"},
+  });
+}
+
 }  // namespace
 }  // namespace coderunner::config

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <future>
@@ -215,11 +216,14 @@ TEST(JobQueueTest, CloseWithDropPendingWakesEveryBlockedPopWithNullopt) {
   }
 }
 
-TEST(JobQueueTest, CloseWithDropPendingDiscardsQueuedIds) {
+TEST(JobQueueTest, CloseWithDropPendingDiscardsQueuedIdsAndReturnsThem) {
   JobQueue q(10);
   q.PushForce("t", "a");
   q.PushForce("u", "b");
-  q.Close(/*drop_pending=*/true);
+  q.PushForce("t", "c");
+  std::vector<std::string> dropped = q.Close(/*drop_pending=*/true);
+  std::sort(dropped.begin(), dropped.end());
+  EXPECT_EQ(dropped, (std::vector<std::string>{"a", "b", "c"}));
   EXPECT_EQ(q.size(), 0u);
   EXPECT_EQ(q.Pop(), std::nullopt);
 }
@@ -228,7 +232,7 @@ TEST(JobQueueTest, CloseWithoutDropDrainsPendingThenReturnsNullopt) {
   JobQueue q(10);
   q.PushForce("t", "a");
   q.PushForce("t", "b");
-  q.Close(/*drop_pending=*/false);
+  EXPECT_TRUE(q.Close(/*drop_pending=*/false).empty());
   EXPECT_EQ(q.Pop(), std::optional<std::string>("a"));
   EXPECT_EQ(q.Pop(), std::optional<std::string>("b"));
   EXPECT_EQ(q.Pop(), std::nullopt);
