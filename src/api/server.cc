@@ -10,6 +10,7 @@
 #include "coderunner/api/intents_routes.h"
 #include "coderunner/api/jobs_routes.h"
 #include "coderunner/api/openapi.h"
+#include "coderunner/api/piston_request.h"
 #include "coderunner/api/piston_routes.h"
 #include "coderunner/api/sandboxes_routes.h"
 #include "coderunner/api/volumes_routes.h"
@@ -94,7 +95,9 @@ void Server::Routes() {
           s = InvalidArgumentError("bad HTTP request", "bad_request");
         }
         int code = res.status;
-        Reply(res, code, ErrorJson(s));
+        // Piston clients read "message" (e.g. a body over the limit).
+        json body = req.path.rfind("/api/v2/", 0) == 0 ? PistonErrorJson(s) : ErrorJson(s);
+        Reply(res, code, body);
         return httplib::Server::HandlerResponse::Handled;
       }));
 

@@ -145,6 +145,7 @@ TEST_F(PistonTest, ErrorsAnswerPistonsMessage) {
        "python-2.7.18 runtime is unknown"},
       {"NoFiles", R"j({"language":"python"})j", 400, "files is required"},
       {"NotJson", "language=python", 400, "malformed JSON"},
+      {"BodyOverTheLimit", std::string(3 << 20, ' '), 413, "request body exceeds the limit"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
