@@ -66,6 +66,17 @@ std::vector<std::string> SplitDots(const std::string& s) {
   }
 }
 
+// A version component as a canonical number ("011" -> "11"); "" if it is
+// not all digits (compared as text, so no length can overflow).
+std::string StripZeros(const std::string& part) {
+  if (part.empty()) return "";
+  for (char c : part) {
+    if (c < '0' || c > '9') return "";
+  }
+  size_t first = part.find_first_not_of('0');
+  return first == std::string::npos ? "0" : part.substr(first);
+}
+
 // Piston resolves versions with semver ranges; clients in practice send
 // "*", an exact version or a prefix. We compare only the numbers our image
 // tag names: python:3.11 is every 3.11.x.
@@ -79,8 +90,7 @@ bool VersionMatches(std::string wanted, const PistonRuntime& rt) {
   size_t n = std::min(want.size(), static_cast<size_t>(std::max(rt.tag_parts, 1)));
   for (size_t i = 0; i < n && i < have.size(); ++i) {
     if (want[i] == "x" || want[i] == "X" || want[i] == "*") continue;
-    if (want[i].empty() || !std::all_of(want[i].begin(), want[i].end(), ::isdigit)) return false;
-    if (std::stoll(want[i]) != std::stoll(have[i])) return false;
+    if (StripZeros(want[i]) != StripZeros(have[i])) return false;
   }
   return true;
 }
