@@ -29,3 +29,14 @@ fi
 if ! command -v npm >/dev/null 2>&1; then
   apt-get install -y -qq --no-install-recommends npm
 fi
+# The npm piston-client, pinned, for PistonClientTest (tests/piston/): the
+# unchanged client run against our Piston-compatible API. The directory must
+# match CODERUNNER_PISTON_CLIENT_DIR in tests/integration/CMakeLists.txt.
+piston_client_dir=/var/cache/coderunner/piston-client
+piston_client_version=1.0.2
+if ! grep -qs "\"version\": \"${piston_client_version}\"" \
+    "${piston_client_dir}/node_modules/piston-client/package.json"; then
+  echo "install-deps: installing piston-client@${piston_client_version} in ${piston_client_dir}"
+  npm install --no-audit --no-fund --prefix "${piston_client_dir}" \
+    "piston-client@${piston_client_version}"
+fi

@@ -66,9 +66,9 @@ StatusOr<jobs::JobRecord> IntentRecord(const std::string& tenant, const config::
 
 }  // namespace
 
-void RegisterIntentRoutes(httplib::Server& http, jobs::JobService& service,
-                          intent::AgentCatalog* agents, MetricsRegistry& metrics,
-                          const auth::Authenticator& authenticator, auth::RateLimiter& limiter) {
+void RegisterIntentRoutes(RouteTable& http, jobs::JobService& service, intent::AgentCatalog* agents,
+                          MetricsRegistry& metrics, const auth::Authenticator& authenticator,
+                          auth::RateLimiter& limiter) {
   auto who = [&authenticator, &limiter, &metrics](const httplib::Request& req,
                                                   httplib::Response& res) {
     return Authorize(req, res, authenticator, limiter, metrics);

@@ -56,7 +56,7 @@ std::string SseEvent(const char* name, const json& data) {
 
 }  // namespace
 
-void RegisterJobRoutes(httplib::Server& http, jobs::JobService& service, MetricsRegistry& metrics,
+void RegisterJobRoutes(RouteTable& http, jobs::JobService& service, MetricsRegistry& metrics,
                        const auth::Authenticator& authenticator, auth::RateLimiter& limiter) {
   const config::Config& config = *service.context().config;
   // Captured by every /v1 handler: authenticate, rate-limit, then act.

@@ -90,7 +90,7 @@ json CallJson(const sessions::ExecuteOutcome& o) {
 
 }  // namespace
 
-void RegisterSandboxRoutes(httplib::Server& http, sessions::SandboxManager& manager,
+void RegisterSandboxRoutes(RouteTable& http, sessions::SandboxManager& manager,
                            const config::Config& config, MetricsRegistry& metrics,
                            const auth::Authenticator& authenticator, auth::RateLimiter& limiter) {
   auto who = [&authenticator, &limiter, &metrics](const httplib::Request& req,

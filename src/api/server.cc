@@ -9,6 +9,9 @@
 #include "coderunner/api/http_status.h"
 #include "coderunner/api/intents_routes.h"
 #include "coderunner/api/jobs_routes.h"
+#include "coderunner/api/openapi.h"
+#include "coderunner/api/piston_request.h"
+#include "coderunner/api/piston_routes.h"
 #include "coderunner/api/sandboxes_routes.h"
 #include "coderunner/api/volumes_routes.h"
 #include "coderunner/common/logging.h"
@@ -36,7 +39,8 @@ void TagRequest(const httplib::Request& req, httplib::Response& res) {
 
 }  // namespace
 
-Server::Server(ServerDeps deps) : deps_(deps), http_(std::make_unique<httplib::Server>()) {
+Server::Server(ServerDeps deps)
+    : deps_(deps), http_(std::make_unique<httplib::Server>()), routes_(*http_) {
   int threads = deps_.config->server.threads;
   http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   http_->set_payload_max_length(static_cast<size_t>(deps_.config->server.max_body_bytes));
@@ -52,11 +56,11 @@ Server::Server(ServerDeps deps) : deps_(deps), http_(std::make_unique<httplib::S
 Server::~Server() = default;
 
 void Server::Routes() {
-  http_->Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+  routes_.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     Reply(res, 200, {{"status", "ok"}});
   });
 
-  http_->Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
+  routes_.Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
     Status ready = CheckReady();
     if (ready.ok()) {
       Reply(res, 200, {{"status", "ready"}});
@@ -65,7 +69,7 @@ void Server::Routes() {
     }
   });
 
-  http_->Get("/v1/languages", [this](const httplib::Request&, httplib::Response& res) {
+  routes_.Get("/v1/languages", [this](const httplib::Request&, httplib::Response& res) {
     json langs = json::array();
     for (const auto& l : deps_.config->languages) {
       auto info = deps_.images->Inspect(l.image);
@@ -81,18 +85,24 @@ void Server::Routes() {
     Reply(res, 200, {{"languages", langs}});
   });
 
-  RegisterJobRoutes(*http_, *deps_.jobs, *deps_.metrics, *deps_.authenticator, rate_limiter_);
-  RegisterIntentRoutes(*http_, *deps_.jobs, deps_.agents, *deps_.metrics, *deps_.authenticator,
+  routes_.Get("/openapi.json", [](const httplib::Request&, httplib::Response& res) {
+    res.status = 200;
+    res.set_content(std::string(OpenApiDocument()), "application/json");
+  });
+
+  RegisterJobRoutes(routes_, *deps_.jobs, *deps_.metrics, *deps_.authenticator, rate_limiter_);
+  RegisterIntentRoutes(routes_, *deps_.jobs, deps_.agents, *deps_.metrics, *deps_.authenticator,
                        rate_limiter_);
   if (deps_.volumes != nullptr) {
-    RegisterVolumeRoutes(*http_, *deps_.volumes, *deps_.metrics, *deps_.authenticator,
+    RegisterVolumeRoutes(routes_, *deps_.volumes, *deps_.metrics, *deps_.authenticator,
                          rate_limiter_);
   }
 
   if (deps_.sandboxes != nullptr) {
-    RegisterSandboxRoutes(*http_, *deps_.sandboxes, *deps_.config, *deps_.metrics,
+    RegisterSandboxRoutes(routes_, *deps_.sandboxes, *deps_.config, *deps_.metrics,
                           *deps_.authenticator, rate_limiter_);
   }
+  RegisterPistonRoutes(routes_, *deps_.jobs, *deps_.metrics, *deps_.authenticator, rate_limiter_);
 
   // Turns httplib's own error answers (unknown route, body too large, bad
   // HTTP) into our JSON shape. Handlers' answers already have a body.
@@ -109,7 +119,9 @@ void Server::Routes() {
           s = InvalidArgumentError("bad HTTP request", "bad_request");
         }
         int code = res.status;
-        Reply(res, code, ErrorJson(s));
+        // Piston clients read "message" (e.g. a body over the limit).
+        json body = req.path.rfind("/api/v2/", 0) == 0 ? PistonErrorJson(s) : ErrorJson(s);
+        Reply(res, code, body);
         return httplib::Server::HandlerResponse::Handled;
       }));
 

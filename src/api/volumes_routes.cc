@@ -31,7 +31,7 @@ json FilesJson(const sandbox::TreeListing& listing) {
 
 }  // namespace
 
-void RegisterVolumeRoutes(httplib::Server& http, volumes::VolumeService& service,
+void RegisterVolumeRoutes(RouteTable& http, volumes::VolumeService& service,
                           MetricsRegistry& metrics, const auth::Authenticator& authenticator,
                           auth::RateLimiter& limiter) {
   auto who = [&authenticator, &limiter, &metrics](const httplib::Request& req,

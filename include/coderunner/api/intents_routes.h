@@ -2,15 +2,12 @@
 #ifndef CODERUNNER_API_INTENTS_ROUTES_H_
 #define CODERUNNER_API_INTENTS_ROUTES_H_
 
+#include "coderunner/api/route_table.h"
 #include "coderunner/auth/authenticator.h"
 #include "coderunner/auth/rate_limiter.h"
 #include "coderunner/common/metrics.h"
 #include "coderunner/intent/agent_catalog.h"
 #include "coderunner/jobs/job_service.h"
-
-namespace httplib {
-class Server;
-}
 
 namespace coderunner::api {
 
@@ -22,9 +19,9 @@ namespace coderunner::api {
 // POST /v1/intents answers 503 llm_not_configured and GET /v1/agents lists
 // nothing; every other route works as before. Authentication, tenant scope
 // and rate limits as for /v1/jobs. All arguments must outlive `http`.
-void RegisterIntentRoutes(httplib::Server& http, jobs::JobService& service,
-                          intent::AgentCatalog* agents, MetricsRegistry& metrics,
-                          const auth::Authenticator& authenticator, auth::RateLimiter& limiter);
+void RegisterIntentRoutes(RouteTable& http, jobs::JobService& service, intent::AgentCatalog* agents,
+                          MetricsRegistry& metrics, const auth::Authenticator& authenticator,
+                          auth::RateLimiter& limiter);
 
 }  // namespace coderunner::api
 

@@ -2,14 +2,11 @@
 #ifndef CODERUNNER_API_JOBS_ROUTES_H_
 #define CODERUNNER_API_JOBS_ROUTES_H_
 
+#include "coderunner/api/route_table.h"
 #include "coderunner/auth/authenticator.h"
 #include "coderunner/auth/rate_limiter.h"
 #include "coderunner/common/metrics.h"
 #include "coderunner/jobs/job_service.h"
-
-namespace httplib {
-class Server;
-}
 
 namespace coderunner::api {
 
@@ -29,7 +26,7 @@ namespace coderunner::api {
 // mode is none), is scoped to the caller's tenant (another tenant's job is
 // 404), and counts against the tier's requests_per_minute (429 with
 // Retry-After). All arguments must outlive `http`.
-void RegisterJobRoutes(httplib::Server& http, jobs::JobService& service, MetricsRegistry& metrics,
+void RegisterJobRoutes(RouteTable& http, jobs::JobService& service, MetricsRegistry& metrics,
                        const auth::Authenticator& authenticator, auth::RateLimiter& limiter);
 
 }  // namespace coderunner::api

@@ -2,15 +2,12 @@
 #ifndef CODERUNNER_API_SANDBOXES_ROUTES_H_
 #define CODERUNNER_API_SANDBOXES_ROUTES_H_
 
+#include "coderunner/api/route_table.h"
 #include "coderunner/auth/authenticator.h"
 #include "coderunner/auth/rate_limiter.h"
 #include "coderunner/common/metrics.h"
 #include "coderunner/config/config.h"
 #include "coderunner/sessions/sandbox_manager.h"
-
-namespace httplib {
-class Server;
-}
 
 namespace coderunner::api {
 
@@ -24,7 +21,7 @@ namespace coderunner::api {
 //   DELETE /v1/sandboxes/{id}                 {"id","deleted":true}
 // Authenticated and tenant-scoped (another tenant's sandbox is 404). All
 // arguments must outlive `http`.
-void RegisterSandboxRoutes(httplib::Server& http, sessions::SandboxManager& manager,
+void RegisterSandboxRoutes(RouteTable& http, sessions::SandboxManager& manager,
                            const config::Config& config, MetricsRegistry& metrics,
                            const auth::Authenticator& authenticator, auth::RateLimiter& limiter);
 

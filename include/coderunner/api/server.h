@@ -4,8 +4,10 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "coderunner/api/execute_request.h"
+#include "coderunner/api/route_table.h"
 #include "coderunner/auth/authenticator.h"
 #include "coderunner/auth/rate_limiter.h"
 #include "coderunner/common/metrics.h"
@@ -17,10 +19,6 @@
 #include "coderunner/jobs/job_service.h"
 #include "coderunner/sessions/sandbox_manager.h"
 #include "coderunner/volumes/volume_service.h"
-
-namespace httplib {
-class Server;
-}
 
 namespace coderunner::api {
 
@@ -45,6 +43,8 @@ struct ServerDeps {
 //   GET  /v1/languages   configured languages and their image digests
 //   GET  /healthz        the process is up
 //   GET  /readyz         the engine answers and every image is present
+//   GET  /openapi.json   the OpenAPI 3 document of every route (openapi.h)
+// and the Piston-compatible /api/v2 routes (piston_routes.h).
 // Every error answer is {"error":{"code","message"}}.
 //
 // Thread-safe: handlers run on a pool of config.server.threads threads.
@@ -67,11 +67,16 @@ class Server {
   // image and how to get it.
   Status CheckReady();
 
+  // Every route registered (method, httplib pattern, OpenAPI path), fixed
+  // at construction; the OpenAPI document must list exactly these.
+  const std::vector<Route>& routes() const { return routes_.routes(); }
+
  private:
   void Routes();
 
   ServerDeps deps_;
   std::unique_ptr<httplib::Server> http_;
+  RouteTable routes_;  // Registers on *http_; declared after it.
   auth::RateLimiter rate_limiter_;
   int port_ = 0;
 };

@@ -2,14 +2,11 @@
 #ifndef CODERUNNER_API_VOLUMES_ROUTES_H_
 #define CODERUNNER_API_VOLUMES_ROUTES_H_
 
+#include "coderunner/api/route_table.h"
 #include "coderunner/auth/authenticator.h"
 #include "coderunner/auth/rate_limiter.h"
 #include "coderunner/common/metrics.h"
 #include "coderunner/volumes/volume_service.h"
-
-namespace httplib {
-class Server;
-}
 
 namespace coderunner::api {
 
@@ -22,7 +19,7 @@ namespace coderunner::api {
 //   GET    /v1/volumes/{id}/files/{path}  the file's bytes
 // Authenticated and tenant-scoped like the job routes (another tenant's
 // volume is 404). All arguments must outlive `http`.
-void RegisterVolumeRoutes(httplib::Server& http, volumes::VolumeService& service,
+void RegisterVolumeRoutes(RouteTable& http, volumes::VolumeService& service,
                           MetricsRegistry& metrics, const auth::Authenticator& authenticator,
                           auth::RateLimiter& limiter);
 

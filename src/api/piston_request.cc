@@ -1,0 +1,320 @@
+#include "coderunner/api/piston_request.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <optional>
+
+#include "coderunner/api/http_status.h"
+#include "coderunner/common/base64.h"
+
+namespace coderunner::api {
+namespace {
+
+using nlohmann::json;
+
+// Names Piston and its clients commonly use for our languages. Piston
+// matches a request's language against the name and every alias.
+struct AliasEntry {
+  const char* language;
+  std::vector<std::string> aliases;
+  const char* runtime;
+};
+
+const std::vector<AliasEntry>& KnownAliases() {
+  static const std::vector<AliasEntry> kAll = {
+      {"python", {"py", "py3", "python3"}, ""},
+      {"javascript", {"js", "node", "node-js", "node-javascript"}, "node"},
+      {"bash", {"sh"}, ""},
+  };
+  return kAll;
+}
+
+Status Bad(const std::string& why) { return InvalidArgumentError(why, "invalid_request"); }
+
+// "coderunner/python:3.11-slim" -> {3, 11}: the leading dotted numbers of
+// the tag, so versions follow whatever image the operator configured.
+std::vector<std::string> TagNumbers(const std::string& image) {
+  size_t colon = image.rfind(':');
+  size_t slash = image.rfind('/');
+  if (colon == std::string::npos || (slash != std::string::npos && colon < slash)) return {};
+  std::vector<std::string> parts;
+  std::string cur;
+  for (size_t i = colon + 1; i < image.size(); ++i) {
+    char c = image[i];
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      cur.push_back(c);
+    } else if (c == '.' && !cur.empty()) {
+      parts.push_back(cur);
+      cur.clear();
+    } else {
+      break;
+    }
+  }
+  if (!cur.empty()) parts.push_back(cur);
+  return parts;
+}
+
+std::vector<std::string> SplitDots(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    size_t dot = s.find('.', start);
+    out.push_back(s.substr(start, dot - start));
+    if (dot == std::string::npos) return out;
+    start = dot + 1;
+  }
+}
+
+// A version component as a canonical number ("011" -> "11"); "" if it is
+// not all digits (compared as text, so no length can overflow).
+std::string StripZeros(const std::string& part) {
+  if (part.empty()) return "";
+  for (char c : part) {
+    if (c < '0' || c > '9') return "";
+  }
+  size_t first = part.find_first_not_of('0');
+  return first == std::string::npos ? "0" : part.substr(first);
+}
+
+// Piston resolves versions with semver ranges; clients in practice send
+// "*", an exact version or a prefix. We compare only the numbers our image
+// tag names: python:3.11 is every 3.11.x.
+bool VersionMatches(std::string wanted, const PistonRuntime& rt) {
+  while (!wanted.empty() && std::string_view("v^~=").find(wanted.front()) != std::string::npos) {
+    wanted.erase(0, 1);
+  }
+  if (wanted.empty() || wanted == "*" || wanted == "latest") return true;
+  std::vector<std::string> want = SplitDots(wanted);
+  std::vector<std::string> have = SplitDots(rt.version);
+  size_t n = std::min(want.size(), static_cast<size_t>(std::max(rt.tag_parts, 1)));
+  for (size_t i = 0; i < n && i < have.size(); ++i) {
+    if (want[i] == "x" || want[i] == "X" || want[i] == "*") continue;
+    if (StripZeros(want[i]) != StripZeros(have[i])) return false;
+  }
+  return true;
+}
+
+int Nibble(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+StatusOr<std::string> HexDecode(const std::string& text, const std::string& field) {
+  if (text.size() % 2 != 0) return Bad(field + ": hex content has an odd length");
+  std::string out;
+  out.reserve(text.size() / 2);
+  for (size_t i = 0; i < text.size(); i += 2) {
+    int hi = Nibble(text[i]);
+    int lo = Nibble(text[i + 1]);
+    if (hi < 0 || lo < 0) return Bad(field + ": not hex");
+    out.push_back(static_cast<char>(hi * 16 + lo));
+  }
+  return out;
+}
+
+// A Piston limit: absent, null or -1 means our default (nullopt); anything
+// else must be a positive number and is clamped to `max`.
+StatusOr<std::optional<int64_t>> Limit(const json& body, const char* key, int64_t max) {
+  auto it = body.find(key);
+  if (it == body.end() || it->is_null()) return std::optional<int64_t>();
+  if (!it->is_number()) return Bad(std::string(key) + " must be a number");
+  double v = it->get<double>();
+  if (v == -1) return std::optional<int64_t>();
+  if (!(v > 0)) return Bad(std::string(key) + " must be a positive number or -1");
+  return std::optional<int64_t>(std::min(static_cast<int64_t>(std::ceil(std::min(v, 9e18))), max));
+}
+
+StatusOr<PistonCall> FromJson(const json& body, const config::Config& config,
+                              const config::TierConfig* tier) {
+  if (!body.is_object()) return Bad("body must be a JSON object");
+  auto lang_it = body.find("language");
+  if (lang_it == body.end() || !lang_it->is_string() || lang_it->get<std::string>().empty()) {
+    return Bad("language is required as a string");
+  }
+  std::string language = lang_it->get<std::string>();
+  std::string version;
+  if (auto v = body.find("version"); v != body.end() && !v->is_null()) {
+    if (!v->is_string()) return Bad("version must be a string");
+    version = v->get<std::string>();
+  }
+  const PistonRuntime* runtime = nullptr;
+  std::vector<PistonRuntime> runtimes = PistonRuntimes(config);
+  for (const auto& rt : runtimes) {
+    bool named = rt.language == language ||
+                 std::find(rt.aliases.begin(), rt.aliases.end(), language) != rt.aliases.end();
+    if (named && VersionMatches(version, rt)) {
+      runtime = &rt;
+      break;
+    }
+  }
+  if (runtime == nullptr) {
+    return InvalidArgumentError(
+        language + "-" + (version.empty() ? "*" : version) + " runtime is unknown",
+        "unknown_runtime");
+  }
+
+  auto files = body.find("files");
+  if (files == body.end() || !files->is_array() || files->empty()) {
+    return Bad("files is required as a non-empty array");
+  }
+  json out = {{"language", runtime->language}, {"output_encoding", "utf8"}};
+  json extra = json::array();
+  for (size_t i = 0; i < files->size(); ++i) {
+    const json& f = (*files)[i];
+    std::string where = "files[" + std::to_string(i) + "]";
+    if (!f.is_object()) return Bad(where + " must be an object");
+    auto content = f.find("content");
+    if (content == f.end() || !content->is_string()) {
+      return Bad(where + ".content is required as a string");
+    }
+    std::string encoding = "utf8";
+    if (auto e = f.find("encoding"); e != f.end() && !e->is_null()) {
+      if (!e->is_string()) return Bad(where + ".encoding must be a string");
+      encoding = e->get<std::string>();
+    }
+    std::string name;
+    if (auto n = f.find("name"); n != f.end() && !n->is_null()) {
+      if (!n->is_string()) return Bad(where + ".name must be a string");
+      name = n->get<std::string>();
+    }
+    std::string bytes = content->get<std::string>();
+    if (encoding == "base64") {
+      auto decoded = Base64Decode(bytes);
+      if (!decoded.ok()) return Bad(where + ".content: " + decoded.status().message());
+      bytes = std::move(*decoded);
+    } else if (encoding == "hex") {
+      CR_ASSIGN_OR_RETURN(bytes, HexDecode(bytes, where + ".content"));
+    } else if (encoding != "utf8") {
+      return Bad(where + ".encoding must be one of utf8, base64, hex");
+    }
+    if (i == 0) {
+      // The first file is the program; it runs as the language's own file
+      // whatever the client called it.
+      out["code"] = bytes;
+      continue;
+    }
+    if (name.empty()) name = "file" + std::to_string(i) + ".code";
+    extra.push_back({{"path", name}, {"content", Base64Encode(bytes)}, {"encoding", "base64"}});
+  }
+  if (!extra.empty()) out["files"] = extra;
+
+  if (auto s = body.find("stdin"); s != body.end() && !s->is_null()) {
+    if (!s->is_string()) return Bad("stdin must be a string");
+    out["stdin"] = *s;
+  }
+  if (auto a = body.find("args"); a != body.end() && !a->is_null()) {
+    if (!a->is_array()) return Bad("args must be an array of strings");
+    json args = json::array();
+    for (const auto& arg : *a) {
+      if (arg.is_string()) {
+        args.push_back(arg);
+      } else if (arg.is_number()) {
+        args.push_back(arg.dump());
+      } else {
+        return Bad("args must be an array of strings");
+      }
+    }
+    out["args"] = args;
+  }
+  for (const char* ignored : {"compile_timeout", "compile_memory_limit"}) {
+    CR_ASSIGN_OR_RETURN(auto unused, Limit(body, ignored, INT64_MAX));
+    (void)unused;
+  }
+  int64_t max_timeout = tier != nullptr ? tier->max_timeout_ms : config.max_limits.timeout_ms;
+  int64_t max_memory = tier != nullptr ? tier->max_memory_bytes : config.max_limits.memory_bytes;
+  CR_ASSIGN_OR_RETURN(auto timeout, Limit(body, "run_timeout", max_timeout));
+  CR_ASSIGN_OR_RETURN(auto memory, Limit(body, "run_memory_limit", max_memory));
+  json limits = json::object();
+  if (timeout) limits["timeout_ms"] = *timeout;
+  if (memory) limits["memory_bytes"] = *memory;
+  if (!limits.empty()) out["limits"] = limits;
+  return PistonCall{runtime->language, runtime->version, std::move(out)};
+}
+
+}  // namespace
+
+std::vector<PistonRuntime> PistonRuntimes(const config::Config& config) {
+  std::vector<PistonRuntime> out;
+  for (const auto& l : config.languages) {
+    PistonRuntime rt;
+    rt.language = l.name;
+    std::vector<std::string> numbers = TagNumbers(l.image);
+    rt.tag_parts = static_cast<int>(numbers.size());
+    while (numbers.size() < 3) numbers.push_back("0");
+    for (size_t i = 0; i < numbers.size(); ++i) rt.version += (i ? "." : "") + numbers[i];
+    for (const auto& known : KnownAliases()) {
+      if (l.name != known.language) continue;
+      rt.aliases = known.aliases;
+      rt.runtime = known.runtime;
+    }
+    out.push_back(std::move(rt));
+  }
+  return out;
+}
+
+json PistonRuntimesJson(const config::Config& config) {
+  json out = json::array();
+  for (const auto& rt : PistonRuntimes(config)) {
+    json j = {{"language", rt.language}, {"version", rt.version}, {"aliases", rt.aliases}};
+    if (!rt.runtime.empty()) j["runtime"] = rt.runtime;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+StatusOr<PistonCall> TranslatePistonRequest(std::string_view body, const config::Config& config,
+                                            const config::TierConfig* tier) {
+  json parsed = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) return InvalidArgumentError("malformed JSON body", "invalid_json");
+  // Every access above checks types first; nlohmann's accessors are still
+  // this module's boundary.
+  try {
+    return FromJson(parsed, config, tier);
+  } catch (const json::exception& e) {
+    return Bad(std::string("bad request: ") + e.what());
+  }
+}
+
+StatusOr<json> PistonResponseJson(const PistonCall& call, const json& result) {
+  try {
+    std::string status = result.value("status", "");
+    if (status == "error" || status == "cancelled") {
+      std::string reason = "internal";
+      std::string message = "the job did not run (" + status + ")";
+      if (result.contains("error") && result["error"].is_object()) {
+        reason = result["error"].value("code", reason);
+        message = result["error"].value("message", message);
+      }
+      if (reason == "engine_unavailable") return UnavailableError(message, reason);
+      return InternalError(message, reason);
+    }
+    json signal = result.value("signal", json(nullptr));
+    if (signal.is_null() && (status == "timeout" || status == "oom")) signal = "SIGKILL";
+    json code = signal.is_null() ? result.value("exit_code", json(nullptr)) : json(nullptr);
+    std::string out = result.value("stdout", "");
+    std::string err = result.value("stderr", "");
+    json metrics = result.value("metrics", json::object());
+    json run = {{"stdout", out},
+                {"stderr", err},
+                {"output", out + err},
+                {"code", code},
+                {"signal", signal},
+                {"cpu_time", metrics.value("cpu_ms", json(nullptr))},
+                {"wall_time", metrics.value("run_ms", json(nullptr))},
+                {"memory", metrics.value("memory_peak_bytes", json(nullptr))}};
+    return json{{"language", call.language}, {"version", call.version}, {"run", run}};
+  } catch (const json::exception& e) {
+    return InternalError(std::string("unreadable job result: ") + e.what(), "internal");
+  }
+}
+
+json PistonErrorJson(const Status& status) {
+  json j = ErrorJson(status);
+  j["message"] = status.message();
+  return j;
+}
+
+}  // namespace coderunner::api

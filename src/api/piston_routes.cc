@@ -1,0 +1,71 @@
+#include "coderunner/api/piston_routes.h"
+
+#include <httplib.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "coderunner/api/authorize.h"
+#include "coderunner/api/http_reply.h"
+#include "coderunner/api/http_status.h"
+#include "coderunner/api/piston_request.h"
+
+namespace coderunner::api {
+namespace {
+
+using nlohmann::json;
+
+void ReplyPistonError(httplib::Response& res, const Status& status) {
+  if (status.code() == StatusCode::kResourceExhausted) res.set_header("Retry-After", "1");
+  Reply(res, HttpStatusFor(status), PistonErrorJson(status));
+}
+
+// Authorize answers in our error shape; Piston clients read "message", so
+// the same answer gets it added.
+void AddPistonMessage(httplib::Response& res) {
+  json body = json::parse(res.body, nullptr, /*allow_exceptions=*/false);
+  if (!body.is_object() || !body.contains("error") || !body["error"].is_object()) return;
+  body["message"] = body["error"].value("message", "");
+  Reply(res, res.status, body);
+}
+
+}  // namespace
+
+void RegisterPistonRoutes(RouteTable& http, jobs::JobService& service, MetricsRegistry& metrics,
+                          const auth::Authenticator& authenticator, auth::RateLimiter& limiter) {
+  const config::Config& config = *service.context().config;
+  auto who = [&authenticator, &limiter, &metrics](const httplib::Request& req,
+                                                  httplib::Response& res) {
+    auto p = Authorize(req, res, authenticator, limiter, metrics);
+    if (!p) AddPistonMessage(res);
+    return p;
+  };
+
+  for (const char* prefix : {"/api/v2", "/api/v2/piston"}) {
+    http.Get(std::string(prefix) + "/runtimes",
+             [&config, who](const httplib::Request& req, httplib::Response& res) {
+               if (!who(req, res)) return;
+               Reply(res, 200, PistonRuntimesJson(config));
+             });
+
+    // Piston clients (the npm piston-client among them) send JSON without a
+    // JSON Content-Type; the body is read as JSON whatever the header says.
+    http.Post(std::string(prefix) + "/execute",
+              [&service, &config, who](const httplib::Request& req, httplib::Response& res) {
+                auto p = who(req, res);
+                if (!p) return;
+                auto call = TranslatePistonRequest(req.body, config, p->tier);
+                if (!call.ok()) return ReplyPistonError(res, call.status());
+                auto result = service.Execute(
+                    p->tenant, call->execute.dump(-1, ' ', false, json::error_handler_t::replace),
+                    p->tier);
+                if (!result.ok()) return ReplyPistonError(res, result.status());
+                json parsed = json::parse(*result, nullptr, /*allow_exceptions=*/false);
+                auto answer = PistonResponseJson(*call, parsed);
+                if (!answer.ok()) return ReplyPistonError(res, answer.status());
+                Reply(res, 200, *answer);
+              });
+  }
+}
+
+}  // namespace coderunner::api

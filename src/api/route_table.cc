@@ -1,0 +1,47 @@
+#include "coderunner/api/route_table.h"
+
+#include <utility>
+
+namespace coderunner::api {
+
+std::string OpenApiPath(const std::string& pattern) {
+  std::string out;
+  size_t i = 0;
+  while (i < pattern.size()) {
+    if (pattern[i] != '(') {
+      out.push_back(pattern[i++]);
+      continue;
+    }
+    // Our patterns never nest groups; the group ends at the next ')'.
+    size_t close = pattern.find(')', i);
+    if (close == std::string::npos) return out + pattern.substr(i);
+    std::string group = pattern.substr(i, close + 1 - i);
+    out += (group == "(.+)" || group == "(.*)") ? "{path}" : "{id}";
+    i = close + 1;
+  }
+  return out;
+}
+
+RouteTable& RouteTable::Get(const std::string& pattern, httplib::Server::Handler handler) {
+  http_.Get(pattern, std::move(handler));
+  Record("GET", pattern);
+  return *this;
+}
+
+RouteTable& RouteTable::Post(const std::string& pattern, httplib::Server::Handler handler) {
+  http_.Post(pattern, std::move(handler));
+  Record("POST", pattern);
+  return *this;
+}
+
+RouteTable& RouteTable::Delete(const std::string& pattern, httplib::Server::Handler handler) {
+  http_.Delete(pattern, std::move(handler));
+  Record("DELETE", pattern);
+  return *this;
+}
+
+void RouteTable::Record(const char* method, const std::string& pattern) {
+  routes_.push_back({method, pattern, OpenApiPath(pattern)});
+}
+
+}  // namespace coderunner::api

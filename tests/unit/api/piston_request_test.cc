@@ -1,0 +1,226 @@
+#include "coderunner/api/piston_request.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace coderunner::api {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+config::Config TestConfig() { return config::DefaultConfig(); }
+
+TEST(PistonRuntimesTest, VersionsComeFromImageTagsAndAliasesFromTheLanguage) {
+  json runtimes = PistonRuntimesJson(TestConfig());
+  ASSERT_EQ(runtimes.size(), 3u) << runtimes;
+  EXPECT_EQ(runtimes[0], json::parse(R"j({"language":"python","version":"3.11.0",
+                                          "aliases":["py","py3","python3"]})j"));
+  EXPECT_EQ(runtimes[1], json::parse(R"j({"language":"javascript","version":"20.0.0",
+      "aliases":["js","node","node-js","node-javascript"],"runtime":"node"})j"));
+  EXPECT_EQ(runtimes[2],
+            json::parse(R"j({"language":"bash","version":"5.0.0","aliases":["sh"]})j"));
+}
+
+TEST(PistonRuntimesTest, TagWithoutNumbersIsVersionZero) {
+  config::Config config = TestConfig();
+  config.languages[0].image = "python:latest";
+  config.languages[1].image = "localhost:5000/node";
+  config.languages[2].image = "bash:5.2-alpine";
+  auto rts = PistonRuntimes(config);
+  EXPECT_EQ(rts[0].version, "0.0.0");
+  EXPECT_EQ(rts[1].version, "0.0.0");
+  EXPECT_EQ(rts[2].version, "5.2.0");
+  EXPECT_EQ(rts[2].tag_parts, 2);
+}
+
+// Each Piston request and the /v1/execute body it must become.
+struct TranslateCase {
+  const char* name;
+  const char* piston;
+  const char* execute;       // The expected body, or nullptr when an error is expected.
+  const char* reason = "";   // Expected error reason.
+  const char* message = "";  // Expected substring of the error message.
+};
+
+TEST(TranslatePistonRequestTest, Table) {
+  const TranslateCase cases[] = {
+      {"MissingVersionMeansLatest", R"j({"language":"python","files":[{"content":"print(1)"}]})j",
+       R"j({"language":"python","code":"print(1)","output_encoding":"utf8"})j"},
+      {"StarVersionMeansLatest",
+       R"j({"language":"bash","version":"*","files":[{"content":"echo"}]})j",
+       R"j({"language":"bash","code":"echo","output_encoding":"utf8"})j"},
+      {"ExactAndPrefixVersionsMatch",
+       R"j({"language":"python","version":"3.11.0","files":[{"content":"x"}]})j",
+       R"j({"language":"python","code":"x","output_encoding":"utf8"})j"},
+      {"PatchVersionBeyondTheTagMatches",
+       R"j({"language":"python","version":"3.11.4","files":[{"content":"x"}]})j",
+       R"j({"language":"python","code":"x","output_encoding":"utf8"})j"},
+      {"WildcardComponentMatches",
+       R"j({"language":"python","version":"3.x","files":[{"content":"x"}]})j",
+       R"j({"language":"python","code":"x","output_encoding":"utf8"})j"},
+      {"LeadingZerosMatch",
+       R"j({"language":"python","version":"03.011","files":[{"content":"x"}]})j",
+       R"j({"language":"python","code":"x","output_encoding":"utf8"})j"},
+      {"HugeVersionIsUnknownNotAnOverflow",
+       R"j({"language":"python","version":"99999999999999999999999","files":[{"content":"x"}]})j",
+       nullptr, "unknown_runtime", "runtime is unknown"},
+      {"NonNumericVersionIsUnknown",
+       R"j({"language":"python","version":"3.1a","files":[{"content":"x"}]})j", nullptr,
+       "unknown_runtime", "python-3.1a runtime is unknown"},
+      {"AliasResolvesToTheLanguage", R"j({"language":"js","files":[{"content":"1"}]})j",
+       R"j({"language":"javascript","code":"1","output_encoding":"utf8"})j"},
+      {"UnnamedFilesAreAcceptedFirstIsTheProgram",
+       R"j({"language":"py","files":[{"content":"main"},{"content":"aGk=","encoding":"base64"}]})j",
+       R"j({"language":"python","code":"main","output_encoding":"utf8",
+            "files":[{"path":"file1.code","content":"aGk=","encoding":"base64"}]})j"},
+      {"NamedFilesKeepTheirNames",
+       R"j({"language":"python","files":[{"name":"prog.py","content":"import lib"},
+                                         {"name":"lib.py","content":"x=1"}]})j",
+       R"j({"language":"python","code":"import lib","output_encoding":"utf8",
+            "files":[{"path":"lib.py","content":"eD0x","encoding":"base64"}]})j"},
+      {"HexProgramIsDecoded",
+       R"j({"language":"bash","files":[{"content":"6563686f","encoding":"hex"}]})j",
+       R"j({"language":"bash","code":"echo","output_encoding":"utf8"})j"},
+      {"StdinAndArgsPassThrough",
+       R"j({"language":"bash","files":[{"content":"x"}],"stdin":"in","args":["1","2",3]})j",
+       R"j({"language":"bash","code":"x","output_encoding":"utf8","stdin":"in",
+            "args":["1","2","3"]})j"},
+      {"MinusOneLimitsMeanDefault",
+       R"j({"language":"bash","files":[{"content":"x"}],"run_timeout":-1,"run_memory_limit":-1,
+            "compile_timeout":10000,"compile_memory_limit":-1})j",
+       R"j({"language":"bash","code":"x","output_encoding":"utf8"})j"},
+      {"LimitsMapOntoOurs",
+       R"j({"language":"bash","files":[{"content":"x"}],"run_timeout":3000,
+            "run_memory_limit":134217728})j",
+       R"j({"language":"bash","code":"x","output_encoding":"utf8",
+            "limits":{"timeout_ms":3000,"memory_bytes":134217728}})j"},
+      {"LimitsAboveTheMaximumAreClamped",
+       R"j({"language":"bash","files":[{"content":"x"}],"run_timeout":999999999,
+            "run_memory_limit":1e15})j",
+       R"j({"language":"bash","code":"x","output_encoding":"utf8",
+            "limits":{"timeout_ms":60000,"memory_bytes":1073741824}})j"},
+      {"UnknownFieldsAreIgnored",
+       R"j({"language":"bash","files":[{"content":"x"}],"something":"else"})j",
+       R"j({"language":"bash","code":"x","output_encoding":"utf8"})j"},
+      {"UnknownLanguageIsUnknownRuntime", R"j({"language":"cobol","files":[{"content":"x"}]})j",
+       nullptr, "unknown_runtime", "cobol-* runtime is unknown"},
+      {"OtherVersionIsUnknownRuntime",
+       R"j({"language":"python","version":"3.9.4","files":[{"content":"x"}]})j", nullptr,
+       "unknown_runtime", "python-3.9.4 runtime is unknown"},
+      {"MissingLanguage", R"j({"files":[{"content":"x"}]})j", nullptr, "invalid_request",
+       "language is required"},
+      {"MissingFiles", R"j({"language":"bash"})j", nullptr, "invalid_request", "files is required"},
+      {"FileWithoutContent", R"j({"language":"bash","files":[{"name":"a"}]})j", nullptr,
+       "invalid_request", "files[0].content"},
+      {"BadEncoding", R"j({"language":"bash","files":[{"content":"x","encoding":"rot13"}]})j",
+       nullptr, "invalid_request", "utf8, base64, hex"},
+      {"BadHex", R"j({"language":"bash","files":[{"content":"zz","encoding":"hex"}]})j", nullptr,
+       "invalid_request", "not hex"},
+      {"ArgsMustBeStrings", R"j({"language":"bash","files":[{"content":"x"}],"args":[{"a":1}]})j",
+       nullptr, "invalid_request", "args"},
+      {"ZeroTimeoutIsRefused", R"j({"language":"bash","files":[{"content":"x"}],"run_timeout":0})j",
+       nullptr, "invalid_request", "run_timeout"},
+      {"MalformedJson", "{not json", nullptr, "invalid_json", "malformed"},
+      {"NotAnObject", "[1]", nullptr, "invalid_request", "object"},
+  };
+  config::Config config = TestConfig();
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto call = TranslatePistonRequest(c.piston, config, nullptr);
+    if (c.execute == nullptr) {
+      ASSERT_FALSE(call.ok());
+      EXPECT_EQ(call.status().code(), StatusCode::kInvalidArgument);
+      EXPECT_EQ(call.status().reason(), c.reason);
+      EXPECT_THAT(call.status().message(), HasSubstr(c.message));
+      continue;
+    }
+    ASSERT_TRUE(call.ok()) << call.status().ToString();
+    EXPECT_EQ(call->execute, json::parse(c.execute));
+  }
+}
+
+TEST(TranslatePistonRequestTest, TierBoundsTheClamp) {
+  config::Config config = TestConfig();
+  const config::TierConfig* free = config.FindTier("free");
+  ASSERT_NE(free, nullptr);
+  auto call = TranslatePistonRequest(
+      R"j({"language":"python","files":[{"content":"x"}],"run_timeout":600000,
+           "run_memory_limit":4294967296})j",
+      config, free);
+  ASSERT_TRUE(call.ok()) << call.status().ToString();
+  EXPECT_EQ(call->execute["limits"]["timeout_ms"], free->max_timeout_ms);
+  EXPECT_EQ(call->execute["limits"]["memory_bytes"], free->max_memory_bytes);
+  EXPECT_EQ(call->language, "python");
+  EXPECT_EQ(call->version, "3.11.0");
+}
+
+struct ResponseCase {
+  const char* name;
+  const char* result;  // Our /v1/execute result.
+  const char* run;     // Expected run object (subset), or nullptr for an error.
+  StatusCode code;     // Expected error code.
+};
+
+TEST(PistonResponseJsonTest, Table) {
+  const ResponseCase cases[] = {
+      {"SucceededKeepsCodeAndStreams",
+       R"j({"status":"succeeded","exit_code":0,"signal":null,"stdout":"out\n","stderr":"err\n",
+            "metrics":{"cpu_ms":5,"run_ms":7,"memory_peak_bytes":100}})j",
+       R"j({"stdout":"out\n","stderr":"err\n","output":"out\nerr\n","code":0,"signal":null,
+            "cpu_time":5,"wall_time":7,"memory":100})j",
+       StatusCode::kOk},
+      {"FailedKeepsTheExitCode",
+       R"j({"status":"failed","exit_code":3,"signal":null,"stdout":"","stderr":"x"})j",
+       R"j({"stdout":"","stderr":"x","output":"x","code":3,"signal":null,"cpu_time":null,
+            "wall_time":null,"memory":null})j",
+       StatusCode::kOk},
+      {"SignalMeansNullCode",
+       R"j({"status":"failed","exit_code":139,"signal":"SIGSEGV","stdout":"","stderr":""})j",
+       R"j({"stdout":"","stderr":"","output":"","code":null,"signal":"SIGSEGV","cpu_time":null,
+            "wall_time":null,"memory":null})j",
+       StatusCode::kOk},
+      {"TimeoutIsSigkill",
+       R"j({"status":"timeout","exit_code":null,"signal":null,"stdout":"a","stderr":""})j",
+       R"j({"stdout":"a","stderr":"","output":"a","code":null,"signal":"SIGKILL","cpu_time":null,
+            "wall_time":null,"memory":null})j",
+       StatusCode::kOk},
+      {"OomIsSigkill",
+       R"j({"status":"oom","exit_code":137,"signal":null,"stdout":"","stderr":""})j",
+       R"j({"stdout":"","stderr":"","output":"","code":null,"signal":"SIGKILL","cpu_time":null,
+            "wall_time":null,"memory":null})j",
+       StatusCode::kOk},
+      {"EngineErrorIsUnavailable",
+       R"j({"status":"error","error":{"code":"engine_unavailable","message":"down"}})j", nullptr,
+       StatusCode::kUnavailable},
+      {"OtherErrorIsInternal",
+       R"j({"status":"error","error":{"code":"image_missing","message":"no image"}})j", nullptr,
+       StatusCode::kInternal},
+  };
+  PistonCall call{"python", "3.11.0", json::object()};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto answer = PistonResponseJson(call, json::parse(c.result));
+    if (c.run == nullptr) {
+      ASSERT_FALSE(answer.ok());
+      EXPECT_EQ(answer.status().code(), c.code);
+      continue;
+    }
+    ASSERT_TRUE(answer.ok()) << answer.status().ToString();
+    EXPECT_EQ((*answer)["language"], "python");
+    EXPECT_EQ((*answer)["version"], "3.11.0");
+    EXPECT_EQ((*answer)["run"], json::parse(c.run));
+  }
+}
+
+TEST(PistonErrorJsonTest, HasPistonMessageAndOurError) {
+  json j = PistonErrorJson(InvalidArgumentError("python-9 runtime is unknown", "unknown_runtime"));
+  EXPECT_EQ(j["message"], "python-9 runtime is unknown");
+  EXPECT_EQ(j["error"]["code"], "unknown_runtime");
+  EXPECT_EQ(j["error"]["message"], "python-9 runtime is unknown");
+}
+
+}  // namespace
+}  // namespace coderunner::api
