@@ -56,7 +56,21 @@ size_t FeedStream(char* data, size_t size, size_t n, void* user) {
   return size * n;
 }
 
+// Progress callback: a non-zero answer makes curl abandon the transfer.
+int CheckAbort(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  auto* abort = static_cast<const std::atomic<bool>*>(user);
+  return abort->load() ? 1 : 0;
+}
+
+void WatchAbort(CURL* c, const std::atomic<bool>* abort) {
+  if (abort == nullptr) return;
+  curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, CheckAbort);
+  curl_easy_setopt(c, CURLOPT_XFERINFODATA, abort);
+  curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+}
+
 Status TransportError(CURLcode rc, const std::string& url, const char* detail) {
+  if (rc == CURLE_ABORTED_BY_CALLBACK) return UnavailableError("interrupted", "interrupted");
   std::string why = detail[0] != '\0' ? detail : curl_easy_strerror(rc);
   if (rc == CURLE_OPERATION_TIMEDOUT) {
     return DeadlineExceededError("no answer from coderunner at " + url + " in time: " + why,
@@ -118,7 +132,8 @@ ApiClient::ApiClient(std::string base_url, std::string api_key)
 }
 
 StatusOr<ApiAnswer> ApiClient::Call(const std::string& method, const std::string& path,
-                                    const std::string& body, std::chrono::seconds timeout) const {
+                                    const std::string& body, std::chrono::seconds timeout,
+                                    const std::atomic<bool>* abort) const {
   CurlPtr curl(curl_easy_init());
   if (!curl) return InternalError("curl_easy_init failed");
   std::string url = base_url_ + path;
@@ -145,6 +160,7 @@ StatusOr<ApiAnswer> ApiClient::Call(const std::string& method, const std::string
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
   curl_easy_setopt(c, CURLOPT_TIMEOUT, static_cast<long>(timeout.count()));
+  WatchAbort(c, abort);
   CURLcode rc = curl_easy_perform(c);
   if (rc != CURLE_OK) return TransportError(rc, base_url_, error);
   long code = 0;
@@ -158,7 +174,7 @@ StatusOr<ApiAnswer> ApiClient::Call(const std::string& method, const std::string
 }
 
 Status ApiClient::StreamEvents(const std::string& path, const EventHandler& on_event,
-                               std::chrono::seconds idle) const {
+                               std::chrono::seconds idle, const std::atomic<bool>* abort) const {
   CurlPtr curl(curl_easy_init());
   if (!curl) return InternalError("curl_easy_init failed");
   std::string url = base_url_ + path;
@@ -184,6 +200,7 @@ Status ApiClient::StreamEvents(const std::string& path, const EventHandler& on_e
   // No overall timeout (a job may run for long); a silent stream is dead.
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, static_cast<long>(idle.count()));
+  WatchAbort(c, abort);
   CURLcode rc = curl_easy_perform(c);
   if (state.stopped) return OkStatus();
   if (rc != CURLE_OK) {

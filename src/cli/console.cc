@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -10,6 +11,12 @@
 
 namespace coderunner::cli {
 namespace {
+
+// Set from a signal handler: lock-free, so async-signal-safe.
+std::atomic<bool> interrupted{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+
+void OnInterrupt(int) { interrupted.store(true); }
 
 void WriteFd(int fd, std::string_view bytes) {
   while (!bytes.empty()) {
@@ -60,6 +67,17 @@ int ReportError(const Status& status) {
   WriteErr(line + "\n");
   return reason == "usage" ? kExitUsage : kExitError;
 }
+
+void CatchInterrupts() {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = OnInterrupt;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+const std::atomic<bool>* InterruptFlag() { return &interrupted; }
 
 bool StderrIsTty() { return isatty(2) == 1; }
 

@@ -57,6 +57,7 @@ class StageView {
 }  // namespace
 
 int IntentCommand(const IntentArgs& args, const CommandContext& ctx) {
+  CatchInterrupts();
   json body = {{"intent", args.intent}};
   if (!args.inputs.is_null()) body["inputs"] = args.inputs;
   if (!args.language.empty()) body["language"] = args.language;
@@ -74,7 +75,8 @@ int IntentCommand(const IntentArgs& args, const CommandContext& ctx) {
   // and /wait alone brings the record.
   if (ctx.progress) {
     Status streamed = ctx.client->StreamEvents(
-        "/v1/jobs/" + id + "/events", [&](const std::string& event, const std::string& data) {
+        "/v1/jobs/" + id + "/events",
+        [&](const std::string& event, const std::string& data) {
           json d = json::parse(data, nullptr, /*allow_exceptions=*/false);
           if (event == "state") view.ShowAll(d);
           if (event == "stage") view.Show(d);
@@ -83,14 +85,20 @@ int IntentCommand(const IntentArgs& args, const CommandContext& ctx) {
             return false;
           }
           return true;
-        });
+        },
+        std::chrono::seconds(60), InterruptFlag());
     // A broken stream is not fatal: /wait below still brings the result.
     (void)streamed;
   }
   while (!record.is_object()) {
+    if (InterruptFlag()->load()) {
+      spinner.Stop();
+      return CancelInterruptedJob(ctx, id);
+    }
     auto waited =
         ctx.client->Call("GET", "/v1/jobs/" + id + "/wait?timeout_s=" + std::to_string(kWaitSliceS),
-                         "", std::chrono::seconds(kWaitSliceS + 60));
+                         "", std::chrono::seconds(kWaitSliceS + 60), InterruptFlag());
+    if (!waited.ok() && InterruptFlag()->load()) continue;
     if (!waited.ok()) {
       spinner.Stop();
       return ReportError(waited.status().WithContext("intent " + id));

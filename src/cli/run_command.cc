@@ -65,9 +65,23 @@ std::string Output(const json& result, const char* stream) {
 
 }  // namespace
 
+int CancelInterruptedJob(const CommandContext& ctx, const std::string& id) {
+  // Left alone, the job would run on to its own timeout for nobody.
+  auto cancelled = ctx.client->Call("DELETE", "/v1/jobs/" + id, "", std::chrono::seconds(10));
+  if (cancelled.ok()) {
+    WriteErr("coderunner: interrupted: job " + id + " cancelled\n");
+  } else {
+    WriteErr("coderunner: interrupted: cancelling job " + id +
+             " failed: " + cancelled.status().message() + "\n");
+  }
+  return kExitCancelled;
+}
+
 int RunCommand(const RunArgs& args, const CommandContext& ctx) {
   auto body = BuildRequest(args);
   if (!body.ok()) return ReportError(body.status());
+  // From here on an interrupt cancels the job instead of orphaning it.
+  CatchInterrupts();
   // Code and stdin are JSON strings: bytes that are not UTF-8 are replaced
   // rather than refused (the API has no binary form for them).
   auto accepted = ctx.client->Call("POST", "/v1/jobs",
@@ -79,9 +93,14 @@ int RunCommand(const RunArgs& args, const CommandContext& ctx) {
   Spinner spinner(ctx.progress, "running " + id);
   json record;
   for (;;) {
+    if (InterruptFlag()->load()) {
+      spinner.Stop();
+      return CancelInterruptedJob(ctx, id);
+    }
     auto waited =
         ctx.client->Call("GET", "/v1/jobs/" + id + "/wait?timeout_s=" + std::to_string(kWaitSliceS),
-                         "", std::chrono::seconds(kWaitSliceS + 60));
+                         "", std::chrono::seconds(kWaitSliceS + 60), InterruptFlag());
+    if (!waited.ok() && InterruptFlag()->load()) continue;
     if (!waited.ok()) {
       spinner.Stop();
       return ReportError(waited.status().WithContext("job " + id));

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -36,6 +37,8 @@ struct CliOptions {
   std::string stdin_data;
   std::map<std::string, std::string> env;  // Set (or, with value "\x01", removed).
   bool stderr_tty = false;                 // stderr on a pseudo-terminal.
+  // Called with the child's pid on another thread while it runs.
+  std::function<void(pid_t)> while_running;
 };
 
 // Runs the built CLI with `args` and everything it prints. The child gets
@@ -92,6 +95,9 @@ CliResult RunCli(const std::vector<std::string>& args, const CliOptions& options
     }
     close(fd);
   });
+  std::thread meddler([&options, pid] {
+    if (options.while_running) options.while_running(pid);
+  });
   // Both streams at once, so neither pipe fills up and blocks the child.
   struct pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
   std::string* sinks[2] = {&result.out, &result.err};
@@ -118,6 +124,7 @@ CliResult RunCli(const std::vector<std::string>& args, const CliOptions& options
     if (f.fd >= 0) close(f.fd);
   }
   writer.join();
+  meddler.join();
   int status = 0;
   waitpid(pid, &status, 0);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -281,6 +288,26 @@ TEST_F(CliTest, RunTimeoutExitsWith124) {
   CliResult r = Cli({"run", "--timeout", "1500", prog});
   EXPECT_EQ(r.exit_code, 124) << Describe(r);
   EXPECT_EQ(r.out, "started\n");
+}
+
+TEST_F(CliTest, InterruptCancelsTheRunningJob) {
+  std::string prog =
+      dir_.Write("long.py", "import time\nprint('started', flush=True)\ntime.sleep(60)\n");
+  CliOptions options;
+  options.while_running = [](pid_t pid) {
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    kill(pid, SIGINT);
+  };
+  auto started = std::chrono::steady_clock::now();
+  CliResult r = Cli({"run", prog}, options);
+  EXPECT_EQ(r.exit_code, 130) << Describe(r);
+  EXPECT_NE(r.err.find("interrupted: job job-"), std::string::npos) << r.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(20));
+  HttpAnswer list = server_->Get("/v1/jobs");
+  ASSERT_EQ(list.json["jobs"].size(), 1u) << list.body;
+  std::string id = list.json["jobs"][0]["id"];
+  HttpAnswer done = server_->Get("/v1/jobs/" + id + "/wait?timeout_s=60");
+  EXPECT_EQ(done.json["status"], "cancelled") << done.body;
 }
 
 TEST_F(CliTest, RunJsonPrintsTheWholeRecord) {

@@ -6,6 +6,7 @@
 #ifndef CODERUNNER_CLI_API_CLIENT_H_
 #define CODERUNNER_CLI_API_CLIENT_H_
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -43,19 +44,23 @@ class ApiClient {
   // with `body` as JSON when not empty, and waits at most `timeout` for
   // the whole answer. Errors: Unavailable when the service cannot be
   // reached (naming the URL), DeadlineExceeded after `timeout`, else
-  // StatusFromHttp for a non-2xx answer.
+  // StatusFromHttp for a non-2xx answer. When `abort` (not owned) turns
+  // true the request is abandoned within about a second: Unavailable with
+  // reason "interrupted".
   StatusOr<ApiAnswer> Call(const std::string& method, const std::string& path,
                            const std::string& body = "",
-                           std::chrono::seconds timeout = std::chrono::seconds(60)) const;
+                           std::chrono::seconds timeout = std::chrono::seconds(60),
+                           const std::atomic<bool>* abort = nullptr) const;
 
   // GETs `path` as a Server-Sent Events stream and hands each event to
   // `on_event` as it arrives, until the stream ends or `on_event` returns
   // false (which is OK). A stream silent for `idle` (the service sends a
   // keep-alive every 15 s) is an Unavailable error, as are transport and
-  // HTTP errors (StatusFromHttp).
+  // HTTP errors (StatusFromHttp). `abort` as for Call.
   using EventHandler = std::function<bool(const std::string& event, const std::string& data)>;
   Status StreamEvents(const std::string& path, const EventHandler& on_event,
-                      std::chrono::seconds idle = std::chrono::seconds(60)) const;
+                      std::chrono::seconds idle = std::chrono::seconds(60),
+                      const std::atomic<bool>* abort = nullptr) const;
 
   const std::string& base_url() const { return base_url_; }
 

@@ -4,6 +4,7 @@
 #ifndef CODERUNNER_CLI_CONSOLE_H_
 #define CODERUNNER_CLI_CONSOLE_H_
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -28,6 +29,14 @@ void WriteErr(std::string_view bytes);
 // one) to stderr as one line, and returns kExitError (125), or kExitUsage
 // (2) for a status with reason "usage".
 int ReportError(const Status& status);
+
+// Makes SIGINT and SIGTERM set a flag instead of ending the process, so a
+// command can cancel its job before it exits. Idempotent; call from the
+// main thread before waiting.
+void CatchInterrupts();
+// The flag CatchInterrupts sets (false until a signal arrives). Lives for
+// the whole process.
+const std::atomic<bool>* InterruptFlag();
 
 // True when fd 2 is a terminal: only then are progress lines drawn.
 bool StderrIsTty();
