@@ -76,7 +76,7 @@ constexpr const char* kSandboxUsage =
 int Help(const std::string& text, bool client) {
   WriteOut(text);
   if (client) {
-    WriteOut(std::string("options:\n") + kClientOptions + kExitCodes);
+    WriteOut(std::string("common options:\n") + kClientOptions + kExitCodes);
   }
   return 0;
 }
