@@ -13,6 +13,7 @@
 
 #include "coderunner/api/execute_request.h"
 #include "coderunner/api/server.h"
+#include "coderunner/cli/cli_main.h"
 #include "coderunner/common/logging.h"
 #include "coderunner/config/config.h"
 #include "coderunner/engine/containers.h"
@@ -36,10 +37,6 @@
 namespace {
 
 using namespace coderunner;  // NOLINT: main only wires.
-
-constexpr const char* kUsage =
-    "usage: coderunner serve [--config PATH]\n"
-    "  --config PATH   YAML config (default: $CODERUNNER_CONFIG, else built-in defaults)\n";
 
 // coderunner-init ships next to the executable unless configured.
 std::string DefaultInitPath() {
@@ -268,21 +265,6 @@ int main(int argc, char** argv) {
   // raises the threshold after the first large free, and the heap then
   // keeps up to tens of MiB of them across jobs.
   mallopt(M_MMAP_THRESHOLD, 256 * 1024);
-  std::string command = argc > 1 ? argv[1] : "";
-  if (command != "serve") {
-    std::cerr << kUsage;
-    return command == "--help" || command == "-h" ? 0 : 2;
-  }
-  std::string config_path;
-  if (const char* env = std::getenv("CODERUNNER_CONFIG")) config_path = env;
-  for (int i = 2; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "--config" && i + 1 < argc) {
-      config_path = argv[++i];
-    } else {
-      std::cerr << "coderunner: unknown argument " << arg << "\n" << kUsage;
-      return 2;
-    }
-  }
-  return Serve(config_path);
+  // Subcommands (serve and the client commands) are parsed in src/cli/.
+  return cli::Main(argc, argv, Serve);
 }

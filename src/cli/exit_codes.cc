@@ -1,0 +1,52 @@
+#include "coderunner/cli/exit_codes.h"
+
+#include <charconv>
+#include <csignal>
+#include <string>
+
+namespace coderunner::cli {
+
+int SignalNumber(std::string_view name) {
+  static const std::pair<std::string_view, int> kSignals[] = {
+      {"SIGHUP", SIGHUP},   {"SIGINT", SIGINT},   {"SIGQUIT", SIGQUIT}, {"SIGILL", SIGILL},
+      {"SIGTRAP", SIGTRAP}, {"SIGABRT", SIGABRT}, {"SIGBUS", SIGBUS},   {"SIGFPE", SIGFPE},
+      {"SIGKILL", SIGKILL}, {"SIGSEGV", SIGSEGV}, {"SIGPIPE", SIGPIPE}, {"SIGTERM", SIGTERM},
+      {"SIGXCPU", SIGXCPU}, {"SIGXFSZ", SIGXFSZ}, {"SIGSYS", SIGSYS},
+  };
+  for (const auto& [n, sig] : kSignals) {
+    if (n == name) return sig;
+  }
+  // The service names any other signal "SIG<number>".
+  if (name.rfind("SIG", 0) == 0 && name.size() > 3) {
+    int n = 0;
+    auto [end, ec] = std::from_chars(name.data() + 3, name.data() + name.size(), n);
+    if (ec == std::errc() && end == name.data() + name.size() && n > 0 && n < 128) return n;
+  }
+  return 0;
+}
+
+int ExitCodeForResult(const nlohmann::json& result) {
+  if (!result.is_object()) return kExitError;
+  std::string status = result.value("status", "");
+  auto exit_code = result.find("exit_code");
+  bool has_code = exit_code != result.end() && exit_code->is_number_integer();
+  // Exit statuses are 8 bits wide; anything else cannot be mirrored.
+  int code = has_code ? static_cast<int>(exit_code->get<int64_t>() & 0xff) : 0;
+  if (status == "succeeded") return code;
+  if (status == "failed") {
+    auto signal = result.find("signal");
+    if (signal != result.end() && signal->is_string()) {
+      int sig = SignalNumber(signal->get<std::string>());
+      if (sig > 0) return 128 + sig;
+    }
+    // A failed job always fails the command, even if it exited 0 before an
+    // /output bound stopped it.
+    return has_code && code != 0 ? code : kExitFailed;
+  }
+  if (status == "timeout") return kExitTimeout;
+  if (status == "oom") return kExitOom;
+  if (status == "cancelled") return kExitCancelled;
+  return kExitError;
+}
+
+}  // namespace coderunner::cli
