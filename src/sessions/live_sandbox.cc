@@ -319,7 +319,8 @@ CallResult LiveSandbox::Execute(const std::vector<sandbox::InputFile>& files,
                                 const std::string& code, int64_t timeout_ms) {
   std::map<std::string, std::pair<int64_t, int64_t>> before;
   if (!own_output_) before = SnapshotOutput();
-  CallResult r = Call(files, code, timeout_ms);
+  std::string restart_why;
+  CallResult r = Call(files, code, timeout_ms, &restart_why);
   if (!own_output_ && RollBackVolumeCall(before)) {
     r.status = sandbox::RunStatus::kFailed;
     r.error = FailedPreconditionError(
@@ -327,6 +328,15 @@ CallResult LiveSandbox::Execute(const std::vector<sandbox::InputFile>& files,
             std::to_string(spec_.volume.quota_bytes) +
             " or its file count); the files it created or changed were removed",
         "volume_quota_exceeded");
+  }
+  // Only now, with the volume back under its quota: coderunner-init checks
+  // /output's bounds at start and would stop the replacement at once.
+  if (!restart_why.empty()) {
+    Status restarted = Restart(restart_why);
+    if (!restarted.ok()) {
+      spdlog::warn("sandbox {}: restart failed: {}", spec_.id, restarted.ToString());
+      r.error = restarted;
+    }
   }
   if (output_reset_) {
     output_reset_ = false;
@@ -336,7 +346,7 @@ CallResult LiveSandbox::Execute(const std::vector<sandbox::InputFile>& files,
 }
 
 CallResult LiveSandbox::Call(const std::vector<sandbox::InputFile>& files, const std::string& code,
-                             int64_t timeout_ms) {
+                             int64_t timeout_ms, std::string* restart_why) {
   const auto t0 = Clock::now();
   CallResult r;
   if (!alive()) {
@@ -456,13 +466,10 @@ CallResult LiveSandbox::Call(const std::vector<sandbox::InputFile>& files, const
         oom ? "out of memory" : "its interpreter exited (code " + std::to_string(r.exit_code) + ")";
     r.status = oom ? sandbox::RunStatus::kOom : sandbox::RunStatus::kFailed;
   }
-  Status restarted = Restart(why);
+  *restart_why = why.empty() ? std::string("the call broke it") : why;
   if (!written.ok()) {
     r.status = sandbox::RunStatus::kError;
     r.error = written;
-  } else if (!restarted.ok()) {
-    spdlog::warn("sandbox {}: restart failed: {}", spec_.id, restarted.ToString());
-    r.error = restarted;
   }
   return r;
 }

@@ -126,8 +126,11 @@ class LiveSandbox {
   // Empties /output if it breaks a bound (coderunner-init would stop a new
   // container at once otherwise). True if it did.
   bool ResetOutputIfOverBounds();
+  // Runs one call. When it broke the container, sets `*restart_why` and
+  // leaves the replacement to the caller: a volume's over-quota writes must be
+  // rolled back first, or coderunner-init stops the new container at once.
   CallResult Call(const std::vector<sandbox::InputFile>& files, const std::string& code,
-                  int64_t timeout_ms);
+                  int64_t timeout_ms, std::string* restart_why);
   // Volume-backed /output: path -> (size, mtime ms) of its files.
   std::map<std::string, std::pair<int64_t, int64_t>> SnapshotOutput();
   // If the volume is over its quota after a call, removes what the call
