@@ -83,6 +83,7 @@ StatusOr<std::unique_ptr<LiveSandbox>> LiveSandbox::Launch(engine::ContainerClie
   if (!s->spec_.volume.id.empty()) {
     s->output_dir_ = volume_dir;
     s->own_output_ = false;
+    s->settled_ = s->SnapshotOutput();
   } else {
     auto out = sandbox::CreateOutputDir(layout.output_root, s->spec_.id);
     if (!out.ok()) return fail(out.status());
@@ -108,6 +109,7 @@ StatusOr<std::unique_ptr<LiveSandbox>> LiveSandbox::Adopt(engine::ContainerClien
   s->workspace_->Keep();
   s->own_output_ = s->spec_.volume.id.empty();
   s->output_dir_ = s->own_output_ ? layout.output_root + "/" + s->spec_.id : volume_dir;
+  if (!s->own_output_) s->settled_ = s->SnapshotOutput();
   CR_RETURN_IF_ERROR(s->OpenChannel());
   auto state = containers.Inspect(container_id);
   if (!state.ok()) return state.status();
@@ -214,7 +216,7 @@ void LiveSandbox::RemoveContainer() {
 
 bool LiveSandbox::ResetOutputIfOverBounds() {
   // A volume is never emptied: each call's writes that broke its quota are
-  // rolled back after the call (RollBackVolumeCall).
+  // rolled back instead (RollBackVolumeCall).
   if (!own_output_) return false;
   const sandbox::ArtifactCaps& caps = layout_.output_caps;
   sandbox::TreeWalkOptions options;
@@ -246,6 +248,13 @@ Status LiveSandbox::Restart(const std::string& why) {
   if (ResetOutputIfOverBounds()) {
     spdlog::warn("sandbox {}: /output was over its bounds and was emptied", spec_.id);
     output_reset_ = true;
+  }
+  // A process a call left behind may have broken the volume's quota between
+  // calls (coderunner-init then stopped the container): those writes go too.
+  if (!own_output_ && RollBackVolumeCall(settled_)) {
+    spdlog::warn(
+        "sandbox {}: volume {} was over its quota; writes since the last call were removed",
+        spec_.id, spec_.volume.id);
   }
   // A new pipe: whatever the old driver left unread must not reach the new one.
   CR_RETURN_IF_ERROR(NewChannel());
@@ -317,11 +326,9 @@ bool LiveSandbox::RollBackVolumeCall(
 
 CallResult LiveSandbox::Execute(const std::vector<sandbox::InputFile>& files,
                                 const std::string& code, int64_t timeout_ms) {
-  std::map<std::string, std::pair<int64_t, int64_t>> before;
-  if (!own_output_) before = SnapshotOutput();
   std::string restart_why;
   CallResult r = Call(files, code, timeout_ms, &restart_why);
-  if (!own_output_ && RollBackVolumeCall(before)) {
+  if (!own_output_ && RollBackVolumeCall(settled_)) {
     r.status = sandbox::RunStatus::kFailed;
     r.error = FailedPreconditionError(
         "the call wrote more than volume " + spec_.volume.id + " holds (size_bytes " +
@@ -338,6 +345,7 @@ CallResult LiveSandbox::Execute(const std::vector<sandbox::InputFile>& files,
       r.error = restarted;
     }
   }
+  if (!own_output_) settled_ = SnapshotOutput();
   if (output_reset_) {
     output_reset_ = false;
     r.output_reset = true;

@@ -317,6 +317,35 @@ TEST_F(SandboxesTest, APersistentVolumeIsOutputAndOutlivesTheSandbox) {
   EXPECT_EQ(server_->Call("DELETE", "/v1/volumes/" + vol, kAcme).status, 200);
 }
 
+TEST_F(SandboxesTest, AVolumeOverfilledBetweenCallsIsRolledBackAndTheSandboxGoesOn) {
+  HttpAnswer v = server_->Call("POST", "/v1/volumes", kAcme, R"({"size_bytes":1048576})");
+  ASSERT_EQ(v.status, 201) << v.body;
+  std::string vol = v.json["id"];
+  std::string id = Create(kAcme, {{"language", "python"}, {"volume_id", vol}});
+  ASSERT_FALSE(id.empty());
+  // A thread the call leaves behind breaks the quota after the call ended:
+  // coderunner-init stops the container, and nothing of the call is there
+  // to roll back.
+  HttpAnswer a = Exec(kAcme, id,
+                      "open('/output/notes.txt', 'w').write('kept')\n"
+                      "import threading, time\n"
+                      "def late():\n"
+                      "    time.sleep(0.3)\n"
+                      "    open('/output/late', 'wb').write(b'x' * (4 << 20))\n"
+                      "threading.Thread(target=late).start()\n"
+                      "print('ok')");
+  ASSERT_EQ(a.status, 200) << a.body;
+  EXPECT_EQ(a.json["stdout"], "ok\n") << a.body;
+  std::this_thread::sleep_for(1500ms);
+  HttpAnswer after = Exec(kAcme, id, "import os\nprint(sorted(os.listdir('/output')))");
+  ASSERT_EQ(after.status, 200) << after.body;
+  EXPECT_EQ(after.json["status"], "succeeded") << after.body;
+  EXPECT_EQ(after.json["state_lost"], true) << after.body;
+  EXPECT_EQ(after.json["stdout"], "['notes.txt']\n") << after.body;
+  ASSERT_EQ(server_->Call("DELETE", "/v1/sandboxes/" + id, kAcme).status, 200);
+  EXPECT_EQ(server_->Call("DELETE", "/v1/volumes/" + vol, kAcme).status, 200);
+}
+
 TEST_F(SandboxesTest, AnotherTenantsSandboxIs404AndTierCapsHold) {
   std::string id = Create(kAcme, {{"language", "python"}});
   const std::string base = "/v1/sandboxes/" + id;

@@ -133,8 +133,8 @@ class LiveSandbox {
                   int64_t timeout_ms, std::string* restart_why);
   // Volume-backed /output: path -> (size, mtime ms) of its files.
   std::map<std::string, std::pair<int64_t, int64_t>> SnapshotOutput();
-  // If the volume is over its quota after a call, removes what the call
-  // created or changed (against `before`). True if it did.
+  // If the volume is over its quota, removes what was created or changed
+  // since `before`. True if it did.
   bool RollBackVolumeCall(const std::map<std::string, std::pair<int64_t, int64_t>>& before);
   bool OnChunk(std::string_view chunk);
   Status WriteFrame(const std::string& frame, std::chrono::steady_clock::time_point deadline);
@@ -163,6 +163,9 @@ class LiveSandbox {
   CallStreams* current_ = nullptr;
   bool call_ended_ = false;
   bool output_reset_ = false;  // Since the last Execute returned.
+  // Volume-backed /output as of the last settled point (launch, adoption, the
+  // end of the last call): what a quota rollback goes back to.
+  std::map<std::string, std::pair<int64_t, int64_t>> settled_;
 
   struct HashEntry {
     int64_t size;
