@@ -14,7 +14,6 @@
 #include "coderunner/sandbox/init_trailer.h"
 #include "coderunner/sandbox/safe_tree.h"
 #include "coderunner/sessions/marker_cut.h"
-#include "coderunner/volumes/volume_service.h"
 
 namespace coderunner::sessions {
 namespace {
@@ -83,7 +82,8 @@ StatusOr<std::unique_ptr<LiveSandbox>> LiveSandbox::Launch(engine::ContainerClie
   if (!s->spec_.volume.id.empty()) {
     s->output_dir_ = volume_dir;
     s->own_output_ = false;
-    s->settled_ = s->SnapshotOutput();
+    s->volume_guard_ = std::make_unique<VolumeGuard>(volume_dir, s->spec_.volume);
+    s->volume_guard_->Settle();
   } else {
     auto out = sandbox::CreateOutputDir(layout.output_root, s->spec_.id);
     if (!out.ok()) return fail(out.status());
@@ -109,7 +109,10 @@ StatusOr<std::unique_ptr<LiveSandbox>> LiveSandbox::Adopt(engine::ContainerClien
   s->workspace_->Keep();
   s->own_output_ = s->spec_.volume.id.empty();
   s->output_dir_ = s->own_output_ ? layout.output_root + "/" + s->spec_.id : volume_dir;
-  if (!s->own_output_) s->settled_ = s->SnapshotOutput();
+  if (!s->own_output_) {
+    s->volume_guard_ = std::make_unique<VolumeGuard>(volume_dir, s->spec_.volume);
+    s->volume_guard_->Settle();
+  }
   CR_RETURN_IF_ERROR(s->OpenChannel());
   auto state = containers.Inspect(container_id);
   if (!state.ok()) return state.status();
@@ -216,7 +219,7 @@ void LiveSandbox::RemoveContainer() {
 
 bool LiveSandbox::ResetOutputIfOverBounds() {
   // A volume is never emptied: each call's writes that broke its quota are
-  // rolled back instead (RollBackVolumeCall).
+  // rolled back instead (RollBackVolume).
   if (!own_output_) return false;
   const sandbox::ArtifactCaps& caps = layout_.output_caps;
   sandbox::TreeWalkOptions options;
@@ -251,7 +254,7 @@ Status LiveSandbox::Restart(const std::string& why) {
   }
   // A process a call left behind may have broken the volume's quota between
   // calls (coderunner-init then stopped the container): those writes go too.
-  if (!own_output_ && RollBackVolumeCall(settled_)) {
+  if (RollBackVolume()) {
     spdlog::warn(
         "sandbox {}: volume {} was over its quota; writes since the last call were removed",
         spec_.id, spec_.volume.id);
@@ -293,33 +296,8 @@ Status LiveSandbox::WriteFrame(const std::string& frame, Clock::time_point deadl
   return OkStatus();
 }
 
-std::map<std::string, std::pair<int64_t, int64_t>> LiveSandbox::SnapshotOutput() {
-  std::map<std::string, std::pair<int64_t, int64_t>> snap;
-  sandbox::TreeWalkOptions options;
-  options.max_depth = volumes::kVolumeMaxDepth;
-  options.max_entries = spec_.volume.max_files > 0 ? spec_.volume.max_files * 2 : 100000;
-  auto listing = sandbox::ListTree(output_dir_, options);
-  if (!listing.ok()) return snap;
-  for (const auto& f : listing->files) snap[f.path] = {f.size, f.modified_ms};
-  return snap;
-}
-
-bool LiveSandbox::RollBackVolumeCall(
-    const std::map<std::string, std::pair<int64_t, int64_t>>& before) {
-  auto after = SnapshotOutput();
-  int64_t total = 0;
-  for (const auto& [path, f] : after) total += f.first;
-  const sandbox::VolumeMount& v = spec_.volume;
-  bool over = total > v.quota_bytes ||
-              (v.max_files > 0 && static_cast<int64_t>(after.size()) > v.max_files);
-  if (!over) return false;
-  // Files the call created or changed go; what was there before stays.
-  for (const auto& [path, f] : after) {
-    auto was = before.find(path);
-    if (was == before.end() || was->second != f) {
-      (void)sandbox::RemoveTreeEntry(output_dir_, path, volumes::kVolumeMaxDepth);
-    }
-  }
+bool LiveSandbox::RollBackVolume() {
+  if (volume_guard_ == nullptr || !volume_guard_->RollBackIfOver()) return false;
   hashes_.clear();
   return true;
 }
@@ -328,7 +306,7 @@ CallResult LiveSandbox::Execute(const std::vector<sandbox::InputFile>& files,
                                 const std::string& code, int64_t timeout_ms) {
   std::string restart_why;
   CallResult r = Call(files, code, timeout_ms, &restart_why);
-  if (!own_output_ && RollBackVolumeCall(settled_)) {
+  if (RollBackVolume()) {
     r.status = sandbox::RunStatus::kFailed;
     r.error = FailedPreconditionError(
         "the call wrote more than volume " + spec_.volume.id + " holds (size_bytes " +
@@ -345,7 +323,7 @@ CallResult LiveSandbox::Execute(const std::vector<sandbox::InputFile>& files,
       r.error = restarted;
     }
   }
-  if (!own_output_) settled_ = SnapshotOutput();
+  if (volume_guard_) volume_guard_->Settle();
   if (output_reset_) {
     output_reset_ = false;
     r.output_reset = true;

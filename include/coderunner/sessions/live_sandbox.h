@@ -21,6 +21,7 @@
 #include "coderunner/sandbox/workspace.h"
 #include "coderunner/sessions/marker_cut.h"
 #include "coderunner/sessions/repl_driver.h"
+#include "coderunner/sessions/volume_guard.h"
 
 namespace coderunner::sessions {
 
@@ -131,11 +132,9 @@ class LiveSandbox {
   // rolled back first, or coderunner-init stops the new container at once.
   CallResult Call(const std::vector<sandbox::InputFile>& files, const std::string& code,
                   int64_t timeout_ms, std::string* restart_why);
-  // Volume-backed /output: path -> (size, mtime ms) of its files.
-  std::map<std::string, std::pair<int64_t, int64_t>> SnapshotOutput();
-  // If the volume is over its quota, removes what was created or changed
-  // since `before`. True if it did.
-  bool RollBackVolumeCall(const std::map<std::string, std::pair<int64_t, int64_t>>& before);
+  // Volume-backed /output: rolls back what broke its quota since the last
+  // settled point (and forgets cached hashes). True if it did.
+  bool RollBackVolume();
   bool OnChunk(std::string_view chunk);
   Status WriteFrame(const std::string& frame, std::chrono::steady_clock::time_point deadline);
 
@@ -163,9 +162,9 @@ class LiveSandbox {
   CallStreams* current_ = nullptr;
   bool call_ended_ = false;
   bool output_reset_ = false;  // Since the last Execute returned.
-  // Volume-backed /output as of the last settled point (launch, adoption, the
-  // end of the last call): what a quota rollback goes back to.
-  std::map<std::string, std::pair<int64_t, int64_t>> settled_;
+  // Keeps a volume-backed /output within its quota; null for our own
+  // /output. Settled at launch, adoption and the end of each call.
+  std::unique_ptr<VolumeGuard> volume_guard_;
 
   struct HashEntry {
     int64_t size;

@@ -1,0 +1,48 @@
+// VolumeGuard: keeps a sandbox's persistent volume within its quota.
+#ifndef CODERUNNER_SESSIONS_VOLUME_GUARD_H_
+#define CODERUNNER_SESSIONS_VOLUME_GUARD_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "coderunner/sandbox/job_spec.h"
+
+namespace coderunner::sessions {
+
+// A sandbox mounts a volume at /output for its whole life. coderunner-init
+// stops the container when the volume breaks its quota, but cannot roll back
+// (a live REPL shares the directory), and it checks the bound again when a
+// replacement starts. The guard remembers the volume as of the last settled
+// point and removes what was written since, when the volume is over its
+// quota. The volume's directory is the host side of the engine volume; it
+// is not owned. Not thread-safe: the sandbox's call lock serialises use.
+class VolumeGuard {
+ public:
+  VolumeGuard(std::string dir, sandbox::VolumeMount volume)
+      : dir_(std::move(dir)), volume_(std::move(volume)) {}
+
+  // Records the volume's files (path, size, mtime) as the state to return to.
+  // An unreadable directory records nothing (every file then counts as new).
+  void Settle();
+
+  // If the volume holds more than its quota (bytes or files), removes every
+  // file created or changed since the last Settle() (files that were there
+  // then and unchanged stay) and returns true. Removal failures are ignored:
+  // the file stays and the volume may still be over its quota.
+  bool RollBackIfOver();
+
+ private:
+  using Snapshot = std::map<std::string, std::pair<int64_t, int64_t>>;  // path -> size, mtime ms
+  Snapshot Take() const;
+  bool Over(const Snapshot& now) const;
+
+  const std::string dir_;
+  const sandbox::VolumeMount volume_;
+  Snapshot settled_;
+};
+
+}  // namespace coderunner::sessions
+
+#endif  // CODERUNNER_SESSIONS_VOLUME_GUARD_H_
