@@ -1,0 +1,25 @@
+// Fuzzes the Piston-compatible API's request path: TranslatePistonRequest on
+// arbitrary bytes (versions, aliases, unnamed files, base64/hex encodings,
+// limits), then the translated body through our own ParseExecuteRequest and
+// BuildJobSpec, as the route does. Must never crash, hang or leak.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "coderunner/api/execute_request.h"
+#include "coderunner/api/piston_request.h"
+#include "coderunner/config/config.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static const coderunner::config::Config config = coderunner::config::DefaultConfig();
+  std::string_view body(reinterpret_cast<const char*>(data), size);
+  auto call = coderunner::api::TranslatePistonRequest(body, config, nullptr);
+  if (!call.ok()) {
+    (void)coderunner::api::PistonErrorJson(call.status());
+    return 0;
+  }
+  auto req =
+      coderunner::api::ParseExecuteRequest(call->execute.dump(), coderunner::api::RequestCaps{});
+  if (req.ok()) (void)coderunner::api::BuildJobSpec(*req, config, "job-fuzz");
+  return 0;
+}
