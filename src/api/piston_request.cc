@@ -127,8 +127,9 @@ StatusOr<std::optional<int64_t>> Limit(const json& body, const char* key, int64_
   return std::optional<int64_t>(std::min(static_cast<int64_t>(std::ceil(std::min(v, 9e18))), max));
 }
 
-StatusOr<PistonCall> FromJson(const json& body, const config::Config& config,
-                              const config::TierConfig* tier) {
+// The runtime a body's {language, version} names, aliases and partial
+// versions resolved.
+StatusOr<PistonRuntime> Resolve(const json& body, const config::Config& config) {
   if (!body.is_object()) return Bad("body must be a JSON object");
   auto lang_it = body.find("language");
   if (lang_it == body.end() || !lang_it->is_string() || lang_it->get<std::string>().empty()) {
@@ -140,21 +141,20 @@ StatusOr<PistonCall> FromJson(const json& body, const config::Config& config,
     if (!v->is_string()) return Bad("version must be a string");
     version = v->get<std::string>();
   }
-  const PistonRuntime* runtime = nullptr;
-  std::vector<PistonRuntime> runtimes = PistonRuntimes(config);
-  for (const auto& rt : runtimes) {
+  for (auto& rt : PistonRuntimes(config)) {
     bool named = rt.language == language ||
                  std::find(rt.aliases.begin(), rt.aliases.end(), language) != rt.aliases.end();
-    if (named && VersionMatches(version, rt)) {
-      runtime = &rt;
-      break;
-    }
+    if (named && VersionMatches(version, rt)) return std::move(rt);
   }
-  if (runtime == nullptr) {
-    return InvalidArgumentError(
-        language + "-" + (version.empty() ? "*" : version) + " runtime is unknown",
-        "unknown_runtime");
-  }
+  return InvalidArgumentError(
+      language + "-" + (version.empty() ? "*" : version) + " runtime is unknown",
+      "unknown_runtime");
+}
+
+StatusOr<PistonCall> FromJson(const json& body, const config::Config& config,
+                              const config::TierConfig* tier) {
+  CR_ASSIGN_OR_RETURN(PistonRuntime resolved, Resolve(body, config));
+  const PistonRuntime* runtime = &resolved;
 
   auto files = body.find("files");
   if (files == body.end() || !files->is_array() || files->empty()) {
@@ -276,6 +276,36 @@ StatusOr<PistonCall> TranslatePistonRequest(std::string_view body, const config:
   } catch (const json::exception& e) {
     return Bad(std::string("bad request: ") + e.what());
   }
+}
+
+json PistonPackagesJson(const config::Config& config) {
+  json out = json::array();
+  for (const auto& rt : PistonRuntimes(config)) {
+    out.push_back(
+        {{"language", rt.language}, {"language_version", rt.version}, {"installed", true}});
+  }
+  return out;
+}
+
+StatusOr<PistonRuntime> ResolvePistonPackage(std::string_view body, const config::Config& config) {
+  json parsed = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) return InvalidArgumentError("malformed JSON body", "invalid_json");
+  StatusOr<PistonRuntime> rt = [&]() -> StatusOr<PistonRuntime> {
+    try {
+      return Resolve(parsed, config);
+    } catch (const json::exception& e) {
+      return Bad(std::string("bad request: ") + e.what());
+    }
+  }();
+  if (!rt.ok() && rt.status().reason() == "unknown_runtime") {
+    // Piston answers a package it does not have with 404; here the runtimes
+    // are the configured images, so none can be fetched either.
+    return NotFoundError(rt.status().message() +
+                             ": no such package here (runtimes are the service's configured "
+                             "images, see GET /api/v2/runtimes)",
+                         "unknown_package");
+  }
+  return rt;
 }
 
 StatusOr<json> PistonResponseJson(const PistonCall& call, const json& result) {

@@ -48,6 +48,34 @@ void RegisterPistonRoutes(RouteTable& http, jobs::JobService& service, MetricsRe
                Reply(res, 200, PistonRuntimesJson(config));
              });
 
+    http.Get(std::string(prefix) + "/packages",
+             [&config, who](const httplib::Request& req, httplib::Response& res) {
+               if (!who(req, res)) return;
+               Reply(res, 200, PistonPackagesJson(config));
+             });
+    // Piston deployments install runtimes with POST /packages at start. Here
+    // every runtime is an image built before the service starts: installing
+    // one that exists is done already (Piston's answer, so those scripts go
+    // on), and none can be removed while the service runs.
+    http.Post(std::string(prefix) + "/packages",
+              [&config, who](const httplib::Request& req, httplib::Response& res) {
+                if (!who(req, res)) return;
+                auto rt = ResolvePistonPackage(req.body, config);
+                if (!rt.ok()) return ReplyPistonError(res, rt.status());
+                Reply(res, 200, json{{"language", rt->language}, {"version", rt->version}});
+              });
+    http.Delete(std::string(prefix) + "/packages", [&config, who](const httplib::Request& req,
+                                                                  httplib::Response& res) {
+      if (!who(req, res)) return;
+      auto rt = ResolvePistonPackage(req.body, config);
+      if (!rt.ok()) return ReplyPistonError(res, rt.status());
+      ReplyPistonError(res, FailedPreconditionError(
+                                rt->language + "-" + rt->version +
+                                    " is an image in the service's configuration; remove it "
+                                    "from languages: and restart the service to uninstall it",
+                                "package_fixed"));
+    });
+
     // Piston clients (the npm piston-client among them) send JSON without a
     // JSON Content-Type; the body is read as JSON whatever the header says.
     http.Post(std::string(prefix) + "/execute",

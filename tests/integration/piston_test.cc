@@ -35,6 +35,25 @@ TEST_F(PistonTest, RuntimesListEveryLanguageWithVersionAndAliases) {
   EXPECT_EQ(server_->Get("/api/v2/piston/runtimes").json, a.json);
 }
 
+TEST_F(PistonTest, PackagesAreTheRuntimesInstalledAndCannotBeRemoved) {
+  HttpAnswer list = server_->Get("/api/v2/packages");
+  ASSERT_EQ(list.status, 200) << list.body;
+  ASSERT_EQ(list.json.size(), 3u) << list.body;
+  for (const auto& p : list.json) EXPECT_EQ(p["installed"], true) << list.body;
+  EXPECT_EQ(server_->Get("/api/v2/piston/packages").json, list.json);
+  // What a Piston deployment script sends at start: answered as installed.
+  HttpAnswer install = server_->Post("/api/v2/packages", R"({"language":"python","version":"*"})");
+  EXPECT_EQ(install.status, 200) << install.body;
+  EXPECT_EQ(install.json, json::parse(R"({"language":"python","version":"3.11.0"})"));
+  HttpAnswer missing = server_->Post("/api/v2/packages", R"({"language":"cobol","version":"*"})");
+  EXPECT_EQ(missing.status, 404) << missing.body;
+  EXPECT_NE(missing.json.value("message", "").find("cobol-*"), std::string::npos) << missing.body;
+  HttpAnswer remove = server_->Call("DELETE", "/api/v2/packages", "", R"({"language":"bash"})");
+  EXPECT_EQ(remove.status, 422) << remove.body;
+  EXPECT_EQ(remove.json["error"]["code"], "package_fixed") << remove.body;
+  EXPECT_EQ(server_->Get("/api/v2/runtimes").json.size(), 3u);
+}
+
 TEST_F(PistonTest, RunsPythonJavaScriptAndBash) {
   struct Case {
     const char* language;

@@ -302,7 +302,10 @@ HttpAnswer ServerProcess::Call(const std::string& method, const std::string& pat
   httplib::Headers h;
   if (!key.empty()) h.emplace("Authorization", "Bearer " + key);
   if (method == "GET") return Answer(c.Get(path.c_str(), h));
-  if (method == "DELETE") return Answer(c.Delete(path.c_str(), h));
+  if (method == "DELETE") {
+    if (body.empty()) return Answer(c.Delete(path.c_str(), h));
+    return Answer(c.Delete(path.c_str(), h, body, "application/json"));
+  }
   return Answer(c.Post(path.c_str(), h, body, "application/json"));
 }
 

@@ -63,6 +63,17 @@ StatusOr<PistonCall> TranslatePistonRequest(std::string_view body, const config:
 // did not happen as asked), carrying the result's error message. Pure.
 StatusOr<nlohmann::json> PistonResponseJson(const PistonCall& call, const nlohmann::json& result);
 
+// Piston's package list (GET /api/v2/packages): [{language,
+// language_version, installed}] for every configured runtime, all installed
+// (a runtime here is an image built at deploy time). Pure; thread-safe.
+nlohmann::json PistonPackagesJson(const config::Config& config);
+
+// Resolves a POST or DELETE /api/v2/packages body {language, version} to the
+// runtime it names, aliases and partial versions matched as for execute.
+// Errors: InvalidArgument "invalid_json" / "invalid_request" for a bad body,
+// NotFound "unknown_package" for a runtime not configured. Pure; thread-safe.
+StatusOr<PistonRuntime> ResolvePistonPackage(std::string_view body, const config::Config& config);
+
 // Piston's error body for `status`: {"message": ...} plus our
 // {"error": {"code", "message"}} alongside.
 nlohmann::json PistonErrorJson(const Status& status);

@@ -215,6 +215,47 @@ TEST(PistonResponseJsonTest, Table) {
   }
 }
 
+TEST(PistonPackagesTest, EveryConfiguredRuntimeIsAnInstalledPackage) {
+  json packages = PistonPackagesJson(TestConfig());
+  EXPECT_EQ(packages, json::parse(R"j([
+      {"language":"python","language_version":"3.11.0","installed":true},
+      {"language":"javascript","language_version":"20.0.0","installed":true},
+      {"language":"bash","language_version":"5.0.0","installed":true}])j"));
+}
+
+struct PackageCase {
+  const char* name;
+  const char* body;
+  const char* language;  // The runtime resolved, or nullptr when an error is expected.
+  const char* reason = "";
+};
+
+TEST(ResolvePistonPackageTest, Table) {
+  const PackageCase cases[] = {
+      {"ExactVersion", R"j({"language":"python","version":"3.11.0"})j", "python"},
+      {"StarAndAlias", R"j({"language":"node","version":"*"})j", "javascript"},
+      {"MissingVersion", R"j({"language":"sh"})j", "bash"},
+      {"UnknownLanguageIsNotFound", R"j({"language":"cobol","version":"*"})j", nullptr,
+       "unknown_package"},
+      {"UnknownVersionIsNotFound", R"j({"language":"python","version":"2.7"})j", nullptr,
+       "unknown_package"},
+      {"MissingLanguage", R"j({"version":"*"})j", nullptr, "invalid_request"},
+      {"NotAnObject", R"j([1,2])j", nullptr, "invalid_request"},
+      {"NotJson", "language=python", nullptr, "invalid_json"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto rt = ResolvePistonPackage(c.body, TestConfig());
+    if (c.language == nullptr) {
+      ASSERT_FALSE(rt.ok());
+      EXPECT_EQ(rt.status().reason(), c.reason);
+      continue;
+    }
+    ASSERT_TRUE(rt.ok()) << rt.status().ToString();
+    EXPECT_EQ(rt->language, c.language);
+  }
+}
+
 TEST(PistonErrorJsonTest, HasPistonMessageAndOurError) {
   json j = PistonErrorJson(InvalidArgumentError("python-9 runtime is unknown", "unknown_runtime"));
   EXPECT_EQ(j["message"], "python-9 runtime is unknown");
