@@ -337,11 +337,16 @@ TEST_F(SandboxesTest, AVolumeOverfilledBetweenCallsIsRolledBackAndTheSandboxGoes
   ASSERT_EQ(a.status, 200) << a.body;
   EXPECT_EQ(a.json["stdout"], "ok\n") << a.body;
   std::this_thread::sleep_for(1500ms);
-  HttpAnswer after = Exec(kAcme, id, "import os\nprint(sorted(os.listdir('/output')))");
+  const char* list = "import os\nprint(sorted(os.listdir('/output')))";
+  HttpAnswer after = Exec(kAcme, id, list);
   ASSERT_EQ(after.status, 200) << after.body;
-  EXPECT_EQ(after.json["status"], "succeeded") << after.body;
   EXPECT_EQ(after.json["state_lost"], true) << after.body;
+  // On a slow machine init may stop the container during this call instead
+  // (then this call fails and the late writes go all the same).
+  if (after.json["status"] != "succeeded") after = Exec(kAcme, id, list);
+  EXPECT_EQ(after.json["status"], "succeeded") << after.body;
   EXPECT_EQ(after.json["stdout"], "['notes.txt']\n") << after.body;
+  EXPECT_GE(server_->Call("GET", "/v1/sandboxes/" + id, kAcme).json.value("restarts", 0), 1);
   ASSERT_EQ(server_->Call("DELETE", "/v1/sandboxes/" + id, kAcme).status, 200);
   EXPECT_EQ(server_->Call("DELETE", "/v1/volumes/" + vol, kAcme).status, 200);
 }
