@@ -3,29 +3,14 @@
 #include <curl/curl.h>
 
 #include <memory>
-#include <mutex>
 
 #include "coderunner/cli/sse_parser.h"
+#include "coderunner/common/curl_handle.h"
 
 namespace coderunner::cli {
 namespace {
 
 using nlohmann::json;
-
-void GlobalInit() {
-  // curl_global_init is not thread-safe; once per process is enough.
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
-struct CurlDeleter {
-  void operator()(CURL* c) const { curl_easy_cleanup(c); }
-};
-struct ListDeleter {
-  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
-};
-using CurlPtr = std::unique_ptr<CURL, CurlDeleter>;
-using ListPtr = std::unique_ptr<curl_slist, ListDeleter>;
 
 size_t AppendBody(char* data, size_t size, size_t n, void* user) {
   static_cast<std::string*>(user)->append(data, size * n);
@@ -128,18 +113,18 @@ Status StatusFromHttp(int http_status, const std::string& body) {
 ApiClient::ApiClient(std::string base_url, std::string api_key)
     : base_url_(std::move(base_url)), api_key_(std::move(api_key)) {
   while (!base_url_.empty() && base_url_.back() == '/') base_url_.pop_back();
-  GlobalInit();
+  CurlGlobalInit();
 }
 
 StatusOr<ApiAnswer> ApiClient::Call(const std::string& method, const std::string& path,
                                     const std::string& body, std::chrono::seconds timeout,
                                     const std::atomic<bool>* abort) const {
-  CurlPtr curl(curl_easy_init());
+  CurlEasyPtr curl(curl_easy_init());
   if (!curl) return InternalError("curl_easy_init failed");
   std::string url = base_url_ + path;
   std::string answer;
   char error[CURL_ERROR_SIZE] = {0};
-  ListPtr headers;
+  CurlListPtr headers;
   auto add_header = [&headers](const std::string& h) {
     headers.reset(curl_slist_append(headers.release(), h.c_str()));
   };
@@ -175,11 +160,11 @@ StatusOr<ApiAnswer> ApiClient::Call(const std::string& method, const std::string
 
 Status ApiClient::StreamEvents(const std::string& path, const EventHandler& on_event,
                                std::chrono::seconds idle, const std::atomic<bool>* abort) const {
-  CurlPtr curl(curl_easy_init());
+  CurlEasyPtr curl(curl_easy_init());
   if (!curl) return InternalError("curl_easy_init failed");
   std::string url = base_url_ + path;
   char error[CURL_ERROR_SIZE] = {0};
-  ListPtr headers;
+  CurlListPtr headers;
   auto add_header = [&headers](const std::string& h) {
     headers.reset(curl_slist_append(headers.release(), h.c_str()));
   };

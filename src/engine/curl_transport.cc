@@ -6,24 +6,16 @@
 
 #include <cstdlib>
 #include <memory>
-#include <mutex>
+
+#include "coderunner/common/curl_handle.h"
 
 namespace coderunner::engine {
 namespace {
 
-void GlobalInitOnce() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
-struct HandleDeleter {
-  void operator()(CURL* h) const { curl_easy_cleanup(h); }
-};
-
 // One handle per thread: curl keeps the connection cache on the easy handle,
 // so reusing it gives keep-alive to the engine without a shared, locked pool.
 CURL* ThreadHandle() {
-  thread_local std::unique_ptr<CURL, HandleDeleter> handle(curl_easy_init());
+  thread_local CurlEasyPtr handle(curl_easy_init());
   curl_easy_reset(handle.get());
   return handle.get();
 }
@@ -90,7 +82,7 @@ size_t HeaderCallback(char* data, size_t size, size_t nmemb, void* user) {
 
 CurlTransport::CurlTransport(std::string socket_path, std::chrono::milliseconds connect_timeout)
     : socket_path_(std::move(socket_path)), connect_timeout_(connect_timeout) {
-  GlobalInitOnce();
+  CurlGlobalInit();
 }
 
 StatusOr<HttpResponse> CurlTransport::Do(const HttpRequest& request) {

@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
+#include "coderunner/common/curl_handle.h"
 #include "coderunner/common/utf8.h"
 
 namespace coderunner::intent {
@@ -77,8 +77,7 @@ std::string ErrorDetail(const std::string& body) {
 
 OpenAiClient::OpenAiClient(config::LlmConfig config, std::string api_key)
     : config_(std::move(config)), api_key_(std::move(api_key)) {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+  CurlGlobalInit();
   url_ = config_.base_url;
   while (!url_.empty() && url_.back() == '/') url_.pop_back();
   url_ += "/chat/completions";
@@ -131,7 +130,7 @@ StatusOr<ChatReply> OpenAiClient::Complete(const ChatRequest& request,
       {"temperature", config_.temperature},
       {"stream", false}}.dump(-1, ' ', false, json::error_handler_t::replace);
 
-  std::unique_ptr<CURL, void (*)(CURL*)> curl(curl_easy_init(), curl_easy_cleanup);
+  CurlEasyPtr curl(curl_easy_init());
   if (!curl) return InternalError("curl_easy_init failed", "llm_unreachable");
   curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
   std::string auth;
@@ -139,7 +138,7 @@ StatusOr<ChatReply> OpenAiClient::Complete(const ChatRequest& request,
     auth = "Authorization: Bearer " + api_key_;
     headers = curl_slist_append(headers, auth.c_str());
   }
-  std::unique_ptr<curl_slist, void (*)(curl_slist*)> header_list(headers, curl_slist_free_all);
+  CurlListPtr header_list(headers);
   Transfer t;
   t.cancel = cancel;
   CURL* h = curl.get();

@@ -10,6 +10,8 @@
 #include <cstring>
 #include <memory>
 
+#include "coderunner/common/curl_handle.h"
+
 namespace coderunner::jobs {
 namespace {
 
@@ -157,18 +159,6 @@ StatusOr<Authority> ParseAuthority(std::string_view authority) {
 
 // --- curl plumbing -----------------------------------------------------------
 
-void CurlGlobalInitOnce() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
-struct CurlDeleter {
-  void operator()(CURL* h) const { curl_easy_cleanup(h); }
-};
-struct SlistDeleter {
-  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
-};
-
 struct SocketPolicy {
   bool refused = false;
   std::string refused_address;
@@ -212,7 +202,7 @@ struct AttemptResult {
 AttemptResult Attempt(const WebhookOptions& options, const std::string& url,
                       const std::string& body) {
   AttemptResult result;
-  std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
+  CurlEasyPtr curl(curl_easy_init());
   if (!curl) {
     result.error = "curl_easy_init failed";
     return result;
@@ -243,7 +233,7 @@ AttemptResult Attempt(const WebhookOptions& options, const std::string& url,
 
   curl_slist* raw_headers = curl_slist_append(nullptr, "Content-Type: application/json");
   raw_headers = curl_slist_append(raw_headers, "Expect:");  // No 100-continue round trip.
-  std::unique_ptr<curl_slist, SlistDeleter> headers(raw_headers);
+  CurlListPtr headers(raw_headers);
   curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.get());
   curl_easy_setopt(h, CURLOPT_POST, 1L);
   curl_easy_setopt(h, CURLOPT_POSTFIELDS, body.c_str());
@@ -316,7 +306,7 @@ Status ValidateCallbackUrl(std::string_view url, bool allow_private) {
 }
 
 WebhookSender::WebhookSender(WebhookOptions options) : options_(options) {
-  CurlGlobalInitOnce();
+  CurlGlobalInit();
   int threads = std::max(1, options_.threads);
   threads_.reserve(threads);
   for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Loop(); });
