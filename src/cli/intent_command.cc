@@ -14,7 +14,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kWaitSliceS = 10;
 constexpr const char* kStageNames[] = {"discover_agent", "generate_code", "execute",
                                        "format_result"};
 
@@ -90,20 +89,8 @@ int IntentCommand(const IntentArgs& args, const CommandContext& ctx) {
     // A broken stream is not fatal: /wait below still brings the result.
     (void)streamed;
   }
-  while (!record.is_object()) {
-    if (InterruptFlag()->load()) {
-      spinner.Stop();
-      return CancelInterruptedJob(ctx, id);
-    }
-    auto waited =
-        ctx.client->Call("GET", "/v1/jobs/" + id + "/wait?timeout_s=" + std::to_string(kWaitSliceS),
-                         "", std::chrono::seconds(kWaitSliceS + 60), InterruptFlag());
-    if (!waited.ok() && InterruptFlag()->load()) continue;
-    if (!waited.ok()) {
-      spinner.Stop();
-      return ReportError(waited.status().WithContext("intent " + id));
-    }
-    if (waited->http_status == 200) record = std::move(waited->body);
+  if (!record.is_object()) {
+    if (auto code = AwaitRecord(ctx, id, "intent " + id, spinner, &record)) return *code;
   }
   view.ShowAll(record);
   spinner.Stop();

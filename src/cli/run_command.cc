@@ -77,6 +77,28 @@ int CancelInterruptedJob(const CommandContext& ctx, const std::string& id) {
   return kExitCancelled;
 }
 
+std::optional<int> AwaitRecord(const CommandContext& ctx, const std::string& id,
+                               const std::string& what, Spinner& spinner, json* record) {
+  for (;;) {
+    if (InterruptFlag()->load()) {
+      spinner.Stop();
+      return CancelInterruptedJob(ctx, id);
+    }
+    auto waited =
+        ctx.client->Call("GET", "/v1/jobs/" + id + "/wait?timeout_s=" + std::to_string(kWaitSliceS),
+                         "", std::chrono::seconds(kWaitSliceS + 60), InterruptFlag());
+    if (!waited.ok() && InterruptFlag()->load()) continue;
+    if (!waited.ok()) {
+      spinner.Stop();
+      return ReportError(waited.status().WithContext(what));
+    }
+    if (waited->http_status == 200) {
+      *record = std::move(waited->body);
+      return std::nullopt;
+    }
+  }
+}
+
 int RunCommand(const RunArgs& args, const CommandContext& ctx) {
   auto body = BuildRequest(args);
   if (!body.ok()) return ReportError(body.status());
@@ -92,24 +114,7 @@ int RunCommand(const RunArgs& args, const CommandContext& ctx) {
 
   Spinner spinner(ctx.progress, "running " + id);
   json record;
-  for (;;) {
-    if (InterruptFlag()->load()) {
-      spinner.Stop();
-      return CancelInterruptedJob(ctx, id);
-    }
-    auto waited =
-        ctx.client->Call("GET", "/v1/jobs/" + id + "/wait?timeout_s=" + std::to_string(kWaitSliceS),
-                         "", std::chrono::seconds(kWaitSliceS + 60), InterruptFlag());
-    if (!waited.ok() && InterruptFlag()->load()) continue;
-    if (!waited.ok()) {
-      spinner.Stop();
-      return ReportError(waited.status().WithContext("job " + id));
-    }
-    if (waited->http_status == 200) {
-      record = std::move(waited->body);
-      break;
-    }
-  }
+  if (auto code = AwaitRecord(ctx, id, "job " + id, spinner, &record)) return *code;
   spinner.Stop();
 
   const json* result =

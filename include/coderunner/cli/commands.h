@@ -5,8 +5,13 @@
 #ifndef CODERUNNER_CLI_COMMANDS_H_
 #define CODERUNNER_CLI_COMMANDS_H_
 
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
 #include "coderunner/cli/api_client.h"
 #include "coderunner/cli/args.h"
+#include "coderunner/cli/console.h"
 
 namespace coderunner::cli {
 
@@ -19,6 +24,15 @@ struct CommandContext {
 // After an interrupt (CatchInterrupts): cancels job `id` (DELETE
 // /v1/jobs/{id}), says so on stderr and returns kExitCancelled (130).
 int CancelInterruptedJob(const CommandContext& ctx, const std::string& id);
+
+// Waits for job `id`'s final record through GET /v1/jobs/{id}/wait in short
+// slices (a job of any length, no long-held request) and stores it in
+// `*record`; returns nullopt then. Otherwise returns the command's exit code
+// with `spinner` stopped: after an interrupt the job is cancelled
+// (CancelInterruptedJob); a service error is reported with `what` (e.g.
+// "job <id>") as its context.
+std::optional<int> AwaitRecord(const CommandContext& ctx, const std::string& id,
+                               const std::string& what, Spinner& spinner, nlohmann::json* record);
 
 // `run`: submits the program, waits, prints stdout and stderr byte for
 // byte (or the record with --json); exit code as ExitCodeForResult.
