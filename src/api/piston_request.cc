@@ -290,22 +290,18 @@ json PistonPackagesJson(const config::Config& config) {
 StatusOr<PistonRuntime> ResolvePistonPackage(std::string_view body, const config::Config& config) {
   json parsed = json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) return InvalidArgumentError("malformed JSON body", "invalid_json");
-  StatusOr<PistonRuntime> rt = [&]() -> StatusOr<PistonRuntime> {
-    try {
-      return Resolve(parsed, config);
-    } catch (const json::exception& e) {
-      return Bad(std::string("bad request: ") + e.what());
-    }
-  }();
-  if (!rt.ok() && rt.status().reason() == "unknown_runtime") {
+  try {
+    StatusOr<PistonRuntime> rt = Resolve(parsed, config);
+    if (rt.ok() || rt.status().reason() != "unknown_runtime") return rt;
     // Piston answers a package it does not have with 404; here the runtimes
     // are the configured images, so none can be fetched either.
     return NotFoundError(rt.status().message() +
                              ": no such package here (runtimes are the service's configured "
                              "images, see GET /api/v2/runtimes)",
                          "unknown_package");
+  } catch (const json::exception& e) {
+    return Bad(std::string("bad request: ") + e.what());
   }
-  return rt;
 }
 
 StatusOr<json> PistonResponseJson(const PistonCall& call, const json& result) {
