@@ -52,6 +52,14 @@ class SandboxesTest : public EngineTest {
     return a.json.is_object() ? a.json.value("id", "") : "";
   }
 
+  // A volume of `size_bytes` for the tenant of `key`; its id, "" on failure.
+  std::string CreateVolume(const std::string& key, int64_t size_bytes) {
+    HttpAnswer v =
+        server_->Call("POST", "/v1/volumes", key, json{{"size_bytes", size_bytes}}.dump());
+    EXPECT_EQ(v.status, 201) << v.body;
+    return v.status == 201 ? v.json.value("id", "") : "";
+  }
+
   HttpAnswer Exec(const std::string& key, const std::string& id, const std::string& code,
                   const json& extra = json::object()) {
     json body = extra;
@@ -278,9 +286,8 @@ TEST_F(SandboxesTest, HostileProgramsAreContainedInsideSandboxes) {
 }
 
 TEST_F(SandboxesTest, APersistentVolumeIsOutputAndOutlivesTheSandbox) {
-  HttpAnswer v = server_->Call("POST", "/v1/volumes", kAcme, R"({"size_bytes":1048576})");
-  ASSERT_EQ(v.status, 201) << v.body;
-  std::string vol = v.json["id"];
+  std::string vol = CreateVolume(kAcme, 1048576);
+  ASSERT_FALSE(vol.empty());
   std::string id = Create(kAcme, {{"language", "python"}, {"volume_id", vol}});
   ASSERT_FALSE(id.empty());
   HttpAnswer a = Exec(kAcme, id, "open('/output/notes.txt', 'w').write('kept')\nprint('ok')");
@@ -318,9 +325,8 @@ TEST_F(SandboxesTest, APersistentVolumeIsOutputAndOutlivesTheSandbox) {
 }
 
 TEST_F(SandboxesTest, AVolumeOverfilledBetweenCallsIsRolledBackAndTheSandboxGoesOn) {
-  HttpAnswer v = server_->Call("POST", "/v1/volumes", kAcme, R"({"size_bytes":1048576})");
-  ASSERT_EQ(v.status, 201) << v.body;
-  std::string vol = v.json["id"];
+  std::string vol = CreateVolume(kAcme, 1048576);
+  ASSERT_FALSE(vol.empty());
   std::string id = Create(kAcme, {{"language", "python"}, {"volume_id", vol}});
   ASSERT_FALSE(id.empty());
   // A thread the call leaves behind breaks the quota after the call ended:
