@@ -4,6 +4,7 @@
 // BuildJobSpec, as the route does. Must never crash, hang or leak.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "coderunner/api/execute_request.h"
@@ -18,8 +19,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)coderunner::api::PistonErrorJson(call.status());
     return 0;
   }
-  auto req =
-      coderunner::api::ParseExecuteRequest(call->execute.dump(), coderunner::api::RequestCaps{});
+  // As the route does: decoded file content may be any bytes, which JSON
+  // strings cannot carry, so they are replaced rather than thrown on.
+  std::string body_json =
+      call->execute.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  auto req = coderunner::api::ParseExecuteRequest(body_json, coderunner::api::RequestCaps{});
   if (req.ok()) (void)coderunner::api::BuildJobSpec(*req, config, "job-fuzz");
   return 0;
 }
