@@ -4,23 +4,32 @@
 // and makes it the entrypoint, so it works with any image (including
 // upstream ones a platform team swaps in) and needs nothing from the image.
 // It:
+//   - protects itself from the job, which runs as the same uid: it makes
+//     itself non-dumpable before the job exists (so the job cannot open
+//     /proc/1/mem or /proc/1/environ, or use process_vm_*, pidfd_getfd or
+//     kcmp on it), installs the seccomp filter of syscall_filter.h on
+//     itself (so it is inherited by everything it starts and nothing runs
+//     unfiltered; the filter also refuses every signal aimed at PID 1),
+//     starts the job in a session and process group of its own, and
+//     ignores any signal sent from inside the container;
+//   - checks, before the job exists, that the kernel interfaces the service
+//     asked the engine to mask or write-protect really are (the paths come
+//     in CODERUNNER_MASKED_PATHS and CODERUNNER_READONLY_PATHS), and refuses
+//     to run the job otherwise (proc_masks.h);
 //   - runs the job with exactly the environment given by -e (nothing from
 //     the image or the engine leaks in: Docker adds HOSTNAME, images add ENV);
 //   - connects the job's stdin to the file given by -i, or /dev/null;
 //   - reaps every orphan (it is PID 1) and exits as soon as the job's main
 //     process does, which makes the kernel kill everything left in the PID
 //     namespace: a daemonized grandchild cannot outlive the job;
-//   - installs a seccomp filter in the job (below), so the syscall policy is
-//     the same on every engine: Podman's default profile, unlike Docker's,
-//     lets an unprivileged job create user and mount namespaces and mount
-//     filesystems inside them;
 //   - polices the writable output directory given by -o (the job's /output):
 //     while the job runs it walks the tree (never following a symlink) every
-//     50 ms or so and kills every process of the job as soon as a file is
-//     larger than -f bytes, all files together larger than -q bytes, or
-//     there are more than -n entries. In volume mode (-r) a run that broke a
-//     bound is rolled back: entries it created are removed and files it grew
-//     are cut back to their size before the run, so a persistent volume is
+//     50 ms or so and kills every process of the job as soon as a file takes
+//     more than -f bytes, all entries together more than -q bytes (the
+//     larger of size and allocated blocks, see output_guard.h), or there
+//     are more than -n entries. In volume mode (-r) a run that broke a bound
+//     is rolled back: entries it created are removed and files it grew are
+//     cut back to their size before the run, so a persistent volume is
 //     never left over its quota;
 //   - on SIGUSR1 (the service's deadline) kills the job itself and still
 //     checks /output before exiting; the service follows up with SIGKILL if
@@ -30,17 +39,13 @@
 //     RLIMIT_CPU but never enforces it, so the service asks for this under
 //     gVisor; under runc the kernel's RLIMIT_CPU does the job;
 //   - with -W FIFO (the warm pool), waits before running anything until the
-//     service writes a "go" message to FIFO: "CRGO" + 4-byte little-endian
-//     length + NUL-terminated fields: "stdin" or "-" (whether
-//     /workspace/.coderunner-stdin is the job's stdin), an end nonce (hex,
-//     may be empty), then arguments appended to COMMAND. With a nonce, init
-//     ends both streams with a marker carrying it (stdout: the trailer
-//     prefix + {"eof":NONCE}; stderr: the trailer with "eof":NONCE), so the
-//     service knows the output is complete without waiting for the engine
-//     to close the stream (Docker takes ~40 ms after the exit). The job
-//     never sees the nonce, so it cannot end its output early. The container is created and started
-//     ahead of the job; only its files and this message arrive with the job. Time spent waiting
-//     counts toward nothing: the job's clock starts at "go";
+//     service writes a "go" message to FIFO (go_message.h). With a nonce,
+//     init ends stdout with a marker carrying it (the trailer prefix +
+//     {"eof":NONCE}), so the service knows the output is complete without
+//     waiting for the engine to close the stream (Docker takes ~40 ms after
+//     the exit). The container is created and started ahead of the job;
+//     only its files and this message arrive with the job. Time spent
+//     waiting counts toward nothing: the job's clock starts at "go";
 //   - writes one metrics trailer line to stderr after the job ends, with
 //     CPU time, peak memory and the OOM-kill count read from the container's
 //     own cgroup, and what the output directory holds. The engines disagree
@@ -49,49 +54,96 @@
 //
 // Usage: coderunner-init [-i STDIN_FILE | -W FIFO] [-c CPU_MS] [-e KEY=VALUE]...
 //                        [-o DIR [-q BYTES] [-f BYTES] [-n COUNT] [-r]] -- COMMAND [ARG]...
+// Environment (init's own; the job never gets it): CODERUNNER_EOF_NONCE, the
+// nonce of a cold job's trailer; CODERUNNER_MASKED_PATHS and
+// CODERUNNER_READONLY_PATHS, colon-separated.
 // Exit status: the job's exit code, 128+N if signal N killed it, 127 if the
-// command could not be executed, 126 on a usage error.
+// command could not be executed, 126 on a usage error or when the policy
+// checks fail, 125 on a bad "go" message.
 //
 // The trailer format is shared with src/sandbox/init_trailer.cc:
 //   "\x1e" "coderunner-init " JSON "\n"
-// It is informational. The job runs as the same uid and could forge one; a
-// forged trailer only misreports that job's own metrics.
+// Its "eof" field carries the nonce (from the "go" message, or
+// CODERUNNER_EOF_NONCE), which the job never sees: the service takes a
+// trailer only with the nonce it gave, so a trailer the job prints itself
+// changes nothing. "start_error" names what kept the job from starting
+// ("policy", "stdin", "exec", "fork"): a fault of the service or the
+// engine, never of the program.
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <signal.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "go_message.h"
+#include "job_metrics.h"
 #include "output_guard.h"
+#include "proc_masks.h"
+#include "syscall_filter.h"
 
-enum { kMaxEnv = 64, kMaxGoBytes = 60000, kMaxGoArgs = 1024 };
+enum { kMaxEnv = 64, kMaxCommand = 63 };
 
 static pid_t g_child = -1;
 static volatile sig_atomic_t g_stop = 0;
+static int g_own_namespace = 0;  // PID 1 of a PID namespace (not a test on the host).
+static char g_eof_nonce[kMaxGoNonce + 1];
 
-static void Forward(int sig) {
-  if (g_child > 0) kill(g_child, sig);
+// What init was asked to do.
+typedef struct {
+  char* envp[kMaxEnv + 1];
+  const char* stdin_path;
+  const char* go_fifo;
+  OutputBounds out;
+  long long cpu_limit_ms;  // 0: no watchdog.
+  char** command;          // NULL-terminated.
+} Options;
+
+// What the trailer reports.
+typedef struct {
+  int status;  // As from waitpid.
+  long long wall_us;
+  long long watchdog_cpu_us;  // What the CPU watchdog saw when it stopped the job; -1.
+  OutputUsage usage;
+  const char* violation;
+  int rolled_back;
+  const char* start_error;  // NULL when the job started.
+} Outcome;
+
+// A signal counts only when it comes from outside the container's PID
+// namespace: the engine, on the service's behalf. Such a sender has no pid
+// here (si_pid 0) and the kernel marks the signal SI_USER. The filter
+// already refuses the job's kill(1, ...); this is the second line. On the
+// host (tests), every signal counts.
+static int FromOutside(const siginfo_t* info) {
+  return !g_own_namespace || (info->si_code == SI_USER && info->si_pid == 0);
+}
+
+static void Forward(int sig, siginfo_t* info, void* ctx) {
+  (void)ctx;
+  if (FromOutside(info) && g_child > 0) kill(g_child, sig);
 }
 
 // SIGUSR1 from the service: the job's time is up. Stop it here rather than
 // be killed with it, so /output is still checked (and a volume rolled back)
 // before the container ends.
-static void Stop(int sig) {
+static void Stop(int sig, siginfo_t* info, void* ctx) {
   (void)sig;
-  g_stop = 1;
+  (void)ctx;
+  if (FromOutside(info)) g_stop = 1;
+}
+
+static void Handle(int sig, void (*handler)(int, siginfo_t*, void*)) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_sigaction = handler;
+  sa.sa_flags = SA_SIGINFO;
+  sigaction(sig, &sa, NULL);
 }
 
 static long long NowUs(void) {
@@ -100,167 +152,31 @@ static long long NowUs(void) {
   return (long long)ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
 }
 
-// Reads the first integer in `path`; -1 if unreadable.
-static long long ReadNumber(const char* path) {
-  FILE* f = fopen(path, "re");
-  if (f == NULL) return -1;
-  long long v = -1;
-  if (fscanf(f, "%lld", &v) != 1) v = -1;
-  fclose(f);
-  return v;
+static int IsNonce(const char* s) {
+  size_t n = strlen(s);
+  return n <= kMaxGoNonce && strspn(s, "0123456789abcdef") == n;
 }
 
-// Reads "key N" from a flat-keyed cgroup file; -1 if absent.
-static long long ReadKeyed(const char* path, const char* key) {
-  FILE* f = fopen(path, "re");
-  if (f == NULL) return -1;
-  char name[128];
-  long long v;
-  long long found = -1;
-  while (fscanf(f, "%127s %lld", name, &v) == 2) {
-    if (strcmp(name, key) == 0) {
-      found = v;
-      break;
-    }
+// Tells init's parent, through the close-on-exec pipe `report`, why the job
+// could not start, and ends the child.
+static void StartFailed(int report, char why, const char* what) {
+  dprintf(2, "coderunner-init: %s: %s\n", what, strerror(errno));
+  if (write(report, &why, 1) < 0) { /* the exit status still says 127 */
   }
-  fclose(f);
-  return found;
+  _exit(127);
 }
 
-static long long FirstOf(long long a, long long b) { return a >= 0 ? a : b; }
-
-// CPU time of the whole job so far, in us: every process still in the PID
-// namespace (its own time and that of the children it reaped, from
-// /proc/PID/stat) plus everything this init has reaped. A process that
-// exited but is not reaped yet is briefly missed, which only errs lenient.
-static long long JobCpuUs(void) {
-  struct rusage ru;
-  memset(&ru, 0, sizeof(ru));
-  getrusage(RUSAGE_CHILDREN, &ru);
-  long long us = (long long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000LL +
-                 ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
-  long ticks_per_s = sysconf(_SC_CLK_TCK);
-  if (ticks_per_s <= 0) ticks_per_s = 100;
-  DIR* proc = opendir("/proc");
-  if (proc == NULL) return us;
-  long long ticks = 0;
-  struct dirent* e;
-  while ((e = readdir(proc)) != NULL) {
-    if (e->d_name[0] < '1' || e->d_name[0] > '9' || strcmp(e->d_name, "1") == 0) continue;
-    char path[64];
-    snprintf(path, sizeof(path), "/proc/%.20s/stat", e->d_name);
-    FILE* f = fopen(path, "re");
-    if (f == NULL) continue;
-    char line[1024];
-    size_t n = fread(line, 1, sizeof(line) - 1, f);
-    fclose(f);
-    line[n] = '\0';
-    // Fields after "(comm)": state, then ... utime stime cutime cstime are
-    // fields 14-17 of the whole line, i.e. the 12th-15th after the ')'.
-    char* p = strrchr(line, ')');
-    if (p == NULL) continue;
-    long long v[15];
-    int got =
-        sscanf(p + 1, " %*c %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld",
-               &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10], &v[11],
-               &v[12], &v[13]);
-    if (got == 14) ticks += v[10] + v[11] + v[12] + v[13];
-  }
-  closedir(proc);
-  return us + ticks * (1000000LL / ticks_per_s);
-}
-
-// Denies, with EPERM, what a job never needs and what kernel exploits and
-// container escapes are built from: new namespaces (unshare, setns, clone
-// with CLONE_NEW*), mounts, ptrace and cross-process memory access, keyrings,
-// BPF, perf, userfaultfd, io_uring, module and kexec loading. clone3 gets
-// ENOSYS (its flags are in memory a filter cannot read), which makes glibc
-// fall back to clone. Other ABIs (i386 via int 0x80, x32) get ENOSYS so the
-// list cannot be bypassed by syscall number. Returns 0 on success.
-static int InstallSeccomp(void) {
-#if defined(__x86_64__)
-  enum { kNewNsFlags = 0x7E020000 };  // CLONE_NEW{NS,CGROUP,UTS,IPC,USER,PID,NET}.
-  static const unsigned kDenied[] = {
-      __NR_unshare,
-      __NR_setns,
-      __NR_mount,
-      __NR_umount2,
-      __NR_pivot_root,
-      __NR_ptrace,
-      __NR_process_vm_readv,
-      __NR_process_vm_writev,
-      __NR_keyctl,
-      __NR_add_key,
-      __NR_request_key,
-      __NR_bpf,
-      __NR_perf_event_open,
-      __NR_userfaultfd,
-      __NR_io_uring_setup,
-      __NR_io_uring_enter,
-      __NR_io_uring_register,
-      __NR_kexec_load,
-      __NR_kexec_file_load,
-      __NR_init_module,
-      __NR_finit_module,
-      __NR_delete_module,
-      __NR_open_by_handle_at,
-      __NR_name_to_handle_at,
-      __NR_fsopen,
-      __NR_fsconfig,
-      __NR_fsmount,
-      __NR_fspick,
-      __NR_move_mount,
-      __NR_open_tree,
-      __NR_mount_setattr,
-      __NR_quotactl,
-      __NR_acct,
-      __NR_swapon,
-      __NR_swapoff,
-      __NR_reboot,
-      __NR_syslog,
-      __NR_lookup_dcookie,
-  };
-  enum { kN = sizeof(kDenied) / sizeof(kDenied[0]) };
-  struct sock_filter f[kN + 16];
-  int i = 0;
-  f[i++] =
-      (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
-  f[i++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
-  f[i++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS);
-  f[i++] =
-      (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
-  f[i++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1);  // x32.
-  f[i++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS);
-  f[i++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone3, 0, 1);
-  f[i++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS);
-  // Each denied number jumps to the EPERM return placed after the list.
-  for (int k = 0; k < kN; ++k) {
-    f[i] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kDenied[k],
-                                        (unsigned char)(kN - k + 3), 0);
-    ++i;
-  }
-  // clone: deny when any namespace flag is set in its first argument.
-  f[i++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 2);
-  f[i++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-                                        offsetof(struct seccomp_data, args[0]));
-  f[i++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, kNewNsFlags, 1, 0);
-  f[i++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-  f[i++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
-  struct sock_fprog prog = {(unsigned short)i, f};
-  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -1;
-  return (int)syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
-#else
-  return 0;  // Other architectures rely on the engine's seccomp profile.
-#endif
-}
-
-static void ExecJob(char** argv, char** envp, const char* stdin_path) {
-  int fd = open(stdin_path ? stdin_path : "/dev/null", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) {
-    dprintf(2, "coderunner-init: open stdin: %s\n", strerror(errno));
-    _exit(127);
-  }
-  if (dup2(fd, 0) < 0) _exit(127);
+// The forked child: becomes the job. `report` is closed by a successful
+// exec. The seccomp filter is already in place (inherited from init).
+static void ExecJob(const Options* o, char** argv, int report) {
+  // A group and session of its own: kill(0, ...) and killpg never reach
+  // init.
+  setsid();
+  // init is non-dumpable; the job's own /proc entries must be its own
+  // again (execve would restore this anyway).
+  prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+  int fd = open(o->stdin_path ? o->stdin_path : "/dev/null", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0 || dup2(fd, 0) < 0) StartFailed(report, 'i', "open stdin");
   // The job, not this init, should be the OOM killer's first choice. Raising
   // one's own score needs no privilege; failure is harmless.
   int adj = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
@@ -269,25 +185,16 @@ static void ExecJob(char** argv, char** envp, const char* stdin_path) {
     }
     close(adj);
   }
-  signal(SIGTERM, SIG_DFL);
-  signal(SIGINT, SIG_DFL);
-  signal(SIGHUP, SIG_DFL);
-  signal(SIGQUIT, SIG_DFL);
-  signal(SIGPIPE, SIG_DFL);
+  for (int sig = 1; sig < NSIG; ++sig) signal(sig, SIG_DFL);
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, NULL);  // The parent blocks SIGCHLD; the job must not.
-  // Fail closed: a job never runs without the filter.
-  if (InstallSeccomp() != 0) {
-    dprintf(2, "coderunner-init: cannot install the seccomp filter: %s\n", strerror(errno));
-    _exit(126);
-  }
   // execvpe searches PATH from the caller's environment, not envp, so look
   // the command up in the job's own PATH by hand.
   const char* cmd = argv[0];
   if (strchr(cmd, '/') == NULL) {
     const char* path = "/usr/local/bin:/usr/bin:/bin";
-    for (char** e = envp; *e; ++e) {
+    for (char* const* e = o->envp; *e; ++e) {
       if (strncmp(*e, "PATH=", 5) == 0) path = *e + 5;
     }
     char buf[4096];
@@ -299,23 +206,111 @@ static void ExecJob(char** argv, char** envp, const char* stdin_path) {
         memcpy(buf, p, len);
         buf[len] = '/';
         strcpy(buf + len + 1, cmd);
-        execve(buf, argv, envp);
+        execve(buf, argv, o->envp);
       }
       if (!end) break;
       p = end + 1;
     }
-    dprintf(2, "coderunner-init: %s: command not found\n", cmd);
-    _exit(127);
+    errno = ENOENT;
+    StartFailed(report, 'e', cmd);
   }
-  execve(cmd, argv, envp);
-  dprintf(2, "coderunner-init: exec %s: %s\n", cmd, strerror(errno));
-  _exit(127);
+  execve(cmd, argv, o->envp);
+  StartFailed(report, 'e', cmd);
 }
 
-static long long ParseBytes(const char* s) {
+static long long ParseCount(const char* s) {
   char* end = NULL;
   long long v = strtoll(s, &end, 10);
   return (end == s || *end != '\0' || v < 0) ? -1 : v;
+}
+
+// Parses the command line into `o`. Returns 0, or -1 (with a message).
+static int ParseArgs(int argc, char** argv, Options* o) {
+  memset(o, 0, sizeof(*o));
+  int nenv = 0;
+  int i = 1;
+  for (; i < argc; ++i) {
+    const char* a = argv[i];
+    int has_value = i + 1 < argc;
+    if (strcmp(a, "--") == 0) {
+      ++i;
+      break;
+    } else if (strcmp(a, "-i") == 0 && has_value) {
+      o->stdin_path = argv[++i];
+    } else if (strcmp(a, "-W") == 0 && has_value) {
+      o->go_fifo = argv[++i];
+    } else if (strcmp(a, "-c") == 0 && has_value && ParseCount(argv[i + 1]) >= 0) {
+      o->cpu_limit_ms = ParseCount(argv[++i]);
+    } else if (strcmp(a, "-e") == 0 && has_value && nenv < kMaxEnv) {
+      o->envp[nenv++] = argv[++i];
+    } else if (strcmp(a, "-o") == 0 && has_value) {
+      o->out.dir = argv[++i];
+    } else if ((strcmp(a, "-q") == 0 || strcmp(a, "-f") == 0 || strcmp(a, "-n") == 0) &&
+               has_value && ParseCount(argv[i + 1]) >= 0) {
+      long long v = ParseCount(argv[++i]);
+      if (a[1] == 'q') o->out.max_bytes = v;
+      if (a[1] == 'f') o->out.max_file_bytes = v;
+      if (a[1] == 'n') o->out.max_entries = v;
+    } else if (strcmp(a, "-r") == 0) {
+      o->out.rollback = 1;
+    } else {
+      dprintf(2,
+              "coderunner-init: usage: [-i FILE | -W FIFO] [-c CPU_MS] [-e K=V]... "
+              "[-o DIR [-q N] [-f N] [-n N] [-r]] -- CMD [ARG]...\n");
+      return -1;
+    }
+  }
+  o->envp[nenv] = NULL;
+  if (i >= argc) {
+    dprintf(2, "coderunner-init: no command\n");
+    return -1;
+  }
+  o->command = argv + i;
+  return 0;
+}
+
+// Reads exactly `n` bytes from `fd`; 0 on success, -1 on EOF, error or a
+// stop request.
+static int ReadFull(int fd, char* buf, size_t n) {
+  while (n > 0) {
+    ssize_t r = read(fd, buf, n);
+    if (r < 0 && errno == EINTR && !g_stop) continue;
+    if (r <= 0) return -1;
+    buf += r;
+    n -= (size_t)r;
+  }
+  return 0;
+}
+
+// Waits for the warm pool's "go" message on `fifo` and builds the job's
+// argv: `cmd` (NULL-terminated) followed by the message's arguments. Sets
+// the nonce and *with_stdin. Returns the argv, or NULL (with a message on
+// stderr) if the message is malformed or the service asked us to stop.
+static char** AwaitGo(const char* fifo, char** cmd, int* with_stdin) {
+  int fd = open(fifo, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) {
+    if (!g_stop) dprintf(2, "coderunner-init: open %s: %s\n", fifo, strerror(errno));
+    return NULL;
+  }
+  static char payload[kMaxGoPayloadBytes + 1];
+  static GoMessage msg;
+  unsigned char head[kGoHeaderBytes];
+  long len = ReadFull(fd, (char*)head, sizeof(head)) == 0 ? GoPayloadLength(head) : -1;
+  int ok = len > 0 && ReadFull(fd, payload, (size_t)len) == 0 &&
+           ParseGoPayload(payload, (size_t)len, &msg) == 0;
+  close(fd);
+  if (!ok) {
+    if (!g_stop) dprintf(2, "coderunner-init: bad go message\n");
+    return NULL;
+  }
+  static char* argv[kMaxGoArgs + kMaxCommand + 1];
+  int n = 0;
+  for (char** c = cmd; *c != NULL && n < kMaxCommand; ++c) argv[n++] = *c;
+  for (int k = 0; k < msg.nargs; ++k) argv[n++] = (char*)msg.args[k];
+  argv[n] = NULL;
+  *with_stdin = msg.with_stdin;
+  memcpy(g_eof_nonce, msg.nonce, sizeof(g_eof_nonce));
+  return argv;
 }
 
 // Kills every process of the job (everything in this PID namespace but
@@ -324,9 +319,8 @@ static long long ParseBytes(const char* s) {
 // (PID != 1, e.g. a test on the host) kill(-1) would reach every process
 // the caller may signal, so then only the job's main process is killed.
 static void KillAndReapAll(int* main_status, int* main_done) {
-  int own_namespace = getpid() == 1;
   for (int round = 0; round < 100; ++round) {
-    if (own_namespace) {
+    if (g_own_namespace) {
       kill(-1, SIGKILL);
     } else if (!*main_done) {
       kill(g_child, SIGKILL);
@@ -343,257 +337,192 @@ static void KillAndReapAll(int* main_status, int* main_done) {
   }
 }
 
-// Reads exactly `n` bytes from `fd`; 0 on success, -1 on EOF, error or a
-// stop request.
-static int ReadFull(int fd, char* buf, size_t n) {
-  while (n > 0) {
-    ssize_t r = read(fd, buf, n);
-    if (r < 0 && errno == EINTR && !g_stop) continue;
-    if (r <= 0) return -1;
-    buf += r;
-    n -= (size_t)r;
-  }
-  return 0;
-}
-
-// Waits for the warm pool's "go" message on `fifo` (see the header) and
-// builds the job's argv: `cmd` (NULL-terminated) followed by the message's
-// arguments. Sets *with_stdin. Returns the argv, or NULL (with a message on
-// stderr) if the message is malformed or the service asked us to stop.
-static char g_eof_nonce[65];
-
-static char** AwaitGo(const char* fifo, char** cmd, int* with_stdin) {
-  int fd = open(fifo, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) {
-    if (!g_stop) dprintf(2, "coderunner-init: open %s: %s\n", fifo, strerror(errno));
-    return NULL;
-  }
-  static char msg[kMaxGoBytes + 1];
-  char head[8];
-  if (ReadFull(fd, head, sizeof(head)) != 0 || memcmp(head, "CRGO", 4) != 0) {
-    close(fd);
-    if (!g_stop) dprintf(2, "coderunner-init: bad go message\n");
-    return NULL;
-  }
-  size_t len = (size_t)(unsigned char)head[4] | (size_t)(unsigned char)head[5] << 8 |
-               (size_t)(unsigned char)head[6] << 16 | (size_t)(unsigned char)head[7] << 24;
-  if (len == 0 || len > kMaxGoBytes || ReadFull(fd, msg, len) != 0 || msg[len - 1] != '\0') {
-    close(fd);
-    if (!g_stop) dprintf(2, "coderunner-init: bad go message\n");
-    return NULL;
-  }
-  close(fd);
-  msg[len] = '\0';
-  static char* argv[kMaxGoArgs + 64];
-  int n = 0;
-  for (char** c = cmd; *c != NULL && n < 63; ++c) argv[n++] = *c;
-  const char* p = msg;
-  const char* end = msg + len;
-  *with_stdin = strcmp(p, "stdin") == 0;
-  p += strlen(p) + 1;
-  if (p >= end) {
-    dprintf(2, "coderunner-init: bad go message\n");
-    return NULL;
-  }
-  // The nonce: hex only (it is printed inside JSON without escaping).
-  size_t nonce_len = strlen(p);
-  if (nonce_len >= sizeof(g_eof_nonce) || strspn(p, "0123456789abcdef") != nonce_len) {
-    dprintf(2, "coderunner-init: bad go message\n");
-    return NULL;
-  }
-  memcpy(g_eof_nonce, p, nonce_len + 1);
-  p += nonce_len + 1;
-  while (p < end) {
-    if (n >= kMaxGoArgs + 63) {
-      dprintf(2, "coderunner-init: too many arguments\n");
-      return NULL;
-    }
-    argv[n++] = (char*)p;
-    p += strlen(p) + 1;
-  }
-  argv[n] = NULL;
-  return argv;
-}
-
-int main(int argc, char** argv) {
-  char* envp[kMaxEnv + 1];
-  int nenv = 0;
-  const char* stdin_path = NULL;
-  const char* go_fifo = NULL;
-  OutputBounds out;
-  memset(&out, 0, sizeof(out));
-  long long cpu_limit_ms = 0;  // 0: no watchdog.
-  int i = 1;
-  for (; i < argc; ++i) {
-    const char* a = argv[i];
-    int has_value = i + 1 < argc;
-    if (strcmp(a, "--") == 0) {
-      ++i;
-      break;
-    } else if (strcmp(a, "-i") == 0 && has_value) {
-      stdin_path = argv[++i];
-    } else if (strcmp(a, "-W") == 0 && has_value) {
-      go_fifo = argv[++i];
-    } else if (strcmp(a, "-c") == 0 && has_value && ParseBytes(argv[i + 1]) >= 0) {
-      cpu_limit_ms = ParseBytes(argv[++i]);
-    } else if (strcmp(a, "-e") == 0 && has_value && nenv < kMaxEnv) {
-      envp[nenv++] = argv[++i];
-    } else if (strcmp(a, "-o") == 0 && has_value) {
-      out.dir = argv[++i];
-    } else if ((strcmp(a, "-q") == 0 || strcmp(a, "-f") == 0 || strcmp(a, "-n") == 0) &&
-               has_value && ParseBytes(argv[i + 1]) >= 0) {
-      long long v = ParseBytes(argv[++i]);
-      if (a[1] == 'q') out.max_bytes = v;
-      if (a[1] == 'f') out.max_file_bytes = v;
-      if (a[1] == 'n') out.max_entries = v;
-    } else if (strcmp(a, "-r") == 0) {
-      out.rollback = 1;
-    } else {
-      dprintf(2,
-              "coderunner-init: usage: [-i FILE | -W FIFO] [-c CPU_MS] [-e K=V]... "
-              "[-o DIR [-q N] [-f N] [-n N] [-r]] -- CMD [ARG]...\n");
-      return 126;
-    }
-  }
-  envp[nenv] = NULL;
-  if (i >= argc) {
-    dprintf(2, "coderunner-init: no command\n");
-    return 126;
-  }
-  char** job_argv = argv + i;
-  // A stop (SIGUSR1) while waiting for "go" ends the wait.
-  struct sigaction stop_sa;
-  memset(&stop_sa, 0, sizeof(stop_sa));
-  stop_sa.sa_handler = Stop;
-  sigaction(SIGUSR1, &stop_sa, NULL);
-  if (go_fifo != NULL) {
-    int with_stdin = 0;
-    job_argv = AwaitGo(go_fifo, argv + i, &with_stdin);
-    if (job_argv == NULL) return 125;
-    stdin_path = with_stdin ? "/workspace/.coderunner-stdin" : NULL;
-  }
-  int can_rollback = out.dir != NULL && out.rollback && OutputSnapshot(&out) == 0;
-
-  // SIGCHLD stays blocked so the wait below can also wake on a timer to
-  // check the output directory; the job gets an empty mask back.
+// Runs the job until its main process ends, the service stops it, the CPU
+// watchdog fires or /output breaks a bound; then kills and reaps every job
+// process and settles /output.
+static void Supervise(Options* o, Outcome* r, int can_rollback) {
   sigset_t chld;
   sigemptyset(&chld);
   sigaddset(&chld, SIGCHLD);
-  sigprocmask(SIG_BLOCK, &chld, NULL);
-
-  long long start_us = NowUs();
-  g_child = fork();
-  if (g_child < 0) {
-    dprintf(2, "coderunner-init: fork: %s\n", strerror(errno));
-    return 127;
-  }
-  if (g_child == 0) ExecJob(job_argv, envp, stdin_path);
-
-  struct sigaction sa;
-  memset(&sa, 0, sizeof(sa));
-  sa.sa_handler = Forward;
-  sigaction(SIGTERM, &sa, NULL);
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGHUP, &sa, NULL);
-  sigaction(SIGQUIT, &sa, NULL);
-  sa.sa_handler = Stop;
-  sigaction(SIGUSR1, &sa, NULL);
-
-  int status = 0;
   int main_done = 0;
-  const char* violation = NULL;
-  long long watchdog_cpu_us = -1;  // What the CPU watchdog saw when it stopped the job.
-  OutputUsage usage;
-  memset(&usage, 0, sizeof(usage));
+  long long start_us = NowUs();
   long long interval_us = 50000;
   while (!main_done) {
     int st;
     pid_t pid;
     while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
       if (pid == g_child) {
-        status = st;
+        r->status = st;
         main_done = 1;
       }
     }
     if (main_done || g_stop) break;
     if (pid < 0 && errno == ECHILD) break;
-    if (cpu_limit_ms > 0) {
+    if (o->cpu_limit_ms > 0) {
       long long used = JobCpuUs();
-      if (used >= cpu_limit_ms * 1000) {
-        watchdog_cpu_us = used;
+      if (used >= o->cpu_limit_ms * 1000) {
+        r->watchdog_cpu_us = used;
         break;  // KillAndReapAll below stops every job process.
       }
     }
-    if (out.dir != NULL) {
+    if (o->out.dir != NULL) {
       long long t = NowUs();
-      OutputMeasure(&out, &usage);
-      violation = OutputViolation(&out, &usage);
-      if (violation != NULL) break;
+      OutputMeasure(&o->out, &r->usage);
+      r->violation = OutputViolation(&o->out, &r->usage);
+      if (r->violation != NULL) break;
       // Keep the checks cheap for big trees: at most ~5% of one core.
       long long cost = NowUs() - t;
       interval_us = cost * 20 > 50000 ? (cost * 20 < 1000000 ? cost * 20 : 1000000) : 50000;
     }
     // The CPU watchdog (gVisor) looks every 100 ms at the latest.
-    if (cpu_limit_ms > 0 && interval_us > 100000) interval_us = 100000;
+    if (o->cpu_limit_ms > 0 && interval_us > 100000) interval_us = 100000;
     struct timespec ts = {interval_us / 1000000, (interval_us % 1000000) * 1000};
-    if (out.dir != NULL || cpu_limit_ms > 0) {
+    if (o->out.dir != NULL || o->cpu_limit_ms > 0) {
       sigtimedwait(&chld, NULL, &ts);
     } else {
       sigwaitinfo(&chld, NULL);
     }
   }
-  long long wall_us = NowUs() - start_us;
+  r->wall_us = NowUs() - start_us;
   // Nothing the job started may outlive it or keep writing to the output
   // directory while it is checked.
-  KillAndReapAll(&status, &main_done);
-  int rolled_back = 0;
-  if (out.dir != NULL) {
-    OutputMeasure(&out, &usage);
-    if (violation == NULL) violation = OutputViolation(&out, &usage);
-    if (violation != NULL && out.rollback) {
-      rolled_back = can_rollback && OutputRollback(&out) == 0;
-      OutputMeasure(&out, &usage);
+  KillAndReapAll(&r->status, &main_done);
+  if (o->out.dir != NULL) {
+    OutputMeasure(&o->out, &r->usage);
+    if (r->violation == NULL) r->violation = OutputViolation(&o->out, &r->usage);
+    if (r->violation != NULL && o->out.rollback) {
+      r->rolled_back = can_rollback && OutputRollback(&o->out) == 0;
+      OutputMeasure(&o->out, &r->usage);
     }
   }
+}
 
-  struct rusage ru;
-  memset(&ru, 0, sizeof(ru));
-  getrusage(RUSAGE_CHILDREN, &ru);
-  long long rusage_cpu_us = (long long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000LL +
-                            ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
-  // cgroup v2 first, then the v1 layouts Docker and Podman mount.
-  long long cpu_us = ReadKeyed("/sys/fs/cgroup/cpu.stat", "usage_usec");
-  if (cpu_us < 0) {
-    long long ns = FirstOf(ReadNumber("/sys/fs/cgroup/cpuacct/cpuacct.usage"),
-                           ReadNumber("/sys/fs/cgroup/cpu,cpuacct/cpuacct.usage"));
-    cpu_us = ns >= 0 ? ns / 1000 : rusage_cpu_us;
-  }
+// Every job process is gone: nothing can follow what this writes.
+static void WriteTrailer(const Options* o, const Outcome* r) {
+  JobMetrics m;
+  ReadJobMetrics(&m);
   // A watchdog kill reports at least what the watchdog measured, so that
   // the service reads SIGKILL with cpu_us >= cpu_ms as the CPU limit.
-  if (watchdog_cpu_us > cpu_us) cpu_us = watchdog_cpu_us;
-  long long mem_peak = FirstOf(ReadNumber("/sys/fs/cgroup/memory.peak"),
-                               ReadNumber("/sys/fs/cgroup/memory/memory.max_usage_in_bytes"));
-  if (mem_peak < 0) mem_peak = (long long)ru.ru_maxrss * 1024LL;
-  long long oom_kills = FirstOf(ReadKeyed("/sys/fs/cgroup/memory.events", "oom_kill"),
-                                ReadKeyed("/sys/fs/cgroup/memory/memory.oom_control", "oom_kill"));
-
-  int exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-  // Every job process is gone: nothing can follow these markers.
-  if (g_eof_nonce[0] != '\0') {
+  if (r->watchdog_cpu_us > m.cpu_us) m.cpu_us = r->watchdog_cpu_us;
+  int exit_code = WIFEXITED(r->status) ? WEXITSTATUS(r->status) : 128 + WTERMSIG(r->status);
+  int sig = WIFSIGNALED(r->status) ? WTERMSIG(r->status) : 0;
+  if (o->go_fifo != NULL && g_eof_nonce[0] != '\0') {
     dprintf(1,
             "\x1e"
             "coderunner-init {\"eof\":\"%s\"}\n",
             g_eof_nonce);
   }
-  // The violation is one of a fixed set of words (no escaping needed).
+  // The violation and start error are fixed words (no escaping needed).
   dprintf(2,
           "\x1e"
           "coderunner-init {\"exit_code\":%d,\"signal\":%d,\"wall_us\":%lld,\"cpu_us\":%lld,"
           "\"memory_peak_bytes\":%lld,\"oom_kills\":%lld,\"output_bytes\":%lld,"
           "\"output_entries\":%lld,\"output_violation\":\"%s\",\"output_rolled_back\":%d,"
-          "\"eof\":\"%s\"}\n",
-          exit_code, sig, wall_us, cpu_us, mem_peak, oom_kills, usage.bytes, usage.entries,
-          violation ? violation : "", rolled_back, g_eof_nonce);
-  return exit_code;
+          "\"start_error\":\"%s\",\"eof\":\"%s\"}\n",
+          exit_code, sig, r->wall_us, m.cpu_us, m.mem_peak, m.oom_kills, r->usage.bytes,
+          r->usage.entries, r->violation ? r->violation : "", r->rolled_back,
+          r->start_error ? r->start_error : "", g_eof_nonce);
+}
+
+// Refuses to run anything when the filter cannot be installed or a path the
+// engine was asked to mask or write-protect is not: reported as
+// start_error "policy" with exit status 126.
+static int SecureSelf(void) {
+  // Before any job process exists: from here on, a process of the same uid
+  // needs CAP_SYS_PTRACE to read or write this one's memory.
+  if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
+    dprintf(2, "coderunner-init: cannot make itself non-dumpable: %s\n", strerror(errno));
+    return -1;
+  }
+  const char* unmasked =
+      CheckProcMasks(getenv("CODERUNNER_MASKED_PATHS"), getenv("CODERUNNER_READONLY_PATHS"));
+  if (unmasked != NULL) {
+    dprintf(2, "coderunner-init: %s is not masked or read-only as the policy requires\n", unmasked);
+    return -1;
+  }
+  if (InstallSyscallFilter() != 0) {
+    dprintf(2, "coderunner-init: cannot install the seccomp filter: %s\n", strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
+// Forks the job and waits until it has exec'd (or failed to). Returns the
+// start error, or NULL once the job runs.
+static const char* StartJob(Options* o, char** argv) {
+  int report[2];
+  if (pipe2(report, O_CLOEXEC) != 0) return "fork";
+  g_child = fork();
+  if (g_child < 0) {
+    dprintf(2, "coderunner-init: fork: %s\n", strerror(errno));
+    close(report[0]);
+    close(report[1]);
+    return "fork";
+  }
+  if (g_child == 0) {
+    close(report[0]);
+    ExecJob(o, argv, report[1]);
+  }
+  close(report[1]);
+  char why = 0;
+  ssize_t n;
+  while ((n = read(report[0], &why, 1)) < 0 && errno == EINTR) {
+  }
+  close(report[0]);
+  if (n <= 0) return NULL;
+  return why == 'i' ? "stdin" : "exec";
+}
+
+int main(int argc, char** argv) {
+  Options o;
+  if (ParseArgs(argc, argv, &o) != 0) return 126;
+  g_own_namespace = getpid() == 1;
+  const char* nonce = getenv("CODERUNNER_EOF_NONCE");
+  if (nonce != NULL && IsNonce(nonce)) memcpy(g_eof_nonce, nonce, strlen(nonce) + 1);
+  Outcome r;
+  memset(&r, 0, sizeof(r));
+  r.watchdog_cpu_us = -1;
+  int secured = SecureSelf();
+  // Nothing in the environment block is needed any more: wipe it, nonce
+  // included. gVisor lets a process of the same uid read /proc/1/environ
+  // even when init is non-dumpable.
+  extern char** environ;
+  for (char** e = environ; *e != NULL; ++e) memset(*e, 0, strlen(*e));
+  if (secured != 0) {
+    r.start_error = "policy";
+    r.status = 126 << 8;
+    WriteTrailer(&o, &r);
+    return 126;
+  }
+  char** job_argv = o.command;
+  // A stop (SIGUSR1) while waiting for "go" ends the wait.
+  Handle(SIGUSR1, Stop);
+  if (o.go_fifo != NULL) {
+    int with_stdin = 0;
+    job_argv = AwaitGo(o.go_fifo, o.command, &with_stdin);
+    if (job_argv == NULL) return 125;
+    o.stdin_path = with_stdin ? "/workspace/.coderunner-stdin" : NULL;
+  }
+  int can_rollback = o.out.dir != NULL && o.out.rollback && OutputSnapshot(&o.out) == 0;
+
+  // SIGCHLD stays blocked so the wait can also wake on a timer to check the
+  // output directory; the job gets an empty mask back.
+  sigset_t chld;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &chld, NULL);
+  static const int kForwarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
+  for (size_t k = 0; k < sizeof(kForwarded) / sizeof(kForwarded[0]); ++k) {
+    Handle(kForwarded[k], Forward);
+  }
+
+  r.start_error = StartJob(&o, job_argv);
+  if (r.start_error != NULL) {
+    int done = 0;
+    KillAndReapAll(&r.status, &done);
+  } else {
+    Supervise(&o, &r, can_rollback);
+  }
+  WriteTrailer(&o, &r);
+  return WIFEXITED(r.status) ? WEXITSTATUS(r.status) : 128 + WTERMSIG(r.status);
 }

@@ -53,9 +53,12 @@ class CleanProcess : public Mechanism {
     }
     create["Entrypoint"] = {std::string(kInitMount)};
     create["Cmd"] = cmd;
-    // The container's own Env is irrelevant (init replaces it), but keep it
-    // empty so `inspect` shows nothing of ours either.
-    create["Env"] = nlohmann::json::array();
+    // The container's own Env is init's alone (the job gets only -e): it
+    // carries nothing but what init itself is told, such as the nonce.
+    if (!create.contains("Env")) create["Env"] = nlohmann::json::array();
+    if (!ctx.pooled && !ctx.eof_nonce.empty()) {
+      create["Env"].push_back("CODERUNNER_EOF_NONCE=" + ctx.eof_nonce);
+    }
     create["Tty"] = false;
     create["OpenStdin"] = false;
     create["AttachStdin"] = false;

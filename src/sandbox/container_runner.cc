@@ -66,6 +66,20 @@ Status OutputError(const JobSpec& job, const OutputMount& out, const std::string
                                  "output_" + violation);
 }
 
+// The error a job that never started becomes: coderunner-init's
+// `start_error` and its own explanation, the last line it wrote before the
+// trailer. A fault of the service or the engine, never of the program.
+Status StartError(const std::string& what, std::string_view stderr_tail) {
+  while (!stderr_tail.empty() && stderr_tail.back() == '\n') stderr_tail.remove_suffix(1);
+  size_t nl = stderr_tail.rfind('\n');
+  std::string said(nl == std::string_view::npos ? stderr_tail : stderr_tail.substr(nl + 1));
+  if (what == "policy") {
+    return FailedPreconditionError("coderunner-init refused to run the job: " + said,
+                                   "policy_not_applied");
+  }
+  return InternalError("the job could not be started (" + what + "): " + said, "job_start_failed");
+}
+
 RunResult ErrorResult(const JobSpec& job, Status error) {
   RunResult r;
   r.status = RunStatus::kError;
@@ -166,6 +180,7 @@ StatusOr<RunResult> ContainerRunner::RunCold(const JobSpec& job, const RunHooks&
   }
 
   ContainerContext ctx{job, ws.path(), !job.stdin_data.empty(), output};
+  ctx.eof_nonce = NewId("eof").substr(4);
   auto id_or = containers_.Create(policy_.BuildCreateBody(ctx), "coderunner-" + job.id);
   if (!id_or.ok()) {
     discard_output();
@@ -230,7 +245,7 @@ StatusOr<RunResult> ContainerRunner::RunCold(const JobSpec& job, const RunHooks&
     spdlog::warn("job {}: remove container {}: {}", job.id, id, removed.ToString());
   ws.Remove();
 
-  Finished f{sv, stream_done, attach.status(), state, inspected, state.image_id};
+  Finished f{sv, stream_done, attach.status(), state, inspected, state.image_id, ctx.eof_nonce};
   RunResult result = BuildResult(job, output, io, f, t0);
   if (result.status == RunStatus::kCancelled || result.status == RunStatus::kError) {
     discard_output();
@@ -292,11 +307,12 @@ StatusOr<RunResult> ContainerRunner::RunPooled(const JobSpec& job, const RunHook
 
   std::optional<InitTrailer> trailer;
   if (stream_done) trailer = ParseInitTrailer(io.err().tail());
+  if (trailer && trailer->eof != nonce) trailer.reset();
   // The trailer is what init writes after every job process is dead, so
   // with it the container needs no inspect and its removal can happen off
   // the job's path. Without it (init killed), fall back to the engine's
   // view and remove the container before touching /output.
-  Finished f{sv, stream_done, c.attach->status(), {}, OkStatus(), c.image_digest};
+  Finished f{sv, stream_done, c.attach->status(), {}, OkStatus(), c.image_digest, nonce};
   if (!trailer || !sv.failure.ok() || sv.cancelled) {
     if (sv.failure.ok() && stream_done && !sv.cancelled) {
       auto s = InspectSettled(c.id);
@@ -396,7 +412,14 @@ RunResult ContainerRunner::BuildResult(const JobSpec& job, const OutputMount& ou
   CappedOutput& out = io.out();
   CappedOutput& err = io.err();
   std::optional<InitTrailer> trailer = ParseInitTrailer(err.tail());
+  if (trailer && trailer->eof != f.nonce) trailer.reset();  // Printed by the job.
   if (trailer) err.DropSuffix(trailer->length);
+  if (trailer && !trailer->start_error.empty()) {
+    RunResult r = ErrorResult(job, StartError(trailer->start_error, err.tail()));
+    r.image_digest = f.image_digest;
+    r.metrics.wall_ms = MsSince(t0);
+    return r;
+  }
 
   RunResult result;
   result.image = job.language.image;

@@ -39,6 +39,9 @@ std::optional<InitTrailer> ParseInitTrailer(std::string_view tail) {
     t.output_violation = v->get<std::string>();
   }
   t.output_rolled_back = get("output_rolled_back", 0) != 0;
+  if (auto v = j.find("start_error"); v != j.end() && v->is_string()) {
+    t.start_error = v->get<std::string>();
+  }
   t.timed_out = get("timed_out", 0) != 0;
   if (auto v = j.find("eof"); v != j.end() && v->is_string()) t.eof = v->get<std::string>();
   t.length = tail.size() - pos;

@@ -97,6 +97,9 @@ class ContainerRunner {
     engine::ContainerState state;  // From inspect, when it was needed.
     Status inspected;
     std::string image_digest;
+    // The nonce init was given: only a trailer carrying it is init's (the
+    // job can print trailer-shaped lines of its own).
+    std::string nonce;
   };
 
   StatusOr<RunResult> RunCold(const JobSpec& job, const RunHooks& hooks);

@@ -23,6 +23,10 @@ struct InitTrailer {
   // "too_many_files", "too_deep", "unreadable"); "" if none.
   std::string output_violation;
   bool output_rolled_back = false;  // Volume mode: the run's growth was undone.
+  // What kept the job from starting, "" if it started: "policy" (init
+  // refused to run it: its seccomp filter, or a path the engine should have
+  // masked), "stdin", "exec" or "fork". Never the program's fault.
+  std::string start_error;
   // The end nonce from the warm pool's "go" message; "" for a cold job.
   std::string eof;
   // A sandbox call the REPL driver cut short at its timeout (or on SIGINT).

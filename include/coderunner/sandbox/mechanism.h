@@ -83,6 +83,11 @@ struct ContainerContext {
   // With `pooled`: the pool's label value (kLabelPool), naming the service
   // process that owns the container.
   std::string pool_label;
+  // A cold job's trailer nonce: init gets it in its own environment
+  // (CODERUNNER_EOF_NONCE), which the job never sees, and ends its trailer
+  // with it; the service takes no trailer without it. "" for pooled
+  // containers (the "go" message carries theirs) and sandboxes.
+  std::string eof_nonce;
 };
 
 class Mechanism {

@@ -1,0 +1,48 @@
+// go_message: the warm pool's "go" message, which the service writes into a
+// pooled container's FIFO when a job arrives (see coderunner_init.c):
+//   "CRGO" + 4-byte little-endian payload length + payload, where the
+//   payload is NUL-terminated fields: "stdin" or "-" (whether the
+//   workspace's stdin file is the job's stdin), an end nonce (lower-case
+//   hex, at most 64 characters, may be empty), then the arguments appended
+//   to the command.
+// The service is the only writer (the FIFO is root-owned, 0644), but the
+// parser still treats the bytes as untrusted: it is fuzzed
+// (tests/fuzz/go_message_fuzzer.cc) and unit-tested under the sanitizers.
+// Pure; thread-compatible.
+#ifndef CODERUNNER_INIT_GO_MESSAGE_H_
+#define CODERUNNER_INIT_GO_MESSAGE_H_
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+  kGoHeaderBytes = 8,
+  kMaxGoPayloadBytes = 60000,
+  kMaxGoArgs = 1024,
+  kMaxGoNonce = 64,
+};
+
+typedef struct {
+  int with_stdin;                // The stdin file is the job's stdin.
+  char nonce[kMaxGoNonce + 1];   // NUL-terminated hex; "" without a nonce.
+  const char* args[kMaxGoArgs];  // Point into the payload passed to ParseGoPayload.
+  int nargs;
+} GoMessage;
+
+// The payload length the 8-byte header announces, or -1 if the magic is
+// wrong or the length is 0 or over kMaxGoPayloadBytes.
+long GoPayloadLength(const unsigned char header[kGoHeaderBytes]);
+
+// Parses `len` payload bytes. Returns 0, or -1 if the payload is malformed
+// (not NUL-terminated, no nonce field, a nonce that is not short lower-case
+// hex, more than kMaxGoArgs arguments). `out->args` borrow from `payload`.
+int ParseGoPayload(const char* payload, size_t len, GoMessage* out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // CODERUNNER_INIT_GO_MESSAGE_H_
