@@ -61,19 +61,29 @@ class EngineTest : public ::testing::Test {
   virtual std::string ExtraConfig() const { return ""; }
 
   // Runs tests/hostile/<file> in `language` and returns the 200 answer.
+  // Never from the result cache: an answer no container produced proves
+  // nothing about containment (checked: `cached` is false).
   nlohmann::json RunHostile(const std::string& language, const std::string& file,
                             const nlohmann::json& extra = nlohmann::json::object()) {
-    HttpAnswer a = server_->Execute(language, HostileProgram(file), extra);
+    return RunUncached(language, HostileProgram(file), extra);
+  }
+
+  // POST /v1/execute with "cache": false; expects 200 and `cached: false`.
+  nlohmann::json RunUncached(const std::string& language, const std::string& code,
+                             nlohmann::json extra = nlohmann::json::object()) {
+    extra["cache"] = false;
+    HttpAnswer a = server_->Execute(language, code, extra);
     EXPECT_EQ(a.status, 200) << a.body;
+    EXPECT_EQ(a.json.value("cached", true), false) << a.body.substr(0, 500);
     return a.json;
   }
 
-  // After an attack, an ordinary job must still run normally.
+  // After an attack, an ordinary job must still run normally, in a
+  // container of its own (never answered from the cache).
   void ExpectNormalJobStillWorks() {
-    HttpAnswer a = server_->Execute("python", "print(6*7)");
-    ASSERT_EQ(a.status, 200) << a.body;
-    EXPECT_EQ(a.json["status"], "succeeded") << a.body;
-    EXPECT_EQ(a.json["stdout"], "42\n");
+    nlohmann::json r = RunUncached("python", "print(6*7)");
+    EXPECT_EQ(r["status"], "succeeded") << r.dump();
+    EXPECT_EQ(r["stdout"], "42\n");
   }
 
   std::unique_ptr<ServerProcess> server_;
