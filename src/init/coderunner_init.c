@@ -82,27 +82,19 @@
 #include <unistd.h>
 
 #include "go_message.h"
+#include "init_options.h"
 #include "job_metrics.h"
+#include "job_start.h"
 #include "output_guard.h"
 #include "proc_masks.h"
 #include "syscall_filter.h"
 
-enum { kMaxEnv = 64, kMaxCommand = 63 };
+enum { kMaxCommand = 63 };
 
 static pid_t g_child = -1;
 static volatile sig_atomic_t g_stop = 0;
 static int g_own_namespace = 0;  // PID 1 of a PID namespace (not a test on the host).
 static char g_eof_nonce[kMaxGoNonce + 1];
-
-// What init was asked to do.
-typedef struct {
-  char* envp[kMaxEnv + 1];
-  const char* stdin_path;
-  const char* go_fifo;
-  OutputBounds out;
-  long long cpu_limit_ms;  // 0: no watchdog.
-  char** command;          // NULL-terminated.
-} Options;
 
 // What the trailer reports.
 typedef struct {
@@ -155,118 +147,6 @@ static long long NowUs(void) {
 static int IsNonce(const char* s) {
   size_t n = strlen(s);
   return n <= kMaxGoNonce && strspn(s, "0123456789abcdef") == n;
-}
-
-// Tells init's parent, through the close-on-exec pipe `report`, why the job
-// could not start, and ends the child.
-static void StartFailed(int report, char why, const char* what) {
-  dprintf(2, "coderunner-init: %s: %s\n", what, strerror(errno));
-  if (write(report, &why, 1) < 0) { /* the exit status still says 127 */
-  }
-  _exit(127);
-}
-
-// The forked child: becomes the job. `report` is closed by a successful
-// exec. The seccomp filter is already in place (inherited from init).
-static void ExecJob(const Options* o, char** argv, int report) {
-  // A group and session of its own: kill(0, ...) and killpg never reach
-  // init.
-  setsid();
-  // init is non-dumpable; the job's own /proc entries must be its own
-  // again (execve would restore this anyway).
-  prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
-  int fd = open(o->stdin_path ? o->stdin_path : "/dev/null", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0 || dup2(fd, 0) < 0) StartFailed(report, 'i', "open stdin");
-  // The job, not this init, should be the OOM killer's first choice. Raising
-  // one's own score needs no privilege; failure is harmless.
-  int adj = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
-  if (adj >= 0) {
-    if (write(adj, "1000", 4) < 0) { /* best effort */
-    }
-    close(adj);
-  }
-  for (int sig = 1; sig < NSIG; ++sig) signal(sig, SIG_DFL);
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, NULL);  // The parent blocks SIGCHLD; the job must not.
-  // execvpe searches PATH from the caller's environment, not envp, so look
-  // the command up in the job's own PATH by hand.
-  const char* cmd = argv[0];
-  if (strchr(cmd, '/') == NULL) {
-    const char* path = "/usr/local/bin:/usr/bin:/bin";
-    for (char* const* e = o->envp; *e; ++e) {
-      if (strncmp(*e, "PATH=", 5) == 0) path = *e + 5;
-    }
-    char buf[4096];
-    const char* p = path;
-    while (*p) {
-      const char* end = strchr(p, ':');
-      size_t len = end ? (size_t)(end - p) : strlen(p);
-      if (len > 0 && len + strlen(cmd) + 2 < sizeof(buf)) {
-        memcpy(buf, p, len);
-        buf[len] = '/';
-        strcpy(buf + len + 1, cmd);
-        execve(buf, argv, o->envp);
-      }
-      if (!end) break;
-      p = end + 1;
-    }
-    errno = ENOENT;
-    StartFailed(report, 'e', cmd);
-  }
-  execve(cmd, argv, o->envp);
-  StartFailed(report, 'e', cmd);
-}
-
-static long long ParseCount(const char* s) {
-  char* end = NULL;
-  long long v = strtoll(s, &end, 10);
-  return (end == s || *end != '\0' || v < 0) ? -1 : v;
-}
-
-// Parses the command line into `o`. Returns 0, or -1 (with a message).
-static int ParseArgs(int argc, char** argv, Options* o) {
-  memset(o, 0, sizeof(*o));
-  int nenv = 0;
-  int i = 1;
-  for (; i < argc; ++i) {
-    const char* a = argv[i];
-    int has_value = i + 1 < argc;
-    if (strcmp(a, "--") == 0) {
-      ++i;
-      break;
-    } else if (strcmp(a, "-i") == 0 && has_value) {
-      o->stdin_path = argv[++i];
-    } else if (strcmp(a, "-W") == 0 && has_value) {
-      o->go_fifo = argv[++i];
-    } else if (strcmp(a, "-c") == 0 && has_value && ParseCount(argv[i + 1]) >= 0) {
-      o->cpu_limit_ms = ParseCount(argv[++i]);
-    } else if (strcmp(a, "-e") == 0 && has_value && nenv < kMaxEnv) {
-      o->envp[nenv++] = argv[++i];
-    } else if (strcmp(a, "-o") == 0 && has_value) {
-      o->out.dir = argv[++i];
-    } else if ((strcmp(a, "-q") == 0 || strcmp(a, "-f") == 0 || strcmp(a, "-n") == 0) &&
-               has_value && ParseCount(argv[i + 1]) >= 0) {
-      long long v = ParseCount(argv[++i]);
-      if (a[1] == 'q') o->out.max_bytes = v;
-      if (a[1] == 'f') o->out.max_file_bytes = v;
-      if (a[1] == 'n') o->out.max_entries = v;
-    } else if (strcmp(a, "-r") == 0) {
-      o->out.rollback = 1;
-    } else {
-      dprintf(2,
-              "coderunner-init: usage: [-i FILE | -W FIFO] [-c CPU_MS] [-e K=V]... "
-              "[-o DIR [-q N] [-f N] [-n N] [-r]] -- CMD [ARG]...\n");
-      return -1;
-    }
-  }
-  o->envp[nenv] = NULL;
-  if (i >= argc) {
-    dprintf(2, "coderunner-init: no command\n");
-    return -1;
-  }
-  o->command = argv + i;
-  return 0;
 }
 
 // Reads exactly `n` bytes from `fd`; 0 on success, -1 on EOF, error or a
@@ -340,7 +220,7 @@ static void KillAndReapAll(int* main_status, int* main_done) {
 // Runs the job until its main process ends, the service stops it, the CPU
 // watchdog fires or /output breaks a bound; then kills and reaps every job
 // process and settles /output.
-static void Supervise(Options* o, Outcome* r, int can_rollback) {
+static void Supervise(InitOptions* o, Outcome* r, int can_rollback) {
   sigset_t chld;
   sigemptyset(&chld);
   sigaddset(&chld, SIGCHLD);
@@ -398,7 +278,7 @@ static void Supervise(Options* o, Outcome* r, int can_rollback) {
 }
 
 // Every job process is gone: nothing can follow what this writes.
-static void WriteTrailer(const Options* o, const Outcome* r) {
+static void WriteTrailer(const InitOptions* o, const Outcome* r) {
   JobMetrics m;
   ReadJobMetrics(&m);
   // A watchdog kill reports at least what the watchdog measured, so that
@@ -447,35 +327,9 @@ static int SecureSelf(void) {
   return 0;
 }
 
-// Forks the job and waits until it has exec'd (or failed to). Returns the
-// start error, or NULL once the job runs.
-static const char* StartJob(Options* o, char** argv) {
-  int report[2];
-  if (pipe2(report, O_CLOEXEC) != 0) return "fork";
-  g_child = fork();
-  if (g_child < 0) {
-    dprintf(2, "coderunner-init: fork: %s\n", strerror(errno));
-    close(report[0]);
-    close(report[1]);
-    return "fork";
-  }
-  if (g_child == 0) {
-    close(report[0]);
-    ExecJob(o, argv, report[1]);
-  }
-  close(report[1]);
-  char why = 0;
-  ssize_t n;
-  while ((n = read(report[0], &why, 1)) < 0 && errno == EINTR) {
-  }
-  close(report[0]);
-  if (n <= 0) return NULL;
-  return why == 'i' ? "stdin" : "exec";
-}
-
 int main(int argc, char** argv) {
-  Options o;
-  if (ParseArgs(argc, argv, &o) != 0) return 126;
+  InitOptions o;
+  if (ParseInitOptions(argc, argv, &o) != 0) return 126;
   g_own_namespace = getpid() == 1;
   const char* nonce = getenv("CODERUNNER_EOF_NONCE");
   if (nonce != NULL && IsNonce(nonce)) memcpy(g_eof_nonce, nonce, strlen(nonce) + 1);
@@ -516,7 +370,7 @@ int main(int argc, char** argv) {
     Handle(kForwarded[k], Forward);
   }
 
-  r.start_error = StartJob(&o, job_argv);
+  r.start_error = StartJob(&o, job_argv, &g_child);
   if (r.start_error != NULL) {
     int done = 0;
     KillAndReapAll(&r.status, &done);

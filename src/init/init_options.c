@@ -1,0 +1,57 @@
+// See init_options.h.
+#define _GNU_SOURCE
+#include "init_options.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static long long ParseCount(const char* s) {
+  char* end = NULL;
+  long long v = strtoll(s, &end, 10);
+  return (end == s || *end != '\0' || v < 0) ? -1 : v;
+}
+
+int ParseInitOptions(int argc, char** argv, InitOptions* o) {
+  memset(o, 0, sizeof(*o));
+  int nenv = 0;
+  int i = 1;
+  for (; i < argc; ++i) {
+    const char* a = argv[i];
+    int has_value = i + 1 < argc;
+    if (strcmp(a, "--") == 0) {
+      ++i;
+      break;
+    } else if (strcmp(a, "-i") == 0 && has_value) {
+      o->stdin_path = argv[++i];
+    } else if (strcmp(a, "-W") == 0 && has_value) {
+      o->go_fifo = argv[++i];
+    } else if (strcmp(a, "-c") == 0 && has_value && ParseCount(argv[i + 1]) >= 0) {
+      o->cpu_limit_ms = ParseCount(argv[++i]);
+    } else if (strcmp(a, "-e") == 0 && has_value && nenv < kMaxEnv) {
+      o->envp[nenv++] = argv[++i];
+    } else if (strcmp(a, "-o") == 0 && has_value) {
+      o->out.dir = argv[++i];
+    } else if ((strcmp(a, "-q") == 0 || strcmp(a, "-f") == 0 || strcmp(a, "-n") == 0) &&
+               has_value && ParseCount(argv[i + 1]) >= 0) {
+      long long v = ParseCount(argv[++i]);
+      if (a[1] == 'q') o->out.max_bytes = v;
+      if (a[1] == 'f') o->out.max_file_bytes = v;
+      if (a[1] == 'n') o->out.max_entries = v;
+    } else if (strcmp(a, "-r") == 0) {
+      o->out.rollback = 1;
+    } else {
+      dprintf(2,
+              "coderunner-init: usage: [-i FILE | -W FIFO] [-c CPU_MS] [-e K=V]... "
+              "[-o DIR [-q N] [-f N] [-n N] [-r]] -- CMD [ARG]...\n");
+      return -1;
+    }
+  }
+  o->envp[nenv] = NULL;
+  if (i >= argc) {
+    dprintf(2, "coderunner-init: no command\n");
+    return -1;
+  }
+  o->command = argv + i;
+  return 0;
+}

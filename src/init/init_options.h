@@ -1,0 +1,35 @@
+// init_options: coderunner-init's command line (see coderunner_init.c for
+// the usage). The service builds it, but the parser still treats it as
+// untrusted: every value is checked, and nothing is copied (the fields point
+// into argv, which outlives them). Pure; thread-compatible.
+#ifndef CODERUNNER_INIT_INIT_OPTIONS_H_
+#define CODERUNNER_INIT_INIT_OPTIONS_H_
+
+#include "output_guard.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { kMaxEnv = 64 };
+
+// What init was asked to do.
+typedef struct {
+  char* envp[kMaxEnv + 1];  // The job's whole environment (-e), NULL-terminated.
+  const char* stdin_path;   // -i; NULL: /dev/null.
+  const char* go_fifo;      // -W; NULL: a cold job.
+  OutputBounds out;         // -o, -q, -f, -n, -r.
+  long long cpu_limit_ms;   // -c; 0: no watchdog.
+  char** command;           // After "--"; NULL-terminated, at least one word.
+} InitOptions;
+
+// Parses argv[1..argc) into `o` (zeroed first). Returns 0, or -1 after
+// writing a usage message to stderr: an unknown option, a missing or
+// negative count, more than kMaxEnv -e values, or no command.
+int ParseInitOptions(int argc, char** argv, InitOptions* o);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // CODERUNNER_INIT_INIT_OPTIONS_H_
