@@ -98,7 +98,10 @@ int Serve(const std::string& config_path) {
   engine::ImageClient images(transport, timeout);
   engine::SystemClient system(transport, timeout);
   engine::VolumeClient volume_client(transport, timeout);
-  volumes::VolumeService volume_service(cfg, volume_client);
+  // One uid per live container and per volume, shared by everything that
+  // creates containers.
+  sandbox::UidPool uids(cfg.sandbox.uid_first, cfg.sandbox.uid_count);
+  volumes::VolumeService volume_service(cfg, volume_client, uids);
 
   sandbox::PolicySettings settings;
   settings.init_host_path = init_path;
@@ -110,6 +113,7 @@ int Serve(const std::string& config_path) {
   runner_options.workspace_root = cfg.workspace_dir;
   runner_options.artifacts_root = cfg.artifacts.dir;
   runner_options.artifact_caps = cfg.ArtifactCapsFromConfig();
+  runner_options.uids = &uids;
   sandbox::ContainerRunner runner(containers, policy, runner_options);
 
   auto version = system.Version();
@@ -145,7 +149,7 @@ int Serve(const std::string& config_path) {
                              &containers, &images,      &metrics, &webhooks, &volume_service};
   // Warm containers: created here, seeded after recovery has settled the
   // last process's containers (those carry another pool token).
-  sandbox::WarmPool pool(containers, policy, cfg.pool, cfg.workspace_dir, cfg.artifacts.dir,
+  sandbox::WarmPool pool(containers, policy, uids, cfg.pool, cfg.workspace_dir, cfg.artifacts.dir,
                          cfg.ArtifactCapsFromConfig(), &metrics,
                          std::chrono::seconds(cfg.pool.max_idle_s) +
                              std::chrono::milliseconds(cfg.max_limits.timeout_ms) +
@@ -200,7 +204,7 @@ int Serve(const std::string& config_path) {
   }
   sessions::SandboxLayout sandbox_layout{cfg.workspace_dir + "/sandboxes",
                                          cfg.artifacts.dir + "/sandboxes",
-                                         cfg.ArtifactCapsFromConfig()};
+                                         cfg.ArtifactCapsFromConfig(), &uids};
   sessions::SandboxManager sandboxes(cfg, containers, policy, **sandbox_store, &metrics,
                                      sandbox_layout, &volume_service);
   sandboxes.Start();

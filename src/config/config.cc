@@ -8,6 +8,8 @@
 #include <set>
 #include <sstream>
 
+#include "coderunner/sandbox/uid_pool.h"
+
 namespace coderunner::config {
 namespace {
 
@@ -262,11 +264,14 @@ StatusOr<Config> ParseNode(const YAML::Node& root) {
         Read(e, "connect_timeout_ms", "engine.connect_timeout_ms", &c.engine.connect_timeout_ms));
   }
   if (YAML::Node s = root["sandbox"]) {
-    CR_RETURN_IF_ERROR(CheckKeys(s, "sandbox", {"init_path", "runtime", "nofile", "nproc"}));
+    CR_RETURN_IF_ERROR(CheckKeys(
+        s, "sandbox", {"init_path", "runtime", "nofile", "nproc", "uid_first", "uid_count"}));
     CR_RETURN_IF_ERROR(Read(s, "init_path", "sandbox.init_path", &c.sandbox.init_path));
     CR_RETURN_IF_ERROR(Read(s, "runtime", "sandbox.runtime", &c.sandbox.runtime));
     CR_RETURN_IF_ERROR(Read(s, "nofile", "sandbox.nofile", &c.sandbox.nofile));
     CR_RETURN_IF_ERROR(Read(s, "nproc", "sandbox.nproc", &c.sandbox.nproc));
+    CR_RETURN_IF_ERROR(Read(s, "uid_first", "sandbox.uid_first", &c.sandbox.uid_first));
+    CR_RETURN_IF_ERROR(Read(s, "uid_count", "sandbox.uid_count", &c.sandbox.uid_count));
   }
   CR_RETURN_IF_ERROR(Read(root, "workspace_dir", "workspace_dir", &c.workspace_dir));
   CR_RETURN_IF_ERROR(Read(root, "data_dir", "data_dir", &c.data_dir));
@@ -501,6 +506,10 @@ StatusOr<Config> ParseNode(const YAML::Node& root) {
   }
   if (c.sandbox.nproc < 1 || c.sandbox.nproc > 4194304) {
     return Bad("sandbox.nproc", "must be between 1 and 4194304");
+  }
+  if (Status uids = sandbox::UidPool::Validate(c.sandbox.uid_first, c.sandbox.uid_count);
+      !uids.ok()) {
+    return Bad("sandbox.uid_first/uid_count", uids.message());
   }
   for (char ch : c.instance) {
     if (!isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_') {

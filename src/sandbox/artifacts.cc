@@ -36,16 +36,17 @@ StatusOr<std::string> HashAndSeal(const std::string& dir, const TreeFile& file, 
   }
   if (seen != file.size) return InternalError("artifact changed while read", "tree_io");
   // Through the fd: these calls can never land on anything but this file.
-  if (fchown(fd.get(), 0, 0) != 0 || fchmod(fd.get(), 0644) != 0) {
+  if (fchown(fd.get(), 0, 0) != 0 || fchmod(fd.get(), 0600) != 0) {
     return InternalError("seal artifact: " + std::string(strerror(errno)), "tree_io");
   }
   return hash.HexDigest();
 }
 
-// Directories become root-owned 0755 (the tree is the service's now).
+// Directories become root-owned 0700 (the tree is the service's now, and
+// no other host user may read a tenant's files).
 void SealDirectories(int dir, int depth) {
   if (depth > 64) return;
-  if (fchown(dir, 0, 0) != 0 || fchmod(dir, 0755) != 0) return;
+  if (fchown(dir, 0, 0) != 0 || fchmod(dir, 0700) != 0) return;
   int copy = dup(dir);
   if (copy < 0) return;
   DIR* d = fdopendir(copy);
@@ -63,9 +64,10 @@ void SealDirectories(int dir, int depth) {
 
 }  // namespace
 
-StatusOr<std::string> CreateOutputDir(const std::string& root, const std::string& job_id) {
+StatusOr<std::string> CreateOutputDir(const std::string& root, const std::string& job_id,
+                                      int64_t uid) {
   CR_RETURN_IF_ERROR(SplitSafeRelativePath(job_id, 1).status());
-  if (mkdir(root.c_str(), 0755) != 0 && errno != EEXIST) {
+  if (mkdir(root.c_str(), 0700) != 0 && errno != EEXIST) {
     return InternalError("create " + root + ": " + strerror(errno), "workspace_io");
   }
   std::string path = root + "/" + job_id;
@@ -74,7 +76,8 @@ StatusOr<std::string> CreateOutputDir(const std::string& root, const std::string
     return InternalError("create " + path + ": " + strerror(errno), "workspace_io");
   }
   UniqueFd fd(open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!fd.valid() || fchown(fd.get(), kJobUid, kJobGid) != 0 || fchmod(fd.get(), 0700) != 0) {
+  const auto id = static_cast<uid_t>(uid);
+  if (!fd.valid() || fchown(fd.get(), id, id) != 0 || fchmod(fd.get(), 0700) != 0) {
     int err = errno;
     RemoveTree(path);
     return InternalError("prepare " + path + ": " + strerror(err), "workspace_io");

@@ -90,6 +90,15 @@ RunResult ErrorResult(const JobSpec& job, Status error) {
 
 }  // namespace
 
+ContainerRunner::ContainerRunner(engine::ContainerClient& containers, const ContainerPolicy& policy,
+                                 RunnerOptions options)
+    : containers_(containers), policy_(policy), options_(std::move(options)) {
+  if (options_.uids == nullptr) {
+    own_uids_ = std::make_unique<UidPool>(kDefaultFirstJobUid, kDefaultJobUidCount);
+  }
+  uids_ = options_.uids != nullptr ? options_.uids : own_uids_.get();
+}
+
 StatusOr<RunResult> ContainerRunner::Run(const JobSpec& job, const RunHooks& hooks) {
   if (pool_ != nullptr && pool_->Eligible(job)) {
     if (std::unique_ptr<PooledContainer> warm = pool_->Take(job)) {
@@ -146,41 +155,52 @@ ContainerRunner::Supervised ContainerRunner::Supervise(const JobSpec& job, const
   return sv;
 }
 
-StatusOr<RunResult> ContainerRunner::RunCold(const JobSpec& job, const RunHooks& hooks) {
-  const auto t0 = Clock::now();
-  OutputMount output;
-  std::string output_dir;  // Host directory of a per-job /output.
+StatusOr<ContainerRunner::ColdSetup> ContainerRunner::PrepareCold(const JobSpec& job) {
+  ColdSetup c;
+  // The container's own uid: its volume's (every file in it is that
+  // uid's), else a lease held until the container is gone.
+  c.uid = job.volume.uid;
+  if (job.volume.id.empty()) {
+    CR_ASSIGN_OR_RETURN(c.lease, uids_->Lease());
+    c.uid = c.lease.uid();
+  }
   if (!job.volume.id.empty()) {
     if (job.volume.engine_name.empty()) {
-      return ErrorResult(job, FailedPreconditionError("volume " + job.volume.id + " not resolved",
-                                                      "volume_not_found"));
+      return FailedPreconditionError("volume " + job.volume.id + " not resolved",
+                                     "volume_not_found");
     }
-    output = {job.volume.engine_name, true, job.volume.quota_bytes, 0, job.volume.max_files};
+    c.output = {job.volume.engine_name, true, job.volume.quota_bytes, 0, job.volume.max_files};
   } else if (!options_.artifacts_root.empty()) {
-    auto dir = CreateOutputDir(options_.artifacts_root, job.id);
-    if (!dir.ok()) return ErrorResult(job, dir.status());
-    output_dir = *dir;
+    CR_ASSIGN_OR_RETURN(c.output_dir, CreateOutputDir(options_.artifacts_root, job.id, c.uid));
     const ArtifactCaps& caps = options_.artifact_caps;
-    output = {output_dir, false, caps.max_total_bytes, caps.max_file_bytes, caps.max_files};
+    c.output = {c.output_dir, false, caps.max_total_bytes, caps.max_file_bytes, caps.max_files};
   }
-  // Paths that end without a run leave no artifacts behind.
-  auto discard_output = [&] {
-    if (!output_dir.empty()) (void)RemoveTree(output_dir);
-  };
-  auto workspace = Workspace::Create(options_.workspace_root, job.id);
-  if (!workspace.ok()) {
-    discard_output();
-    return ErrorResult(job, workspace.status());
-  }
-  Workspace& ws = **workspace;
-  Status written = WriteJobFiles(job, ws);
+  auto workspace = Workspace::Create(options_.workspace_root, job.id, c.uid);
+  Status written = workspace.ok() ? WriteJobFiles(job, **workspace) : workspace.status();
   if (!written.ok()) {
-    discard_output();
-    return ErrorResult(job, written);
+    c.DiscardOutput();
+    return written;
   }
+  c.ws = std::move(*workspace);
+  return c;
+}
+
+void ContainerRunner::ColdSetup::DiscardOutput() {
+  if (!output_dir.empty()) (void)RemoveTree(output_dir);
+}
+
+StatusOr<RunResult> ContainerRunner::RunCold(const JobSpec& job, const RunHooks& hooks) {
+  const auto t0 = Clock::now();
+  auto setup = PrepareCold(job);
+  if (!setup.ok()) return ErrorResult(job, setup.status());
+  ColdSetup& c = *setup;
+  const OutputMount& output = c.output;
+  auto discard_output = [&c] { c.DiscardOutput(); };
+  Workspace& ws = *c.ws;
 
   ContainerContext ctx{job, ws.path(), !job.stdin_data.empty(), output};
   ctx.eof_nonce = NewId("eof").substr(4);
+  ctx.uid = c.uid;
   auto id_or = containers_.Create(policy_.BuildCreateBody(ctx), "coderunner-" + job.id);
   if (!id_or.ok()) {
     discard_output();
@@ -204,6 +224,7 @@ StatusOr<RunResult> ContainerRunner::RunCold(const JobSpec& job, const RunHooks&
       Status removed = containers_.Remove(id);
       if (!removed.ok()) {
         spdlog::warn("job {}: remove container {}: {}", job.id, id, removed.ToString());
+        c.lease.Keep();  // Its processes may live on as that uid.
       }
       ws.Remove();
       // Unreachable engine: the job never ran, as when create fails.
@@ -241,17 +262,19 @@ StatusOr<RunResult> ContainerRunner::RunCold(const JobSpec& job, const RunHooks&
                                     : std::chrono::milliseconds(0));
   io.Finish();
   if (hooks.cancel != nullptr) hooks.cancel->OnCancel(nullptr);
-  if (!removed.ok())
+  if (!removed.ok()) {
     spdlog::warn("job {}: remove container {}: {}", job.id, id, removed.ToString());
+    c.lease.Keep();  // Its processes may live on as that uid.
+  }
   ws.Remove();
 
   Finished f{sv, stream_done, attach.status(), state, inspected, state.image_id, ctx.eof_nonce};
   RunResult result = BuildResult(job, output, io, f, t0);
   if (result.status == RunStatus::kCancelled || result.status == RunStatus::kError) {
     discard_output();
-  } else if (!output_dir.empty()) {
+  } else if (!c.output_dir.empty()) {
     // The container is gone: nothing writes the directory any more.
-    CollectInto(job, output_dir, result);
+    CollectInto(job, c.output_dir, result);
   }
   result.metrics.wall_ms = MsSince(t0);
   return result;

@@ -1,19 +1,23 @@
-// Identity isolation: an unprivileged uid/gid, no capabilities, and no way
-// to gain privileges (setuid binaries, file capabilities) after exec.
+// Identity isolation: an unprivileged uid/gid of the container's own (see
+// uid_pool.h), no capabilities, and no way to gain privileges (setuid
+// binaries, file capabilities) after exec.
 #include "coderunner/sandbox/mechanism.h"
 
 namespace coderunner::sandbox {
 namespace {
 
-const std::string kUser = std::to_string(kJobUid) + ":" + std::to_string(kJobGid);
+// "uid:gid": the container's own uid, with the group of the same number.
+std::string UserOf(const ContainerContext& ctx) {
+  return std::to_string(ctx.uid) + ":" + std::to_string(ctx.uid);
+}
 
 class IdentityIsolation : public Mechanism {
  public:
   std::string_view name() const override { return "identity"; }
 
-  void Apply(const PolicySettings&, const ContainerContext&,
+  void Apply(const PolicySettings&, const ContainerContext& ctx,
              nlohmann::json& create) const override {
-    create["User"] = kUser;
+    create["User"] = UserOf(ctx);
     auto& host = create["HostConfig"];
     host["Privileged"] = false;
     host["CapDrop"] = {"ALL"};
@@ -21,10 +25,10 @@ class IdentityIsolation : public Mechanism {
     host["SecurityOpt"] = {"no-new-privileges"};
   }
 
-  Status Verify(const PolicySettings&, const ContainerContext&,
+  Status Verify(const PolicySettings&, const ContainerContext& ctx,
                 const nlohmann::json& inspect) const override {
     const auto& user = InspectField(inspect, "Config", "User");
-    if (user != kUser) return PolicyMismatch(name(), "Config.User", kUser, user);
+    if (user != UserOf(ctx)) return PolicyMismatch(name(), "Config.User", UserOf(ctx), user);
     const auto& priv = InspectField(inspect, "HostConfig", "Privileged");
     if (priv == true) return PolicyMismatch(name(), "HostConfig.Privileged", false, priv);
     const auto& opts = InspectField(inspect, "HostConfig", "SecurityOpt");

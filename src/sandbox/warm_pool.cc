@@ -36,11 +36,12 @@ PooledContainer::~PooledContainer() {
 }
 
 WarmPool::WarmPool(engine::ContainerClient& containers, const ContainerPolicy& policy,
-                   PoolOptions options, std::string workspace_root, std::string artifacts_root,
-                   ArtifactCaps caps, MetricsRegistry* metrics,
+                   UidPool& uids, PoolOptions options, std::string workspace_root,
+                   std::string artifacts_root, ArtifactCaps caps, MetricsRegistry* metrics,
                    std::chrono::milliseconds attach_bound)
     : containers_(containers),
       policy_(policy),
+      uids_(uids),
       options_(std::move(options)),
       workspace_root_(std::move(workspace_root)),
       artifacts_root_(std::move(artifacts_root)),
@@ -441,14 +442,16 @@ StatusOr<std::unique_ptr<PooledContainer>> WarmPool::Prepare(const JobSpec& spec
   auto c = std::make_unique<PooledContainer>();
   c->slot = NewId(kSlotPrefix);
   c->language = spec.language.name;
-  auto ws = Workspace::Create(workspace_root_, c->slot);
+  CR_ASSIGN_OR_RETURN(c->uid, uids_.Lease());
+  const int64_t uid = c->uid.uid();
+  auto ws = Workspace::Create(workspace_root_, c->slot, uid);
   if (!ws.ok()) return ws.status();
   c->workspace = std::move(*ws);
   auto fd = c->workspace->CreateFifo(kGoFifo);
   if (!fd.ok()) return fd.status();
   c->go_fd = *fd;
   if (!artifacts_root_.empty()) {
-    auto dir = CreateOutputDir(artifacts_root_, c->slot);
+    auto dir = CreateOutputDir(artifacts_root_, c->slot, uid);
     if (!dir.ok()) return dir.status();
     c->output_dir = *dir;
     c->output = {c->output_dir, false, caps_.max_total_bytes, caps_.max_file_bytes,
@@ -456,6 +459,7 @@ StatusOr<std::unique_ptr<PooledContainer>> WarmPool::Prepare(const JobSpec& spec
   }
   JobSpec t = TemplateOf(spec, c->slot);
   ContainerContext ctx = ContextFor(t, c->workspace->path(), c->output);
+  ctx.uid = uid;
   const std::string name = "coderunner-" + c->slot;
   auto id = containers_.Create(policy_.BuildCreateBody(ctx), name);
   if (!id.ok()) {
@@ -530,6 +534,7 @@ void WarmPool::Destroy(std::unique_ptr<PooledContainer> c) {
     }
     if (!removed.ok()) {
       spdlog::warn("pool: remove container {}: {}", c->id, removed.ToString());
+      c->uid.Keep();  // Its processes may live on as that uid.
       if (removed.code() == StatusCode::kUnavailable) {
         // The engine is away: remember the container and try again later
         // (a restart's recovery removes it otherwise: it has our token no

@@ -35,15 +35,22 @@ Status WriteAll(int fd, std::string_view content, const std::string& what) {
   return OkStatus();
 }
 
+// Root's, readable by the job's group only: nothing for other host users.
+constexpr mode_t kDirMode = 0750;
+constexpr mode_t kFileMode = 0640;
+
 }  // namespace
 
 StatusOr<std::unique_ptr<Workspace>> Workspace::Create(const std::string& root,
-                                                       const std::string& name) {
+                                                       const std::string& name, int64_t gid) {
   auto parts = SplitSafeRelativePath(name, 1);
   if (!parts.ok()) return parts.status();
   std::error_code ec;
   std::filesystem::create_directories(root, ec);
   if (ec) return InternalError("create workspace root " + root + ": " + ec.message());
+  // Only root enters the root: a job's container gets its own workspace
+  // bind-mounted, and nobody on the host may read another job's files.
+  std::filesystem::permissions(root, std::filesystem::perms::owner_all, ec);
   std::string path = root + "/" + name;
   // umask would otherwise strip the bits the job's uid needs.
   if (mkdir(path.c_str(), 0700) != 0) return ErrnoStatus("create workspace " + path, errno);
@@ -53,17 +60,17 @@ StatusOr<std::unique_ptr<Workspace>> Workspace::Create(const std::string& root,
     rmdir(path.c_str());
     return ErrnoStatus("open workspace " + path, err);
   }
-  if (fchmod(fd, 0755) != 0) {
+  if (fchown(fd, 0, static_cast<gid_t>(gid)) != 0 || fchmod(fd, kDirMode) != 0) {
     int err = errno;
     close(fd);
     rmdir(path.c_str());
-    return ErrnoStatus("chmod workspace " + path, err);
+    return ErrnoStatus("chown/chmod workspace " + path, err);
   }
-  return std::unique_ptr<Workspace>(new Workspace(std::move(path), fd));
+  return std::unique_ptr<Workspace>(new Workspace(std::move(path), fd, gid));
 }
 
 StatusOr<std::unique_ptr<Workspace>> Workspace::Open(const std::string& root,
-                                                     const std::string& name) {
+                                                     const std::string& name, int64_t gid) {
   auto parts = SplitSafeRelativePath(name, 1);
   if (!parts.ok()) return parts.status();
   std::string path = root + "/" + name;
@@ -71,7 +78,7 @@ StatusOr<std::unique_ptr<Workspace>> Workspace::Open(const std::string& root,
   if (fd < 0) {
     return NotFoundError("open workspace " + path + ": " + strerror(errno), "workspace_missing");
   }
-  return std::unique_ptr<Workspace>(new Workspace(std::move(path), fd));
+  return std::unique_ptr<Workspace>(new Workspace(std::move(path), fd, gid));
 }
 
 Workspace::~Workspace() {
@@ -98,7 +105,7 @@ Status Workspace::WriteFile(std::string_view relative_path, std::string_view con
   for (size_t i = 0; i + 1 < parts.size(); ++i) {
     // mkdirat never follows a symlink in the last component; opening with
     // O_NOFOLLOW|O_DIRECTORY refuses anything that is not a real directory.
-    if (mkdirat(dir, parts[i].c_str(), 0755) != 0 && errno != EEXIST) {
+    if (mkdirat(dir, parts[i].c_str(), 0700) != 0 && errno != EEXIST) {
       int err = errno;
       close(dir);
       return ErrnoStatus("mkdir " + parts[i], err);
@@ -107,17 +114,21 @@ Status Workspace::WriteFile(std::string_view relative_path, std::string_view con
     int err = errno;
     close(dir);
     if (next < 0) return ErrnoStatus("open directory " + parts[i], err);
-    fchmod(next, 0755);
+    if (fchown(next, 0, static_cast<gid_t>(gid_)) != 0 || fchmod(next, kDirMode) != 0) {
+      err = errno;
+      close(next);
+      return ErrnoStatus("chown/chmod directory " + parts[i], err);
+    }
     dir = next;
   }
   int fd =
-      openat(dir, parts.back().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+      openat(dir, parts.back().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   int err = errno;
   close(dir);
   if (fd < 0) return ErrnoStatus("create " + std::string(relative_path), err);
   Status s = WriteAll(fd, content, "write " + std::string(relative_path));
-  if (s.ok() && fchmod(fd, 0644) != 0)
-    s = ErrnoStatus("chmod " + std::string(relative_path), errno);
+  if (s.ok() && (fchown(fd, 0, static_cast<gid_t>(gid_)) != 0 || fchmod(fd, kFileMode) != 0))
+    s = ErrnoStatus("chown/chmod " + std::string(relative_path), errno);
   close(fd);
   return s;
 }
@@ -128,7 +139,10 @@ StatusOr<int> Workspace::CreateFifo(std::string_view name) {
   const std::string& n = parts.front();
   if (mkfifoat(dir_fd_, n.c_str(), 0600) != 0) return ErrnoStatus("mkfifo " + n, errno);
   // fchmodat: umask must not strip the job's read bit.
-  if (fchmodat(dir_fd_, n.c_str(), 0644, 0) != 0) return ErrnoStatus("chmod " + n, errno);
+  if (fchownat(dir_fd_, n.c_str(), 0, static_cast<gid_t>(gid_), AT_SYMLINK_NOFOLLOW) != 0 ||
+      fchmodat(dir_fd_, n.c_str(), kFileMode, 0) != 0) {
+    return ErrnoStatus("chown/chmod " + n, errno);
+  }
   int fd = openat(dir_fd_, n.c_str(), O_RDWR | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return ErrnoStatus("open " + n, errno);
   return fd;

@@ -30,15 +30,30 @@ constexpr auto kDriverGrace = std::chrono::milliseconds(1500);
 constexpr auto kInterruptGrace = std::chrono::milliseconds(1000);
 
 // The driver opens the channel read-write (so it never reads EOF while the
-// service restarts), which needs write permission for the job's uid. The
-// FIFO sits in the sandbox's own read-only workspace: nothing else can
-// reach it. (A read-only mount does not stop FIFO writes: they never touch
-// the filesystem.)
+// service restarts), which needs write permission for the job's group (the
+// FIFO is root's, with the sandbox's group). The FIFO sits in the sandbox's
+// own read-only workspace: nothing else can reach it. (A read-only mount
+// does not stop FIFO writes: they never touch the filesystem.)
 Status OpenChannelToJob(const std::string& path) {
-  if (chmod(path.c_str(), 0666) != 0) {
+  if (chmod(path.c_str(), 0660) != 0) {
     return InternalError("chmod " + path + ": " + strerror(errno), "workspace_io");
   }
   return OkStatus();
+}
+
+// The uid of a container from its inspect body ("uid:gid"); 65534 (what
+// sandboxes ran as before each had its own) when it cannot be read.
+int64_t UidOf(const nlohmann::json& inspect) {
+  const auto& user = sandbox::InspectField(inspect, "Config", "User");
+  if (!user.is_string()) return sandbox::kJobUid;
+  const std::string u = user.get<std::string>();
+  try {
+    size_t used = 0;
+    int64_t uid = std::stoll(u, &used);
+    if (used > 0 && (used == u.size() || u[used] == ':') && uid > 0) return uid;
+  } catch (const std::exception&) {
+  }
+  return sandbox::kJobUid;
 }
 
 }  // namespace
@@ -68,7 +83,12 @@ StatusOr<std::unique_ptr<LiveSandbox>> LiveSandbox::Launch(engine::ContainerClie
                                                            const std::string& volume_dir) {
   std::unique_ptr<LiveSandbox> s(
       new LiveSandbox(containers, policy, layout, std::move(spec), std::move(driver)));
-  auto ws = sandbox::Workspace::Create(layout.workspace_root, s->spec_.id);
+  s->uid_ = s->spec_.volume.uid;
+  if (s->spec_.volume.id.empty()) {
+    CR_ASSIGN_OR_RETURN(s->uid_lease_, layout.uids->Lease());
+    s->uid_ = s->uid_lease_.uid();
+  }
+  auto ws = sandbox::Workspace::Create(layout.workspace_root, s->spec_.id, s->uid_);
   if (!ws.ok()) return ws.status();
   s->workspace_ = std::move(*ws);
   auto fail = [&](Status st) -> StatusOr<std::unique_ptr<LiveSandbox>> {
@@ -85,7 +105,7 @@ StatusOr<std::unique_ptr<LiveSandbox>> LiveSandbox::Launch(engine::ContainerClie
     s->volume_guard_ = std::make_unique<VolumeGuard>(volume_dir, s->spec_.volume);
     s->volume_guard_->Settle();
   } else {
-    auto out = sandbox::CreateOutputDir(layout.output_root, s->spec_.id);
+    auto out = sandbox::CreateOutputDir(layout.output_root, s->spec_.id, s->uid_);
     if (!out.ok()) return fail(out.status());
     s->output_dir_ = *out;
   }
@@ -103,7 +123,16 @@ StatusOr<std::unique_ptr<LiveSandbox>> LiveSandbox::Adopt(engine::ContainerClien
                                                           const std::string& volume_dir) {
   std::unique_ptr<LiveSandbox> s(
       new LiveSandbox(containers, policy, layout, std::move(spec), std::move(driver)));
-  auto ws = sandbox::Workspace::Open(layout.workspace_root, s->spec_.id);
+  auto state = containers.Inspect(container_id);
+  if (!state.ok()) return state.status();
+  if (!state->running) {
+    return FailedPreconditionError("sandbox container " + container_id + " is " + state->status,
+                                   "sandbox_container_stopped");
+  }
+  // The uid it runs as is taken again, so no new container gets it.
+  s->uid_ = UidOf(state->raw);
+  s->uid_lease_ = layout.uids->Claim(s->uid_);
+  auto ws = sandbox::Workspace::Open(layout.workspace_root, s->spec_.id, s->uid_);
   if (!ws.ok()) return ws.status();
   s->workspace_ = std::move(*ws);
   s->workspace_->Keep();
@@ -114,12 +143,6 @@ StatusOr<std::unique_ptr<LiveSandbox>> LiveSandbox::Adopt(engine::ContainerClien
     s->volume_guard_->Settle();
   }
   CR_RETURN_IF_ERROR(s->OpenChannel());
-  auto state = containers.Inspect(container_id);
-  if (!state.ok()) return state.status();
-  if (!state->running) {
-    return FailedPreconditionError("sandbox container " + container_id + " is " + state->status,
-                                   "sandbox_container_stopped");
-  }
   s->container_id_ = container_id;
   CR_RETURN_IF_ERROR(s->AttachTo(container_id));
   return s;
@@ -182,6 +205,7 @@ Status LiveSandbox::StartContainer() {
     output = {v.engine_name, false, v.quota_bytes, 0, v.max_files};
   }
   sandbox::ContainerContext ctx{spec_, workspace_->path(), false, output};
+  ctx.uid = uid_;
   nlohmann::json body = policy_.BuildCreateBody(ctx);
   body["Labels"][sandbox::kLabelSandbox] = spec_.id;
   // A fresh name per container: the old one may still be going away.
@@ -238,7 +262,7 @@ bool LiveSandbox::ResetOutputIfOverBounds() {
   over |= total > caps.max_total_bytes;
   if (!over) return false;
   (void)sandbox::RemoveTree(output_dir_);
-  (void)sandbox::CreateOutputDir(layout_.output_root, spec_.id);
+  (void)sandbox::CreateOutputDir(layout_.output_root, spec_.id, uid_);
   hashes_.clear();
   return true;
 }
@@ -477,6 +501,7 @@ Status LiveSandbox::Destroy() {
   }
   if (workspace_) (void)workspace_->Remove();
   if (own_output_ && !output_dir_.empty()) (void)sandbox::RemoveTree(output_dir_);
+  uid_lease_.Release();  // No process of the sandbox is left.
   return OkStatus();
 }
 

@@ -51,9 +51,10 @@ int64_t NowMs() {
       .count();
 }
 
-// The host directory the volume is bound to: owned by the job uid, 0700.
-Status MakeHostDir(const std::string& root, const std::string& id, std::string* path) {
-  if (mkdir(root.c_str(), 0755) != 0 && errno != EEXIST) {
+// The host directory the volume is bound to: owned by the volume's uid (and
+// gid of the same number), 0700; its parent is root's alone.
+Status MakeHostDir(const std::string& root, const std::string& id, int64_t uid, std::string* path) {
+  if (mkdir(root.c_str(), 0700) != 0 && errno != EEXIST) {
     return InternalError("create " + root + ": " + strerror(errno), "volume_io");
   }
   *path = root + "/" + id;
@@ -61,8 +62,8 @@ Status MakeHostDir(const std::string& root, const std::string& id, std::string* 
     return InternalError("create " + *path + ": " + strerror(errno), "volume_io");
   }
   sandbox::UniqueFd fd(open(path->c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!fd.valid() || fchown(fd.get(), sandbox::kJobUid, sandbox::kJobGid) != 0 ||
-      fchmod(fd.get(), 0700) != 0) {
+  const auto id_t = static_cast<uid_t>(uid);
+  if (!fd.valid() || fchown(fd.get(), id_t, id_t) != 0 || fchmod(fd.get(), 0700) != 0) {
     int err = errno;
     (void)sandbox::RemoveTree(*path);
     return InternalError("prepare " + *path + ": " + strerror(err), "volume_io");
@@ -92,9 +93,15 @@ StatusOr<Volume> VolumeService::FromEngine(const engine::VolumeInfo& info) const
   try {
     v.size_bytes = std::stoll(label(kLabelSize));
     v.created_at_ms = std::stoll(label(kLabelCreated));
+    // No uid label: a volume from before volumes had a uid of their own.
+    std::string uid = label(kLabelUid);
+    v.uid = uid.empty() ? sandbox::kJobUid : std::stoll(uid);
   } catch (const std::exception&) {
     return NotFound(v.id);
   }
+  // A uid outside the job range (root, say) never runs a job.
+  if (v.uid != sandbox::kJobUid && !uids_.Contains(v.uid)) return NotFound(v.id);
+  uids_.Reserve(v.uid);
   // Only volumes we made, bound where we put them, count: a look-alike
   // someone else created on the engine must never become a job's /output.
   auto device = info.options.find("device");
@@ -153,8 +160,12 @@ StatusOr<Volume> VolumeService::Create(const std::string& tenant, const config::
   v.size_bytes = size_bytes;
   v.created_at_ms = NowMs();
   v.engine_name = "coderunner-" + v.id;
-  CR_RETURN_IF_ERROR(MakeHostDir(config_.volumes.dir, v.id, &v.host_dir));
+  // A uid of its own for the volume's whole life; given back on Delete.
+  CR_ASSIGN_OR_RETURN(sandbox::UidLease lease, uids_.Lease());
+  v.uid = lease.uid();
+  CR_RETURN_IF_ERROR(MakeHostDir(config_.volumes.dir, v.id, v.uid, &v.host_dir));
   auto labels = OwnerLabels(tenant);
+  labels[kLabelUid] = std::to_string(v.uid);
   labels[kLabelVolume] = v.id;
   labels[kLabelSize] = std::to_string(size_bytes);
   labels[kLabelName] = name;
@@ -167,6 +178,7 @@ StatusOr<Volume> VolumeService::Create(const std::string& tenant, const config::
     (void)sandbox::RemoveTree(v.host_dir);
     return created.status();
   }
+  lease.Keep();
   return v;
 }
 
@@ -197,7 +209,9 @@ StatusOr<std::vector<Volume>> VolumeService::List(const std::string& tenant) {
 Status VolumeService::Delete(const std::string& tenant, const std::string& id) {
   CR_ASSIGN_OR_RETURN(Volume v, Get(tenant, id));
   CR_RETURN_IF_ERROR(client_.Remove(v.engine_name));
-  return sandbox::RemoveTree(v.host_dir);
+  CR_RETURN_IF_ERROR(sandbox::RemoveTree(v.host_dir));
+  if (v.uid != sandbox::kJobUid) uids_.Unreserve(v.uid);
+  return OkStatus();
 }
 
 StatusOr<sandbox::TreeListing> VolumeService::ListFiles(const Volume& volume) {
@@ -221,6 +235,7 @@ StatusOr<sandbox::VolumeMount> VolumeService::Resolve(const std::string& tenant,
   m.engine_name = v.engine_name;
   m.quota_bytes = v.size_bytes;
   m.max_files = config_.volumes.max_files;
+  m.uid = v.uid;
   return m;
 }
 

@@ -59,7 +59,7 @@ std::vector<Attack> Attacks() {
        "bash",
        J::object(),
        {"succeeded"},
-       {"uid 65534"},
+       {"uid 21"},  // A job uid of its own (2100000000 and up).
        {"SETUID", "ROOT via su"}},
       {"ptrace_init.py",
        "python",

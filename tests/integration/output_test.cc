@@ -69,13 +69,13 @@ TEST_F(OutputTest, ArtifactsAreListedHashedAndDownloadable) {
     HttpAnswer miss = server_->Get("/v1/jobs/" + id + "/artifacts/" + bad);
     EXPECT_EQ(miss.status, 404) << miss.body;
   }
-  // On the host the files are the service's now: root-owned, not writable
-  // by the job's uid.
+  // On the host the files are the service's now: root's alone, neither
+  // writable by the job's uid nor readable by any other host user.
   struct stat st;
   std::string host = server_->artifacts_dir() + "/" + id + "/report.txt";
   ASSERT_EQ(lstat(host.c_str(), &st), 0) << host;
   EXPECT_EQ(st.st_uid, 0u);
-  EXPECT_EQ(st.st_mode & 07777, 0644u);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
 }
 
 TEST_F(OutputTest, AJobThatWritesNothingKeepsNoDirectory) {

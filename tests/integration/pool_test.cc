@@ -107,6 +107,7 @@ TEST_F(PoolTest, PooledContainersCarryTheJobPolicyAsTheEngineReportsIt) {
   engine::ContainerClient containers(transport, std::chrono::seconds(30));
   auto pooled = PoolContainers();
   ASSERT_FALSE(pooled.empty());
+  std::set<std::string> users;
   for (const auto& c : pooled) {
     auto state = containers.Inspect(c.id);
     ASSERT_TRUE(state.ok()) << state.status().ToString();
@@ -120,13 +121,18 @@ TEST_F(PoolTest, PooledContainersCarryTheJobPolicyAsTheEngineReportsIt) {
     EXPECT_FALSE(host["CapDrop"].empty()) << host.dump();
     EXPECT_NE(host["SecurityOpt"].dump().find("no-new-privileges"), std::string::npos)
         << host.dump();
-    EXPECT_EQ(state->raw["Config"]["User"], "65534:65534") << state->raw["Config"].dump();
+    // Each warm container has a job uid of its own, as "uid:gid".
+    const std::string user = state->raw["Config"].value("User", "");
+    const int64_t uid = std::atoll(user.c_str());
+    EXPECT_TRUE(IsJobUid(uid)) << user;
+    EXPECT_EQ(user, std::to_string(uid) + ":" + std::to_string(uid));
+    EXPECT_TRUE(users.insert(user).second) << "two warm containers run as " << user;
     EXPECT_TRUE(state->running);
   }
   // And a job in one sees exactly what a cold job sees.
   auto r = RunHostile("python", "identity.py");
   std::string out = r["stdout"];
-  EXPECT_NE(out.find("UID 65534 65534 GID 65534"), std::string::npos) << out;
+  EXPECT_TRUE(RunsAsItsOwnJobUid(out)) << out;
   EXPECT_NE(out.find("CAPS 0000000000000000 0000000000000000 0000000000000000"), std::string::npos)
       << out;
   EXPECT_NE(out.find("\nPRCTL_NNP 1\n"), std::string::npos) << out;

@@ -46,7 +46,17 @@ struct SandboxConfig {
   // it registered). Default "".
   std::string runtime;
   int64_t nofile = 1024;  // RLIMIT_NOFILE per job. Count; 1024.
-  int64_t nproc = 4096;   // RLIMIT_NPROC (host-wide for uid 65534). Count; 4096.
+  // RLIMIT_NPROC: counts the processes of the container's uid, which no
+  // other container shares (below). Count; 4096.
+  int64_t nproc = 4096;
+  // Host uids for job containers: each live container (job, warm, sandbox)
+  // and each persistent volume gets one of [uid_first, uid_first +
+  // uid_count) of its own, with the gid of the same number, so that no
+  // per-uid kernel counter is shared between tenants (sandbox/uid_pool.h).
+  // Must not hold any host account's uid or subordinate id range. Defaults
+  // 2100000000 and 65536 (at most that many containers and volumes at once).
+  int64_t uid_first = 2100000000;
+  int64_t uid_count = 65536;
 };
 
 // What a paying tier may do. Requests above a tier bound get 422 (limits),

@@ -35,16 +35,18 @@ struct ArtifactSet {
 };
 
 // Creates the host directory <root>/<job_id> that becomes the job's /output:
-// mode 0700, owned by the job's uid and gid (65534) so only the job can
-// write it. A leftover from an earlier attempt of the same job is removed
-// first. Returns its path.
-StatusOr<std::string> CreateOutputDir(const std::string& root, const std::string& job_id);
+// mode 0700, owned by `uid` (the container's uid, and gid of the same
+// number) so only the job can write it; `root` is created 0700 if missing.
+// A leftover from an earlier attempt of the same job is removed first.
+// Returns its path.
+StatusOr<std::string> CreateOutputDir(const std::string& root, const std::string& job_id,
+                                      int64_t uid);
 
 // Takes over `dir` after the job's container is gone: never follows a
 // symlink, removes (and reports) symlinks, special files, hard links, bad
 // names and everything beyond a cap (files are kept in path order while
-// they fit), hashes what is kept, and makes every kept entry root-owned and
-// read-only for others (0644 files, 0755 directories). Removes `dir` when
+// they fit), hashes what is kept, and makes every kept entry root's alone
+// (0600 files, 0700 directories: no other host user reads a tenant's files). Removes `dir` when
 // nothing is kept. NotFound if `dir` is missing.
 StatusOr<ArtifactSet> CollectArtifacts(const std::string& dir, const ArtifactCaps& caps);
 

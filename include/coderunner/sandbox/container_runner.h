@@ -3,6 +3,7 @@
 #define CODERUNNER_SANDBOX_CONTAINER_RUNNER_H_
 
 #include <chrono>
+#include <memory>
 #include <string>
 
 #include "coderunner/common/status.h"
@@ -13,6 +14,7 @@
 #include "coderunner/sandbox/container_policy.h"
 #include "coderunner/sandbox/job_output.h"
 #include "coderunner/sandbox/job_spec.h"
+#include "coderunner/sandbox/uid_pool.h"
 #include "coderunner/sandbox/warm_pool.h"
 #include "coderunner/sandbox/workspace.h"
 
@@ -32,6 +34,10 @@ struct RunnerOptions {
   std::chrono::milliseconds stop_grace{2000};
   // Bound on establishing the attach stream.
   std::chrono::milliseconds attach_timeout{10000};
+  // Where each container's own uid comes from; not owned, shared with the
+  // warm pool and the sandboxes (main wires one). nullptr: the runner
+  // keeps a pool of its own over the default range (tests).
+  UidPool* uids = nullptr;
 };
 
 // Optional observers and controls for one Run.
@@ -65,8 +71,7 @@ struct RunHooks {
 class ContainerRunner {
  public:
   ContainerRunner(engine::ContainerClient& containers, const ContainerPolicy& policy,
-                  RunnerOptions options)
-      : containers_(containers), policy_(policy), options_(std::move(options)) {}
+                  RunnerOptions options);
 
   // Runs `job`. A job that was attempted always yields a RunResult, with
   // status kError and `error` set for our own or the engine's failures.
@@ -102,6 +107,17 @@ class ContainerRunner {
     std::string nonce;
   };
 
+  // What a cold job's container needs before it is created.
+  struct ColdSetup {
+    UidLease lease;  // Empty for a volume's job (the volume's uid).
+    int64_t uid = kJobUid;
+    OutputMount output;
+    std::string output_dir;  // Host directory of a per-job /output; "" = none.
+    std::unique_ptr<Workspace> ws;
+    void DiscardOutput();  // Paths that end without a run leave no artifacts.
+  };
+  // Leases the uid, creates /output and the workspace with the job's files.
+  StatusOr<ColdSetup> PrepareCold(const JobSpec& job);
   StatusOr<RunResult> RunCold(const JobSpec& job, const RunHooks& hooks);
   StatusOr<RunResult> RunPooled(const JobSpec& job, const RunHooks& hooks,
                                 std::unique_ptr<PooledContainer> warm);
@@ -125,6 +141,8 @@ class ContainerRunner {
   engine::ContainerClient& containers_;
   const ContainerPolicy& policy_;
   RunnerOptions options_;
+  std::unique_ptr<UidPool> own_uids_;  // When options_.uids was nullptr.
+  UidPool* uids_;
   WarmPool* pool_ = nullptr;
 };
 

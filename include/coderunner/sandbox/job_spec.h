@@ -40,6 +40,10 @@ struct VolumeMount {
   std::string engine_name;  // The engine volume, filled in when resolved before the run.
   int64_t quota_bytes = 0;  // Its size_bytes: the most all its files may hold.
   int64_t max_files = 0;    // Most entries it may hold; 0 = unbounded.
+  // The volume's own host uid (and gid): every file in it is this uid's, and
+  // every container that mounts it runs as it. 65534 for a volume created
+  // before volumes had a uid of their own.
+  int64_t uid = 65534;
 };
 
 struct JobSpec {

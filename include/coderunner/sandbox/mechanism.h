@@ -24,7 +24,9 @@ inline constexpr std::string_view kWorkspaceMount = "/workspace";
 inline constexpr std::string_view kInitMount = "/.coderunner-init";
 // The job's one persistent-or-artifact writable directory.
 inline constexpr std::string_view kOutputMount = "/output";
-// Every job runs as this uid and gid (nobody/nogroup).
+// The uid and gid (nobody/nogroup) of a volume created before volumes had
+// a uid of their own; every other container runs as a uid of its own from
+// the UidPool (uid_pool.h), with the gid of the same number.
 inline constexpr int kJobUid = 65534;
 inline constexpr int kJobGid = 65534;
 // Name of the stdin file inside the workspace (the ".coderunner" prefix is
@@ -88,6 +90,9 @@ struct ContainerContext {
   // with it; the service takes no trailer without it. "" for pooled
   // containers (the "go" message carries theirs) and sandboxes.
   std::string eof_nonce;
+  // The host uid (and gid) every process of the container runs as: its
+  // lease from the UidPool, or its volume's own uid.
+  int64_t uid = kJobUid;
 };
 
 class Mechanism {

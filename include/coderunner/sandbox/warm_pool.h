@@ -21,6 +21,7 @@
 #include "coderunner/sandbox/container_policy.h"
 #include "coderunner/sandbox/job_spec.h"
 #include "coderunner/sandbox/pool_options.h"
+#include "coderunner/sandbox/uid_pool.h"
 #include "coderunner/sandbox/workspace.h"
 
 namespace coderunner::sandbox {
@@ -42,6 +43,7 @@ struct PooledContainer {
   bool container_removed = false;  // The runner removed it already.
   bool ran_job = false;            // "go" was sent: it exits on its own.
   bool started = false;            // The engine started it.
+  UidLease uid;                    // Its own uid, given back once the container is removed.
   ~PooledContainer();
 };
 
@@ -65,9 +67,11 @@ class WarmPool {
  public:
   using Clock = std::chrono::steady_clock;
 
-  WarmPool(engine::ContainerClient& containers, const ContainerPolicy& policy, PoolOptions options,
-           std::string workspace_root, std::string artifacts_root, ArtifactCaps caps,
-           MetricsRegistry* metrics, std::chrono::milliseconds attach_bound);
+  // `uids` (not owned, shared with the runner and the sandboxes) gives each
+  // container its own uid.
+  WarmPool(engine::ContainerClient& containers, const ContainerPolicy& policy, UidPool& uids,
+           PoolOptions options, std::string workspace_root, std::string artifacts_root,
+           ArtifactCaps caps, MetricsRegistry* metrics, std::chrono::milliseconds attach_bound);
   ~WarmPool();
 
   // Removes leftover slot directories of an earlier process, seeds one
@@ -133,6 +137,7 @@ class WarmPool {
 
   engine::ContainerClient& containers_;
   const ContainerPolicy& policy_;
+  UidPool& uids_;
   const PoolOptions options_;
   const std::string workspace_root_;
   const std::string artifacts_root_;

@@ -2,6 +2,7 @@
 #ifndef CODERUNNER_SANDBOX_WORKSPACE_H_
 #define CODERUNNER_SANDBOX_WORKSPACE_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -17,15 +18,17 @@ namespace coderunner::sandbox {
 // Not thread-safe.
 class Workspace {
  public:
-  // Creates the directory (mode 0755, readable by the job's uid). `root` is
-  // created if missing. `name` must be a single safe path component.
+  // Creates the directory: owned by root with group `gid` (the container's
+  // uid, see uid_pool.h), mode 0750, so the job reads it through its group
+  // and no other host user can. `root` is created if missing, and made
+  // 0700. `name` must be a single safe path component.
   static StatusOr<std::unique_ptr<Workspace>> Create(const std::string& root,
-                                                     const std::string& name);
+                                                     const std::string& name, int64_t gid);
   // Takes over the existing directory <root>/<name> (a sandbox's, after a
   // restart of the service). NotFound if it is missing or not a directory
   // (a symlink is never followed).
-  static StatusOr<std::unique_ptr<Workspace>> Open(const std::string& root,
-                                                   const std::string& name);
+  static StatusOr<std::unique_ptr<Workspace>> Open(const std::string& root, const std::string& name,
+                                                   int64_t gid);
   // Removes the tree unless Keep() was called.
   ~Workspace();
   Workspace(const Workspace&) = delete;
@@ -33,7 +36,8 @@ class Workspace {
 
   // Writes `content` to `relative_path` (validated by SplitSafeRelativePath
   // with `max_depth`), creating parent directories. An existing entry is
-  // AlreadyExists. Files are 0644, directories 0755.
+  // AlreadyExists. Files are 0640, directories 0750, root's with the
+  // workspace's group.
   Status WriteFile(std::string_view relative_path, std::string_view content, int max_depth = 16);
 
   // WriteFile, replacing an existing entry at `relative_path` (removed
@@ -58,10 +62,12 @@ class Workspace {
   Status Remove();
 
  private:
-  Workspace(std::string path, int dir_fd) : path_(std::move(path)), dir_fd_(dir_fd) {}
+  Workspace(std::string path, int dir_fd, int64_t gid)
+      : path_(std::move(path)), dir_fd_(dir_fd), gid_(gid) {}
 
   std::string path_;
   int dir_fd_ = -1;
+  int64_t gid_;
   bool keep_ = false;
 };
 

@@ -18,6 +18,7 @@
 #include "coderunner/sandbox/attached_container.h"
 #include "coderunner/sandbox/container_policy.h"
 #include "coderunner/sandbox/job_spec.h"
+#include "coderunner/sandbox/uid_pool.h"
 #include "coderunner/sandbox/workspace.h"
 #include "coderunner/sessions/marker_cut.h"
 #include "coderunner/sessions/repl_driver.h"
@@ -51,6 +52,9 @@ struct SandboxLayout {
   std::string workspace_root;         // Holds <id>/ (bind-mounted read-only at /workspace).
   std::string output_root;            // Holds <id>/ (bind-mounted read-write at /output).
   sandbox::ArtifactCaps output_caps;  // Bounds on /output (coderunner-init enforces them).
+  // Where each sandbox's own uid comes from (one per sandbox, kept across
+  // its container replacements); not owned, must outlive every sandbox.
+  sandbox::UidPool* uids = nullptr;
 };
 
 // Owns the container of one sandbox (one at a time: Restart replaces it),
@@ -144,8 +148,11 @@ class LiveSandbox {
   const sandbox::JobSpec spec_;
   const ReplDriver driver_;
   std::unique_ptr<sandbox::Workspace> workspace_;
-  std::string output_dir_;  // Host side of /output.
-  bool own_output_ = true;  // output_dir_ is ours (not a persistent volume's).
+  // The uid its containers run as: its lease, or its volume's uid.
+  int64_t uid_ = sandbox::kJobUid;
+  sandbox::UidLease uid_lease_;  // Given back by Destroy once the container is gone.
+  std::string output_dir_;       // Host side of /output.
+  bool own_output_ = true;       // output_dir_ is ours (not a persistent volume's).
   std::string container_id_;
   std::unique_ptr<sandbox::AttachedContainer> attach_;
   int channel_fd_ = -1;

@@ -1,11 +1,11 @@
 // VolumeService: tenants' persistent volumes (tiers with `volumes: true`).
 //
 // A volume is an engine volume (local driver) bound to a host directory
-// <volumes.dir>/<id> owned by the job uid, labelled with its owner:
+// <volumes.dir>/<id> owned by the volume's own uid, labelled with its owner:
 //   io.coderunner.managed=true, io.coderunner.instance=<instance>,
 //   io.coderunner.tenant=<tenant>, io.coderunner.volume=<id>,
 //   io.coderunner.size_bytes=<quota>, io.coderunner.name=<name>,
-//   io.coderunner.created_at=<epoch ms>.
+//   io.coderunner.created_at=<epoch ms>, io.coderunner.uid=<uid>.
 // The labels are the only record: nothing about volumes is kept elsewhere.
 // A job with a volume gets it read-write at /output; coderunner-init holds
 // it to size_bytes (a run that exceeds it is stopped and rolled back).
@@ -22,7 +22,9 @@
 #include "coderunner/config/config.h"
 #include "coderunner/engine/volumes.h"
 #include "coderunner/sandbox/job_spec.h"
+#include "coderunner/sandbox/mechanism.h"
 #include "coderunner/sandbox/safe_tree.h"
+#include "coderunner/sandbox/uid_pool.h"
 
 namespace coderunner::volumes {
 
@@ -31,6 +33,7 @@ inline constexpr const char* kLabelVolume = "io.coderunner.volume";
 inline constexpr const char* kLabelSize = "io.coderunner.size_bytes";
 inline constexpr const char* kLabelName = "io.coderunner.name";
 inline constexpr const char* kLabelCreated = "io.coderunner.created_at";
+inline constexpr const char* kLabelUid = "io.coderunner.uid";
 
 struct Volume {
   std::string id;      // "vol-<24 hex>".
@@ -40,13 +43,19 @@ struct Volume {
   int64_t created_at_ms = 0;
   std::string engine_name;  // "coderunner-<id>".
   std::string host_dir;     // <volumes.dir>/<id>.
+  // Its own host uid (label io.coderunner.uid, from the UidPool; 65534 for
+  // a volume without the label): owner of its files, and the uid of every
+  // container that mounts it.
+  int64_t uid = sandbox::kJobUid;
 };
 
-// Thread-safe. Does not own `config` or `client`, which must outlive it.
+// Thread-safe. Does not own `config`, `client` or `uids`, which must
+// outlive it. Every volume it reads from the engine has its uid reserved in
+// `uids`, so no job container is ever given a volume's uid.
 class VolumeService {
  public:
-  VolumeService(const config::Config& config, engine::VolumeClient& client)
-      : config_(config), client_(client) {}
+  VolumeService(const config::Config& config, engine::VolumeClient& client, sandbox::UidPool& uids)
+      : config_(config), client_(client), uids_(uids) {}
 
   // Creates a volume from a POST /v1/volumes body {"name"?, "size_bytes"}.
   // Errors: FailedPrecondition "forbidden" (403) when `tier` has no volumes;
@@ -86,6 +95,7 @@ class VolumeService {
 
   const config::Config& config_;
   engine::VolumeClient& client_;
+  sandbox::UidPool& uids_;
   std::mutex create_mu_;  // Serializes the per-tenant count with creation.
 };
 

@@ -82,7 +82,7 @@ class OpenApiTest : public ::testing::Test {
     jobs_ = std::make_unique<jobs::JobService>(ctx);
     sandboxes_ = std::make_unique<sessions::SandboxManager>(
         config_, containers_, policy_, *sandbox_store_, &metrics_,
-        sessions::SandboxLayout{dir_ + "/sbx-ws", dir_ + "/sbx-out", {}}, &volume_service_);
+        sessions::SandboxLayout{dir_ + "/sbx-ws", dir_ + "/sbx-out", {}, &uids_}, &volume_service_);
     server_ = std::make_unique<Server>(ServerDeps{&config_, &system_, &images_, jobs_.get(),
                                                   &metrics_, &authenticator_, &volume_service_,
                                                   nullptr, sandboxes_.get()});
@@ -103,7 +103,8 @@ class OpenApiTest : public ::testing::Test {
   engine::ImageClient images_{transport_, std::chrono::seconds(1)};
   engine::ContainerClient containers_{transport_, std::chrono::seconds(1)};
   engine::VolumeClient volume_client_{transport_, std::chrono::seconds(1)};
-  volumes::VolumeService volume_service_{config_, volume_client_};
+  sandbox::UidPool uids_{sandbox::kDefaultFirstJobUid, 64};
+  volumes::VolumeService volume_service_{config_, volume_client_, uids_};
   sandbox::ContainerPolicy policy_{sandbox::PolicySettings{}, "openapi-test"};
   MetricsRegistry metrics_;
   jobs::JobQueue queue_{10};

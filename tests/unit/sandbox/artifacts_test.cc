@@ -24,7 +24,7 @@ class ArtifactsTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(root_); }
 
   std::string Dir() {
-    auto d = CreateOutputDir(root_, "job-1");
+    auto d = CreateOutputDir(root_, "job-1", kUid);
     EXPECT_TRUE(d.ok()) << d.status().ToString();
     return d.ok() ? *d : "";
   }
@@ -33,6 +33,7 @@ class ArtifactsTest : public ::testing::Test {
     std::ofstream(path, std::ios::binary) << content;
   }
 
+  static constexpr int64_t kUid = 2100000007;
   std::string root_;
 };
 
@@ -42,11 +43,11 @@ TEST_F(ArtifactsTest, OutputDirIsPrivateToTheJobUidAndReplacesLeftovers) {
   d = Dir();
   struct stat st;
   ASSERT_EQ(lstat(d.c_str(), &st), 0);
-  EXPECT_EQ(st.st_uid, 65534u);
-  EXPECT_EQ(st.st_gid, 65534u);
+  EXPECT_EQ(st.st_uid, static_cast<uid_t>(kUid));
+  EXPECT_EQ(st.st_gid, static_cast<gid_t>(kUid));
   EXPECT_EQ(st.st_mode & 0777, 0700u);
   EXPECT_TRUE(fs::is_empty(d));
-  EXPECT_FALSE(CreateOutputDir(root_, "../escape").ok());
+  EXPECT_FALSE(CreateOutputDir(root_, "../escape", kUid).ok());
 }
 
 TEST_F(ArtifactsTest, KeptFilesAreHashedAndHandedToRoot) {
@@ -65,10 +66,10 @@ TEST_F(ArtifactsTest, KeptFilesAreHashedAndHandedToRoot) {
   struct stat st;
   ASSERT_EQ(lstat((d + "/a.txt").c_str(), &st), 0);
   EXPECT_EQ(st.st_uid, 0u);
-  EXPECT_EQ(st.st_mode & 07777, 0644u);  // The setuid bit the job set is gone.
+  EXPECT_EQ(st.st_mode & 07777, 0600u);  // The setuid bit the job set is gone; root's alone.
   ASSERT_EQ(lstat(d.c_str(), &st), 0);
   EXPECT_EQ(st.st_uid, 0u);
-  EXPECT_EQ(st.st_mode & 0777, 0755u);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
 }
 
 TEST_F(ArtifactsTest, CapsAreAppliedInPathOrderAndWhatIsDroppedIsRemoved) {

@@ -198,8 +198,9 @@ class WarmPoolTest : public ::testing::Test {
 
   WarmPool& MakePool(PoolOptions options = {}) {
     options.max_idle_s = options.max_idle_s > 0 ? options.max_idle_s : 300;
-    pool_ = std::make_unique<WarmPool>(containers_, policy_, options, dir_ + "/ws", dir_ + "/art",
-                                       ArtifactCaps{}, &metrics_, std::chrono::seconds(60));
+    pool_ = std::make_unique<WarmPool>(containers_, policy_, uids_, options, dir_ + "/ws",
+                                       dir_ + "/art", ArtifactCaps{}, &metrics_,
+                                       std::chrono::seconds(60));
     return *pool_;
   }
   int Idle() { return pool_->GetStats().idle; }
@@ -209,6 +210,7 @@ class WarmPoolTest : public ::testing::Test {
   PoolEngine engine_;
   engine::ContainerClient containers_{engine_, std::chrono::seconds(5)};
   ContainerPolicy policy_{settings_, "unit"};
+  UidPool uids_{kDefaultFirstJobUid, 64};
   MetricsRegistry metrics_;
   std::unique_ptr<WarmPool> pool_;
 };

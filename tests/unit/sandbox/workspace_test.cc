@@ -39,13 +39,22 @@ mode_t Mode(const std::string& path) {
 
 bool IsEmptyDir(const std::string& path) { return fs::is_empty(path); }
 
+// The job's group (its container's own uid): the workspace is root's, and
+// readable through this group only.
+constexpr int64_t kGid = 2100000042;
+
+gid_t Group(const std::string& path) {
+  struct stat st;
+  return lstat(path.c_str(), &st) == 0 ? st.st_gid : 0;
+}
+
 class WorkspaceTest : public ::testing::Test {
  protected:
   void SetUp() override {
     root_ = MakeTempDir();
     outside_ = MakeTempDir();
     old_umask_ = umask(077);  // The workspace must not depend on the umask.
-    auto ws = Workspace::Create(root_ + "/workspaces", "job-1");
+    auto ws = Workspace::Create(root_ + "/workspaces", "job-1", kGid);
     ASSERT_TRUE(ws.ok()) << ws.status().ToString();
     ws_ = std::move(*ws);
   }
@@ -62,13 +71,16 @@ class WorkspaceTest : public ::testing::Test {
   std::unique_ptr<Workspace> ws_;
 };
 
-TEST_F(WorkspaceTest, CreatesDirectoryUnderRootWithMode0755) {
+TEST_F(WorkspaceTest, CreatesDirectoryReadableByTheJobsGroupOnly) {
   EXPECT_EQ(ws_->path(), root_ + "/workspaces/job-1");
   EXPECT_TRUE(fs::is_directory(ws_->path()));
-  EXPECT_EQ(Mode(ws_->path()), 0755u);
+  EXPECT_EQ(Mode(ws_->path()), 0750u);
+  EXPECT_EQ(Group(ws_->path()), static_cast<gid_t>(kGid));
+  // Other host users cannot even look into the root of all workspaces.
+  EXPECT_EQ(Mode(root_ + "/workspaces"), 0700u);
 }
 
-TEST_F(WorkspaceTest, WritesFilesWith0644AndDirectoriesWith0755) {
+TEST_F(WorkspaceTest, WritesFilesWith0640AndDirectoriesWith0750ForTheJobsGroup) {
   struct Case {
     std::string path;
     std::string content;
@@ -85,11 +97,13 @@ TEST_F(WorkspaceTest, WritesFilesWith0644AndDirectoriesWith0755) {
     ASSERT_TRUE(ws_->WriteFile(c.path, c.content).ok());
     std::string full = ws_->path() + "/" + c.path;
     EXPECT_EQ(ReadFile(full), c.content);
-    EXPECT_EQ(Mode(full), 0644u);
+    EXPECT_EQ(Mode(full), 0640u);
+    EXPECT_EQ(Group(full), static_cast<gid_t>(kGid));
   }
   for (const std::string dir : {"data", "data/deeper", "data/deeper/more"}) {
     SCOPED_TRACE(dir);
-    EXPECT_EQ(Mode(ws_->path() + "/" + dir), 0755u);
+    EXPECT_EQ(Mode(ws_->path() + "/" + dir), 0750u);
+    EXPECT_EQ(Group(ws_->path() + "/" + dir), static_cast<gid_t>(kGid));
   }
 }
 
@@ -121,7 +135,7 @@ TEST_F(WorkspaceTest, RejectsUnsafePathsAndDepth) {
 TEST_F(WorkspaceTest, WritesTheServicesOwnReservedStdinFile) {
   ASSERT_TRUE(ws_->WriteFile(".coderunner-stdin", "input").ok());
   EXPECT_EQ(ReadFile(ws_->path() + "/.coderunner-stdin"), "input");
-  EXPECT_EQ(Mode(ws_->path() + "/.coderunner-stdin"), 0644u);
+  EXPECT_EQ(Mode(ws_->path() + "/.coderunner-stdin"), 0640u);
 }
 
 TEST_F(WorkspaceTest, RefusesToWriteThroughSymlinkedDirectoryComponent) {
@@ -181,11 +195,11 @@ TEST_F(WorkspaceTest, DestructorRemovesTheTree) {
 TEST_F(WorkspaceTest, CreateRejectsBadNamesAndExistingWorkspace) {
   for (const std::string name : {"", "a/b", "..", ".", "../x", "/abs"}) {
     SCOPED_TRACE(name);
-    auto ws = Workspace::Create(root_ + "/workspaces", name);
+    auto ws = Workspace::Create(root_ + "/workspaces", name, kGid);
     ASSERT_FALSE(ws.ok());
     EXPECT_EQ(ws.status().code(), StatusCode::kInvalidArgument);
   }
-  auto dup = Workspace::Create(root_ + "/workspaces", "job-1");
+  auto dup = Workspace::Create(root_ + "/workspaces", "job-1", kGid);
   ASSERT_FALSE(dup.ok());
   EXPECT_EQ(dup.status().code(), StatusCode::kAlreadyExists);
   // The failed duplicate did not remove the live workspace.
@@ -194,7 +208,7 @@ TEST_F(WorkspaceTest, CreateRejectsBadNamesAndExistingWorkspace) {
 
 TEST_F(WorkspaceTest, CreateRefusesASymlinkPlantedAtTheWorkspaceName) {
   fs::create_symlink(outside_, root_ + "/workspaces/job-2");
-  auto ws = Workspace::Create(root_ + "/workspaces", "job-2");
+  auto ws = Workspace::Create(root_ + "/workspaces", "job-2", kGid);
   EXPECT_FALSE(ws.ok());
   EXPECT_TRUE(fs::is_directory(outside_));
   EXPECT_TRUE(IsEmptyDir(outside_));

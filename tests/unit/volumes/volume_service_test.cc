@@ -60,10 +60,11 @@ class VolumeServiceTest : public ::testing::Test {
   config::Config config_;
   FakeTransport t_;
   engine::VolumeClient client_{t_, std::chrono::milliseconds(500)};
+  sandbox::UidPool uids_{3000000, 16};
 };
 
 TEST_F(VolumeServiceTest, CreateRefusesTiersWithoutVolumesBeforeTouchingTheEngine) {
-  VolumeService svc(config_, client_);
+  VolumeService svc(config_, client_, uids_);
   for (const config::TierConfig* tier :
        {Tier("free"), static_cast<const config::TierConfig*>(nullptr)}) {
     auto v = svc.Create("acme", tier, R"({"size_bytes":10})");
@@ -77,7 +78,7 @@ TEST_F(VolumeServiceTest, CreateValidatesTheBody) {
     const char* body;
     const char* reason;
   };
-  VolumeService svc(config_, client_);
+  VolumeService svc(config_, client_, uids_);
   for (const Case& c :
        {Case{"{", "invalid_json"}, Case{"[]", "invalid_request"}, Case{"{}", "invalid_request"},
         Case{R"({"size_bytes":-1})", "invalid_request"},
@@ -95,7 +96,7 @@ TEST_F(VolumeServiceTest, CreateValidatesTheBody) {
 TEST_F(VolumeServiceTest, CreateMakesAJobOwnedDirectoryAndABindVolume) {
   t_.AnswerJson("GET", ListPath("acme"), 200, {{"Volumes", json::array()}});
   t_.AnswerJson("POST", "/volumes/create", 201, json::object());
-  VolumeService svc(config_, client_);
+  VolumeService svc(config_, client_, uids_);
   auto v = svc.Create("acme", Tier("pro"), R"({"size_bytes":4096,"name":"data"})");
   ASSERT_TRUE(v.ok()) << v.status().ToString();
   EXPECT_EQ(v->id.size(), 28u);
@@ -103,9 +104,14 @@ TEST_F(VolumeServiceTest, CreateMakesAJobOwnedDirectoryAndABindVolume) {
   struct stat st;
   ASSERT_EQ(lstat(v->host_dir.c_str(), &st), 0);
   EXPECT_TRUE(S_ISDIR(st.st_mode));
-  EXPECT_EQ(st.st_uid, 65534u);
+  // A uid of its own, from the pool, recorded in its labels and kept.
+  EXPECT_TRUE(uids_.Contains(v->uid)) << v->uid;
+  EXPECT_EQ(st.st_uid, static_cast<uid_t>(v->uid));
+  EXPECT_EQ(st.st_gid, static_cast<gid_t>(v->uid));
   EXPECT_EQ(st.st_mode & 0777, 0700u);
+  EXPECT_EQ(uids_.in_use(), 1);
   json sent = json::parse(t_.last_request().body);
+  EXPECT_EQ(sent["Labels"]["io.coderunner.uid"], std::to_string(v->uid));
   EXPECT_EQ(sent["DriverOpts"], json({{"type", "none"}, {"device", v->host_dir}, {"o", "bind"}}));
   EXPECT_EQ(sent["Labels"]["io.coderunner.tenant"], "acme");
   EXPECT_EQ(sent["Labels"]["io.coderunner.size_bytes"], "4096");
@@ -117,7 +123,7 @@ TEST_F(VolumeServiceTest, CreateStopsAtThePerTenantCap) {
                 {{"Volumes",
                   {EngineVolume("vol-000000000000000000000001", "acme"),
                    EngineVolume("vol-000000000000000000000002", "acme")}}});
-  VolumeService svc(config_, client_);
+  VolumeService svc(config_, client_, uids_);
   EXPECT_EQ(svc.Create("acme", Tier("pro"), R"({"size_bytes":1})").status().reason(),
             "too_many_volumes");
 }
@@ -125,7 +131,7 @@ TEST_F(VolumeServiceTest, CreateStopsAtThePerTenantCap) {
 TEST_F(VolumeServiceTest, CreateRemovesItsDirectoryWhenTheEngineFails) {
   t_.AnswerJson("GET", ListPath("acme"), 200, {{"Volumes", json::array()}});
   t_.AnswerJson("POST", "/volumes/create", 500, {{"message", "boom"}});
-  VolumeService svc(config_, client_);
+  VolumeService svc(config_, client_, uids_);
   EXPECT_FALSE(svc.Create("acme", Tier("pro"), R"({"size_bytes":1})").ok());
   EXPECT_TRUE(std::filesystem::is_empty(config_.volumes.dir));
 }
@@ -148,7 +154,7 @@ TEST_F(VolumeServiceTest, GetOnlyReturnsTheTenantsOwnGenuineVolumes) {
     FakeTransport t;
     engine::VolumeClient client(t, std::chrono::milliseconds(500));
     t.AnswerJson("GET", path, 200, c.engine);
-    VolumeService svc(config_, client);
+    VolumeService svc(config_, client, uids_);
     auto v = svc.Get("acme", kId);
     EXPECT_EQ(v.ok(), c.found) << v.status().ToString();
     if (!v.ok()) {
@@ -166,7 +172,7 @@ TEST_F(VolumeServiceTest, ListKeepsOnlyTheTenantsVolumesWhateverTheEngineFilterD
                    EngineVolume("vol-000000000000000000000003", "initech"),
                    EngineVolume("vol-000000000000000000000004", "acme", "other-instance"),
                    {{"Name", "crtest-vol1"}, {"Labels", {{"io.coderunner.tenant", "acme"}}}}}}});
-  VolumeService svc(config_, client_);
+  VolumeService svc(config_, client_, uids_);
   auto list = svc.List("acme");
   ASSERT_TRUE(list.ok()) << list.status().ToString();
   ASSERT_EQ(list->size(), 1u);
@@ -174,7 +180,7 @@ TEST_F(VolumeServiceTest, ListKeepsOnlyTheTenantsVolumesWhateverTheEngineFilterD
 }
 
 TEST_F(VolumeServiceTest, MalformedIdsAreNotFoundWithoutAnEngineCall) {
-  VolumeService svc(config_, client_);
+  VolumeService svc(config_, client_, uids_);
   for (const char* id : {"", "vol-", "vol-xyz", "vol-0123456789ABCDEF01234567", "../etc",
                          "vol-0123456789abcdef01234567/../x"}) {
     SCOPED_TRACE(id);
@@ -185,7 +191,7 @@ TEST_F(VolumeServiceTest, MalformedIdsAreNotFoundWithoutAnEngineCall) {
 
 TEST_F(VolumeServiceTest, ResolveChecksTheTierFirstThenOwnership) {
   t_.AnswerJson("GET", "/volumes/coderunner-" + std::string(kId), 200, EngineVolume(kId, "acme"));
-  VolumeService svc(config_, client_);
+  VolumeService svc(config_, client_, uids_);
   EXPECT_EQ(svc.Resolve("acme", Tier("free"), kId).status().reason(), "forbidden");
   EXPECT_TRUE(t_.requests().empty());
   EXPECT_EQ(svc.Resolve("initech", Tier("pro"), kId).status().reason(), "volume_not_found");
@@ -202,7 +208,7 @@ TEST_F(VolumeServiceTest, DeleteInUseKeepsTheFiles) {
   t_.AnswerJson("GET", "/volumes/coderunner-" + std::string(kId), 200, EngineVolume(kId, "acme"));
   t_.AnswerJson("DELETE", "/volumes/coderunner-" + std::string(kId), 409,
                 {{"message", "volume is in use"}});
-  VolumeService svc(config_, client_);
+  VolumeService svc(config_, client_, uids_);
   EXPECT_EQ(svc.Delete("acme", kId).reason(), "volume_in_use");
   EXPECT_TRUE(std::filesystem::exists(dir));
   t_.Answer("DELETE", "/volumes/coderunner-" + std::string(kId), 204, "");
