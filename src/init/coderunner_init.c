@@ -56,7 +56,8 @@
 //                        [-o DIR [-q BYTES] [-f BYTES] [-n COUNT] [-r]] -- COMMAND [ARG]...
 // Environment (init's own; the job never gets it): CODERUNNER_EOF_NONCE, the
 // nonce of a cold job's trailer; CODERUNNER_MASKED_PATHS and
-// CODERUNNER_READONLY_PATHS, colon-separated.
+// CODERUNNER_READONLY_PATHS, colon-separated; CODERUNNER_REQUIRE_SECCOMP=1,
+// refuse to run unless the engine's seccomp profile is in place.
 // Exit status: the job's exit code, 128+N if signal N killed it, 127 if the
 // command could not be executed, 126 on a usage error or when the policy
 // checks fail, 125 on a bad "go" message.
@@ -318,6 +319,12 @@ static int SecureSelf(void) {
       CheckProcMasks(getenv("CODERUNNER_MASKED_PATHS"), getenv("CODERUNNER_READONLY_PATHS"));
   if (unmasked != NULL) {
     dprintf(2, "coderunner-init: %s is not masked or read-only as the policy requires\n", unmasked);
+    return -1;
+  }
+  // Before our own filter: whether the engine's profile is in place.
+  const char* seccomp = getenv("CODERUNNER_REQUIRE_SECCOMP");
+  if (seccomp != NULL && strcmp(seccomp, "1") == 0 && !RunsUnderSeccompFilter()) {
+    dprintf(2, "coderunner-init: the engine applied no seccomp profile (seccomp=unconfined?)\n");
     return -1;
   }
   if (InstallSyscallFilter() != 0) {

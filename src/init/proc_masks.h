@@ -1,11 +1,13 @@
 // proc_masks: coderunner-init's own check, inside the container, that the
-// engine masked and write-protected the kernel interfaces it was asked to.
+// engine masked and write-protected the kernel interfaces the policy names
+// (src/sandbox/kernel_isolation.cc) and applied its seccomp profile.
 //
-// The service asks the engine for MaskedPaths and ReadonlyPaths, but an
-// engine may report nothing about them (Podman's compat inspect says null)
-// or drop them silently. init therefore checks them itself before the job
-// exists and refuses to run it if one does not hold: what is checked is not
-// assumed. Pure apart from the file system reads; not thread-safe.
+// Both engines do so by default, but an engine may report nothing about it
+// (Podman's compat inspect says null for both path lists; seccomp turned off
+// daemon-wide shows in no container's inspect) or be configured otherwise.
+// init therefore checks itself before the job exists and refuses to run it
+// if one does not hold: what is checked is not assumed. Pure apart from the
+// file system reads; not thread-safe.
 #ifndef CODERUNNER_INIT_PROC_MASKS_H_
 #define CODERUNNER_INIT_PROC_MASKS_H_
 
@@ -16,5 +18,9 @@
 // read-only mount. Returns NULL when all hold, else the first path that
 // does not (in a static buffer, valid until the next call).
 const char* CheckProcMasks(const char* masked, const char* readonly);
+
+// 1 when the calling process already runs under a seccomp filter (the
+// engine's profile: /proc/self/status says "Seccomp: 2"), else 0.
+int RunsUnderSeccompFilter(void);
 
 #endif  // CODERUNNER_INIT_PROC_MASKS_H_

@@ -8,6 +8,7 @@ ContainerPolicy::ContainerPolicy(PolicySettings settings, std::string instance)
   mechanisms_.push_back(MakeFilesystemIsolation());
   mechanisms_.push_back(MakeIdentityIsolation());
   mechanisms_.push_back(MakeResourceLimits());
+  mechanisms_.push_back(MakeKernelIsolation());
   mechanisms_.push_back(MakeCleanProcess());
 }
 

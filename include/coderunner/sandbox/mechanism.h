@@ -113,6 +113,7 @@ std::unique_ptr<Mechanism> MakeNetworkIsolation();     // network_isolation.cc
 std::unique_ptr<Mechanism> MakeFilesystemIsolation();  // filesystem_isolation.cc
 std::unique_ptr<Mechanism> MakeIdentityIsolation();    // identity_isolation.cc
 std::unique_ptr<Mechanism> MakeResourceLimits();       // resource_limits.cc
+std::unique_ptr<Mechanism> MakeKernelIsolation();      // kernel_isolation.cc
 std::unique_ptr<Mechanism> MakeCleanProcess();         // clean_process.cc
 
 // Helper for Verify implementations: FailedPrecondition naming `field`.

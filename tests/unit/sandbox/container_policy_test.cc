@@ -262,7 +262,14 @@ TEST_F(ContainerPolicyTest, InitIsTheEntrypointAndCmdCarriesEnvAllowlistAndComma
     json body = policy_.BuildCreateBody({job_, kWorkspace, c.has_stdin, {}});
     EXPECT_EQ(body["Entrypoint"], json({"/.coderunner-init"}));
     EXPECT_EQ(body["Cmd"], c.cmd);
-    EXPECT_EQ(body["Env"], json::array());
+    // The container's own environment is init's alone: what it must check.
+    EXPECT_EQ(body["Env"],
+              json({"CODERUNNER_MASKED_PATHS=/proc/acpi:/proc/kcore:/proc/keys:/proc/"
+                    "latency_stats:/proc/timer_list:/proc/timer_stats:/proc/sched_debug:/proc/"
+                    "scsi:/sys/firmware",
+                    "CODERUNNER_READONLY_PATHS=/proc/bus:/proc/fs:/proc/irq:/proc/sys:/proc/"
+                    "sysrq-trigger",
+                    "CODERUNNER_REQUIRE_SECCOMP=1"}));
     EXPECT_EQ(body["Tty"], false);
     EXPECT_EQ(body["OpenStdin"], false);
     EXPECT_EQ(body["HostConfig"]["LogConfig"]["Type"], "none");
@@ -400,7 +407,7 @@ TEST_F(ContainerPolicyTest, VerifyAcceptsRealEnginesInspectOfAPolicyContainer) {
 TEST_F(ContainerPolicyTest, VerifyAcceptsPodmanSpellings) {
   json inspect = InspectFrom(policy_.BuildCreateBody(ctx_), kWorkspace);
   inspect["Config"]["Entrypoint"] = "/.coderunner-init";
-  inspect["HostConfig"]["SecurityOpt"] = {"seccomp=unconfined", "no-new-privileges:true"};
+  inspect["HostConfig"]["SecurityOpt"] = {"label=disable", "no-new-privileges:true"};
   Status s = VerifyNoThrow(ctx_, inspect);
   EXPECT_TRUE(s.ok()) << s.ToString();
 }
@@ -443,6 +450,20 @@ TEST_F(ContainerPolicyTest, VerifyRejectsEveryWeakenedSetting) {
       {"other entrypoint", [](json& i) { i["Config"]["Entrypoint"] = {"/bin/sh"}; },
        "Config.Entrypoint"},
       {"entrypoint dropped", [](json& i) { i["Config"].erase("Entrypoint"); }, "Config.Entrypoint"},
+      {"seccomp unconfined",
+       [](json& i) { i["HostConfig"]["SecurityOpt"].push_back("seccomp=unconfined"); },
+       "HostConfig.SecurityOpt"},
+      {"seccomp unconfined (Podman spelling)",
+       [](json& i) { i["HostConfig"]["SecurityOpt"].push_back("seccomp:unconfined"); },
+       "HostConfig.SecurityOpt"},
+      {"a default mask dropped (Docker reports them)",
+       [](json& i) {
+         i["HostConfig"]["MaskedPaths"] = {"/proc/kcore", "/proc/keys"};
+       },
+       "HostConfig.MaskedPaths"},
+      {"a read-only path dropped",
+       [](json& i) { i["HostConfig"]["ReadonlyPaths"] = {"/proc/bus"}; },
+       "HostConfig.ReadonlyPaths"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
