@@ -1,10 +1,15 @@
 #include "coderunner/store/sqlite_job_store.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <iterator>
 #include <memory>
@@ -419,6 +424,31 @@ SqliteJobStore::~SqliteJobStore() {
   sqlite3_close_v2(db_);
 }
 
+namespace {
+
+// Creates `path` 0600 if it is missing, and makes it (and any -wal/-shm
+// file an earlier process left) 0600 if it exists. Never follows a symlink.
+Status MakePrivate(const std::string& path) {
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    std::string file = path + suffix;
+    int flags = O_RDWR | O_NOFOLLOW | O_CLOEXEC | (suffix[0] == '\0' ? O_CREAT : 0);
+    int fd = open(file.c_str(), flags, 0600);
+    if (fd < 0) {
+      if (errno == ENOENT) continue;
+      return UnavailableError("open " + file + ": " + strerror(errno), "store_unavailable");
+    }
+    int rc = fchmod(fd, 0600);
+    int err = errno;
+    close(fd);
+    if (rc != 0) {
+      return UnavailableError("chmod " + file + ": " + strerror(err), "store_unavailable");
+    }
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
 StatusOr<std::unique_ptr<SqliteJobStore>> SqliteJobStore::Open(const std::string& path) {
   if (path.empty()) return InvalidArgumentError("empty database path", "invalid_path");
   std::filesystem::path parent = std::filesystem::path(path).parent_path();
@@ -431,6 +461,9 @@ StatusOr<std::unique_ptr<SqliteJobStore>> SqliteJobStore::Open(const std::string
           "store_unavailable");
     }
   }
+  // The records hold every request (code, stdin, files) and its output:
+  // root's alone. SQLite gives its -wal and -shm files the database's mode.
+  CR_RETURN_IF_ERROR(MakePrivate(path));
   sqlite3* raw = nullptr;
   int rc =
       sqlite3_open_v2(path.c_str(), &raw,

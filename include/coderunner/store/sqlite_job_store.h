@@ -18,7 +18,9 @@ namespace coderunner::store {
 class SqliteJobStore : public JobStore {
  public:
   // Opens (creating if needed) the database at `path` (parent directories
-  // are created) and migrates its schema. Unavailable if it cannot be opened.
+  // are created) and migrates its schema. The file and its -wal/-shm files
+  // are made 0600: they hold every request and its output. Unavailable if
+  // it cannot be opened.
   static StatusOr<std::unique_ptr<SqliteJobStore>> Open(const std::string& path);
   ~SqliteJobStore() override;
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <atomic>
@@ -149,6 +150,31 @@ void ExpectSameTransitions(const std::vector<jobs::Transition>& got,
 TEST_F(SqliteJobStoreTest, OpenCreatesParentDirectoriesAndTheDatabase) {
   EXPECT_TRUE(fs::is_directory(dir_ + "/state"));
   EXPECT_TRUE(fs::is_regular_file(path_));
+}
+
+// The records hold every request (code, stdin, files) and its output: no
+// other host user may read them, whatever the umask or an older mode.
+TEST_F(SqliteJobStoreTest, DatabaseFilesAreRootsAlone) {
+  auto mode = [](const std::string& p) {
+    struct stat st;
+    return lstat(p.c_str(), &st) == 0 ? (st.st_mode & 07777) : 07777u;
+  };
+  Insert({MakeJob("job-000000000000000000000001", 1)});
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    SCOPED_TRACE(suffix);
+    EXPECT_EQ(mode(path_ + suffix), 0600u);
+  }
+  // A database an older version left world-readable is tightened on open.
+  store_.reset();
+  for (const char* suffix : {"", "-wal", "-shm"}) chmod((path_ + suffix).c_str(), 0644);
+  mode_t old = umask(0);
+  auto reopened = SqliteJobStore::Open(path_);
+  umask(old);
+  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    SCOPED_TRACE(suffix);
+    EXPECT_EQ(mode(path_ + suffix), 0600u);
+  }
 }
 
 TEST_F(SqliteJobStoreTest, OpenUsesWalAndSetsSchemaVersion) {
