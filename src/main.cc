@@ -25,6 +25,7 @@
 #include "coderunner/intent/intent_pipeline.h"
 #include "coderunner/intent/openai_client.h"
 #include "coderunner/jobs/job_service.h"
+#include "coderunner/jobs/request_redaction.h"
 #include "coderunner/jobs/webhook_sender.h"
 #include "coderunner/sandbox/container_policy.h"
 #include "coderunner/sandbox/container_runner.h"
@@ -134,7 +135,8 @@ int Serve(const std::string& config_path) {
     spdlog::warn("engine at {} not reachable yet: {}", *socket, version.status().message());
   }
 
-  auto store = store::SqliteJobStore::Open(cfg.data_dir + "/jobs.db");
+  // A finished job's stored request keeps nothing that looks secret.
+  auto store = store::SqliteJobStore::Open(cfg.data_dir + "/jobs.db", jobs::RedactStoredRequest);
   if (!store.ok()) {
     std::cerr << "coderunner: " << store.status().message() << "\n";
     return 2;

@@ -9,6 +9,7 @@
 #include "coderunner/common/ids.h"
 #include "coderunner/common/sha256.h"
 #include "coderunner/jobs/recovery.h"
+#include "coderunner/jobs/request_redaction.h"
 
 namespace coderunner::jobs {
 namespace {
@@ -313,6 +314,13 @@ StatusOr<Accepted> JobService::Replay(const std::string& id, const std::string& 
         "job " + id + " is an intent; replay runs a job's code again, and an intent's code is " +
             "the model's: submit the intent again, or run attempts[-1] of its record as a job",
         "replay_unsupported");
+  }
+  if (StoredRequestWasRedacted(rec.request_json)) {
+    return FailedPreconditionError(
+        "job " + id + " finished, and secret-looking parts of its stored request were removed " +
+            "then (see README, Secrets at rest): a replay would not run what it ran; submit " +
+            "the request again",
+        "request_redacted");
   }
   CR_ASSIGN_OR_RETURN(auto decoded, DecodeStoredRequest(rec.request_json));
   // Pin the digest the original actually ran on; before it ran, whatever it

@@ -56,7 +56,9 @@ constexpr const char* kGetJobSql =
 constexpr const char* kUpdateProgressSql =
     "UPDATE jobs SET progress_json = ?2 WHERE id = ?1 AND status IN ('queued', 'running')";
 constexpr const char* kSelectForTransitionSql =
-    "SELECT status, transitions FROM jobs WHERE id = ?1";
+    "SELECT status, transitions, request_json, callback_url FROM jobs WHERE id = ?1";
+constexpr const char* kRedactRequestSql =
+    "UPDATE jobs SET request_json = ?2, callback_url = ?3 WHERE id = ?1";
 constexpr const char* kUpdateForTransitionSql =
     "UPDATE jobs SET status = ?2, transitions = ?3, attempt = attempt + ?4, "
     "started_at_ms = CASE WHEN ?5 THEN ?6 ELSE started_at_ms END, "
@@ -358,6 +360,9 @@ Status Configure(sqlite3* db) {
   }
   CR_RETURN_IF_ERROR(Exec(db, "PRAGMA synchronous = FULL", "synchronous=FULL"));
   CR_RETURN_IF_ERROR(Exec(db, "PRAGMA foreign_keys = ON", "foreign_keys=ON"));
+  // What a redaction or purge removes is overwritten, not left in free
+  // space (see Transition).
+  CR_RETURN_IF_ERROR(Exec(db, "PRAGMA secure_delete = ON", "secure_delete=ON"));
   return OkStatus();
 }
 
@@ -416,8 +421,8 @@ class SqliteJobStore::StatementCache {
   std::unordered_map<std::string, sqlite3_stmt*> statements_;
 };
 
-SqliteJobStore::SqliteJobStore(sqlite3* db)
-    : db_(db), statements_(std::make_unique<StatementCache>(db)) {}
+SqliteJobStore::SqliteJobStore(sqlite3* db, RequestRedactor redactor)
+    : db_(db), statements_(std::make_unique<StatementCache>(db)), redactor_(std::move(redactor)) {}
 
 SqliteJobStore::~SqliteJobStore() {
   statements_.reset();  // Finalize before closing.
@@ -449,7 +454,8 @@ Status MakePrivate(const std::string& path) {
 
 }  // namespace
 
-StatusOr<std::unique_ptr<SqliteJobStore>> SqliteJobStore::Open(const std::string& path) {
+StatusOr<std::unique_ptr<SqliteJobStore>> SqliteJobStore::Open(const std::string& path,
+                                                               RequestRedactor redactor) {
   if (path.empty()) return InvalidArgumentError("empty database path", "invalid_path");
   std::filesystem::path parent = std::filesystem::path(path).parent_path();
   if (!parent.empty()) {
@@ -477,7 +483,7 @@ StatusOr<std::unique_ptr<SqliteJobStore>> SqliteJobStore::Open(const std::string
   Status configured = Configure(db.get());
   if (configured.ok()) configured = Migrate(db.get());
   if (!configured.ok()) return configured.WithContext("open " + path);
-  return std::unique_ptr<SqliteJobStore>(new SqliteJobStore(db.release()));
+  return std::unique_ptr<SqliteJobStore>(new SqliteJobStore(db.release(), std::move(redactor)));
 }
 
 Status SqliteJobStore::Insert(const std::vector<JobRecord>& records) {
@@ -502,14 +508,17 @@ Status SqliteJobStore::Insert(const std::vector<JobRecord>& records) {
       insert.Bind(2, job.tenant);
       insert.Bind(3, jobs::JobStatusName(job.status));
       insert.Bind(4, job.language);
-      insert.Bind(5, job.request_json);
+      std::string request = job.request_json;
+      std::string callback = job.callback_url;
+      if (redactor_ && jobs::IsTerminal(job.status)) redactor_(request, callback);
+      insert.Bind(5, request);
       insert.Bind(6, job.code_sha256);
       insert.Bind(7, job.inputs_sha256);
       insert.Bind(8, job.cache_key);
       insert.Bind(9, job.image);
       insert.Bind(10, job.image_digest);
       insert.Bind(11, job.limits_json);
-      insert.Bind(12, job.callback_url);
+      insert.Bind(12, callback);
       insert.Bind(13, job.replay_of);
       insert.BindBool(14, job.cached);
       insert.Bind(15, static_cast<int64_t>(job.attempt));
@@ -545,6 +554,7 @@ Status SqliteJobStore::Transition(const std::string& id, JobStatus to, int64_t a
   Transaction txn(db_);
   CR_RETURN_IF_ERROR(txn.Begin());
   std::vector<jobs::Transition> transitions;
+  std::string request, callback;  // As stored.
   {
     CR_ASSIGN_OR_RETURN(ScopedStatement select, statements_->Prepare(kSelectForTransitionSql));
     select.Bind(1, id);
@@ -560,6 +570,8 @@ Status SqliteJobStore::Transition(const std::string& id, JobStatus to, int64_t a
                                      "job_terminal");
     }
     CR_ASSIGN_OR_RETURN(transitions, ParseTransitions(ColumnString(select.get(), 1), id));
+    request = ColumnString(select.get(), 2);
+    callback = ColumnString(select.get(), 3);
   }
   transitions.push_back({to, at_ms});
   CR_ASSIGN_OR_RETURN(std::string transitions_json, TransitionsToJson(transitions));
@@ -576,7 +588,29 @@ Status SqliteJobStore::Transition(const std::string& id, JobStatus to, int64_t a
     update.Bind(9, image_digest);
     CR_RETURN_IF_ERROR(update.Run("update job " + id));
   }
-  return txn.Commit();
+  bool redacted_now = false;
+  if (terminal && redactor_) {
+    std::string redacted = request, redacted_callback = callback;
+    redactor_(redacted, redacted_callback);
+    if (redacted != request || redacted_callback != callback) {
+      CR_ASSIGN_OR_RETURN(ScopedStatement update, statements_->Prepare(kRedactRequestSql));
+      update.Bind(1, id);
+      update.Bind(2, redacted);
+      update.Bind(3, redacted_callback);
+      CR_RETURN_IF_ERROR(update.Run("redact request of job " + id));
+      redacted_now = true;
+    }
+  }
+  CR_RETURN_IF_ERROR(txn.Commit());
+  // The WAL still holds the page images from before the redaction: copy
+  // the new ones into the database (secure_delete zeroes what they
+  // replace) and empty the WAL. Only after a redaction, which is rare.
+  // A checkpoint that cannot finish now (a reader elsewhere) leaves it to
+  // the next one: the transition itself has committed.
+  if (redacted_now) {
+    (void)sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_TRUNCATE, nullptr, nullptr);
+  }
+  return OkStatus();
 }
 
 Status SqliteJobStore::UpdateProgress(const std::string& id, const std::string& progress_json) {

@@ -53,6 +53,7 @@ class ServerProcess {
   // test's extra YAML sets its own).
   std::string artifacts_dir() const { return dir_ + "/artifacts"; }
   std::string volumes_dir() const { return dir_ + "/volumes"; }
+  std::string data_dir() const { return dir_ + "/data"; }
   const std::string& socket() const { return socket_; }
 
   // SIGKILL, no cleanup of any kind (a crash): containers, workspaces and

@@ -7,6 +7,7 @@
 #define CODERUNNER_STORE_JOB_STORE_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +16,13 @@
 #include "coderunner/jobs/job_record.h"
 
 namespace coderunner::store {
+
+// Rewrites a finished job's stored request (the envelope of
+// jobs::EncodeStoredRequest) and callback URL in place, removing what
+// looks secret (jobs::RedactStoredRequest). A store applies it to every
+// record as it becomes terminal: only a queued or running job needs its
+// request verbatim (recovery runs it again after a restart).
+using RequestRedactor = std::function<void(std::string& request_json, std::string& callback_url)>;
 
 struct ListFilter {
   std::string tenant = "default";         // Only this tenant's jobs.

@@ -20,8 +20,11 @@ class SqliteJobStore : public JobStore {
   // Opens (creating if needed) the database at `path` (parent directories
   // are created) and migrates its schema. The file and its -wal/-shm files
   // are made 0600: they hold every request and its output. Unavailable if
-  // it cannot be opened.
-  static StatusOr<std::unique_ptr<SqliteJobStore>> Open(const std::string& path);
+  // it cannot be opened. `redactor` (none: requests are kept verbatim) is
+  // applied to each record's request and callback URL when it becomes
+  // terminal (Transition) or is inserted terminal (a cache hit).
+  static StatusOr<std::unique_ptr<SqliteJobStore>> Open(const std::string& path,
+                                                        RequestRedactor redactor = nullptr);
   ~SqliteJobStore() override;
 
   Status Insert(const std::vector<jobs::JobRecord>& records) override;
@@ -41,11 +44,12 @@ class SqliteJobStore : public JobStore {
   // Prepared statements, kept across calls; defined in the .cc.
   class StatementCache;
 
-  explicit SqliteJobStore(sqlite3* db);
+  SqliteJobStore(sqlite3* db, RequestRedactor redactor);
 
   std::mutex mu_;
   sqlite3* db_;                                 // Guarded by mu_.
   std::unique_ptr<StatementCache> statements_;  // Guarded by mu_.
+  const RequestRedactor redactor_;
 };
 
 }  // namespace coderunner::store

@@ -427,6 +427,39 @@ TEST_F(SqliteJobStoreTest, UnknownStoredStatusIsInternal) {
 
 // --- Transition ---------------------------------------------------------------
 
+// The redactor sees each record's request and callback URL once, as it
+// becomes terminal (or is inserted terminal); a live job keeps its own.
+TEST_F(SqliteJobStoreTest, RequestsAreRedactedExactlyWhenTheyBecomeTerminal) {
+  store_.reset();
+  int calls = 0;
+  auto opened = SqliteJobStore::Open(path_, [&calls](std::string& request, std::string& url) {
+    ++calls;
+    request = R"({"redacted":true})";
+    url = "https://h/[REDACTED]";
+  });
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  store_ = std::move(*opened);
+  JobRecord live = MakeJob("job-000000000000000000000001", 1);
+  live.callback_url = "https://h/?sig=1";
+  JobRecord cached = MakeJob("job-000000000000000000000002", 1);
+  cached.status = JobStatus::kSucceeded;
+  cached.callback_url = "https://h/?sig=2";
+  Insert({live, cached});
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(store_->Get(live.id)->request_json, kRequestJson);
+  EXPECT_EQ(store_->Get(live.id)->callback_url, "https://h/?sig=1");
+  EXPECT_EQ(store_->Get(cached.id)->request_json, R"({"redacted":true})");
+  EXPECT_EQ(store_->Get(cached.id)->callback_url, "https://h/[REDACTED]");
+  ASSERT_TRUE(store_->Transition(live.id, JobStatus::kRunning, 2).ok());
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(store_->Get(live.id)->request_json, kRequestJson);
+  ASSERT_TRUE(store_->Transition(live.id, JobStatus::kFailed, 3, R"({"x":1})").ok());
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(store_->Get(live.id)->request_json, R"({"redacted":true})");
+  EXPECT_EQ(store_->Get(live.id)->callback_url, "https://h/[REDACTED]");
+  EXPECT_EQ(store_->Get(live.id)->result_json, R"({"x":1})");
+}
+
 TEST_F(SqliteJobStoreTest, TransitionQueuedToRunningSetsStartedAt) {
   Insert({MakeJob("job-1", 100)});
   MoveTo("job-1", JobStatus::kRunning, 150);
