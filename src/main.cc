@@ -26,6 +26,7 @@
 #include "coderunner/intent/openai_client.h"
 #include "coderunner/jobs/job_service.h"
 #include "coderunner/jobs/webhook_sender.h"
+#include "coderunner/jobs/webhook_signature.h"
 #include "coderunner/sandbox/container_policy.h"
 #include "coderunner/sandbox/container_runner.h"
 #include "coderunner/sandbox/workspace.h"
@@ -138,8 +139,17 @@ int Serve(const std::string& config_path) {
   MetricsRegistry metrics;
   jobs::JobQueue queue(static_cast<size_t>(cfg.jobs.max_queued));
   jobs::JobHub hub;
+  auto webhook_secret = jobs::LoadWebhookSecret(cfg.webhooks, cfg.data_dir);
+  if (!webhook_secret.ok()) {
+    std::cerr << "coderunner: webhooks: " << webhook_secret.status().message() << "\n";
+    return 2;
+  }
   jobs::WebhookOptions webhook_options;
   webhook_options.allow_private = cfg.jobs.webhook_allow_private;
+  webhook_options.threads = cfg.webhooks.threads;
+  webhook_options.max_pending_per_tenant = static_cast<size_t>(cfg.webhooks.max_pending_per_tenant);
+  webhook_options.max_in_flight_per_tenant = cfg.webhooks.max_in_flight_per_tenant;
+  webhook_options.secret = std::move(*webhook_secret);
   jobs::WebhookSender webhooks(webhook_options);
   jobs::JobsContext jobs_ctx{&cfg,        store->get(), &queue,   &hub,      &runner,
                              &containers, &images,      &metrics, &webhooks, &volume_service};

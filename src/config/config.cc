@@ -154,6 +154,26 @@ Status ReadTiers(const YAML::Node& node, std::vector<TierConfig>* tiers) {
   return OkStatus();
 }
 
+Status ReadWebhooks(const YAML::Node& w, WebhooksConfig* out) {
+  CR_RETURN_IF_ERROR(
+      CheckKeys(w, "webhooks",
+                {"secret_env", "threads", "max_pending_per_tenant", "max_in_flight_per_tenant"}));
+  CR_RETURN_IF_ERROR(Read(w, "secret_env", "webhooks.secret_env", &out->secret_env));
+  CR_RETURN_IF_ERROR(Read(w, "threads", "webhooks.threads", &out->threads));
+  CR_RETURN_IF_ERROR(Read(w, "max_pending_per_tenant", "webhooks.max_pending_per_tenant",
+                          &out->max_pending_per_tenant));
+  CR_RETURN_IF_ERROR(Read(w, "max_in_flight_per_tenant", "webhooks.max_in_flight_per_tenant",
+                          &out->max_in_flight_per_tenant));
+  if (out->threads < 1 || out->threads > 256) return Bad("webhooks.threads", "must be 1..256");
+  if (out->max_pending_per_tenant < 1) {
+    return Bad("webhooks.max_pending_per_tenant", "must be at least 1");
+  }
+  if (out->max_in_flight_per_tenant < 1) {
+    return Bad("webhooks.max_in_flight_per_tenant", "must be at least 1");
+  }
+  return OkStatus();
+}
+
 bool IsHex64(const std::string& s) {
   if (s.size() != 64) return false;
   for (char c : s) {
@@ -239,11 +259,11 @@ Status CheckLlmAndIntents(const Config& c) {
 StatusOr<Config> ParseNode(const YAML::Node& root) {
   Config c = DefaultConfig();
   if (!root || root.IsNull()) return c;
-  CR_RETURN_IF_ERROR(
-      CheckKeys(root, "",
-                {"server", "engine", "sandbox", "workspace_dir", "instance", "data_dir", "jobs",
-                 "files", "auth", "tiers", "limits", "output_bytes", "languages", "log",
-                 "artifacts", "volumes", "llm", "intents", "pool"}));
+  CR_RETURN_IF_ERROR(CheckKeys(
+      root, "",
+      {"server",    "engine",  "sandbox", "workspace_dir", "instance",     "data_dir",  "jobs",
+       "files",     "auth",    "tiers",   "limits",        "output_bytes", "languages", "log",
+       "artifacts", "volumes", "llm",     "intents",       "pool",         "webhooks"}));
   if (YAML::Node s = root["server"]) {
     CR_RETURN_IF_ERROR(
         CheckKeys(s, "server", {"listen", "max_body_bytes", "threads", "shutdown_grace_s"}));
@@ -324,6 +344,7 @@ StatusOr<Config> ParseNode(const YAML::Node& root) {
     CR_RETURN_IF_ERROR(Read(j, "webhook_allow_private", "jobs.webhook_allow_private",
                             &c.jobs.webhook_allow_private));
   }
+  if (YAML::Node w = root["webhooks"]) CR_RETURN_IF_ERROR(ReadWebhooks(w, &c.webhooks));
   if (YAML::Node a = root["artifacts"]) {
     CR_RETURN_IF_ERROR(
         CheckKeys(a, "artifacts", {"dir", "max_file_bytes", "max_total_bytes", "max_files"}));

@@ -283,7 +283,7 @@ bool JobExecutor::Complete(const JobRecord& record, JobStatus status,
   if (!record.callback_url.empty() && ctx_.webhooks != nullptr) {
     auto final_rec = ctx_.store->Get(id);
     if (final_rec.ok()) {
-      ctx_.webhooks->Enqueue(record.callback_url, api::JobToJson(*final_rec).dump());
+      ctx_.webhooks->Enqueue(record.tenant, record.callback_url, api::JobToJson(*final_rec).dump());
     }
   }
   return true;

@@ -187,7 +187,7 @@ StatusOr<Accepted> JobService::Accept(const std::string& tenant, const std::stri
             "coderunner_jobs_total",
             {{"status", std::string(JobStatusName(*status))}, {"language", rec.language}});
         if (!rec.callback_url.empty() && ctx_.webhooks != nullptr) {
-          ctx_.webhooks->Enqueue(rec.callback_url, api::JobToJson(rec).dump());
+          ctx_.webhooks->Enqueue(rec.tenant, rec.callback_url, api::JobToJson(rec).dump());
         }
         return Accepted{std::move(rec), nullptr};
       }

@@ -121,6 +121,24 @@ struct VolumesConfig {
   int max_per_tenant = 20;             // Volumes per tenant. 20.
 };
 
+// Webhook deliveries (a job's callback_url).
+struct WebhooksConfig {
+  // The NAME of the environment variable holding the signing secret; the
+  // secret itself never appears in config (the service does not start if
+  // the variable is unset or empty). "" (default): a random secret kept in
+  // <data_dir>/webhook_secret (0600), created at the first start. Each
+  // tenant's deliveries are signed with a key derived from it (README,
+  // Webhooks), so no tenant can sign another tenant's deliveries.
+  std::string secret_env;
+  int threads = 4;  // Delivery threads. Count; 4.
+  // Deliveries of one tenant waiting to be sent; beyond it, dropped and
+  // counted. Count; 1000.
+  int max_pending_per_tenant = 1000;
+  // Deliveries of one tenant being sent at once (a slow receiver holds one
+  // for up to its timeouts and retries). Count; 1.
+  int max_in_flight_per_tenant = 1;
+};
+
 struct JobsConfig {
   int max_concurrent = 0;           // Worker threads running jobs. 0 = number of cores.
   int max_queued = 1000;            // Jobs waiting for a worker; beyond it, 429. Count; 1000.
@@ -189,6 +207,7 @@ struct Config {
   // /var/lib/coderunner/data.
   std::string data_dir = "/var/lib/coderunner/data";
   JobsConfig jobs;
+  WebhooksConfig webhooks;
   // Warm container pool (pool.*; see PoolOptions for each key's unit and
   // default).
   sandbox::PoolOptions pool;
