@@ -17,6 +17,7 @@
 #include "coderunner/common/logging.h"
 #include "coderunner/config/config.h"
 #include "coderunner/engine/containers.h"
+#include "coderunner/engine/counting_transport.h"
 #include "coderunner/engine/curl_transport.h"
 #include "coderunner/engine/images.h"
 #include "coderunner/engine/system.h"
@@ -92,8 +93,11 @@ int Serve(const std::string& config_path) {
     }
   }
 
-  engine::CurlTransport transport(*socket,
-                                  std::chrono::milliseconds(cfg.engine.connect_timeout_ms));
+  MetricsRegistry metrics;
+  engine::CurlTransport curl_transport(*socket,
+                                       std::chrono::milliseconds(cfg.engine.connect_timeout_ms));
+  // Every engine request is counted (coderunner_engine_requests_total).
+  engine::CountingTransport transport(curl_transport, metrics);
   auto timeout = std::chrono::milliseconds(cfg.engine.timeout_ms);
   engine::ContainerClient containers(transport, timeout);
   engine::ImageClient images(transport, timeout);
@@ -136,7 +140,6 @@ int Serve(const std::string& config_path) {
     std::cerr << "coderunner: " << store.status().message() << "\n";
     return 2;
   }
-  MetricsRegistry metrics;
   jobs::JobQueue queue(static_cast<size_t>(cfg.jobs.max_queued));
   jobs::JobHub hub;
   auto webhook_secret = jobs::LoadWebhookSecret(cfg.webhooks, cfg.data_dir);

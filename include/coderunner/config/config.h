@@ -27,6 +27,15 @@ struct ServerConfig {
   // once. Keep it below the orchestrator's kill delay (compose's
   // stop_grace_period, Kubernetes' terminationGracePeriodSeconds).
   int64_t shutdown_grace_s = 20;
+  // Long-held requests (/v1/execute, /v1/jobs/{id}/wait, /v1/jobs/{id}/events,
+  // /v1/sandboxes/{id}/execute, Piston's execute) one tenant may hold at
+  // once; the next one is 429 too_many_long_requests. A tier's
+  // max_long_requests overrides it. Count; 0 (the default) = a quarter of
+  // threads, at least 1.
+  int long_requests_per_tenant = 0;
+  // How long GET /readyz and GET /v1/languages, which ask the engine and
+  // need no key, answer from their last engine check. ms; 1000.
+  int64_t probe_cache_ms = 1000;
 };
 
 struct EngineConfig {
@@ -71,6 +80,10 @@ struct TierConfig {
   int64_t max_sandbox_memory_bytes = 1LL << 30;
   int64_t sandbox_ttl_s = 3600;
   int64_t max_sandbox_ttl_s = 14 * 86400;
+  // Long-held requests one tenant may hold at once (see
+  // ServerConfig::long_requests_per_tenant). Count; 0 (default) = the
+  // server's value.
+  int max_long_requests = 0;
 };
 
 // One API key. Only its SHA-256 is stored.
