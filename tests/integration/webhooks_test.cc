@@ -95,9 +95,9 @@ class Receiver {
     auto until = std::chrono::steady_clock::now() + timeout;
     while (Jobs().size() < n) {
       std::unique_lock lock(mu_);
-      if (cv_.wait_until(lock, until) == std::cv_status::timeout) return Jobs().size() >= n;
+      if (cv_.wait_until(lock, until) == std::cv_status::timeout) break;
     }
-    return true;
+    return Jobs().size() >= n;
   }
 
  private:
