@@ -17,6 +17,7 @@
 #include "coderunner/common/logging.h"
 #include "coderunner/config/config.h"
 #include "coderunner/engine/containers.h"
+#include "coderunner/engine/counting_transport.h"
 #include "coderunner/engine/curl_transport.h"
 #include "coderunner/engine/images.h"
 #include "coderunner/engine/system.h"
@@ -27,6 +28,7 @@
 #include "coderunner/jobs/job_service.h"
 #include "coderunner/jobs/request_redaction.h"
 #include "coderunner/jobs/webhook_sender.h"
+#include "coderunner/jobs/webhook_signature.h"
 #include "coderunner/sandbox/container_policy.h"
 #include "coderunner/sandbox/container_runner.h"
 #include "coderunner/sandbox/workspace.h"
@@ -92,8 +94,11 @@ int Serve(const std::string& config_path) {
     }
   }
 
-  engine::CurlTransport transport(*socket,
-                                  std::chrono::milliseconds(cfg.engine.connect_timeout_ms));
+  MetricsRegistry metrics;
+  engine::CurlTransport curl_transport(*socket,
+                                       std::chrono::milliseconds(cfg.engine.connect_timeout_ms));
+  // Every engine request is counted (coderunner_engine_requests_total).
+  engine::CountingTransport transport(curl_transport, metrics);
   auto timeout = std::chrono::milliseconds(cfg.engine.timeout_ms);
   engine::ContainerClient containers(transport, timeout);
   engine::ImageClient images(transport, timeout);
@@ -141,11 +146,19 @@ int Serve(const std::string& config_path) {
     std::cerr << "coderunner: " << store.status().message() << "\n";
     return 2;
   }
-  MetricsRegistry metrics;
   jobs::JobQueue queue(static_cast<size_t>(cfg.jobs.max_queued));
   jobs::JobHub hub;
+  auto webhook_secret = jobs::LoadWebhookSecret(cfg.webhooks, cfg.data_dir);
+  if (!webhook_secret.ok()) {
+    std::cerr << "coderunner: webhooks: " << webhook_secret.status().message() << "\n";
+    return 2;
+  }
   jobs::WebhookOptions webhook_options;
   webhook_options.allow_private = cfg.jobs.webhook_allow_private;
+  webhook_options.threads = cfg.webhooks.threads;
+  webhook_options.max_pending_per_tenant = static_cast<size_t>(cfg.webhooks.max_pending_per_tenant);
+  webhook_options.max_in_flight_per_tenant = cfg.webhooks.max_in_flight_per_tenant;
+  webhook_options.secret = std::move(*webhook_secret);
   jobs::WebhookSender webhooks(webhook_options);
   jobs::JobsContext jobs_ctx{&cfg,        store->get(), &queue,   &hub,      &runner,
                              &containers, &images,      &metrics, &webhooks, &volume_service};

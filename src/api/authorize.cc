@@ -29,4 +29,28 @@ std::optional<auth::Principal> Authorize(const httplib::Request& req, httplib::R
   return *p;
 }
 
+std::shared_ptr<auth::LongRequestLimiter::Lease> HoldLongRequest(
+    httplib::Response& res, const auth::Principal& who, auth::LongRequestLimiter& long_requests,
+    const config::Config& config, MetricsRegistry& metrics) {
+  int limit = auth::LongRequestLimit(config, who.tier);
+  std::shared_ptr<auth::LongRequestLimiter::Lease> lease =
+      long_requests.TryAcquire(who.tenant, limit);
+  if (lease) return lease;
+  metrics.Increment("coderunner_jobs_rejected_total", {{"reason", auth::kTooManyLongRequests}});
+  std::string source = who.tier != nullptr && who.tier->max_long_requests > 0
+                           ? "tier " + who.tier->name + "'s max_long_requests"
+                           : "server.long_requests_per_tenant";
+  ReplyError(res, ResourceExhaustedError(
+                      "tenant " + who.tenant + " already holds " + std::to_string(limit) +
+                          " long requests (/v1/execute, /wait, /events and other calls that "
+                          "wait for a job) at once, the most allowed (" +
+                          source +
+                          "); wait for one to end, or submit with POST /v1/jobs and poll "
+                          "GET /v1/jobs/{id}",
+                      auth::kTooManyLongRequests));
+  res.headers.erase("Retry-After");  // ReplyError's 1 s: a held request lasts longer.
+  res.set_header("Retry-After", "2");
+  return nullptr;
+}
+
 }  // namespace coderunner::api

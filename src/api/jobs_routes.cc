@@ -57,21 +57,31 @@ std::string SseEvent(const char* name, const json& data) {
 }  // namespace
 
 void RegisterJobRoutes(RouteTable& http, jobs::JobService& service, MetricsRegistry& metrics,
-                       const auth::Authenticator& authenticator, auth::RateLimiter& limiter) {
+                       const auth::Authenticator& authenticator, auth::RateLimiter& limiter,
+                       auth::LongRequestLimiter& long_requests) {
   const config::Config& config = *service.context().config;
   // Captured by every /v1 handler: authenticate, rate-limit, then act.
   auto who = [&authenticator, &limiter, &metrics](const httplib::Request& req,
                                                   httplib::Response& res) {
     return Authorize(req, res, authenticator, limiter, metrics);
   };
+  // Captured by the handlers that wait for a job: one of the tenant's
+  // long-request slots, or a 429 written to `res` (nullptr).
+  auto hold = [&long_requests, &config, &metrics](httplib::Response& res,
+                                                  const auth::Principal& p) {
+    return HoldLongRequest(res, p, long_requests, config, metrics);
+  };
 
-  http.Post("/v1/execute", [&service, who](const httplib::Request& req, httplib::Response& res) {
-    auto p = who(req, res);
-    if (!p) return;
-    auto result = service.Execute(p->tenant, req.body, p->tier);
-    if (!result.ok()) return ReplyError(res, result.status());
-    ReplyRaw(res, 200, *result);
-  });
+  http.Post("/v1/execute",
+            [&service, who, hold](const httplib::Request& req, httplib::Response& res) {
+              auto p = who(req, res);
+              if (!p) return;
+              auto slot = hold(res, *p);
+              if (!slot) return;
+              auto result = service.Execute(p->tenant, req.body, p->tier);
+              if (!result.ok()) return ReplyError(res, result.status());
+              ReplyRaw(res, 200, *result);
+            });
 
   http.Post("/v1/jobs", [&service, who](const httplib::Request& req, httplib::Response& res) {
     auto p = who(req, res);
@@ -148,11 +158,19 @@ void RegisterJobRoutes(RouteTable& http, jobs::JobService& service, MetricsRegis
            });
 
   http.Get("/v1/jobs/" + id_re + "/wait",
-           [&service, &config, who](const httplib::Request& req, httplib::Response& res) {
+           [&service, &config, who, hold](const httplib::Request& req, httplib::Response& res) {
              auto p = who(req, res);
              if (!p) return;
              auto timeout = IntParam(req, "timeout_s", 30, 0, config.jobs.max_wait_s);
              if (!timeout.ok()) return ReplyError(res, timeout.status());
+             auto now = service.Get(req.matches[1], p->tenant);
+             if (!now.ok()) return ReplyError(res, now.status());
+             // Only a wait that may last holds a long-request slot.
+             std::shared_ptr<auth::LongRequestLimiter::Lease> slot;
+             if (!jobs::IsTerminal(now->status) && *timeout > 0) {
+               slot = hold(res, *p);
+               if (!slot) return;
+             }
              auto rec = service.Wait(req.matches[1], p->tenant, std::chrono::seconds(*timeout));
              if (!rec.ok()) return ReplyError(res, rec.status());
              Reply(res, jobs::IsTerminal(rec->status) ? 200 : 202, JobToJson(*rec));
@@ -204,8 +222,8 @@ void RegisterJobRoutes(RouteTable& http, jobs::JobService& service, MetricsRegis
     ReplyFile(res, fd->Release(), st.st_size, "application/octet-stream");
   });
 
-  http.Get("/v1/jobs/" + id_re + "/events", [&service, who](const httplib::Request& req,
-                                                            httplib::Response& res) {
+  http.Get("/v1/jobs/" + id_re + "/events", [&service, who, hold](const httplib::Request& req,
+                                                                  httplib::Response& res) {
     auto p = who(req, res);
     if (!p) return;
     std::string id = req.matches[1];
@@ -214,9 +232,16 @@ void RegisterJobRoutes(RouteTable& http, jobs::JobService& service, MetricsRegis
     if (!rec.ok()) return ReplyError(res, rec.status());
     auto stream = std::make_shared<EventStream>();
     stream->channel = service.Channel(id);
+    // A live stream holds a long-request slot for as long as it lasts (the
+    // provider owns it); a finished job's stream ends at once.
+    std::shared_ptr<auth::LongRequestLimiter::Lease> slot;
+    if (stream->channel) {
+      slot = hold(res, *p);
+      if (!slot) return;
+    }
     res.set_header("Cache-Control", "no-cache");
     res.set_chunked_content_provider(
-        "text/event-stream", [&service, id, tenant, stream](size_t, httplib::DataSink& sink) {
+        "text/event-stream", [&service, id, tenant, stream, slot](size_t, httplib::DataSink& sink) {
           std::string out;
           if (!stream->sent_state) {
             // A late client first learns where the job stands.

@@ -32,7 +32,8 @@ void AddPistonMessage(httplib::Response& res) {
 }  // namespace
 
 void RegisterPistonRoutes(RouteTable& http, jobs::JobService& service, MetricsRegistry& metrics,
-                          const auth::Authenticator& authenticator, auth::RateLimiter& limiter) {
+                          const auth::Authenticator& authenticator, auth::RateLimiter& limiter,
+                          auth::LongRequestLimiter& long_requests) {
   const config::Config& config = *service.context().config;
   auto who = [&authenticator, &limiter, &metrics](const httplib::Request& req,
                                                   httplib::Response& res) {
@@ -78,21 +79,23 @@ void RegisterPistonRoutes(RouteTable& http, jobs::JobService& service, MetricsRe
 
     // Piston clients (the npm piston-client among them) send JSON without a
     // JSON Content-Type; the body is read as JSON whatever the header says.
-    http.Post(std::string(prefix) + "/execute",
-              [&service, &config, who](const httplib::Request& req, httplib::Response& res) {
-                auto p = who(req, res);
-                if (!p) return;
-                auto call = TranslatePistonRequest(req.body, config, p->tier);
-                if (!call.ok()) return ReplyPistonError(res, call.status());
-                auto result = service.Execute(
-                    p->tenant, call->execute.dump(-1, ' ', false, json::error_handler_t::replace),
-                    p->tier);
-                if (!result.ok()) return ReplyPistonError(res, result.status());
-                json parsed = json::parse(*result, nullptr, /*allow_exceptions=*/false);
-                auto answer = PistonResponseJson(*call, parsed);
-                if (!answer.ok()) return ReplyPistonError(res, answer.status());
-                Reply(res, 200, *answer);
-              });
+    http.Post(std::string(prefix) + "/execute", [&service, &config, &long_requests, &metrics, who](
+                                                    const httplib::Request& req,
+                                                    httplib::Response& res) {
+      auto p = who(req, res);
+      if (!p) return;
+      auto call = TranslatePistonRequest(req.body, config, p->tier);
+      if (!call.ok()) return ReplyPistonError(res, call.status());
+      auto slot = HoldLongRequest(res, *p, long_requests, config, metrics);
+      if (!slot) return AddPistonMessage(res);
+      auto result = service.Execute(
+          p->tenant, call->execute.dump(-1, ' ', false, json::error_handler_t::replace), p->tier);
+      if (!result.ok()) return ReplyPistonError(res, result.status());
+      json parsed = json::parse(*result, nullptr, /*allow_exceptions=*/false);
+      auto answer = PistonResponseJson(*call, parsed);
+      if (!answer.ok()) return ReplyPistonError(res, answer.status());
+      Reply(res, 200, *answer);
+    });
   }
 }
 

@@ -92,7 +92,8 @@ json CallJson(const sessions::ExecuteOutcome& o) {
 
 void RegisterSandboxRoutes(RouteTable& http, sessions::SandboxManager& manager,
                            const config::Config& config, MetricsRegistry& metrics,
-                           const auth::Authenticator& authenticator, auth::RateLimiter& limiter) {
+                           const auth::Authenticator& authenticator, auth::RateLimiter& limiter,
+                           auth::LongRequestLimiter& long_requests) {
   auto who = [&authenticator, &limiter, &metrics](const httplib::Request& req,
                                                   httplib::Response& res) {
     return Authorize(req, res, authenticator, limiter, metrics);
@@ -140,11 +141,14 @@ void RegisterSandboxRoutes(RouteTable& http, sessions::SandboxManager& manager,
            });
 
   http.Post("/v1/sandboxes/" + id_re + "/execute",
-            [&manager, &config, who](const httplib::Request& req, httplib::Response& res) {
+            [&manager, &config, &metrics, &long_requests, who](const httplib::Request& req,
+                                                               httplib::Response& res) {
               auto p = who(req, res);
               if (!p) return;
               auto call = ParseSandboxExecute(req.body, CapsFromConfig(config));
               if (!call.ok()) return ReplyError(res, call.status());
+              auto slot = HoldLongRequest(res, *p, long_requests, config, metrics);
+              if (!slot) return;
               auto out = manager.Execute(*p, req.matches[1], *call);
               if (!out.ok()) return ReplyError(res, out.status());
               Reply(res, 200, CallJson(*out));

@@ -40,7 +40,12 @@ void TagRequest(const httplib::Request& req, httplib::Response& res) {
 }  // namespace
 
 Server::Server(ServerDeps deps)
-    : deps_(deps), http_(std::make_unique<httplib::Server>()), routes_(*http_) {
+    : deps_(deps),
+      http_(std::make_unique<httplib::Server>()),
+      routes_(*http_),
+      long_requests_(deps.metrics),
+      readyz_cache_(std::chrono::milliseconds(deps.config->server.probe_cache_ms)),
+      languages_cache_(std::chrono::milliseconds(deps.config->server.probe_cache_ms)) {
   int threads = deps_.config->server.threads;
   http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   http_->set_payload_max_length(static_cast<size_t>(deps_.config->server.max_body_bytes));
@@ -60,29 +65,21 @@ void Server::Routes() {
     Reply(res, 200, {{"status", "ok"}});
   });
 
+  // Both ask the engine and need no key: answered from a short cache, so
+  // an anonymous flood makes at most one engine check per
+  // server.probe_cache_ms.
   routes_.Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
-    Status ready = CheckReady();
-    if (ready.ok()) {
-      Reply(res, 200, {{"status", "ready"}});
-    } else {
-      ReplyError(res, ready);
-    }
+    ProbeAnswer a = readyz_cache_.Get([this] {
+      Status ready = CheckReady();
+      return ready.ok() ? ProbeAnswer{200, json{{"status", "ready"}}.dump()}
+                        : ProbeAnswer{HttpStatusFor(ready), ErrorJson(ready).dump()};
+    });
+    ReplyRaw(res, a.status, a.body);
   });
 
   routes_.Get("/v1/languages", [this](const httplib::Request&, httplib::Response& res) {
-    json langs = json::array();
-    for (const auto& l : deps_.config->languages) {
-      auto info = deps_.images->Inspect(l.image);
-      if (!info.ok() && info.status().code() == StatusCode::kUnavailable) {
-        return ReplyError(res, info.status());
-      }
-      langs.push_back({{"name", l.name},
-                       {"image", l.image},
-                       {"image_digest", info.ok() ? json(info->id) : json(nullptr)},
-                       {"file", l.file},
-                       {"default", &l == &deps_.config->DefaultLanguage()}});
-    }
-    Reply(res, 200, {{"languages", langs}});
+    ProbeAnswer a = languages_cache_.Get([this] { return LanguagesAnswer(); });
+    ReplyRaw(res, a.status, a.body);
   });
 
   routes_.Get("/openapi.json", [](const httplib::Request&, httplib::Response& res) {
@@ -90,7 +87,8 @@ void Server::Routes() {
     res.set_content(std::string(OpenApiDocument()), "application/json");
   });
 
-  RegisterJobRoutes(routes_, *deps_.jobs, *deps_.metrics, *deps_.authenticator, rate_limiter_);
+  RegisterJobRoutes(routes_, *deps_.jobs, *deps_.metrics, *deps_.authenticator, rate_limiter_,
+                    long_requests_);
   RegisterIntentRoutes(routes_, *deps_.jobs, deps_.agents, *deps_.metrics, *deps_.authenticator,
                        rate_limiter_);
   if (deps_.volumes != nullptr) {
@@ -100,9 +98,10 @@ void Server::Routes() {
 
   if (deps_.sandboxes != nullptr) {
     RegisterSandboxRoutes(routes_, *deps_.sandboxes, *deps_.config, *deps_.metrics,
-                          *deps_.authenticator, rate_limiter_);
+                          *deps_.authenticator, rate_limiter_, long_requests_);
   }
-  RegisterPistonRoutes(routes_, *deps_.jobs, *deps_.metrics, *deps_.authenticator, rate_limiter_);
+  RegisterPistonRoutes(routes_, *deps_.jobs, *deps_.metrics, *deps_.authenticator, rate_limiter_,
+                       long_requests_);
 
   // Turns httplib's own error answers (unknown route, body too large, bad
   // HTTP) into our JSON shape. Handlers' answers already have a body.
@@ -152,6 +151,22 @@ void Server::Routes() {
     }
     ClearRequestId();
   });
+}
+
+ProbeAnswer Server::LanguagesAnswer() {
+  json langs = json::array();
+  for (const auto& l : deps_.config->languages) {
+    auto info = deps_.images->Inspect(l.image);
+    if (!info.ok() && info.status().code() == StatusCode::kUnavailable) {
+      return {HttpStatusFor(info.status()), ErrorJson(info.status()).dump()};
+    }
+    langs.push_back({{"name", l.name},
+                     {"image", l.image},
+                     {"image_digest", info.ok() ? json(info->id) : json(nullptr)},
+                     {"file", l.file},
+                     {"default", &l == &deps_.config->DefaultLanguage()}});
+  }
+  return {200, json{{"languages", langs}}.dump()};
 }
 
 Status Server::CheckReady() {

@@ -80,7 +80,7 @@ void Sha256::Update(std::string_view data) {
   buffered_ = n - full;
 }
 
-std::string Sha256::HexDigest() {
+std::array<unsigned char, 32> Sha256::Digest() {
   unsigned char tail[128] = {0};
   std::copy_n(buf_, buffered_, tail);
   tail[buffered_] = 0x80;
@@ -88,11 +88,26 @@ std::string Sha256::HexDigest() {
   uint64_t bits = total_ * 8;
   for (int i = 0; i < 8; ++i) tail[tail_len - 1 - i] = static_cast<unsigned char>(bits >> (8 * i));
   for (size_t i = 0; i < tail_len; i += 64) Block(h_, tail + i);
+  std::array<unsigned char, 32> out;
+  for (size_t i = 0; i < h_.size(); ++i) {
+    for (int b = 0; b < 4; ++b) out[4 * i + b] = static_cast<unsigned char>(h_[i] >> (24 - 8 * b));
+  }
+  return out;
+}
+
+std::string Sha256::HexDigest() {
+  std::array<unsigned char, 32> d = Digest();
+  return LowerHex(std::string_view(reinterpret_cast<const char*>(d.data()), d.size()));
+}
+
+std::string LowerHex(std::string_view bytes) {
   static const char* kHex = "0123456789abcdef";
   std::string out;
-  out.reserve(64);
-  for (uint32_t v : h_) {
-    for (int s = 28; s >= 0; s -= 4) out.push_back(kHex[(v >> s) & 15]);
+  out.reserve(bytes.size() * 2);
+  for (char ch : bytes) {
+    auto c = static_cast<unsigned char>(ch);
+    out.push_back(kHex[c >> 4]);
+    out.push_back(kHex[c & 15]);
   }
   return out;
 }

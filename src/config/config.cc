@@ -121,7 +121,7 @@ Status ReadTiers(const YAML::Node& node, std::vector<TierConfig>* tiers) {
         CheckKeys(kv.second, path,
                   {"max_timeout_ms", "max_memory_bytes", "volumes", "max_concurrent", "max_queued",
                    "requests_per_minute", "runtime", "max_sandboxes", "max_sandbox_memory_bytes",
-                   "sandbox_ttl_s", "max_sandbox_ttl_s"}));
+                   "sandbox_ttl_s", "max_sandbox_ttl_s", "max_long_requests"}));
     CR_RETURN_IF_ERROR(
         Read(kv.second, "max_timeout_ms", path + ".max_timeout_ms", &t->max_timeout_ms));
     CR_RETURN_IF_ERROR(
@@ -142,6 +142,9 @@ Status ReadTiers(const YAML::Node& node, std::vector<TierConfig>* tiers) {
         Read(kv.second, "sandbox_ttl_s", path + ".sandbox_ttl_s", &t->sandbox_ttl_s));
     CR_RETURN_IF_ERROR(
         Read(kv.second, "max_sandbox_ttl_s", path + ".max_sandbox_ttl_s", &t->max_sandbox_ttl_s));
+    CR_RETURN_IF_ERROR(
+        Read(kv.second, "max_long_requests", path + ".max_long_requests", &t->max_long_requests));
+    if (t->max_long_requests < 0) return Bad(path + ".max_long_requests", "must not be negative");
     if (t->max_sandboxes < 0 || t->max_sandbox_memory_bytes < 0 || t->sandbox_ttl_s < 1 ||
         t->max_sandbox_ttl_s < t->sandbox_ttl_s || t->max_sandbox_ttl_s > 14 * 86400) {
       return Bad(path,
@@ -152,6 +155,26 @@ Status ReadTiers(const YAML::Node& node, std::vector<TierConfig>* tiers) {
         t->max_queued < 1 || t->requests_per_minute < 1) {
       return Bad(path, "every limit must be positive (memory at least 6 MiB)");
     }
+  }
+  return OkStatus();
+}
+
+Status ReadWebhooks(const YAML::Node& w, WebhooksConfig* out) {
+  CR_RETURN_IF_ERROR(
+      CheckKeys(w, "webhooks",
+                {"secret_env", "threads", "max_pending_per_tenant", "max_in_flight_per_tenant"}));
+  CR_RETURN_IF_ERROR(Read(w, "secret_env", "webhooks.secret_env", &out->secret_env));
+  CR_RETURN_IF_ERROR(Read(w, "threads", "webhooks.threads", &out->threads));
+  CR_RETURN_IF_ERROR(Read(w, "max_pending_per_tenant", "webhooks.max_pending_per_tenant",
+                          &out->max_pending_per_tenant));
+  CR_RETURN_IF_ERROR(Read(w, "max_in_flight_per_tenant", "webhooks.max_in_flight_per_tenant",
+                          &out->max_in_flight_per_tenant));
+  if (out->threads < 1 || out->threads > 256) return Bad("webhooks.threads", "must be 1..256");
+  if (out->max_pending_per_tenant < 1) {
+    return Bad("webhooks.max_pending_per_tenant", "must be at least 1");
+  }
+  if (out->max_in_flight_per_tenant < 1) {
+    return Bad("webhooks.max_in_flight_per_tenant", "must be at least 1");
   }
   return OkStatus();
 }
@@ -241,20 +264,29 @@ Status CheckLlmAndIntents(const Config& c) {
 StatusOr<Config> ParseNode(const YAML::Node& root) {
   Config c = DefaultConfig();
   if (!root || root.IsNull()) return c;
-  CR_RETURN_IF_ERROR(
-      CheckKeys(root, "",
-                {"server", "engine", "sandbox", "workspace_dir", "instance", "data_dir", "jobs",
-                 "files", "auth", "tiers", "limits", "output_bytes", "languages", "log",
-                 "artifacts", "volumes", "llm", "intents", "pool"}));
+  CR_RETURN_IF_ERROR(CheckKeys(
+      root, "",
+      {"server",    "engine",  "sandbox", "workspace_dir", "instance",     "data_dir",  "jobs",
+       "files",     "auth",    "tiers",   "limits",        "output_bytes", "languages", "log",
+       "artifacts", "volumes", "llm",     "intents",       "pool",         "webhooks"}));
   if (YAML::Node s = root["server"]) {
-    CR_RETURN_IF_ERROR(
-        CheckKeys(s, "server", {"listen", "max_body_bytes", "threads", "shutdown_grace_s"}));
+    CR_RETURN_IF_ERROR(CheckKeys(s, "server",
+                                 {"listen", "max_body_bytes", "threads", "shutdown_grace_s",
+                                  "long_requests_per_tenant", "probe_cache_ms"}));
     CR_RETURN_IF_ERROR(Read(s, "listen", "server.listen", &c.server.listen));
     CR_RETURN_IF_ERROR(
         Read(s, "max_body_bytes", "server.max_body_bytes", &c.server.max_body_bytes));
     CR_RETURN_IF_ERROR(Read(s, "threads", "server.threads", &c.server.threads));
     CR_RETURN_IF_ERROR(
         Read(s, "shutdown_grace_s", "server.shutdown_grace_s", &c.server.shutdown_grace_s));
+    CR_RETURN_IF_ERROR(Read(s, "long_requests_per_tenant", "server.long_requests_per_tenant",
+                            &c.server.long_requests_per_tenant));
+    CR_RETURN_IF_ERROR(
+        Read(s, "probe_cache_ms", "server.probe_cache_ms", &c.server.probe_cache_ms));
+    if (c.server.long_requests_per_tenant < 0) {
+      return Bad("server.long_requests_per_tenant", "must not be negative");
+    }
+    if (c.server.probe_cache_ms < 0) return Bad("server.probe_cache_ms", "must not be negative");
   }
   if (YAML::Node e = root["engine"]) {
     CR_RETURN_IF_ERROR(CheckKeys(e, "engine", {"socket", "timeout_ms", "connect_timeout_ms"}));
@@ -329,6 +361,7 @@ StatusOr<Config> ParseNode(const YAML::Node& root) {
     CR_RETURN_IF_ERROR(Read(j, "webhook_allow_private", "jobs.webhook_allow_private",
                             &c.jobs.webhook_allow_private));
   }
+  if (YAML::Node w = root["webhooks"]) CR_RETURN_IF_ERROR(ReadWebhooks(w, &c.webhooks));
   if (YAML::Node a = root["artifacts"]) {
     CR_RETURN_IF_ERROR(
         CheckKeys(a, "artifacts", {"dir", "max_file_bytes", "max_total_bytes", "max_files"}));

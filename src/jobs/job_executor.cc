@@ -11,6 +11,7 @@
 #include "coderunner/api/result_json.h"
 #include "coderunner/jobs/job_request.h"
 #include "coderunner/jobs/redactor.h"
+#include "coderunner/jobs/result_cache_policy.h"
 
 namespace coderunner::jobs {
 namespace {
@@ -227,14 +228,12 @@ void JobExecutor::Run(const JobRecord& record) {
   result.stdout_data = std::string();
   result.stderr_data = std::string();
   const std::string& stored_ref = redacted ? stored_text : raw_text;
-  // Artifacts live under the job that made them; a cached answer naming
-  // them would point at another job's files. Such results are not cached.
+  // Only what the program determined is cached (result_cache_policy.h).
   // The cache is filled before waiters wake, so a caller that sees the
   // result finds the service done with the job's output.
+  const bool cacheable = MayCacheResult(status, result);
   auto fill_cache = [&] {
-    if ((status == JobStatus::kSucceeded || status == JobStatus::kFailed) &&
-        !record.cache_key.empty() && ctx_.config->jobs.cache_ttl_s > 0 &&
-        result.artifacts.empty()) {
+    if (cacheable && !record.cache_key.empty() && ctx_.config->jobs.cache_ttl_s > 0) {
       Status put = ctx_.store->CachePut(record.cache_key, stored_ref,
                                         NowMs() + ctx_.config->jobs.cache_ttl_s * 1000);
       if (!put.ok()) spdlog::warn("job {}: cache put: {}", id, put.ToString());
@@ -283,7 +282,7 @@ bool JobExecutor::Complete(const JobRecord& record, JobStatus status,
   if (!record.callback_url.empty() && ctx_.webhooks != nullptr) {
     auto final_rec = ctx_.store->Get(id);
     if (final_rec.ok()) {
-      ctx_.webhooks->Enqueue(record.callback_url, api::JobToJson(*final_rec).dump());
+      ctx_.webhooks->Enqueue(record.tenant, record.callback_url, api::JobToJson(*final_rec).dump());
     }
   }
   return true;

@@ -92,11 +92,14 @@ std::string InputsSha256(const sandbox::JobSpec& job) {
   return Sha256Hex(buf);
 }
 
-std::string CacheKey(const sandbox::JobSpec& job, const std::string& image_digest,
-                     api::OutputEncoding encoding) {
+std::string CacheKey(const sandbox::JobSpec& job, const std::string& tenant,
+                     const std::string& image_digest, api::OutputEncoding encoding) {
   if (image_digest.empty()) return "";
   std::string buf;
-  Field(buf, "coderunner-cache-v1");
+  // v2: keys carry the tenant; v1 entries (shared by every tenant) never
+  // match again.
+  Field(buf, "coderunner-cache-v2");
+  Field(buf, tenant);
   Field(buf, encoding == api::OutputEncoding::kBase64 ? "base64" : "utf8");
   Field(buf, job.language.name);
   Field(buf, image_digest);

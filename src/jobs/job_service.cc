@@ -10,6 +10,7 @@
 #include "coderunner/common/sha256.h"
 #include "coderunner/jobs/recovery.h"
 #include "coderunner/jobs/request_redaction.h"
+#include "coderunner/jobs/result_cache_policy.h"
 
 namespace coderunner::jobs {
 namespace {
@@ -121,13 +122,45 @@ std::vector<StatusOr<Accepted>> JobService::SubmitBatch(const std::string& tenan
                                                         const config::TierConfig* tier) {
   std::vector<StatusOr<Accepted>> out;
   out.reserve(bodies.size());
-  for (const auto& b : bodies) out.push_back(Accept(tenant, b, "", "", false, tier));
+  // A batch is admitted as if each of its cache hits were still queued, so
+  // a batch of hits stays within the tier's max_queued like one of misses.
+  size_t hits = 0;
+  for (const auto& b : bodies) {
+    out.push_back(Accept(tenant, b, "", "", false, tier, hits));
+    if (out.back().ok() && out.back()->record.cached) ++hits;
+  }
   return out;
+}
+
+Status JobService::CheckAdmission(const std::string& tenant, const config::TierConfig* tier,
+                                  size_t batch_hits) {
+  if (draining_) {
+    ctx_.metrics->Increment("coderunner_jobs_rejected_total", {{"reason", "shutting_down"}});
+    return UnavailableError("the service is shutting down; retry against another instance or later",
+                            "shutting_down");
+  }
+  if (tier != nullptr &&
+      ctx_.queue->TenantQueued(tenant) + batch_hits >= static_cast<size_t>(tier->max_queued)) {
+    ctx_.metrics->Increment("coderunner_jobs_rejected_total", {{"reason", "tier_queue_full"}});
+    return ResourceExhaustedError("tier " + tier->name + " allows " +
+                                      std::to_string(tier->max_queued) +
+                                      " queued jobs per tenant (max_queued); retry later",
+                                  "tier_queue_full");
+  }
+  if (!ctx_.queue->Reserve(1)) {
+    ctx_.metrics->Increment("coderunner_jobs_rejected_total", {{"reason", "queue_full"}});
+    return ResourceExhaustedError("the job queue is full (" +
+                                      std::to_string(ctx_.queue->capacity()) +
+                                      " jobs waiting); retry later",
+                                  "queue_full");
+  }
+  return OkStatus();
 }
 
 StatusOr<Accepted> JobService::Accept(const std::string& tenant, const std::string& body,
                                       const std::string& pin_image, const std::string& replay_of,
-                                      bool fail_fast, const config::TierConfig* tier) {
+                                      bool fail_fast, const config::TierConfig* tier,
+                                      size_t batch_hits) {
   api::RequestCaps caps = api::CapsFromConfig(*ctx_.config);
   SubmitOptions options;
   CR_ASSIGN_OR_RETURN(std::string run_body,
@@ -166,63 +199,68 @@ StatusOr<Accepted> JobService::Accept(const std::string& tenant, const std::stri
   std::string digest = cache_on ? digests_.Get(job.language.image) : "";
   // A volume's contents are an input no key can capture: never cached.
   rec.cache_key =
-      cache_on && job.volume.id.empty() ? CacheKey(job, digest, req.output_encoding) : "";
+      cache_on && job.volume.id.empty() ? CacheKey(job, tenant, digest, req.output_encoding) : "";
 
   if (options.use_cache && !rec.cache_key.empty()) {
     auto hit = ctx_.store->CacheGet(rec.cache_key, now);
-    if (hit.ok() && hit->has_value()) {
-      nlohmann::json result = nlohmann::json::parse(**hit, nullptr, false);
-      auto status = result.is_object() ? ParseJobStatus(result.value("status", "")) : std::nullopt;
-      if (status && IsTerminal(*status)) {
-        result["id"] = rec.id;
-        result["cached"] = true;
-        rec.status = *status;
-        rec.cached = true;
-        rec.image_digest = digest;
-        rec.finished_at_ms = now;
-        rec.transitions.push_back({*status, now});
-        rec.result_json = result.dump();
-        CR_RETURN_IF_ERROR(ctx_.store->Insert({rec}));
-        ctx_.metrics->Increment("coderunner_cache_hits_total");
-        ctx_.metrics->Increment(
-            "coderunner_jobs_total",
-            {{"status", std::string(JobStatusName(*status))}, {"language", rec.language}});
-        if (!rec.callback_url.empty() && ctx_.webhooks != nullptr) {
-          ctx_.webhooks->Enqueue(rec.callback_url, api::JobToJson(rec).dump());
-        }
-        return Accepted{std::move(rec), nullptr};
-      }
+    std::optional<std::string> cached = hit.ok() ? *hit : std::nullopt;
+    if (cached) {
+      // Leaves `rec` as it was unless it answers.
+      std::optional<StatusOr<Accepted>> answered =
+          AnswerFromCache(rec, *cached, digest, tier, batch_hits);
+      if (answered) return std::move(*answered);
     }
     ctx_.metrics->Increment("coderunner_cache_misses_total");
   }
 
-  return SubmitRecord(std::move(rec), tier, job.limits.output_bytes);
+  return Enqueue(std::move(rec), tier, job.limits.output_bytes, batch_hits);
+}
+
+std::optional<StatusOr<Accepted>> JobService::AnswerFromCache(JobRecord& rec,
+                                                              const std::string& cached_json,
+                                                              const std::string& digest,
+                                                              const config::TierConfig* tier,
+                                                              size_t batch_hits) {
+  nlohmann::json result = nlohmann::json::parse(cached_json, nullptr, false);
+  auto status = result.is_object() ? ParseJobStatus(result.value("status", "")) : std::nullopt;
+  if (!status || !IsCacheableStatus(*status)) return std::nullopt;
+  {
+    // A hit is a job too: it meets the same bounds as one that is queued
+    // (a flood of hits would otherwise bypass max_queued).
+    std::shared_lock<std::shared_mutex> draining_lock(submit_mu_);
+    Status admitted = CheckAdmission(rec.tenant, tier, batch_hits);
+    if (!admitted.ok()) return admitted;
+    ctx_.queue->Release(1);  // Admitted; a hit never waits in the queue.
+  }
+  int64_t now = rec.created_at_ms;
+  result["id"] = rec.id;
+  result["cached"] = true;
+  rec.status = *status;
+  rec.cached = true;
+  rec.image_digest = digest;
+  rec.finished_at_ms = now;
+  rec.transitions.push_back({*status, now});
+  rec.result_json = result.dump();
+  if (Status inserted = ctx_.store->Insert({rec}); !inserted.ok()) return inserted;
+  ctx_.metrics->Increment("coderunner_cache_hits_total");
+  ctx_.metrics->Increment("coderunner_jobs_total", {{"status", std::string(JobStatusName(*status))},
+                                                    {"language", rec.language}});
+  if (!rec.callback_url.empty() && ctx_.webhooks != nullptr) {
+    ctx_.webhooks->Enqueue(rec.tenant, rec.callback_url, api::JobToJson(rec).dump());
+  }
+  return Accepted{std::move(rec), nullptr};
 }
 
 StatusOr<Accepted> JobService::SubmitRecord(JobRecord rec, const config::TierConfig* tier,
                                             int64_t output_cap) {
+  return Enqueue(std::move(rec), tier, output_cap, 0);
+}
+
+StatusOr<Accepted> JobService::Enqueue(JobRecord rec, const config::TierConfig* tier,
+                                       int64_t output_cap, size_t batch_hits) {
   const std::string tenant = rec.tenant;
   std::shared_lock<std::shared_mutex> draining_lock(submit_mu_);
-  if (draining_) {
-    ctx_.metrics->Increment("coderunner_jobs_rejected_total", {{"reason", "shutting_down"}});
-    return UnavailableError("the service is shutting down; retry against another instance or later",
-                            "shutting_down");
-  }
-  if (tier != nullptr &&
-      ctx_.queue->TenantQueued(tenant) >= static_cast<size_t>(tier->max_queued)) {
-    ctx_.metrics->Increment("coderunner_jobs_rejected_total", {{"reason", "tier_queue_full"}});
-    return ResourceExhaustedError("tier " + tier->name + " allows " +
-                                      std::to_string(tier->max_queued) +
-                                      " queued jobs per tenant (max_queued); retry later",
-                                  "tier_queue_full");
-  }
-  if (!ctx_.queue->Reserve(1)) {
-    ctx_.metrics->Increment("coderunner_jobs_rejected_total", {{"reason", "queue_full"}});
-    return ResourceExhaustedError("the job queue is full (" +
-                                      std::to_string(ctx_.queue->capacity()) +
-                                      " jobs waiting); retry later",
-                                  "queue_full");
-  }
+  CR_RETURN_IF_ERROR(CheckAdmission(tenant, tier, batch_hits));
   // The channel exists before anyone can learn the id, so a /wait can never
   // miss the wake-up.
   auto channel = ctx_.hub->Open(rec.id, output_cap);

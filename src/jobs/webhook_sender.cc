@@ -9,8 +9,11 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <optional>
+#include <utility>
 
 #include "coderunner/common/curl_handle.h"
+#include "coderunner/jobs/webhook_signature.h"
 
 namespace coderunner::jobs {
 namespace {
@@ -200,7 +203,7 @@ struct AttemptResult {
 };
 
 AttemptResult Attempt(const WebhookOptions& options, const std::string& url,
-                      const std::string& body) {
+                      const std::string& body, const std::string& signature) {
   AttemptResult result;
   CurlEasyPtr curl(curl_easy_init());
   if (!curl) {
@@ -233,6 +236,10 @@ AttemptResult Attempt(const WebhookOptions& options, const std::string& url,
 
   curl_slist* raw_headers = curl_slist_append(nullptr, "Content-Type: application/json");
   raw_headers = curl_slist_append(raw_headers, "Expect:");  // No 100-continue round trip.
+  if (!signature.empty()) {
+    std::string line = std::string(kWebhookSignatureHeader) + ": " + signature;
+    raw_headers = curl_slist_append(raw_headers, line.c_str());
+  }
   CurlListPtr headers(raw_headers);
   curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.get());
   curl_easy_setopt(h, CURLOPT_POST, 1L);
@@ -305,7 +312,9 @@ Status ValidateCallbackUrl(std::string_view url, bool allow_private) {
   return OkStatus();
 }
 
-WebhookSender::WebhookSender(WebhookOptions options) : options_(options) {
+WebhookSender::WebhookSender(WebhookOptions options)
+    : options_(std::move(options)),
+      queue_(options_.max_pending_per_tenant, options_.max_in_flight_per_tenant) {
   CurlGlobalInit();
   int threads = std::max(1, options_.threads);
   threads_.reserve(threads);
@@ -322,14 +331,14 @@ WebhookSender::~WebhookSender() {
   for (std::thread& t : threads_) t.join();
 }
 
-bool WebhookSender::Enqueue(std::string url, std::string json_body) {
+bool WebhookSender::Enqueue(const std::string& tenant, std::string url, std::string json_body) {
   {
     std::lock_guard lock(mu_);
-    if (stopping_ || queue_.size() >= options_.max_pending) {
+    if (stopping_ || queue_.pending() >= options_.max_pending ||
+        !queue_.Push(tenant, Delivery{std::move(url), std::move(json_body)})) {
       ++stats_.dropped;
       return false;
     }
-    queue_.push_back(Delivery{std::move(url), std::move(json_body)});
   }
   // All, not one: threads sleeping out a backoff wait on cv_ too, and waking
   // only one of them would leave the new delivery waiting for an idle thread.
@@ -344,23 +353,22 @@ WebhookSender::Stats WebhookSender::stats() const {
 
 bool WebhookSender::WaitIdle(std::chrono::milliseconds timeout) {
   std::unique_lock lock(mu_);
-  return idle_cv_.wait_for(lock, timeout,
-                           [this] { return stopping_ || (queue_.empty() && in_flight_ == 0); }) &&
-         queue_.empty() && in_flight_ == 0;
+  auto idle = [this] { return queue_.pending() == 0 && queue_.in_flight() == 0; };
+  return idle_cv_.wait_for(lock, timeout, [&] { return stopping_ || idle(); }) && idle();
 }
 
 void WebhookSender::Loop() {
   while (true) {
-    Delivery d;
+    std::optional<std::pair<std::string, Delivery>> next;
     {
       std::unique_lock lock(mu_);
-      cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      // A tenant at its in-flight bound has nothing to take until one of
+      // its deliveries is done (which notifies).
+      cv_.wait(lock, [&] { return stopping_ || (next = queue_.Pop()).has_value(); });
       if (stopping_) return;  // Pending deliveries are abandoned.
-      d = std::move(queue_.front());
-      queue_.pop_front();
-      ++in_flight_;
     }
-    bool delivered = DeliverOnce(d);
+    const std::string& tenant = next->first;
+    bool delivered = DeliverOnce(tenant, next->second);
     {
       std::lock_guard lock(mu_);
       if (delivered) {
@@ -368,8 +376,10 @@ void WebhookSender::Loop() {
       } else {
         ++stats_.failed;
       }
-      --in_flight_;
+      queue_.Done(tenant);
     }
+    // Waiting threads may now take this tenant's next delivery.
+    cv_.notify_all();
     idle_cv_.notify_all();
   }
 }
@@ -377,12 +387,13 @@ void WebhookSender::Loop() {
 // Delivers `d` once: the first attempt and up to `retries` more, with
 // exponential backoff between them. Logs when it gives up. The backoff ends
 // early when the sender is stopping (and the delivery is abandoned).
-bool WebhookSender::DeliverOnce(const Delivery& d) {
+bool WebhookSender::DeliverOnce(const std::string& tenant, const Delivery& d) {
   // The address policy is enforced at connect time; here only the form.
   if (Status valid = ValidateCallbackUrl(d.url, /*allow_private=*/true); !valid.ok()) {
     spdlog::warn("webhook to {}: not sent: {}", UrlForLog(d.url), valid.message());
     return false;
   }
+  const std::string key = options_.secret.empty() ? "" : WebhookTenantKey(options_.secret, tenant);
   std::chrono::milliseconds backoff = options_.first_backoff;
   int attempts = 0;
   AttemptResult result;
@@ -397,7 +408,11 @@ bool WebhookSender::DeliverOnce(const Delivery& d) {
       backoff = std::min(backoff * 2, kMaxBackoff);
     }
     ++attempts;
-    result = Attempt(options_, d.url, d.body);
+    int64_t now_s = std::chrono::duration_cast<std::chrono::seconds>(
+                        std::chrono::system_clock::now().time_since_epoch())
+                        .count();
+    result =
+        Attempt(options_, d.url, d.body, key.empty() ? "" : WebhookSignature(key, now_s, d.body));
     if (result.delivered) return true;
     if (!result.retryable) break;
   }

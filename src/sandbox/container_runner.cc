@@ -445,6 +445,7 @@ RunResult ContainerRunner::BuildResult(const JobSpec& job, const OutputMount& ou
   }
 
   RunResult result;
+  result.reported_by_init = trailer.has_value();
   result.image = job.language.image;
   result.image_digest = f.image_digest;
   result.stdout_truncated = out.truncated();

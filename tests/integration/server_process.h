@@ -52,8 +52,9 @@ class ServerProcess {
   // Where the generated config puts artifacts and volumes (unless the
   // test's extra YAML sets its own).
   std::string artifacts_dir() const { return dir_ + "/artifacts"; }
-  std::string volumes_dir() const { return dir_ + "/volumes"; }
+  // The generated config's data_dir (jobs.db, webhook_secret).
   std::string data_dir() const { return dir_ + "/data"; }
+  std::string volumes_dir() const { return dir_ + "/volumes"; }
   const std::string& socket() const { return socket_; }
 
   // SIGKILL, no cleanup of any kind (a crash): containers, workspaces and

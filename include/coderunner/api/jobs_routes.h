@@ -4,6 +4,7 @@
 
 #include "coderunner/api/route_table.h"
 #include "coderunner/auth/authenticator.h"
+#include "coderunner/auth/long_request_limiter.h"
 #include "coderunner/auth/rate_limiter.h"
 #include "coderunner/common/metrics.h"
 #include "coderunner/jobs/job_service.h"
@@ -25,9 +26,13 @@ namespace coderunner::api {
 // Every /v1 job route authenticates (401 without a valid key, unless auth
 // mode is none), is scoped to the caller's tenant (another tenant's job is
 // 404), and counts against the tier's requests_per_minute (429 with
-// Retry-After). All arguments must outlive `http`.
+// Retry-After). /v1/execute, and /wait and /events of a job not finished
+// yet, each hold one of the tenant's long-request slots while they last
+// (429 too_many_long_requests beyond; see HoldLongRequest). All arguments
+// must outlive `http`.
 void RegisterJobRoutes(RouteTable& http, jobs::JobService& service, MetricsRegistry& metrics,
-                       const auth::Authenticator& authenticator, auth::RateLimiter& limiter);
+                       const auth::Authenticator& authenticator, auth::RateLimiter& limiter,
+                       auth::LongRequestLimiter& long_requests);
 
 }  // namespace coderunner::api
 

@@ -4,6 +4,7 @@
 
 #include "coderunner/api/route_table.h"
 #include "coderunner/auth/authenticator.h"
+#include "coderunner/auth/long_request_limiter.h"
 #include "coderunner/auth/rate_limiter.h"
 #include "coderunner/common/metrics.h"
 #include "coderunner/jobs/job_service.h"
@@ -19,9 +20,11 @@ namespace coderunner::api {
 // routes authenticate like /v1 (Authorization: Bearer <key>; nothing with
 // auth.mode none) and count against the tier's rate. Every error answer is
 // Piston's {"message"} with our {"error"} alongside, at the status of
-// http_status.cc. All arguments must outlive `http`.
+// http_status.cc. An execute holds one of the tenant's long-request slots
+// while it runs, like /v1/execute. All arguments must outlive `http`.
 void RegisterPistonRoutes(RouteTable& http, jobs::JobService& service, MetricsRegistry& metrics,
-                          const auth::Authenticator& authenticator, auth::RateLimiter& limiter);
+                          const auth::Authenticator& authenticator, auth::RateLimiter& limiter,
+                          auth::LongRequestLimiter& long_requests);
 
 }  // namespace coderunner::api
 

@@ -4,6 +4,7 @@
 
 #include "coderunner/api/route_table.h"
 #include "coderunner/auth/authenticator.h"
+#include "coderunner/auth/long_request_limiter.h"
 #include "coderunner/auth/rate_limiter.h"
 #include "coderunner/common/metrics.h"
 #include "coderunner/config/config.h"
@@ -19,11 +20,13 @@ namespace coderunner::api {
 //   GET    /v1/sandboxes/{id}/files           {"files":[{path,size,sha256}]}
 //   GET    /v1/sandboxes/{id}/files/{path}    the file's bytes
 //   DELETE /v1/sandboxes/{id}                 {"id","deleted":true}
-// Authenticated and tenant-scoped (another tenant's sandbox is 404). All
-// arguments must outlive `http`.
+// Authenticated and tenant-scoped (another tenant's sandbox is 404). An
+// execute holds one of the tenant's long-request slots while it runs (429
+// too_many_long_requests beyond). All arguments must outlive `http`.
 void RegisterSandboxRoutes(RouteTable& http, sessions::SandboxManager& manager,
                            const config::Config& config, MetricsRegistry& metrics,
-                           const auth::Authenticator& authenticator, auth::RateLimiter& limiter);
+                           const auth::Authenticator& authenticator, auth::RateLimiter& limiter,
+                           auth::LongRequestLimiter& long_requests);
 
 }  // namespace coderunner::api
 

@@ -7,8 +7,10 @@
 #include <vector>
 
 #include "coderunner/api/execute_request.h"
+#include "coderunner/api/probe_cache.h"
 #include "coderunner/api/route_table.h"
 #include "coderunner/auth/authenticator.h"
+#include "coderunner/auth/long_request_limiter.h"
 #include "coderunner/auth/rate_limiter.h"
 #include "coderunner/common/metrics.h"
 #include "coderunner/common/status.h"
@@ -43,6 +45,8 @@ struct ServerDeps {
 //   GET  /v1/languages   configured languages and their image digests
 //   GET  /healthz        the process is up
 //   GET  /readyz         the engine answers and every image is present
+// (/v1/languages and /readyz need no key and answer from the last engine
+// check within server.probe_cache_ms; see probe_cache.h)
 //   GET  /openapi.json   the OpenAPI 3 document of every route (openapi.h)
 // and the Piston-compatible /api/v2 routes (piston_routes.h).
 // Every error answer is {"error":{"code","message"}}.
@@ -64,7 +68,8 @@ class Server {
   void Stop();
 
   // Readiness: OK, or Unavailable naming the engine problem or every missing
-  // image and how to get it.
+  // image and how to get it. Asks the engine every time (GET /readyz
+  // answers from a short cache of it).
   Status CheckReady();
 
   // Every route registered (method, httplib pattern, OpenAPI path), fixed
@@ -73,11 +78,16 @@ class Server {
 
  private:
   void Routes();
+  // The GET /v1/languages answer, asking the engine for each image.
+  ProbeAnswer LanguagesAnswer();
 
   ServerDeps deps_;
   std::unique_ptr<httplib::Server> http_;
   RouteTable routes_;  // Registers on *http_; declared after it.
   auth::RateLimiter rate_limiter_;
+  auth::LongRequestLimiter long_requests_;
+  ProbeCache readyz_cache_;
+  ProbeCache languages_cache_;
   int port_ = 0;
 };
 

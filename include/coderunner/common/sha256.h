@@ -16,6 +16,9 @@ class Sha256 {
   Sha256();
   // Adds `data` to the message.
   void Update(std::string_view data);
+  // The 32-byte digest of everything added. Call once (this or
+  // HexDigest); the object is spent afterwards.
+  std::array<unsigned char, 32> Digest();
   // Lower-case hex digest of everything added. Call once; the object is
   // spent afterwards.
   std::string HexDigest();
@@ -26,6 +29,9 @@ class Sha256 {
   size_t buffered_ = 0;
   uint64_t total_ = 0;
 };
+
+// Lower-case hex of `bytes` (two characters per byte). Pure; thread-safe.
+std::string LowerHex(std::string_view bytes);
 
 // Lower-case hex SHA-256 of `data`. Pure; thread-safe.
 std::string Sha256Hex(std::string_view data);

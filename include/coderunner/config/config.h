@@ -27,6 +27,15 @@ struct ServerConfig {
   // once. Keep it below the orchestrator's kill delay (compose's
   // stop_grace_period, Kubernetes' terminationGracePeriodSeconds).
   int64_t shutdown_grace_s = 20;
+  // Long-held requests (/v1/execute, /v1/jobs/{id}/wait, /v1/jobs/{id}/events,
+  // /v1/sandboxes/{id}/execute, Piston's execute) one tenant may hold at
+  // once; the next one is 429 too_many_long_requests. A tier's
+  // max_long_requests overrides it. Count; 0 (the default) = a quarter of
+  // threads, at least 1.
+  int long_requests_per_tenant = 0;
+  // How long GET /readyz and GET /v1/languages, which ask the engine and
+  // need no key, answer from their last engine check. ms; 1000.
+  int64_t probe_cache_ms = 1000;
 };
 
 struct EngineConfig {
@@ -81,6 +90,10 @@ struct TierConfig {
   int64_t max_sandbox_memory_bytes = 1LL << 30;
   int64_t sandbox_ttl_s = 3600;
   int64_t max_sandbox_ttl_s = 14 * 86400;
+  // Long-held requests one tenant may hold at once (see
+  // ServerConfig::long_requests_per_tenant). Count; 0 (default) = the
+  // server's value.
+  int max_long_requests = 0;
 };
 
 // One API key. Only its SHA-256 is stored.
@@ -129,6 +142,24 @@ struct VolumesConfig {
   int64_t max_size_bytes = 1LL << 30;  // Largest size_bytes a volume may have. Bytes; 1 GiB.
   int max_files = 10000;               // Entries (files and directories) per volume. 10000.
   int max_per_tenant = 20;             // Volumes per tenant. 20.
+};
+
+// Webhook deliveries (a job's callback_url).
+struct WebhooksConfig {
+  // The NAME of the environment variable holding the signing secret; the
+  // secret itself never appears in config (the service does not start if
+  // the variable is unset or empty). "" (default): a random secret kept in
+  // <data_dir>/webhook_secret (0600), created at the first start. Each
+  // tenant's deliveries are signed with a key derived from it (README,
+  // Webhooks), so no tenant can sign another tenant's deliveries.
+  std::string secret_env;
+  int threads = 4;  // Delivery threads. Count; 4.
+  // Deliveries of one tenant waiting to be sent; beyond it, dropped and
+  // counted. Count; 1000.
+  int max_pending_per_tenant = 1000;
+  // Deliveries of one tenant being sent at once (a slow receiver holds one
+  // for up to its timeouts and retries). Count; 1.
+  int max_in_flight_per_tenant = 1;
 };
 
 struct JobsConfig {
@@ -199,6 +230,7 @@ struct Config {
   // /var/lib/coderunner/data.
   std::string data_dir = "/var/lib/coderunner/data";
   JobsConfig jobs;
+  WebhooksConfig webhooks;
   // Warm container pool (pool.*; see PoolOptions for each key's unit and
   // default).
   sandbox::PoolOptions pool;

@@ -53,13 +53,15 @@ StatusOr<std::pair<std::string, std::string>> DecodeStoredRequest(const std::str
 // Hex SHA-256 over stdin, args and files (paths and bytes), unambiguous.
 std::string InputsSha256(const sandbox::JobSpec& job);
 
-// Result-cache key: hex SHA-256 over language, image digest, code, stdin,
-// args, files, the resolved limits, the job's runtime when it names one (a
-// program may behave differently under gVisor, so a runc result never
-// answers a runsc job) and the output encoding (it shapes the stored result).
-// "" if `image_digest` is empty.
-std::string CacheKey(const sandbox::JobSpec& job, const std::string& image_digest,
-                     api::OutputEncoding encoding);
+// Result-cache key: hex SHA-256 over the tenant (a tenant is only ever
+// answered with its own results: another tenant's hit would tell it that
+// someone ran the same code, and would let it plant a result for others),
+// language, image digest, code, stdin, args, files, the resolved limits, the
+// job's runtime when it names one (a program may behave differently under
+// gVisor, so a runc result never answers a runsc job) and the output
+// encoding (it shapes the stored result). "" if `image_digest` is empty.
+std::string CacheKey(const sandbox::JobSpec& job, const std::string& tenant,
+                     const std::string& image_digest, api::OutputEncoding encoding);
 
 // Splits the job-only fields ("callback_url", "cache") off a request body
 // object, returning the body without them (what ParseExecuteRequest takes).

@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <thread>
@@ -60,11 +61,14 @@ class JobService {
   // those of request parsing (400/422), ResourceExhausted "queue_full" (429)
   // when the queue is full, store errors.
   // `tier` (nullable) bounds limits, the tenant's queued jobs and its
-  // concurrency (429 "tier_queue_full" naming the tier).
+  // concurrency (429 "tier_queue_full" naming the tier). A job answered
+  // from the result cache (only ever with the same tenant's earlier result)
+  // meets the same queue bounds as one that waits.
   StatusOr<Accepted> Submit(const std::string& tenant, const std::string& body,
                             const config::TierConfig* tier = nullptr);
 
-  // Submit for each body of a batch, each validated on its own.
+  // Submit for each body of a batch, each validated on its own; the
+  // batch's cache hits count against the tier's max_queued as if queued.
   std::vector<StatusOr<Accepted>> SubmitBatch(const std::string& tenant,
                                               const std::vector<std::string>& bodies,
                                               const config::TierConfig* tier = nullptr);
@@ -107,9 +111,30 @@ class JobService {
   const JobsContext& context() const { return ctx_; }
 
  private:
+  // `batch_hits`: jobs of the same batch answered from the cache before
+  // this one; they count against the tier's max_queued as if queued.
   StatusOr<Accepted> Accept(const std::string& tenant, const std::string& body,
                             const std::string& pin_image, const std::string& replay_of,
-                            bool fail_fast, const config::TierConfig* tier);
+                            bool fail_fast, const config::TierConfig* tier, size_t batch_hits = 0);
+  // Answers `rec` from the cached result `cached_json` if it holds a
+  // cacheable status and the job is admitted (CheckAdmission): the record is
+  // committed as cached and returned. nullopt (and `rec` untouched) when
+  // the entry is not one the cache may give; an admission or store error
+  // otherwise.
+  std::optional<StatusOr<Accepted>> AnswerFromCache(JobRecord& rec, const std::string& cached_json,
+                                                    const std::string& digest,
+                                                    const config::TierConfig* tier,
+                                                    size_t batch_hits);
+  // SubmitRecord, with `batch_hits` counted as in Accept.
+  StatusOr<Accepted> Enqueue(JobRecord rec, const config::TierConfig* tier, int64_t output_cap,
+                             size_t batch_hits);
+  // The bounds every accepted job meets, a cache hit included: not while
+  // draining (503 shutting_down), the tier's max_queued with `batch_hits`
+  // counted (429 tier_queue_full), room in the queue (429 queue_full). On
+  // success one queue slot is reserved (the caller pushes or releases it).
+  // Requires submit_mu_ held shared.
+  Status CheckAdmission(const std::string& tenant, const config::TierConfig* tier,
+                        size_t batch_hits);
 
   JobsContext ctx_;
   ImageDigests digests_;

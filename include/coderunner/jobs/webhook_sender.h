@@ -5,7 +5,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "coderunner/common/status.h"
+#include "coderunner/jobs/tenant_fair_queue.h"
 
 namespace coderunner::jobs {
 
@@ -26,8 +26,17 @@ struct WebhookOptions {
   int retries = 3;                               // After the first attempt.
   std::chrono::milliseconds first_backoff{500};  // Doubles per retry.
   std::chrono::milliseconds timeout{10000};      // Per attempt.
-  size_t max_pending = 10000;                    // Queue bound; beyond it, drop and count.
-  int threads = 2;                               // Delivery threads.
+  size_t max_pending = 10000;                    // All tenants' waiting deliveries; beyond, drop.
+  size_t max_pending_per_tenant = 1000;          // One tenant's waiting deliveries; beyond, drop.
+  // One tenant's deliveries being sent at once (each holds a thread through
+  // its attempts and backoffs). Keep it below `threads`, so that a tenant
+  // whose receivers hang never holds every thread.
+  int max_in_flight_per_tenant = 1;
+  int threads = 4;  // Delivery threads.
+  // The service's webhook secret (LoadWebhookSecret); each tenant's
+  // deliveries are signed under WebhookTenantKey(secret, tenant). "" sends
+  // them unsigned (tests only).
+  std::string secret;
 };
 
 // Checks that `url` is an absolute http:// or https:// URL with a host, no
@@ -39,8 +48,16 @@ Status ValidateCallbackUrl(std::string_view url, bool allow_private);
 // Delivery runs on its own threads, so Enqueue never blocks a worker. A
 // delivery succeeds on any 2xx answer; otherwise it is retried `retries`
 // times with exponential backoff, then given up (logged once, counted).
+// Every attempt carries kWebhookSignatureHeader (webhook_signature.h),
+// signed at the time of that attempt.
+//
+// Fair between tenants: each tenant's deliveries wait in a queue of their
+// own, served round-robin (TenantFairQueue), with at most
+// max_in_flight_per_tenant of them being sent at once; so a tenant whose
+// receivers are slow or never answer delays only its own deliveries.
+//
 // Thread-safe. The destructor stops the threads, abandoning pending
-// deliveries after the one in flight.
+// deliveries after the ones in flight.
 class WebhookSender {
  public:
   explicit WebhookSender(WebhookOptions options);
@@ -48,9 +65,10 @@ class WebhookSender {
   WebhookSender(const WebhookSender&) = delete;
   WebhookSender& operator=(const WebhookSender&) = delete;
 
-  // Queues a POST of `json_body` (Content-Type: application/json) to `url`.
-  // Returns false (and counts a drop) if the queue is full.
-  bool Enqueue(std::string url, std::string json_body);
+  // Queues a POST of `json_body` (Content-Type: application/json) to `url`
+  // on behalf of `tenant` (whose key signs it). Returns false (and counts a
+  // drop) if the tenant's queue or the whole queue is full.
+  bool Enqueue(const std::string& tenant, std::string url, std::string json_body);
 
   struct Stats {
     uint64_t delivered = 0;
@@ -69,14 +87,13 @@ class WebhookSender {
     std::string body;
   };
   void Loop();
-  bool DeliverOnce(const Delivery& d);
+  bool DeliverOnce(const std::string& tenant, const Delivery& d);
 
   WebhookOptions options_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::condition_variable idle_cv_;
-  std::deque<Delivery> queue_;
-  int in_flight_ = 0;
+  TenantFairQueue<Delivery> queue_;  // Guarded by mu_.
   bool stopping_ = false;
   Stats stats_;
   std::vector<std::thread> threads_;

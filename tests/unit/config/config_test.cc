@@ -27,6 +27,12 @@ void ExpectConfigEq(const Config& a, const Config& b) {
   EXPECT_EQ(a.server.listen, b.server.listen);
   EXPECT_EQ(a.server.max_body_bytes, b.server.max_body_bytes);
   EXPECT_EQ(a.server.threads, b.server.threads);
+  EXPECT_EQ(a.server.long_requests_per_tenant, b.server.long_requests_per_tenant);
+  EXPECT_EQ(a.server.probe_cache_ms, b.server.probe_cache_ms);
+  EXPECT_EQ(a.webhooks.secret_env, b.webhooks.secret_env);
+  EXPECT_EQ(a.webhooks.threads, b.webhooks.threads);
+  EXPECT_EQ(a.webhooks.max_pending_per_tenant, b.webhooks.max_pending_per_tenant);
+  EXPECT_EQ(a.webhooks.max_in_flight_per_tenant, b.webhooks.max_in_flight_per_tenant);
   EXPECT_EQ(a.engine.socket, b.engine.socket);
   EXPECT_EQ(a.engine.timeout_ms, b.engine.timeout_ms);
   EXPECT_EQ(a.engine.connect_timeout_ms, b.engine.connect_timeout_ms);
@@ -63,6 +69,7 @@ void ExpectConfigEq(const Config& a, const Config& b) {
     EXPECT_EQ(a.tiers[i].sandbox_ttl_s, b.tiers[i].sandbox_ttl_s);
     EXPECT_EQ(a.tiers[i].max_sandbox_ttl_s, b.tiers[i].max_sandbox_ttl_s);
     EXPECT_EQ(a.tiers[i].runtime, b.tiers[i].runtime);
+    EXPECT_EQ(a.tiers[i].max_long_requests, b.tiers[i].max_long_requests);
   }
   EXPECT_EQ(a.log_level, b.log_level);
   EXPECT_EQ(a.files.max_count, b.files.max_count);
@@ -638,6 +645,53 @@ TEST(ConfigTest, LogFormatAndShutdownGraceAreReadAndValidated) {
       {"unknown format", "log:\n  format: xml\n", "log.format"},
       {"negative grace", "server:\n  shutdown_grace_s: -1\n", "server.shutdown_grace_s"},
       {"grace above an hour", "server:\n  shutdown_grace_s: 3601\n", "server.shutdown_grace_s"},
+  });
+}
+
+}  // namespace
+}  // namespace coderunner::config
+
+namespace coderunner::config {
+namespace {
+
+TEST(ConfigTest, FairnessAndWebhookKeysAreReadWithTheirDefaults) {
+  auto d = ParseConfig("");
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_EQ(d->server.long_requests_per_tenant, 0);
+  EXPECT_EQ(d->server.probe_cache_ms, 1000);
+  EXPECT_EQ(d->FindTier("free")->max_long_requests, 0);
+  EXPECT_EQ(d->webhooks.secret_env, "");
+  EXPECT_EQ(d->webhooks.threads, 4);
+  EXPECT_EQ(d->webhooks.max_pending_per_tenant, 1000);
+  EXPECT_EQ(d->webhooks.max_in_flight_per_tenant, 1);
+
+  auto c = ParseConfig(
+      "server: {long_requests_per_tenant: 3, probe_cache_ms: 0}\n"
+      "tiers:\n  free: {max_long_requests: 1}\n"
+      "webhooks: {secret_env: HOOK_SECRET, threads: 8, max_pending_per_tenant: 10,"
+      " max_in_flight_per_tenant: 2}\n");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->server.long_requests_per_tenant, 3);
+  EXPECT_EQ(c->server.probe_cache_ms, 0);
+  EXPECT_EQ(c->FindTier("free")->max_long_requests, 1);
+  EXPECT_EQ(c->FindTier("pro")->max_long_requests, 0);
+  EXPECT_EQ(c->webhooks.secret_env, "HOOK_SECRET");
+  EXPECT_EQ(c->webhooks.threads, 8);
+  EXPECT_EQ(c->webhooks.max_pending_per_tenant, 10);
+  EXPECT_EQ(c->webhooks.max_in_flight_per_tenant, 2);
+
+  ExpectAllRejected({
+      {"negative long requests", "server: {long_requests_per_tenant: -1}\n",
+       "server.long_requests_per_tenant"},
+      {"negative probe cache", "server: {probe_cache_ms: -1}\n", "server.probe_cache_ms"},
+      {"negative tier long requests", "tiers:\n  free: {max_long_requests: -2}\n",
+       "tiers.free.max_long_requests"},
+      {"no webhook threads", "webhooks: {threads: 0}\n", "webhooks.threads"},
+      {"no pending webhooks", "webhooks: {max_pending_per_tenant: 0}\n",
+       "webhooks.max_pending_per_tenant"},
+      {"no in-flight webhooks", "webhooks: {max_in_flight_per_tenant: 0}\n",
+       "webhooks.max_in_flight_per_tenant"},
+      {"unknown webhooks key", "webhooks: {secret: x}\n", "webhooks.secret"},
   });
 }
 

@@ -341,22 +341,24 @@ TEST(InputsSha256Test, ChangesWithStdinArgsAndFiles) {
   }
 }
 
+constexpr const char* kTenant = "acme";
+
 TEST(CacheKeyTest, IsEmptyWithoutAnImageDigest) {
-  EXPECT_EQ(CacheKey(BaseSpec(), "", OutputEncoding::kUtf8), "");
-  EXPECT_EQ(CacheKey(BaseSpec(), "", OutputEncoding::kBase64), "");
+  EXPECT_EQ(CacheKey(BaseSpec(), kTenant, "", OutputEncoding::kUtf8), "");
+  EXPECT_EQ(CacheKey(BaseSpec(), kTenant, "", OutputEncoding::kBase64), "");
 }
 
 TEST(CacheKeyTest, IsHexDeterministicAndIndependentOfFileOrderAndJobId) {
-  std::string k = CacheKey(BaseSpec(), kDigest, OutputEncoding::kUtf8);
+  std::string k = CacheKey(BaseSpec(), kTenant, kDigest, OutputEncoding::kUtf8);
   EXPECT_TRUE(IsHex64(k)) << k;
   sandbox::JobSpec other = BaseSpec();
   other.id = "job-other";
   std::reverse(other.files.begin(), other.files.end());
-  EXPECT_EQ(CacheKey(other, kDigest, OutputEncoding::kUtf8), k);
+  EXPECT_EQ(CacheKey(other, kTenant, kDigest, OutputEncoding::kUtf8), k);
 }
 
 TEST(CacheKeyTest, ChangesWithEveryPartOfWhatRuns) {
-  const std::string base = CacheKey(BaseSpec(), kDigest, OutputEncoding::kUtf8);
+  const std::string base = CacheKey(BaseSpec(), kTenant, kDigest, OutputEncoding::kUtf8);
   std::vector<std::pair<const char*, std::function<void(sandbox::JobSpec&)>>> mutations = {
       {"code", [](sandbox::JobSpec& s) { s.code += " "; }},
       {"language", [](sandbox::JobSpec& s) { s.language.name = "python2"; }},
@@ -376,7 +378,7 @@ TEST(CacheKeyTest, ChangesWithEveryPartOfWhatRuns) {
     SCOPED_TRACE(name);
     sandbox::JobSpec s = BaseSpec();
     mutate(s);
-    std::string k = CacheKey(s, kDigest, OutputEncoding::kUtf8);
+    std::string k = CacheKey(s, kTenant, kDigest, OutputEncoding::kUtf8);
     EXPECT_NE(k, base);
     EXPECT_TRUE(seen.insert(k).second) << "collides with another mutation";
   }
@@ -384,14 +386,29 @@ TEST(CacheKeyTest, ChangesWithEveryPartOfWhatRuns) {
 
 TEST(CacheKeyTest, ChangesWithImageDigestAndOutputEncoding) {
   sandbox::JobSpec s = BaseSpec();
-  std::string base = CacheKey(s, kDigest, OutputEncoding::kUtf8);
-  EXPECT_NE(CacheKey(s, "sha256:" + std::string(64, 'f'), OutputEncoding::kUtf8), base);
-  EXPECT_NE(CacheKey(s, kDigest, OutputEncoding::kBase64), base);
+  std::string base = CacheKey(s, kTenant, kDigest, OutputEncoding::kUtf8);
+  EXPECT_NE(CacheKey(s, kTenant, "sha256:" + std::string(64, 'f'), OutputEncoding::kUtf8), base);
+  EXPECT_NE(CacheKey(s, kTenant, kDigest, OutputEncoding::kBase64), base);
+}
+
+TEST(CacheKeyTest, IsPerTenant) {
+  // Another tenant's identical request never finds this tenant's entry, and
+  // names cannot be shifted across the field boundary.
+  sandbox::JobSpec s = BaseSpec();
+  const std::string base = CacheKey(s, kTenant, kDigest, OutputEncoding::kUtf8);
+  std::set<std::string> seen = {base};
+  for (const char* tenant : {"globex", "", "acme ", "Acme", "acme\n", "default", "local"}) {
+    SCOPED_TRACE(tenant);
+    std::string k = CacheKey(s, tenant, kDigest, OutputEncoding::kUtf8);
+    EXPECT_TRUE(IsHex64(k)) << k;
+    EXPECT_TRUE(seen.insert(k).second) << "collides";
+  }
+  EXPECT_EQ(CacheKey(s, kTenant, kDigest, OutputEncoding::kUtf8), base);
 }
 
 TEST(CacheKeyTest, DiffersFromTheInputsHash) {
   sandbox::JobSpec s = BaseSpec();
-  EXPECT_NE(CacheKey(s, kDigest, OutputEncoding::kUtf8), InputsSha256(s));
+  EXPECT_NE(CacheKey(s, kTenant, kDigest, OutputEncoding::kUtf8), InputsSha256(s));
 }
 
 // ---- ExtractSubmitOptions ----

@@ -13,6 +13,9 @@
 #include <thread>
 #include <vector>
 
+#include "coderunner/common/hmac_sha256.h"
+#include "coderunner/jobs/webhook_signature.h"
+
 namespace coderunner::jobs {
 namespace {
 
@@ -133,6 +136,7 @@ class HookServer {
   struct Request {
     std::string body;
     std::string content_type;
+    std::string signature;  // X-Coderunner-Signature.
   };
 
   explicit HookServer(std::function<int(int)> status_for = [](int) { return 200; })
@@ -141,7 +145,8 @@ class HookServer {
       int n;
       {
         std::lock_guard lock(mu_);
-        requests_.push_back({req.body, req.get_header_value("Content-Type")});
+        requests_.push_back({req.body, req.get_header_value("Content-Type"),
+                             req.get_header_value("X-Coderunner-Signature")});
         n = static_cast<int>(requests_.size());
       }
       cv_.notify_all();
@@ -211,7 +216,7 @@ WebhookOptions FastOptions() {
 TEST(WebhookSenderTest, DeliversBodyWithJsonContentType) {
   HookServer server;
   WebhookSender sender(FastOptions());
-  ASSERT_TRUE(sender.Enqueue(server.Url(), R"({"id":"job-1","status":"succeeded"})"));
+  ASSERT_TRUE(sender.Enqueue("t", server.Url(), R"({"id":"job-1","status":"succeeded"})"));
   ASSERT_TRUE(sender.WaitIdle(seconds(10)));
 
   auto requests = server.requests();
@@ -228,7 +233,7 @@ TEST(WebhookSenderTest, DeliversLargeBodiesIntact) {
   HookServer server;
   WebhookSender sender(FastOptions());
   std::string body = "{\"stdout\":\"" + std::string(300000, 'x') + "\"}";
-  ASSERT_TRUE(sender.Enqueue(server.Url(), body));
+  ASSERT_TRUE(sender.Enqueue("t", server.Url(), body));
   ASSERT_TRUE(sender.WaitIdle(seconds(10)));
   auto requests = server.requests();
   ASSERT_EQ(requests.size(), 1u);
@@ -239,7 +244,7 @@ TEST(WebhookSenderTest, DeliversLargeBodiesIntact) {
 TEST(WebhookSenderTest, CountsAny2xxAsDelivered) {
   HookServer server([](int) { return 204; });
   WebhookSender sender(FastOptions());
-  ASSERT_TRUE(sender.Enqueue(server.Url(), "{}"));
+  ASSERT_TRUE(sender.Enqueue("t", server.Url(), "{}"));
   ASSERT_TRUE(sender.WaitIdle(seconds(10)));
   EXPECT_EQ(server.requests().size(), 1u);
   EXPECT_EQ(sender.stats().delivered, 1u);
@@ -248,7 +253,7 @@ TEST(WebhookSenderTest, CountsAny2xxAsDelivered) {
 TEST(WebhookSenderTest, RetriesOn500ThenSucceedsOnThirdAttempt) {
   HookServer server([](int n) { return n < 3 ? 500 : 200; });
   WebhookSender sender(FastOptions());
-  ASSERT_TRUE(sender.Enqueue(server.Url(), R"({"n":1})"));
+  ASSERT_TRUE(sender.Enqueue("t", server.Url(), R"({"n":1})"));
   ASSERT_TRUE(sender.WaitIdle(seconds(10)));
 
   auto requests = server.requests();
@@ -264,7 +269,7 @@ TEST(WebhookSenderTest, GivesUpAfterRetriesPlusOneAttemptsAndCountsFailed) {
   WebhookOptions options = FastOptions();
   options.retries = 2;
   WebhookSender sender(options);
-  ASSERT_TRUE(sender.Enqueue(server.Url(), "{}"));
+  ASSERT_TRUE(sender.Enqueue("t", server.Url(), "{}"));
   ASSERT_TRUE(sender.WaitIdle(seconds(10)));
 
   EXPECT_EQ(server.requests().size(), 3u);
@@ -278,7 +283,7 @@ TEST(WebhookSenderTest, DoesNotFollowRedirects) {
   WebhookOptions options = FastOptions();
   options.retries = 0;
   WebhookSender sender(options);
-  ASSERT_TRUE(sender.Enqueue(server.Url("/redirect"), "{}"));
+  ASSERT_TRUE(sender.Enqueue("t", server.Url("/redirect"), "{}"));
   ASSERT_TRUE(sender.WaitIdle(seconds(10)));
 
   EXPECT_EQ(server.redirects(), 1);
@@ -295,7 +300,7 @@ TEST(WebhookSenderTest, CountsUnreachableHostAsFailed) {
   WebhookOptions options = FastOptions();
   options.retries = 1;
   WebhookSender sender(options);
-  ASSERT_TRUE(sender.Enqueue("http://127.0.0.1:" + std::to_string(port) + "/hook", "{}"));
+  ASSERT_TRUE(sender.Enqueue("t", "http://127.0.0.1:" + std::to_string(port) + "/hook", "{}"));
   ASSERT_TRUE(sender.WaitIdle(seconds(10)));
   EXPECT_EQ(sender.stats().failed, 1u);
   EXPECT_EQ(sender.stats().delivered, 0u);
@@ -307,9 +312,10 @@ TEST(WebhookSenderTest, RefusesLoopbackAtConnectTimeWhenPrivateNotAllowed) {
   options.allow_private = false;
   WebhookSender sender(options);
   // Both reach 127.0.0.1: one literally, one through the resolver.
-  ASSERT_TRUE(sender.Enqueue(server.Url(), "{}"));
+  ASSERT_TRUE(sender.Enqueue("t", server.Url(), "{}"));
   ASSERT_TRUE(sender.Enqueue(
-      "http://localhost:" + server.Url().substr(std::string("http://127.0.0.1:").size()), "{}"));
+      "t", "http://localhost:" + server.Url().substr(std::string("http://127.0.0.1:").size()),
+      "{}"));
   ASSERT_TRUE(sender.WaitIdle(seconds(10)));
 
   EXPECT_TRUE(server.requests().empty());
@@ -320,8 +326,8 @@ TEST(WebhookSenderTest, RefusesLoopbackAtConnectTimeWhenPrivateNotAllowed) {
 
 TEST(WebhookSenderTest, RefusesMalformedUrlsWithoutSending) {
   WebhookSender sender(FastOptions());
-  ASSERT_TRUE(sender.Enqueue("ftp://127.0.0.1/hook", "{}"));
-  ASSERT_TRUE(sender.Enqueue("http://user:pw@127.0.0.1/hook", "{}"));
+  ASSERT_TRUE(sender.Enqueue("t", "ftp://127.0.0.1/hook", "{}"));
+  ASSERT_TRUE(sender.Enqueue("t", "http://user:pw@127.0.0.1/hook", "{}"));
   ASSERT_TRUE(sender.WaitIdle(seconds(10)));
   EXPECT_EQ(sender.stats().failed, 2u);
 }
@@ -343,12 +349,12 @@ TEST(WebhookSenderTest, DropsAndCountsWhenQueueIsFull) {
 
   // The first is taken by the only thread and blocks in the server, so the
   // queue then holds exactly what is enqueued next.
-  ASSERT_TRUE(sender.Enqueue(server.Url(), "1"));
+  ASSERT_TRUE(sender.Enqueue("t", server.Url(), "1"));
   ASSERT_TRUE(server.WaitForRequests(1));
-  EXPECT_TRUE(sender.Enqueue(server.Url(), "2"));
-  EXPECT_TRUE(sender.Enqueue(server.Url(), "3"));
-  EXPECT_FALSE(sender.Enqueue(server.Url(), "4"));
-  EXPECT_FALSE(sender.Enqueue(server.Url(), "5"));
+  EXPECT_TRUE(sender.Enqueue("t", server.Url(), "2"));
+  EXPECT_TRUE(sender.Enqueue("t", server.Url(), "3"));
+  EXPECT_FALSE(sender.Enqueue("t", server.Url(), "4"));
+  EXPECT_FALSE(sender.Enqueue("t", server.Url(), "5"));
   EXPECT_EQ(sender.stats().dropped, 2u);
 
   {
@@ -370,7 +376,7 @@ TEST(WebhookSenderTest, WaitIdleTimesOutWhileADeliveryIsPending) {
   WebhookOptions options = FastOptions();
   options.first_backoff = seconds(60);
   WebhookSender sender(options);
-  ASSERT_TRUE(sender.Enqueue(server.Url(), "{}"));
+  ASSERT_TRUE(sender.Enqueue("t", server.Url(), "{}"));
   EXPECT_FALSE(sender.WaitIdle(milliseconds(50)));
 }
 
@@ -379,8 +385,8 @@ TEST(WebhookSenderTest, DestructorReturnsPromptlyDuringLongBackoff) {
   WebhookOptions options = FastOptions();
   options.first_backoff = seconds(60);
   auto sender = std::make_unique<WebhookSender>(options);
-  ASSERT_TRUE(sender->Enqueue(server.Url(), "{}"));
-  ASSERT_TRUE(sender->Enqueue(server.Url(), "{}"));
+  ASSERT_TRUE(sender->Enqueue("t1", server.Url(), "{}"));
+  ASSERT_TRUE(sender->Enqueue("t2", server.Url(), "{}"));
   // Both threads have had a first attempt and now sleep out the backoff.
   ASSERT_TRUE(server.WaitForRequests(2));
 
@@ -396,13 +402,113 @@ TEST(WebhookSenderTest, DestructorAbandonsQueuedDeliveries) {
   options.threads = 1;
   options.first_backoff = seconds(60);
   auto sender = std::make_unique<WebhookSender>(options);
-  for (int i = 0; i < 5; ++i) ASSERT_TRUE(sender->Enqueue(server.Url(), "{}"));
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(sender->Enqueue("t", server.Url(), "{}"));
   ASSERT_TRUE(server.WaitForRequests(1));
 
   auto start = steady_clock::now();
   sender.reset();
   EXPECT_LT(steady_clock::now() - start, seconds(5));
   EXPECT_EQ(server.requests().size(), 1u);
+}
+
+// --- Fairness between tenants and signatures --------------------------------
+
+// A receiver whose requests block in the handler until Release().
+class BlackHole {
+ public:
+  BlackHole() : server_() {
+    server_.OnRequest([this] {
+      std::unique_lock lock(mu_);
+      cv_.wait_for(lock, seconds(30), [&] { return released_; });
+    });
+  }
+  ~BlackHole() { Release(); }
+  void Release() {
+    {
+      std::lock_guard lock(mu_);
+      released_ = true;
+    }
+    cv_.notify_all();
+  }
+  HookServer& server() { return server_; }
+
+ private:
+  // Declared before the server, whose handler threads use them.
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool released_ = false;
+  HookServer server_;
+};
+
+TEST(WebhookSenderTest, ATenantWhoseReceiverHangsDoesNotDelayAnother) {
+  BlackHole hole;
+  HookServer good;
+  WebhookOptions options = FastOptions();
+  options.threads = 2;
+  options.max_in_flight_per_tenant = 1;
+  WebhookSender sender(options);
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(sender.Enqueue("slow", hole.server().Url(), "s"));
+  ASSERT_TRUE(hole.server().WaitForRequests(1));
+  ASSERT_TRUE(sender.Enqueue("quick", good.Url(), "q"));
+  // Delivered while every one of the slow tenant's deliveries still hangs.
+  EXPECT_TRUE(good.WaitForRequests(1));
+  EXPECT_EQ(good.requests().size(), 1u);
+  // The slow tenant has one delivery out at a time, never both threads.
+  EXPECT_EQ(hole.server().requests().size(), 1u);
+  hole.Release();
+  ASSERT_TRUE(sender.WaitIdle(seconds(20)));
+  EXPECT_EQ(hole.server().requests().size(), 4u);
+  EXPECT_EQ(sender.stats().delivered, 5u);
+}
+
+TEST(WebhookSenderTest, EachTenantsQueueIsBoundedOnItsOwn) {
+  BlackHole hole;
+  HookServer good;
+  WebhookOptions options = FastOptions();
+  options.threads = 1;
+  options.max_pending_per_tenant = 2;
+  WebhookSender sender(options);
+  ASSERT_TRUE(sender.Enqueue("slow", hole.server().Url(), "1"));
+  ASSERT_TRUE(hole.server().WaitForRequests(1));  // In flight, not pending.
+  EXPECT_TRUE(sender.Enqueue("slow", hole.server().Url(), "2"));
+  EXPECT_TRUE(sender.Enqueue("slow", hole.server().Url(), "3"));
+  EXPECT_FALSE(sender.Enqueue("slow", hole.server().Url(), "4"));
+  EXPECT_EQ(sender.stats().dropped, 1u);
+  EXPECT_TRUE(sender.Enqueue("quick", good.Url(), "q"));
+  hole.Release();
+  ASSERT_TRUE(sender.WaitIdle(seconds(20)));
+  EXPECT_EQ(sender.stats().delivered, 4u);
+  EXPECT_EQ(good.requests().size(), 1u);
+}
+
+TEST(WebhookSenderTest, SignsEveryDeliveryWithTheTenantsKey) {
+  HookServer server;
+  WebhookOptions options = FastOptions();
+  options.secret = "service secret";
+  WebhookSender sender(options);
+  const std::string body = R"({"id":"job-1","status":"succeeded"})";
+  ASSERT_TRUE(sender.Enqueue("acme", server.Url(), body));
+  ASSERT_TRUE(sender.WaitIdle(seconds(10)));
+  ASSERT_EQ(server.requests().size(), 1u);
+  const std::string sig = server.requests()[0].signature;
+  // t=<digits>,v1=<64 hex>
+  ASSERT_EQ(sig.rfind("t=", 0), 0u) << sig;
+  size_t comma = sig.find(",v1=");
+  ASSERT_NE(comma, std::string::npos) << sig;
+  std::string t = sig.substr(2, comma - 2);
+  std::string mac = sig.substr(comma + 4);
+  EXPECT_EQ(mac, HmacSha256Hex(WebhookTenantKey("service secret", "acme"), t + "." + body));
+  // Another tenant's key does not verify it.
+  EXPECT_NE(mac, HmacSha256Hex(WebhookTenantKey("service secret", "globex"), t + "." + body));
+}
+
+TEST(WebhookSenderTest, NoSecretSendsNoSignature) {
+  HookServer server;
+  WebhookSender sender(FastOptions());
+  ASSERT_TRUE(sender.Enqueue("acme", server.Url(), "{}"));
+  ASSERT_TRUE(sender.WaitIdle(seconds(10)));
+  ASSERT_EQ(server.requests().size(), 1u);
+  EXPECT_EQ(server.requests()[0].signature, "");
 }
 
 }  // namespace
