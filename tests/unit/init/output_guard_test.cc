@@ -111,6 +111,8 @@ class OutputGuardTest : public ::testing::Test {
 
 using coderunner::testing::MakeFile;
 
+const std::string kSleep = "; exec sleep 30";
+
 TEST_F(OutputGuardTest, BoundsCountAllocatedBlocksAndStopTheJobWithTheBoundItBroke) {
   struct Case {
     const char* what;
@@ -119,7 +121,6 @@ TEST_F(OutputGuardTest, BoundsCountAllocatedBlocksAndStopTheJobWithTheBoundItBro
     std::string script;  // $D is the directory. Ends in a long sleep unless stopped.
     std::string violation;
   };
-  const std::string kSleep = "; exec sleep 30";
   const Case cases[] = {
       {"within bounds", {"-q", "100000", "-f", "10000", "-n", "10"}, nullptr, "echo hi > $D/a", ""},
       {"one file too large",

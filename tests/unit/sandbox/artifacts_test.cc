@@ -118,6 +118,13 @@ TEST_F(ArtifactsTest, CapsAreAppliedInPathOrderAndWhatIsDroppedIsRemoved) {
 using coderunner::testing::AllocatedBytes;
 using coderunner::testing::MakeFile;
 
+ArtifactCaps Caps(int64_t max_file_bytes, int64_t max_total_bytes) {
+  ArtifactCaps caps;
+  caps.max_file_bytes = max_file_bytes;
+  caps.max_total_bytes = max_total_bytes;
+  return caps;
+}
+
 TEST_F(ArtifactsTest, CapsCountAllocatedBytesNotOnlySizes) {
   struct Case {
     const char* what;
@@ -127,12 +134,8 @@ TEST_F(ArtifactsTest, CapsCountAllocatedBytesNotOnlySizes) {
     std::vector<std::string> reasons;
     int64_t kept_disk_bytes;  // Sum of the kept files' disk_bytes (4 KiB blocks).
   };
-  ArtifactCaps file_64k;
-  file_64k.max_file_bytes = 64 << 10;
-  ArtifactCaps total_40k;
-  total_40k.max_total_bytes = 40000;
-  ArtifactCaps total_64k;
-  total_64k.max_total_bytes = 64 << 10;
+  const ArtifactCaps file_64k = Caps(64 << 10, 100 << 20), total_40k = Caps(10 << 20, 40000),
+                     total_64k = Caps(10 << 20, 64 << 10);
   const Case cases[] = {
       // fallocate -n: size 0, 1 MiB on disk.
       {"preallocated past its end, over the file cap",
