@@ -35,7 +35,9 @@ build/coderunner serve --config "$dir/config.yaml" >"$dir/server.log" 2>&1 &
 pid=$!
 build/coderunner serve --config "$dir/cold.yaml" >"$dir/cold.log" 2>&1 &
 cold_pid=$!
-trap 'kill $pid $cold_pid 2>/dev/null; wait $pid $cold_pid 2>/dev/null; rm -rf "$dir"' EXIT
+# The services make their artifacts and volumes dirs nosuid,nodev bind mounts.
+trap 'kill $pid $cold_pid 2>/dev/null; wait $pid $cold_pid 2>/dev/null
+  for m in "$dir"/{,cold-}{artifacts,volumes}; do umount -l "$m" 2>/dev/null; done; rm -rf "$dir"' EXIT
 for p in $port $cold_port; do
   for _ in $(seq 50); do curl -fsS "http://127.0.0.1:$p/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
 done

@@ -50,6 +50,9 @@ step "service image ready in $(($(date +%s) - s))s"
 work=$(mktemp -d /var/tmp/coderunner-compose-test.XXXXXX)
 state=$(mktemp -d /var/lib/coderunner-compose-test.XXXXXX)
 chmod 0755 "$state"
+# Every job's /output lies below it: nosuid,nodev on the host, as the
+# service (which cannot mount from its container) requires.
+mount --bind "$state" "$state" && mount -o remount,bind,nosuid,nodev "$state"
 project='' up_engine=''
 # On any exit: a stack still up (a failed check) goes down, what it left is
 # removed (found by our project and instance labels only), dirs go.
@@ -58,6 +61,7 @@ cleanup() {
     compose "$up_engine" down -v -t 30 >/dev/null 2>&1 || true
     remove_leftovers "$up_engine"
   fi
+  umount -l "$state" 2>/dev/null || true
   rm -rf "$work" "$state"
 }
 trap cleanup EXIT

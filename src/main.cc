@@ -31,6 +31,7 @@
 #include "coderunner/jobs/webhook_signature.h"
 #include "coderunner/sandbox/container_policy.h"
 #include "coderunner/sandbox/container_runner.h"
+#include "coderunner/sandbox/host_mount.h"
 #include "coderunner/sandbox/workspace.h"
 #include "coderunner/sessions/sandbox_manager.h"
 #include "coderunner/sessions/sandbox_store.h"
@@ -92,6 +93,16 @@ int Serve(const std::string& config_path) {
                 << "\n";
       return 2;
     }
+  }
+  // Every /output (artifacts, sandboxes, volumes) is bound from below these.
+  for (const std::string& dir : {cfg.artifacts.dir, cfg.volumes.dir}) {
+    bool mounted = false;
+    Status safe = sandbox::EnsureNosuidNodev(dir, &mounted);
+    if (!safe.ok()) {
+      std::cerr << "coderunner: " << safe.message() << "\n";
+      return 2;
+    }
+    if (mounted) spdlog::info("{}: bind-mounted onto itself nosuid,nodev", dir);
   }
 
   MetricsRegistry metrics;

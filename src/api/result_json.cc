@@ -85,7 +85,8 @@ nlohmann::json ResultToJson(const sandbox::JobSpec& job, const sandbox::RunResul
                  {"cpus", job.limits.cpus}};
   nlohmann::json artifacts = nlohmann::json::array();
   for (const auto& a : r.artifacts) {
-    artifacts.push_back({{"path", a.path}, {"size", a.size}, {"sha256", a.sha256}});
+    artifacts.push_back(
+        {{"path", a.path}, {"size", a.size}, {"disk_bytes", a.disk_bytes}, {"sha256", a.sha256}});
   }
   j["artifacts"] = std::move(artifacts);
   if (!r.artifacts_skipped.empty()) {

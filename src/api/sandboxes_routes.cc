@@ -50,7 +50,8 @@ json SandboxJson(const sessions::SandboxRecord& r) {
 json FilesJson(const std::vector<sandbox::Artifact>& files) {
   json out = json::array();
   for (const auto& f : files)
-    out.push_back({{"path", f.path}, {"size", f.size}, {"sha256", f.sha256}});
+    out.push_back(
+        {{"path", f.path}, {"size", f.size}, {"disk_bytes", f.disk_bytes}, {"sha256", f.sha256}});
   return out;
 }
 

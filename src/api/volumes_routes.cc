@@ -24,7 +24,10 @@ json VolumeJson(const volumes::Volume& v) {
 json FilesJson(const sandbox::TreeListing& listing) {
   json files = json::array();
   for (const auto& f : listing.files) {
-    files.push_back({{"path", f.path}, {"size", f.size}, {"modified_at", Rfc3339(f.modified_ms)}});
+    files.push_back({{"path", f.path},
+                     {"size", f.size},
+                     {"disk_bytes", f.allocated_bytes},
+                     {"modified_at", Rfc3339(f.modified_ms)}});
   }
   return files;
 }
@@ -69,7 +72,7 @@ void RegisterVolumeRoutes(RouteTable& http, volumes::VolumeService& service,
              json j = VolumeJson(*v);
              auto files = service.ListFiles(*v);
              if (files.ok()) {
-               j["used_bytes"] = files->total_bytes;
+               j["used_bytes"] = files->used_bytes;
                j["files"] = files->files.size();
              }
              Reply(res, 200, j);
@@ -96,7 +99,7 @@ void RegisterVolumeRoutes(RouteTable& http, volumes::VolumeService& service,
              Reply(res, 200,
                    {{"id", v->id},
                     {"files", FilesJson(*files)},
-                    {"used_bytes", files->total_bytes},
+                    {"used_bytes", files->used_bytes},
                     {"size_bytes", v->size_bytes},
                     {"truncated", files->truncated}});
            });

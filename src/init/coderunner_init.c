@@ -23,14 +23,17 @@
 //     process does, which makes the kernel kill everything left in the PID
 //     namespace: a daemonized grandchild cannot outlive the job;
 //   - polices the writable output directory given by -o (the job's /output):
-//     while the job runs it walks the tree (never following a symlink) every
-//     50 ms or so and kills every process of the job as soon as a file takes
-//     more than -f bytes, all entries together more than -q bytes (the
-//     larger of size and allocated blocks, see output_guard.h), or there
-//     are more than -n entries. In volume mode (-r) a run that broke a bound
-//     is rolled back: entries it created are removed and files it grew are
-//     cut back to their size before the run, so a persistent volume is
-//     never left over its quota;
+//     refuses to run the job unless -o is on a nosuid,nodev mount (-m skips
+//     this check, for a runtime whose statvfs cannot show mount flags:
+//     gVisor); while the job runs it walks the tree (never following a
+//     symlink) every 50 ms or so and kills every process of the job as soon
+//     as a file takes more than -f bytes, all entries together more than -q
+//     bytes (counted as allocated blocks, a file at least its size: see
+//     output_guard.h), or there are more than -n entries. In volume mode
+//     (-r) a run that broke a bound is rolled back: entries it created are
+//     removed and files it grew (in size or blocks) are cut back to their
+//     size before the run, so a persistent volume is never left over its
+//     quota;
 //   - on SIGUSR1 (the service's deadline) kills the job itself and still
 //     checks /output before exiting; the service follows up with SIGKILL if
 //     that does not happen promptly;
@@ -53,7 +56,7 @@
 //     cgroup counter does not lie.
 //
 // Usage: coderunner-init [-i STDIN_FILE | -W FIFO] [-c CPU_MS] [-e KEY=VALUE]...
-//                        [-o DIR [-q BYTES] [-f BYTES] [-n COUNT] [-r]] -- COMMAND [ARG]...
+//                        [-o DIR [-q BYTES] [-f BYTES] [-n COUNT] [-r] [-m]] -- COMMAND [ARG]...
 // Environment (init's own; the job never gets it): CODERUNNER_EOF_NONCE, the
 // nonce of a cold job's trailer; CODERUNNER_MASKED_PATHS and
 // CODERUNNER_READONLY_PATHS, colon-separated; CODERUNNER_REQUIRE_SECCOMP=1,
@@ -298,17 +301,18 @@ static void WriteTrailer(const InitOptions* o, const Outcome* r) {
           "\x1e"
           "coderunner-init {\"exit_code\":%d,\"signal\":%d,\"wall_us\":%lld,\"cpu_us\":%lld,"
           "\"memory_peak_bytes\":%lld,\"oom_kills\":%lld,\"output_bytes\":%lld,"
-          "\"output_entries\":%lld,\"output_violation\":\"%s\",\"output_rolled_back\":%d,"
-          "\"start_error\":\"%s\",\"eof\":\"%s\"}\n",
+          "\"output_used_bytes\":%lld,\"output_entries\":%lld,\"output_violation\":\"%s\","
+          "\"output_rolled_back\":%d,\"start_error\":\"%s\",\"eof\":\"%s\"}\n",
           exit_code, sig, r->wall_us, m.cpu_us, m.mem_peak, m.oom_kills, r->usage.bytes,
-          r->usage.entries, r->violation ? r->violation : "", r->rolled_back,
+          r->usage.used, r->usage.entries, r->violation ? r->violation : "", r->rolled_back,
           r->start_error ? r->start_error : "", g_eof_nonce);
 }
 
-// Refuses to run anything when the filter cannot be installed or a path the
-// engine was asked to mask or write-protect is not: reported as
-// start_error "policy" with exit status 126.
-static int SecureSelf(void) {
+// Refuses to run anything when the filter cannot be installed, a path the
+// engine was asked to mask or write-protect is not, or the output directory
+// is not on a nosuid,nodev mount: reported as start_error "policy" with
+// exit status 126.
+static int SecureSelf(const OutputBounds* out) {
   // Before any job process exists: from here on, a process of the same uid
   // needs CAP_SYS_PTRACE to read or write this one's memory.
   if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
@@ -327,6 +331,11 @@ static int SecureSelf(void) {
     dprintf(2, "coderunner-init: the engine applied no seccomp profile (seccomp=unconfined?)\n");
     return -1;
   }
+  if (out->dir != NULL && OutputCheckMount(out) != 0) {
+    dprintf(2, "coderunner-init: %s is not on a nosuid,nodev mount as the policy requires\n",
+            out->dir);
+    return -1;
+  }
   if (InstallSyscallFilter() != 0) {
     dprintf(2, "coderunner-init: cannot install the seccomp filter: %s\n", strerror(errno));
     return -1;
@@ -343,7 +352,7 @@ int main(int argc, char** argv) {
   Outcome r;
   memset(&r, 0, sizeof(r));
   r.watchdog_cpu_us = -1;
-  int secured = SecureSelf();
+  int secured = SecureSelf(&o.out);
   // Nothing in the environment block is needed any more: wipe it, nonce
   // included. gVisor lets a process of the same uid read /proc/1/environ
   // even when init is non-dumpable.

@@ -40,10 +40,12 @@ int ParseInitOptions(int argc, char** argv, InitOptions* o) {
       if (a[1] == 'n') o->out.max_entries = v;
     } else if (strcmp(a, "-r") == 0) {
       o->out.rollback = 1;
+    } else if (strcmp(a, "-m") == 0) {
+      o->out.any_mount = 1;
     } else {
       dprintf(2,
               "coderunner-init: usage: [-i FILE | -W FIFO] [-c CPU_MS] [-e K=V]... "
-              "[-o DIR [-q N] [-f N] [-n N] [-r]] -- CMD [ARG]...\n");
+              "[-o DIR [-q N] [-f N] [-n N] [-r] [-m]] -- CMD [ARG]...\n");
       return -1;
     }
   }

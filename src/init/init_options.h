@@ -18,7 +18,7 @@ typedef struct {
   char* envp[kMaxEnv + 1];  // The job's whole environment (-e), NULL-terminated.
   const char* stdin_path;   // -i; NULL: /dev/null.
   const char* go_fifo;      // -W; NULL: a cold job.
-  OutputBounds out;         // -o, -q, -f, -n, -r.
+  OutputBounds out;         // -o, -q, -f, -n, -r, -m.
   long long cpu_limit_ms;   // -c; 0: no watchdog.
   char** command;           // After "--"; NULL-terminated, at least one word.
 } InitOptions;

@@ -8,15 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 enum { kMaxDepth = 64 };
 
-// One entry of the pre-run snapshot: identity and size.
+// One entry of the pre-run snapshot: identity, size and allocation.
 typedef struct {
   dev_t dev;
   ino_t ino;
   off_t size;
+  blkcnt_t blocks;
 } Known;
 
 static Known* g_known = NULL;
@@ -61,9 +63,11 @@ static void Walk(int fd, int depth, long long stop, OutputUsage* usage, Visitor 
     usage->entries++;
     if (stop > 0 && usage->entries > stop) break;
     if (visit != NULL) visit(ctx, &st);
+    long long charge = OutputCharge(st.st_size, st.st_blocks, S_ISREG(st.st_mode), usage->block);
+    usage->used += charge;
     if (S_ISREG(st.st_mode)) {
       usage->bytes += st.st_size;
-      if (st.st_size > usage->largest) usage->largest = st.st_size;
+      if (charge > usage->largest) usage->largest = charge;
     } else if (S_ISDIR(st.st_mode)) {
       if (depth + 1 >= kMaxDepth) {
         usage->too_deep = 1;
@@ -81,6 +85,23 @@ static void Walk(int fd, int depth, long long stop, OutputUsage* usage, Visitor 
   closedir(d);
 }
 
+long long OutputCharge(long long size, long long blocks_512, int is_regular, long long block) {
+  long long allocated = blocks_512 * 512;
+  if (!is_regular) return allocated;
+  long long rounded = block > 0 ? (size + block - 1) / block * block : size;
+  return rounded > allocated ? rounded : allocated;
+}
+
+int OutputCheckMount(const OutputBounds* b) {
+  if (b->any_mount) return 0;
+  struct statvfs vfs;
+  if (statvfs(b->dir, &vfs) != 0) return -1;
+  const unsigned long want = ST_NOSUID | ST_NODEV;
+  if ((vfs.f_flag & want) == want) return 0;
+  errno = 0;
+  return -1;
+}
+
 static int OpenRoot(const OutputBounds* b) {
   return open(b->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
@@ -92,12 +113,14 @@ void OutputMeasure(const OutputBounds* b, OutputUsage* usage) {
     usage->unreadable = 1;
     return;
   }
+  struct statvfs vfs;
+  usage->block = fstatvfs(fd, &vfs) == 0 && vfs.f_frsize > 0 ? (long long)vfs.f_frsize : 512;
   Walk(fd, 0, b->max_entries, usage, NULL, NULL);
 }
 
 const char* OutputViolation(const OutputBounds* b, const OutputUsage* u) {
   if (b->max_file_bytes > 0 && u->largest > b->max_file_bytes) return "file_too_large";
-  if (b->max_bytes > 0 && u->bytes > b->max_bytes) return "too_large";
+  if (b->max_bytes > 0 && u->used > b->max_bytes) return "too_large";
   if (b->max_entries > 0 && u->entries > b->max_entries) return "too_many_files";
   if (u->too_deep) return "too_deep";
   if (u->unreadable) return "unreadable";
@@ -119,6 +142,7 @@ static void Remember(void* ctx, const struct stat* st) {
   g_known[g_known_len].dev = st->st_dev;
   g_known[g_known_len].ino = st->st_ino;
   g_known[g_known_len].size = st->st_size;
+  g_known[g_known_len].blocks = st->st_blocks;
   g_known_len++;
 }
 
@@ -149,7 +173,7 @@ int OutputSnapshot(const OutputBounds* b) {
 }
 
 static const Known* Lookup(const struct stat* st) {
-  Known key = {st->st_dev, st->st_ino, 0};
+  Known key = {st->st_dev, st->st_ino, 0, 0};
   return bsearch(&key, g_known, g_known_len, sizeof(Known), CompareKnown);
 }
 
@@ -185,6 +209,21 @@ static int RemoveEntry(int dir, const char* name, int depth) {
   return rc;
 }
 
+// Truncates regular file `name` in `dir` to `size`. Truncating, even to
+// the size it has, also frees the blocks preallocated past its end
+// (fallocate KEEP_SIZE). A file the job made read-only is its own: it gets
+// u+rw back. O_NONBLOCK: never wait on anything that is not a file after all.
+static int CutBack(int dir, const char* name, off_t size) {
+  const int flags = O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+  int f = openat(dir, name, flags);
+  if (f < 0 && errno == EACCES && fchmodat(dir, name, 0600, 0) == 0) f = openat(dir, name, flags);
+  if (f < 0) return -1;
+  struct stat now;
+  int rc = fstat(f, &now) == 0 && S_ISREG(now.st_mode) && ftruncate(f, size) == 0 ? 0 : -1;
+  close(f);
+  return rc;
+}
+
 // Undoes the run's growth below directory `fd` (closed here).
 static int Undo(int fd, int depth) {
   DIR* d = WritableStream(fd);
@@ -201,14 +240,8 @@ static int Undo(int fd, int depth) {
     } else if (S_ISDIR(st.st_mode)) {
       int sub = depth + 1 < kMaxDepth + 2 ? OpenDir(dirfd(d), e->d_name) : -1;
       if (sub < 0 || Undo(sub, depth + 1) != 0) rc = -1;
-    } else if (S_ISREG(st.st_mode) && st.st_size > k->size) {
-      // O_NONBLOCK: never wait on anything that turned out not to be a file.
-      int f = openat(dirfd(d), e->d_name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-      struct stat now;
-      if (f < 0 || fstat(f, &now) != 0 || !S_ISREG(now.st_mode) || ftruncate(f, k->size) != 0) {
-        rc = -1;
-      }
-      if (f >= 0) close(f);
+    } else if (S_ISREG(st.st_mode) && (st.st_size > k->size || st.st_blocks > k->blocks)) {
+      if (CutBack(dirfd(d), e->d_name, st.st_size < k->size ? st.st_size : k->size) != 0) rc = -1;
     }
   }
   closedir(d);

@@ -17,10 +17,33 @@
 namespace coderunner::sandbox {
 namespace {
 
+// A kept file: its hash and what it holds on disk.
+struct Sealed {
+  std::string sha256;
+  int64_t disk_bytes = 0;
+};
+
+// Frees what the open file `fd` (size `size`) holds past its end, blocks
+// preallocated with fallocate KEEP_SIZE: a kept artifact holds its content
+// and no more. Written through a second open of the same inode (the first
+// is read-only), never through a path the job could have changed.
+int64_t TrimPreallocation(int fd, int64_t size) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return 0;
+  int64_t block = st.st_blksize > 0 ? st.st_blksize : 4096;
+  int64_t allocated = static_cast<int64_t>(st.st_blocks) * 512;
+  if (allocated <= (size + block - 1) / block * block) return allocated;
+  UniqueFd w(open(("/proc/self/fd/" + std::to_string(fd)).c_str(), O_WRONLY | O_CLOEXEC));
+  if (w.valid() && ftruncate(w.get(), size) == 0 && fstat(fd, &st) == 0) {
+    allocated = static_cast<int64_t>(st.st_blocks) * 512;
+  }
+  return allocated;
+}
+
 // Hashes the regular file `path` below `dir` and hands it to root. The size
 // must still be what the listing said: nothing writes the tree any more, so
 // a difference means it is not the file we listed.
-StatusOr<std::string> HashAndSeal(const std::string& dir, const TreeFile& file, int max_depth) {
+StatusOr<Sealed> HashAndSeal(const std::string& dir, const TreeFile& file, int max_depth) {
   CR_ASSIGN_OR_RETURN(UniqueFd fd, OpenTreeFile(dir, file.path, max_depth));
   Sha256 hash;
   int64_t seen = 0;
@@ -35,11 +58,12 @@ StatusOr<std::string> HashAndSeal(const std::string& dir, const TreeFile& file, 
     hash.Update(std::string_view(buf, static_cast<size_t>(n)));
   }
   if (seen != file.size) return InternalError("artifact changed while read", "tree_io");
+  Sealed sealed{hash.HexDigest(), TrimPreallocation(fd.get(), file.size)};
   // Through the fd: these calls can never land on anything but this file.
   if (fchown(fd.get(), 0, 0) != 0 || fchmod(fd.get(), 0600) != 0) {
     return InternalError("seal artifact: " + std::string(strerror(errno)), "tree_io");
   }
-  return hash.HexDigest();
+  return sealed;
 }
 
 // Directories become root-owned 0700 (the tree is the service's now, and
@@ -96,22 +120,28 @@ StatusOr<ArtifactSet> CollectArtifacts(const std::string& dir, const ArtifactCap
   if (listing.truncated) {
     set.skipped.push_back({"", "too_many_files"});
   }
+  // What is kept counts as the disk holds it: the directories' blocks, and
+  // for each file the larger of its size (in whole blocks) and its
+  // allocated bytes.
+  int64_t used = listing.directory_bytes;
   for (const TreeFile& f : listing.files) {
+    const int64_t charge = DiskCharge(f.size, f.allocated_bytes, true, listing.block_bytes);
     const char* reason = nullptr;
-    if (f.size > caps.max_file_bytes) {
+    if (charge > caps.max_file_bytes) {
       reason = "file_too_large";
-    } else if (set.total_bytes + f.size > caps.max_total_bytes) {
+    } else if (used + charge > caps.max_total_bytes) {
       reason = "total_too_large";
     }
-    StatusOr<std::string> sha = reason ? StatusOr<std::string>(InternalError("skipped"))
-                                       : HashAndSeal(dir, f, caps.max_depth);
-    if (!sha.ok()) {
+    StatusOr<Sealed> sealed =
+        reason ? StatusOr<Sealed>(InternalError("skipped")) : HashAndSeal(dir, f, caps.max_depth);
+    if (!sealed.ok()) {
       set.skipped.push_back({f.path, reason ? reason : "unreadable"});
       CR_RETURN_IF_ERROR(RemoveTreeEntry(dir, f.path, caps.max_depth));
       continue;
     }
+    used += charge;
     set.total_bytes += f.size;
-    set.files.push_back({f.path, f.size, std::move(*sha)});
+    set.files.push_back({f.path, f.size, std::move(sealed->sha256), sealed->disk_bytes});
   }
   if (listing.truncated) {
     // Whatever the walk never reached is not listed, so it must not stay.

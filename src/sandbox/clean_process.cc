@@ -1,7 +1,8 @@
 // Clean process: coderunner-init as PID 1 runs the job with exactly the
 // allowlisted environment, stdin from a file or /dev/null, and no log driver
 // (output is taken from the attach stream, never stored by the engine).
-// Under gVisor it also enforces the CPU-time limit (-c).
+// Under gVisor it also enforces the CPU-time limit (-c), and does not ask
+// init to check /output's mount flags, which gVisor does not show (-m).
 #include "coderunner/sandbox/mechanism.h"
 
 namespace coderunner::sandbox {
@@ -38,6 +39,12 @@ class CleanProcess : public Mechanism {
         cmd.push_back(std::to_string(value));
       }
       if (ctx.output.is_volume) cmd.push_back("-r");
+      // init refuses a /output that is not nosuid,nodev (statvfs). gVisor
+      // (runsc 20221219) shows no such mount flags at all, not even for a
+      // tmpfs mounted nosuid: there the host mount the gofer opens /output
+      // on carries them (host_mount.h), and no_new_privileges and CapDrop
+      // ALL leave a setuid file or device node nothing to grant.
+      if (EffectiveRuntime(settings, job) == kGvisorRuntime) cmd.push_back("-m");
     }
     // gVisor (runsc 20221219) never enforces RLIMIT_CPU (see
     // resource_limits.cc): init's own watchdog bounds the job's CPU time.

@@ -475,7 +475,10 @@ RunResult ContainerRunner::BuildResult(const JobSpec& job, const OutputMount& ou
       result.signal == SIGXCPU || (result.signal == SIGKILL && trailer && trailer->cpu_us >= 0 &&
                                    trailer->cpu_us / 1000 >= job.limits.cpu_ms);
   bool output_broken = trailer && !trailer->output_violation.empty();
-  if (trailer) result.output_bytes = trailer->output_bytes;
+  if (trailer) {
+    result.output_bytes =
+        trailer->output_used_bytes >= 0 ? trailer->output_used_bytes : trailer->output_bytes;
+  }
   if (sv.timed_out || cpu_exceeded) {
     result.status = RunStatus::kTimeout;
   } else if (oom) {

@@ -34,6 +34,7 @@ std::optional<InitTrailer> ParseInitTrailer(std::string_view tail) {
   t.memory_peak_bytes = get("memory_peak_bytes", -1);
   t.oom_kills = get("oom_kills", -1);
   t.output_bytes = get("output_bytes", -1);
+  t.output_used_bytes = get("output_used_bytes", -1);
   t.output_entries = get("output_entries", -1);
   if (auto v = j.find("output_violation"); v != j.end() && v->is_string()) {
     t.output_violation = v->get<std::string>();

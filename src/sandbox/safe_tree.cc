@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -88,6 +89,9 @@ struct Walker {
       std::string path = prefix.empty() ? name : prefix + "/" + name;
       struct stat st;
       if (fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      const int64_t allocated = static_cast<int64_t>(st.st_blocks) * 512;
+      out.used_bytes += DiskCharge(st.st_size, allocated, S_ISREG(st.st_mode), out.block_bytes);
+      if (S_ISDIR(st.st_mode)) out.directory_bytes += allocated;
       if (S_ISLNK(st.st_mode)) {
         Problem(path, "symlink", dir, name, depth);
       } else if (S_ISDIR(st.st_mode)) {
@@ -100,6 +104,7 @@ struct Walker {
           Problem(path, "unreadable", dir, name, depth);
           continue;
         }
+        out.directories.push_back(path);
         if (!Walk(sub.get(), path, depth + 1)) return false;
       } else if (S_ISREG(st.st_mode)) {
         if (!SplitSafeRelativePath(path, options.max_depth).ok()) {
@@ -113,7 +118,8 @@ struct Walker {
         } else {
           out.files.push_back(
               {path, static_cast<int64_t>(st.st_size),
-               static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000});
+               static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000,
+               allocated});
           out.total_bytes += st.st_size;
         }
       } else {
@@ -143,6 +149,12 @@ StatusOr<UniqueFd> OpenParent(const std::string& root, const std::vector<std::st
 
 }  // namespace
 
+int64_t DiskCharge(int64_t size, int64_t allocated_bytes, bool regular_file, int64_t block_bytes) {
+  if (!regular_file) return allocated_bytes;
+  int64_t rounded = block_bytes > 0 ? (size + block_bytes - 1) / block_bytes * block_bytes : size;
+  return std::max(rounded, allocated_bytes);
+}
+
 UniqueFd::~UniqueFd() {
   if (fd_ >= 0) close(fd_);
 }
@@ -159,6 +171,10 @@ StatusOr<TreeListing> ListTree(const std::string& root, const TreeWalkOptions& o
   UniqueFd dir(open(root.c_str(), kDirFlags));
   if (!dir.valid()) return ErrnoError("open " + root, errno);
   TreeListing out;
+  struct statvfs vfs;
+  if (fstatvfs(dir.get(), &vfs) == 0 && vfs.f_frsize > 0) {
+    out.block_bytes = static_cast<int64_t>(vfs.f_frsize);
+  }
   Walker walker{options, out, {}};
   walker.Walk(dir.get(), "", 0);
   for (const auto& path : walker.hardlinks) {

@@ -517,7 +517,7 @@ std::vector<sandbox::Artifact> LiveSandbox::ListOutput() {
     auto cached = hashes_.find(f.path);
     if (cached != hashes_.end() && cached->second.size == f.size &&
         cached->second.modified_ms == f.modified_ms) {
-      out.push_back({f.path, f.size, cached->second.sha256});
+      out.push_back({f.path, f.size, cached->second.sha256, f.allocated_bytes});
       next[f.path] = cached->second;
       continue;
     }
@@ -534,7 +534,7 @@ std::vector<sandbox::Artifact> LiveSandbox::ListOutput() {
       size += n;
     }
     std::string hex = sha.HexDigest();
-    out.push_back({f.path, size, hex});
+    out.push_back({f.path, size, hex, f.allocated_bytes});
     next[f.path] = {size, f.modified_ms, hex};
   }
   hashes_.swap(next);

@@ -13,15 +13,17 @@ VolumeGuard::Snapshot VolumeGuard::Take() const {
   options.max_entries = volume_.max_files > 0 ? volume_.max_files * 2 : 100000;
   auto listing = sandbox::ListTree(dir_, options);
   if (!listing.ok()) return snap;
-  for (const auto& f : listing->files) snap[f.path] = {f.size, f.modified_ms};
+  for (const auto& f : listing->files) {
+    snap.files[f.path] = {f.size, f.modified_ms, f.allocated_bytes};
+  }
+  snap.directories.insert(listing->directories.begin(), listing->directories.end());
+  snap.used_bytes = listing->used_bytes;
   return snap;
 }
 
 bool VolumeGuard::Over(const Snapshot& now) const {
-  int64_t total = 0;
-  for (const auto& [path, f] : now) total += f.first;
-  return total > volume_.quota_bytes ||
-         (volume_.max_files > 0 && static_cast<int64_t>(now.size()) > volume_.max_files);
+  return now.used_bytes > volume_.quota_bytes ||
+         (volume_.max_files > 0 && static_cast<int64_t>(now.files.size()) > volume_.max_files);
 }
 
 void VolumeGuard::Settle() { settled_ = Take(); }
@@ -29,9 +31,15 @@ void VolumeGuard::Settle() { settled_ = Take(); }
 bool VolumeGuard::RollBackIfOver() {
   Snapshot now = Take();
   if (!Over(now)) return false;
-  for (const auto& [path, f] : now) {
-    auto was = settled_.find(path);
-    if (was == settled_.end() || was->second != f) {
+  // New directories first, with everything in them: their blocks count too.
+  for (const auto& path : now.directories) {
+    if (!settled_.directories.count(path)) {
+      (void)sandbox::RemoveTreeEntry(dir_, path, volumes::kVolumeMaxDepth);
+    }
+  }
+  for (const auto& [path, f] : now.files) {
+    auto was = settled_.files.find(path);
+    if (was == settled_.files.end() || was->second != f) {
       (void)sandbox::RemoveTreeEntry(dir_, path, volumes::kVolumeMaxDepth);
     }
   }

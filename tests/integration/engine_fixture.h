@@ -4,7 +4,9 @@
 #define CODERUNNER_TESTS_INTEGRATION_ENGINE_FIXTURE_H_
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -42,6 +44,20 @@ inline constexpr bool kRssIsMeaningful = false;
 #else
 inline constexpr bool kRssIsMeaningful = true;
 #endif
+
+// What the entries below `dir` hold on the host's disk, as du counts it:
+// the sum of st_blocks * 512 (never following a symlink; `dir` itself not
+// included). 0 if `dir` does not exist.
+inline int64_t DiskBytesBelow(const std::string& dir) {
+  int64_t total = 0;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    struct stat st;
+    if (lstat(it->path().c_str(), &st) == 0) total += static_cast<int64_t>(st.st_blocks) * 512;
+  }
+  return total;
+}
 
 class EngineTest : public ::testing::Test {
  protected:

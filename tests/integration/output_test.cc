@@ -1,8 +1,11 @@
 // /output and artifacts on a real engine: what a job leaves in its per-job
-// /output comes back listed with size and SHA-256 and downloadable, within
-// caps enforced while it runs; and every hostile program aimed at the
-// service's handling of those files (tests/hostile/output_*) is contained.
+// /output comes back listed with size, disk bytes and SHA-256 and
+// downloadable, within caps enforced while it runs (in allocated bytes); and
+// every hostile program aimed at the service's handling of those files
+// (tests/hostile/output_*) or at the host's disk (tests/hostile/disk_*) is
+// contained.
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include <filesystem>
 #include <set>
@@ -52,12 +55,24 @@ TEST_F(OutputTest, ArtifactsAreListedHashedAndDownloadable) {
   EXPECT_EQ(a.json["status"], "succeeded") << a.body;
   std::string bin;
   for (int i = 0; i < 256; ++i) bin.push_back(static_cast<char>(i));
-  nlohmann::json want = nlohmann::json::array(
-      {{{"path", "report.txt"}, {"size", 5}, {"sha256", Sha256Hex("hello")}},
-       {{"path", "sub/data.bin"}, {"size", 256}, {"sha256", Sha256Hex(bin)}}});
+  std::string id = a.json["id"];
+  // disk_bytes: what the host's disk holds for each (a block, on ext4).
+  auto disk = [&](const std::string& path) {
+    struct stat st;
+    EXPECT_EQ(lstat((server_->artifacts_dir() + "/" + id + "/" + path).c_str(), &st), 0);
+    EXPECT_GT(st.st_blocks, 0) << path;
+    return static_cast<int64_t>(st.st_blocks) * 512;
+  };
+  nlohmann::json want = nlohmann::json::array({{{"path", "report.txt"},
+                                                {"size", 5},
+                                                {"disk_bytes", disk("report.txt")},
+                                                {"sha256", Sha256Hex("hello")}},
+                                               {{"path", "sub/data.bin"},
+                                                {"size", 256},
+                                                {"disk_bytes", disk("sub/data.bin")},
+                                                {"sha256", Sha256Hex(bin)}}});
   EXPECT_EQ(a.json["artifacts"], want);
   EXPECT_FALSE(a.json.contains("artifacts_skipped")) << a.body;
-  std::string id = a.json["id"];
 
   EXPECT_EQ(server_->Get("/v1/jobs/" + id + "/artifacts/report.txt").body, "hello");
   EXPECT_EQ(server_->Get("/v1/jobs/" + id + "/artifacts/sub/data.bin").body, bin);
@@ -207,6 +222,96 @@ TEST_F(OutputTest, EveryOutputAttackIsContainedAndTheNextJobRuns) {
   EXPECT_EQ(passwd_after.st_uid, passwd_before.st_uid);
   EXPECT_EQ(passwd_after.st_mode, passwd_before.st_mode);
   EXPECT_EQ(passwd_after.st_mtim.tv_sec, passwd_before.st_mtim.tv_sec);
+}
+
+TEST_F(OutputTest, OutputIsMountedNosuidNodev) {
+  nlohmann::json r = RunHostile("python", "output_setuid_plant.py");
+  ASSERT_EQ(r["status"], "succeeded") << r.dump(1);
+  const std::string out = r["stdout"];
+  // gVisor shows no mount flags inside the sandbox (statvfs says nothing),
+  // so there init is told not to check; the host mount carries them.
+  if (RuntimeUnderTest() != "runsc") {
+    EXPECT_NE(out.find("nosuid=1 nodev=1"), std::string::npos) << out;
+  }
+  struct statvfs vfs;
+  ASSERT_EQ(statvfs(server_->artifacts_dir().c_str(), &vfs), 0);
+  EXPECT_EQ(vfs.f_flag & (ST_NOSUID | ST_NODEV), ST_NOSUID | ST_NODEV);
+  // The planted program is kept as a plain 0600 artifact (root's alone), no setuid bit.
+  struct stat st;
+  std::string kept = server_->artifacts_dir() + "/" + r["id"].get<std::string>() + "/suid";
+  ASSERT_EQ(lstat(kept.c_str(), &st), 0) << kept;
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  EXPECT_EQ(st.st_uid, 0u);
+}
+
+// The disk attacks (tests/hostile/disk_*): the caps count what the host's
+// disk holds (allocated blocks, a file at least its size), so whatever
+// st_size says, what stays under artifacts.dir is within them.
+struct DiskAttack {
+  const char* file;
+  const char* language;
+  std::string error_code;              // "" = no bound broken (the filter refused the call).
+  std::string not_kept;                // A file that must be gone ("" = none).
+  std::vector<std::string> must_have;  // In stdout.
+};
+
+TEST_F(OutputTest, DiskAttacksStayWithinTheCapsInAllocatedBytes) {
+  constexpr int64_t kFileCap = 10 << 20, kTotalCap = 100 << 20, kMaxEntries = 1000;
+  const DiskAttack attacks[] = {
+      {"disk_fallocate_keep_size.sh",
+       "bash",
+       "",
+       "",
+       {"fallocate failed: keep size mode is unsupported", "fallocate rc=1", "x size=0 blocks=0"}},
+      {"disk_fallocate_extend.py",
+       "python",
+       "artifact_too_large",
+       "extend.bin",
+       {"fallocate mode=0 rc=-1 errno=95 (Operation not supported)"}},
+      {"disk_sparse_file.py", "python", "artifact_too_large", "sparse.bin", {"errno=EFBIG"}},
+      {"disk_truncate.sh", "bash", "artifact_too_large", "t.bin", {"truncate 3G rc=1"}},
+      {"disk_grow_file.py", "python", "artifact_too_large", "grow.bin", {}},
+      {"disk_small_files.py", "python", "too_many_artifacts", "", {}},
+  };
+  for (const DiskAttack& a : attacks) {
+    SCOPED_TRACE(a.file);
+    nlohmann::json r = RunHostile(a.language, a.file, {{"limits", {{"timeout_ms", 30000}}}});
+    ASSERT_TRUE(r.is_object());
+    const std::string out = r.value("stdout", "");
+    EXPECT_EQ(r["status"], a.error_code.empty() ? "succeeded" : "failed") << r.dump(1);
+    EXPECT_EQ(ErrorCode(r), a.error_code) << r["error"].dump();
+    for (const auto& s : a.must_have) EXPECT_NE(out.find(s), std::string::npos) << s << "\n" << out;
+    EXPECT_EQ(out.find("NOT STOPPED"), std::string::npos) << out;
+    // On the host, as du counts it.
+    const std::string dir = server_->artifacts_dir() + "/" + r["id"].get<std::string>();
+    int64_t on_disk = DiskBytesBelow(dir);
+    EXPECT_LE(on_disk, kTotalCap) << dir;
+    int64_t listed_disk = 0, files_disk = 0, entries = 0;
+    for (const auto& art : r["artifacts"]) {
+      EXPECT_LE(art["size"].get<int64_t>(), kFileCap);
+      EXPECT_LE(art["disk_bytes"].get<int64_t>(), kFileCap);
+      listed_disk += art["disk_bytes"].get<int64_t>();
+    }
+    std::error_code ec;
+    for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+      struct stat st;
+      ASSERT_EQ(lstat(it->path().c_str(), &st), 0);
+      ++entries;
+      if (!S_ISREG(st.st_mode)) continue;
+      EXPECT_LE(st.st_size, kFileCap) << it->path();
+      EXPECT_LE(static_cast<int64_t>(st.st_blocks) * 512, kFileCap) << it->path();
+      files_disk += static_cast<int64_t>(st.st_blocks) * 512;
+    }
+    EXPECT_LE(entries, kMaxEntries);
+    // The listing shows what the files hold on disk, not only their sizes.
+    EXPECT_EQ(listed_disk, files_disk);
+    if (!a.not_kept.empty()) {
+      EXPECT_FALSE(Paths(r["artifacts"]).count(a.not_kept)) << r["artifacts"].dump();
+      EXPECT_FALSE(std::filesystem::exists(dir + "/" + a.not_kept));
+    }
+    ExpectNormalJobStillWorks();
+  }
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <httplib.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -246,6 +247,9 @@ ServerProcess::~ServerProcess() {
     }
   }
   if (owns_dir_) {
+    // The service makes these nosuid,nodev bind mounts of themselves
+    // (sandbox/host_mount.h); the mounts outlive it.
+    for (const std::string& d : {artifacts_dir(), volumes_dir()}) umount2(d.c_str(), MNT_DETACH);
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);
   }

@@ -1,6 +1,8 @@
 // Persistent volumes on a real engine: the /v1/volumes API, files that
 // persist across jobs at /output, the size quota (stop + roll back), tier
 // and tenant isolation.
+#include <sys/statvfs.h>
+
 #include <filesystem>
 #include <string>
 #include <thread>
@@ -66,7 +68,13 @@ TEST_F(VolumesTest, FilesPersistAcrossJobsAndCanBeListedAndDownloaded) {
   ASSERT_EQ(files.status, 200) << files.body;
   ASSERT_EQ(files.json["files"].size(), 1u) << files.body;
   EXPECT_EQ(files.json["files"][0]["path"], "data/count.txt");
-  EXPECT_EQ(files.json["used_bytes"], 1);
+  EXPECT_EQ(files.json["files"][0]["size"], 1);
+  // used_bytes is what counts against the quota: what the disk holds, as du
+  // counts it (data/ and data/count.txt, a block each on ext4).
+  const int64_t du = DiskBytesBelow(VolumeDir(id));
+  EXPECT_GT(du, 1);
+  EXPECT_EQ(files.json["used_bytes"], du);
+  EXPECT_EQ(files.json["files"][0]["disk_bytes"], DiskBytesBelow(VolumeDir(id) + "/data"));
   EXPECT_EQ(server_->Call("GET", "/v1/volumes/" + id + "/files/data/count.txt", kAcme).body, "2");
   EXPECT_EQ(server_->Call("GET", "/v1/volumes/" + id + "/files/data/nope", kAcme).status, 404);
   EXPECT_EQ(server_->Call("GET", "/v1/volumes/" + id + "/files/%2e%2e/x", kAcme).status, 400);
@@ -74,7 +82,7 @@ TEST_F(VolumesTest, FilesPersistAcrossJobsAndCanBeListedAndDownloaded) {
   HttpAnswer got = server_->Call("GET", "/v1/volumes/" + id, kAcme);
   EXPECT_EQ(got.json["name"], "notebook");
   EXPECT_EQ(got.json["size_bytes"], 4 << 20);
-  EXPECT_EQ(got.json["used_bytes"], 1);
+  EXPECT_EQ(got.json["used_bytes"], du);
   HttpAnswer list = server_->Call("GET", "/v1/volumes", kAcme);
   ASSERT_EQ(list.json["volumes"].size(), 1u) << list.body;
   EXPECT_EQ(list.json["volumes"][0]["id"], id);
@@ -148,6 +156,91 @@ TEST_F(VolumesTest, QuotaStopsTheJobAndRollsBackItsWrites) {
   // The volume still works afterwards.
   HttpAnswer after = Run(kAcme, "bash", "cat /output/keep.txt", id);
   EXPECT_EQ(after.json["stdout"], "kept\n") << after.body;
+  EXPECT_EQ(server_->Call("DELETE", "/v1/volumes/" + id, kAcme).status, 200);
+}
+
+// The disk attacks (tests/hostile/disk_*) into a volume: its quota counts
+// what the host's disk holds (allocated blocks, a file at least its size,
+// directories too), so after each run the volume's directory stays within
+// size_bytes as du counts it, the run's writes are rolled back, and the
+// files of earlier runs are intact.
+TEST_F(VolumesTest, DiskAttacksStayWithinTheQuotaInAllocatedBytes) {
+  constexpr int64_t kQuota = 1 << 20;
+  std::string id = Create(kAcme, kQuota);
+  // Every run without the result cache (volume jobs never use it anyway).
+  auto run = [&](const std::string& language, const std::string& code) {
+    nlohmann::json body = {
+        {"language", language}, {"code", code}, {"volume_id", id}, {"cache", false}};
+    body["limits"] = {{"timeout_ms", 30000}};
+    HttpAnswer a = server_->Call("POST", "/v1/execute", kAcme, body.dump());
+    EXPECT_EQ(a.status, 200) << a.body;
+    EXPECT_EQ(a.json.value("cached", true), false) << a.body.substr(0, 500);
+    return a.json;
+  };
+  ASSERT_EQ(run("bash", "echo kept > /output/keep.txt")["status"], "succeeded");
+  struct Attack {
+    const char* file;
+    const char* language;
+    std::string error_code;  // "" = no bound broken (the filter refused the call).
+    std::string not_kept;
+    std::string must_have;  // In stdout.
+  };
+  const Attack attacks[] = {
+      {"disk_fallocate_keep_size.sh", "bash", "", "",
+       "fallocate failed: keep size mode is unsupported"},
+      {"disk_fallocate_extend.py", "python", "volume_quota_exceeded", "extend.bin",
+       "fallocate mode=0 rc=-1 errno=95 (Operation not supported)"},
+      {"disk_sparse_file.py", "python", "volume_quota_exceeded", "sparse.bin", ""},
+      {"disk_truncate.sh", "bash", "volume_quota_exceeded", "t.bin", "truncate 3G rc=1"},
+      {"disk_grow_file.py", "python", "volume_quota_exceeded", "grow.bin", ""},
+      // 2000 one-byte files: 2000 bytes by size, 8 MB by blocks.
+      {"disk_small_files.py", "python", "volume_quota_exceeded", "s00000", ""},
+  };
+  for (const Attack& a : attacks) {
+    SCOPED_TRACE(a.file);
+    nlohmann::json r = run(a.language, HostileProgram(a.file));
+    const std::string out = r.value("stdout", "");
+    EXPECT_EQ(r["status"], a.error_code.empty() ? "succeeded" : "failed") << r.dump(1);
+    std::string code = r["error"].is_object() ? r["error"].value("code", "") : "";
+    EXPECT_EQ(code, a.error_code) << r["error"].dump();
+    if (!a.must_have.empty()) {
+      EXPECT_NE(out.find(a.must_have), std::string::npos) << out;
+    }
+    EXPECT_EQ(out.find("NOT STOPPED"), std::string::npos) << out;
+    // On the host, as du counts it: within the quota, the run's writes
+    // gone, the earlier run's file intact.
+    EXPECT_LE(DiskBytesBelow(VolumeDir(id)), kQuota);
+    EXPECT_LE(r["volume"]["used_bytes"].get<int64_t>(), kQuota) << r["volume"].dump();
+    if (!a.not_kept.empty()) {
+      EXPECT_FALSE(std::filesystem::exists(VolumeDir(id) + "/" + a.not_kept));
+    }
+    HttpAnswer files = server_->Call("GET", "/v1/volumes/" + id + "/files", kAcme);
+    EXPECT_LE(files.json["used_bytes"].get<int64_t>(), kQuota) << files.body.substr(0, 500);
+    nlohmann::json after = run("bash", "cat /output/keep.txt");
+    EXPECT_EQ(after["stdout"], "kept\n") << after.dump();
+    EXPECT_EQ(after["status"], "succeeded");
+  }
+  EXPECT_EQ(server_->Call("DELETE", "/v1/volumes/" + id, kAcme).status, 200);
+}
+
+TEST_F(VolumesTest, AVolumeIsMountedNosuidNodev) {
+  std::string id = Create(kAcme, 1 << 20);
+  nlohmann::json body = {{"language", "python"},
+                         {"code", HostileProgram("output_setuid_plant.py")},
+                         {"volume_id", id},
+                         {"cache", false}};
+  HttpAnswer r = server_->Call("POST", "/v1/execute", kAcme, body.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.json.value("cached", true), false);
+  EXPECT_EQ(r.json["status"], "succeeded") << r.body;
+  // gVisor shows no mount flags inside the sandbox; the host mount does.
+  if (RuntimeUnderTest() != "runsc") {
+    EXPECT_NE(r.json["stdout"].get<std::string>().find("nosuid=1 nodev=1"), std::string::npos)
+        << r.body;
+  }
+  struct statvfs vfs;
+  ASSERT_EQ(statvfs(VolumeDir(id).c_str(), &vfs), 0);
+  EXPECT_EQ(vfs.f_flag & (ST_NOSUID | ST_NODEV), ST_NOSUID | ST_NODEV);
   EXPECT_EQ(server_->Call("DELETE", "/v1/volumes/" + id, kAcme).status, 200);
 }
 

@@ -126,8 +126,11 @@ struct ArtifactsConfig {
   // Host directory holding one /output directory per job, kept as the job's
   // artifacts until its record is purged. Absolute; the engine bind-mounts
   // from it, so it must be the same path for the service and the engine.
-  // Default /var/lib/coderunner/artifacts.
+  // Made a nosuid,nodev mount at startup if it is not one. Default
+  // /var/lib/coderunner/artifacts.
   std::string dir = "/var/lib/coderunner/artifacts";
+  // The caps count bytes as the disk holds them: allocated blocks, a file
+  // at least its size, directories included (sandbox::DiskCharge).
   int64_t max_file_bytes = 10LL << 20;    // One artifact file. Bytes; 10 MiB.
   int64_t max_total_bytes = 100LL << 20;  // All of one job's artifacts. Bytes; 100 MiB.
   int max_files = 1000;                   // Entries (files and directories) per job. 1000.
@@ -137,7 +140,8 @@ struct ArtifactsConfig {
 struct VolumesConfig {
   // Host directory holding each volume's files; every volume is an engine
   // volume bound to a directory here. Absolute; same path for service and
-  // engine. Default /var/lib/coderunner/volumes.
+  // engine. Made a nosuid,nodev mount at startup if it is not one. Default
+  // /var/lib/coderunner/volumes.
   std::string dir = "/var/lib/coderunner/volumes";
   int64_t max_size_bytes = 1LL << 30;  // Largest size_bytes a volume may have. Bytes; 1 GiB.
   int max_files = 10000;               // Entries (files and directories) per volume. 10000.

@@ -14,10 +14,12 @@ namespace coderunner::sandbox {
 
 // Bounds on one job's artifacts. coderunner-init enforces them while the job
 // runs (it stops the job); CollectArtifacts enforces them again afterwards,
-// so a job killed between two of init's checks gains nothing.
+// so a job killed between two of init's checks gains nothing. Bytes are
+// counted as the disk holds them (DiskCharge in safe_tree.h): allocated
+// blocks, a file at least its size, directories included.
 struct ArtifactCaps {
   int64_t max_file_bytes = 10LL << 20;    // One file, bytes. 10 MiB.
-  int64_t max_total_bytes = 100LL << 20;  // All files together, bytes. 100 MiB.
+  int64_t max_total_bytes = 100LL << 20;  // Everything together, bytes. 100 MiB.
   int max_files = 1000;                   // Entries (files and directories). 1000.
   int max_depth = 16;                     // Directory levels. 16.
 };
@@ -25,7 +27,8 @@ struct ArtifactCaps {
 struct Artifact {
   std::string path;  // Relative to /output.
   int64_t size = 0;
-  std::string sha256;  // Lower-case hex.
+  std::string sha256;      // Lower-case hex.
+  int64_t disk_bytes = 0;  // Allocated on disk (st_blocks * 512), as du counts.
 };
 
 struct ArtifactSet {
@@ -45,9 +48,11 @@ StatusOr<std::string> CreateOutputDir(const std::string& root, const std::string
 // Takes over `dir` after the job's container is gone: never follows a
 // symlink, removes (and reports) symlinks, special files, hard links, bad
 // names and everything beyond a cap (files are kept in path order while
-// they fit), hashes what is kept, and makes every kept entry root's alone
-// (0600 files, 0700 directories: no other host user reads a tenant's files). Removes `dir` when
-// nothing is kept. NotFound if `dir` is missing.
+// they fit, directories' blocks counted first), hashes what is kept, frees
+// blocks preallocated past a kept file's end, and makes every kept entry
+// root's alone (0600 files, 0700 directories: no other host user reads a
+// tenant's files). Removes `dir` when nothing is kept. NotFound if `dir` is
+// missing.
 StatusOr<ArtifactSet> CollectArtifacts(const std::string& dir, const ArtifactCaps& caps);
 
 }  // namespace coderunner::sandbox

@@ -17,8 +17,12 @@ struct InitTrailer {
   int64_t cpu_us = -1;             // -1 when unknown.
   int64_t memory_peak_bytes = -1;  // -1 when unknown.
   int64_t oom_kills = -1;          // -1 when the cgroup did not say.
-  int64_t output_bytes = -1;       // Bytes in /output at the end; -1 without /output.
-  int64_t output_entries = -1;     // Entries in /output at the end; -1 without /output.
+  int64_t output_bytes = -1;       // Sum of file sizes in /output at the end; -1 without /output.
+  // What /output used at the end against its bounds: every entry's
+  // allocated bytes, a file at least its size; -1 without /output (or from
+  // an older init).
+  int64_t output_used_bytes = -1;
+  int64_t output_entries = -1;  // Entries in /output at the end; -1 without /output.
   // The bound on /output the job broke ("file_too_large", "too_large",
   // "too_many_files", "too_deep", "unreadable"); "" if none.
   std::string output_violation;

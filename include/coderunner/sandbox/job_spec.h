@@ -91,7 +91,9 @@ struct RunResult {
   Status error;
   std::vector<Artifact> artifacts;             // Kept files of a per-job /output.
   std::vector<TreeProblem> artifacts_skipped;  // Entries of /output not kept, and why.
-  int64_t output_bytes = -1;  // What /output held at the end, bytes; -1 if unknown.
+  // What /output used at the end against its bounds, bytes (allocated
+  // blocks, a file at least its size); -1 if unknown.
+  int64_t output_bytes = -1;
   // coderunner-init's trailer, carrying this run's nonce, reported how the
   // program ended. False when the end is only the engine's view (init was
   // killed, the container was stopped from outside) or the job never ran.

@@ -46,11 +46,21 @@ class UniqueFd {
   int fd_ = -1;
 };
 
+// What an entry costs on disk against a cap, bytes: its allocated bytes
+// (st_blocks * 512), and for a regular file at least its size rounded up to
+// `block_bytes` (the file system's block size; ignored if <= 0). So neither
+// a file preallocated past its end (size 0, gigabytes allocated) nor a
+// sparse one (a huge size, nothing allocated) can hide behind the other
+// figure, and a one-byte file costs a block. The same rule as
+// coderunner-init's OutputCharge. Pure.
+int64_t DiskCharge(int64_t size, int64_t allocated_bytes, bool regular_file, int64_t block_bytes);
+
 // A regular file found in a tree.
 struct TreeFile {
   std::string path;  // Relative, '/'-separated, valid per SplitSafeRelativePath.
   int64_t size = 0;
-  int64_t modified_ms = 0;  // mtime, Unix epoch ms (job-controlled: informational).
+  int64_t modified_ms = 0;      // mtime, Unix epoch ms (job-controlled: informational).
+  int64_t allocated_bytes = 0;  // st_blocks * 512: what it holds on disk, as du counts.
 };
 
 // An entry that is not listed, and why: "symlink", "special_file",
@@ -61,11 +71,16 @@ struct TreeProblem {
 };
 
 struct TreeListing {
-  std::vector<TreeFile> files;        // Sorted by path.
-  std::vector<TreeProblem> problems;  // In walk order.
-  int64_t total_bytes = 0;            // Sum of files[].size.
-  int64_t entries = 0;                // Everything seen, directories included.
-  bool truncated = false;             // Stopped at max_entries.
+  std::vector<TreeFile> files;           // Sorted by path.
+  std::vector<std::string> directories;  // Walked directories' paths, in walk order.
+  std::vector<TreeProblem> problems;     // In walk order.
+  int64_t total_bytes = 0;               // Sum of files[].size.
+  // Sum of DiskCharge over everything seen (files, directories, problems).
+  int64_t used_bytes = 0;
+  int64_t directory_bytes = 0;  // Allocated bytes of the directories seen.
+  int64_t block_bytes = 512;    // The root's file system block size (statvfs f_frsize).
+  int64_t entries = 0;          // Everything seen, directories included.
+  bool truncated = false;       // Stopped at max_entries.
 };
 
 struct TreeWalkOptions {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -23,18 +24,32 @@ class VolumeGuard {
   VolumeGuard(std::string dir, sandbox::VolumeMount volume)
       : dir_(std::move(dir)), volume_(std::move(volume)) {}
 
-  // Records the volume's files (path, size, mtime) as the state to return to.
-  // An unreadable directory records nothing (every file then counts as new).
+  // Records the volume's files (path, size, mtime, allocated bytes) as the
+  // state to return to. An unreadable directory records nothing (every file
+  // then counts as new).
   void Settle();
 
-  // If the volume holds more than its quota (bytes or files), removes every
-  // file created or changed since the last Settle() (files that were there
-  // then and unchanged stay) and returns true. Removal failures are ignored:
-  // the file stays and the volume may still be over its quota.
+  // If the volume holds more than its quota (bytes counted as the disk
+  // holds them: allocated blocks, a file at least its size, directories
+  // included; or more files than allowed), removes every file created or
+  // changed (size, mtime or allocation) and every directory created since
+  // the last Settle() (files that were there then and unchanged stay) and
+  // returns true. Removal failures
+  // are ignored: the file stays and the volume may still be over its quota.
   bool RollBackIfOver();
 
  private:
-  using Snapshot = std::map<std::string, std::pair<int64_t, int64_t>>;  // path -> size, mtime ms
+  struct FileState {
+    int64_t size = 0;
+    int64_t modified_ms = 0;
+    int64_t allocated_bytes = 0;
+    bool operator==(const FileState&) const = default;
+  };
+  struct Snapshot {
+    std::map<std::string, FileState> files;
+    std::set<std::string> directories;
+    int64_t used_bytes = 0;  // DiskCharge of everything in the volume.
+  };
   Snapshot Take() const;
   bool Over(const Snapshot& now) const;
 

@@ -1,9 +1,13 @@
 // coderunner-init's /output policing (src/init/output_guard.c), exercised
 // by running the real static binary on a scratch directory. Outside a PID
 // namespace of its own it kills only the job's main process, so these runs
-// are safe on the host.
+// are safe on the host. The job runs under init's seccomp filter (no
+// fallocate), so preallocated and sparse files are made by the test itself.
 #include <gtest/gtest.h>
 #include <spawn.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,6 +18,7 @@
 #include <vector>
 
 #include "coderunner/sandbox/init_trailer.h"
+#include "unit/sandbox/disk_files.h"
 
 extern char** environ;
 
@@ -58,52 +63,131 @@ InitRun RunInit(const std::vector<std::string>& args,
   return run;
 }
 
+// A scratch directory that, as /output must be, lies on a nosuid,nodev
+// mount: a bind of itself (the test runs as root). Without root, runs pass
+// -m (do not check the mount) instead.
 class OutputGuardTest : public ::testing::Test {
  protected:
   void SetUp() override {
     char tmpl[] = "/tmp/coderunner-guard-XXXXXX";
     dir_ = mkdtemp(tmpl);
+    mounted_ = mount(dir_.c_str(), dir_.c_str(), nullptr, MS_BIND, nullptr) == 0;
+    if (mounted_) {
+      EXPECT_EQ(mount(nullptr, dir_.c_str(), nullptr, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV,
+                      nullptr),
+                0);
+    }
   }
-  void TearDown() override { fs::remove_all(dir_); }
+  void TearDown() override {
+    if (mounted_) umount2(dir_.c_str(), MNT_DETACH);
+    fs::remove_all(dir_);
+  }
+
+  // init's arguments: the environment, -o dir_ (and -m without the mount),
+  // then `rest` (bounds, "--", the command).
+  std::vector<std::string> Args(const std::vector<std::string>& rest) const {
+    std::vector<std::string> args = {"-e", "D=" + dir_, "-e", "PATH=/usr/bin:/bin", "-o", dir_};
+    if (!mounted_) args.push_back("-m");
+    args.insert(args.end(), rest.begin(), rest.end());
+    return args;
+  }
+  // Clears the directory's contents (not the mount).
+  void Empty() const {
+    for (const auto& e : fs::directory_iterator(dir_)) fs::remove_all(e.path());
+  }
+  // What the entries below the directory hold on disk, as du counts it.
+  int64_t DiskBytes() const {
+    int64_t total = 0;
+    for (const auto& e : fs::recursive_directory_iterator(dir_)) {
+      struct stat st;
+      if (lstat(e.path().c_str(), &st) == 0) total += static_cast<int64_t>(st.st_blocks) * 512;
+    }
+    return total;
+  }
+
   std::string dir_;
+  bool mounted_ = false;
 };
 
-TEST_F(OutputGuardTest, BoundsStopTheJobWithTheBoundItBroke) {
+using coderunner::testing::MakeFile;
+
+const std::string kSleep = "; exec sleep 30";
+
+TEST_F(OutputGuardTest, BoundsCountAllocatedBlocksAndStopTheJobWithTheBoundItBroke) {
   struct Case {
     const char* what;
     std::vector<std::string> bounds;
+    std::function<void(const std::string&)> before;  // Made by the test, unfiltered.
     std::string script;  // $D is the directory. Ends in a long sleep unless stopped.
     std::string violation;
   };
   const Case cases[] = {
-      {"within bounds", {"-q", "1000", "-f", "100", "-n", "10"}, "echo hi > $D/a", ""},
+      {"within bounds", {"-q", "100000", "-f", "10000", "-n", "10"}, nullptr, "echo hi > $D/a", ""},
       {"one file too large",
-       {"-f", "100"},
-       "head -c 5000 /dev/zero > $D/a; exec sleep 30",
+       {"-f", "100000"},
+       nullptr,
+       "head -c 200000 /dev/zero > $D/a" + kSleep,
        "file_too_large"},
       {"all files too large",
-       {"-q", "1000"},
-       "for i in 1 2 3; do head -c 500 /dev/zero > $D/f$i; done; exec sleep 30",
+       {"-q", "100000"},
+       nullptr,
+       "for i in 1 2 3; do head -c 50000 /dev/zero > $D/f$i; done" + kSleep,
        "too_large"},
       {"too many entries",
        {"-n", "5"},
-       "for i in 1 2 3 4 5 6 7 8 9 10; do touch $D/f$i; done; exec sleep 30",
+       nullptr,
+       "for i in 1 2 3 4 5 6 7 8 9 10; do touch $D/f$i; done" + kSleep,
        "too_many_files"},
+      // Size 0, 1 MiB preallocated past the end (fallocate -n): the attack.
+      {"preallocated file over the file cap",
+       {"-f", "65536"},
+       [](const std::string& d) { MakeFile(d + "/x", 0, 1 << 20); },
+       "exec sleep 30",
+       "file_too_large"},
+      {"preallocated file over the total cap",
+       {"-q", "65536"},
+       [](const std::string& d) { MakeFile(d + "/x", 0, 1 << 20); },
+       "exec sleep 30",
+       "too_large"},
+      // 1 MiB by size, nothing allocated (truncate -s, or seek and write).
+      {"sparse file over the file cap",
+       {"-f", "65536"},
+       [](const std::string& d) { MakeFile(d + "/s", 1 << 20, 0); },
+       "exec sleep 30",
+       "file_too_large"},
+      {"sparse file over the total cap",
+       {"-q", "65536"},
+       [](const std::string& d) { MakeFile(d + "/s", 1 << 20, 0); },
+       "exec sleep 30",
+       "too_large"},
+      // 40 bytes by size, a block each on disk.
+      {"one-byte files",
+       {"-q", "65536"},
+       nullptr,
+       "for i in $(seq 40); do printf 1 > $D/f$i; done" + kSleep,
+       "too_large"},
+      {"empty directories",
+       {"-q", "65536"},
+       nullptr,
+       "for i in $(seq 40); do mkdir $D/d$i; done" + kSleep,
+       "too_large"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    std::vector<std::string> args = {"-e", "D=" + dir_, "-e", "PATH=/usr/bin:/bin", "-o", dir_};
-    args.insert(args.end(), c.bounds.begin(), c.bounds.end());
-    for (const char* a : {"--", "sh", "-c"}) args.push_back(a);
-    args.push_back(c.script);
-    InitRun run = RunInit(args);
+    Empty();
+    if (c.before) c.before(dir_);
+    std::vector<std::string> rest = c.bounds;
+    for (const char* a : {"--", "sh", "-c"}) rest.push_back(a);
+    rest.push_back(c.script);
+    InitRun run = RunInit(Args(rest));
     ASSERT_TRUE(run.trailer) << run.stderr_text;
     EXPECT_EQ(run.trailer->output_violation, c.violation);
     if (c.violation.empty()) {
       EXPECT_EQ(run.trailer->exit_code, 0);
       EXPECT_EQ(run.trailer->output_bytes, 3);
+      // What counts against -q is what the disk holds: a block for 3 bytes.
+      EXPECT_EQ(run.trailer->output_used_bytes, DiskBytes());
+      EXPECT_GT(run.trailer->output_used_bytes, 3);
       EXPECT_EQ(run.trailer->output_entries, 1);
     } else {
       EXPECT_EQ(run.trailer->signal, SIGKILL) << "the job must be stopped, not left to finish";
@@ -114,11 +198,10 @@ TEST_F(OutputGuardTest, BoundsStopTheJobWithTheBoundItBroke) {
 TEST_F(OutputGuardTest, VolumeModeRollsBackTheGrowthOfARunOverQuota) {
   std::ofstream(dir_ + "/old") << std::string(100, 'o');
   std::ofstream(dir_ + "/grow") << std::string(10, 'g');
-  InitRun run = RunInit({"-e", "D=" + dir_, "-e", "PATH=/usr/bin:/bin", "-o", dir_, "-q", "1000",
-                         "-r", "--", "sh", "-c",
-                         "head -c 50 /dev/zero >> $D/grow; mkdir -p $D/new/deeper; "
-                         "ln -s /etc/passwd $D/new/link; head -c 2000 /dev/zero > $D/new/big; "
-                         "exec sleep 30"});
+  InitRun run = RunInit(Args({"-q", "65536", "-r", "--", "sh", "-c",
+                              "head -c 50 /dev/zero >> $D/grow; mkdir -p $D/new/deeper; "
+                              "ln -s /etc/passwd $D/new/link; head -c 200000 /dev/zero > "
+                              "$D/new/big; exec sleep 30"}));
   ASSERT_TRUE(run.trailer) << run.stderr_text;
   EXPECT_EQ(run.trailer->output_violation, "too_large");
   EXPECT_TRUE(run.trailer->output_rolled_back);
@@ -127,11 +210,32 @@ TEST_F(OutputGuardTest, VolumeModeRollsBackTheGrowthOfARunOverQuota) {
   EXPECT_EQ(fs::file_size(dir_ + "/grow"), 10u);
   EXPECT_FALSE(fs::exists(dir_ + "/new"));
   EXPECT_TRUE(fs::exists("/etc/passwd"));
+  EXPECT_EQ(run.trailer->output_used_bytes, DiskBytes());
+}
+
+TEST_F(OutputGuardTest, VolumeModeRollbackFreesBlocksPreallocatedIntoAnEarlierFile) {
+  std::ofstream(dir_ + "/old") << std::string(100, 'o');
+  const int64_t before = DiskBytes();
+  InitRun run = RunInit(
+      Args({"-q", "65536", "-r", "--", "sh", "-c", "echo > $D/ready; exec sleep 30"}), [&](pid_t) {
+        for (int i = 0; i < 500 && !fs::exists(dir_ + "/ready"); ++i) {
+          usleep(10000);
+        }
+        // After init's snapshot: the size stays 100.
+        MakeFile(dir_ + "/old", 0, 1 << 20);
+      });
+  ASSERT_TRUE(run.trailer) << run.stderr_text;
+  EXPECT_EQ(run.trailer->output_violation, "too_large");
+  EXPECT_EQ(run.trailer->signal, SIGKILL);
+  EXPECT_TRUE(run.trailer->output_rolled_back);
+  EXPECT_EQ(fs::file_size(dir_ + "/old"), 100u);
+  EXPECT_FALSE(fs::exists(dir_ + "/ready"));
+  EXPECT_EQ(DiskBytes(), before) << "the preallocated blocks must be freed";
+  EXPECT_EQ(run.trailer->output_used_bytes, before);
 }
 
 TEST_F(OutputGuardTest, VolumeModeKeepsARunWithinQuota) {
-  InitRun run = RunInit({"-e", "D=" + dir_, "-e", "PATH=/usr/bin:/bin", "-o", dir_, "-q", "1000",
-                         "-r", "--", "sh", "-c", "echo kept > $D/k"});
+  InitRun run = RunInit(Args({"-q", "65536", "-r", "--", "sh", "-c", "echo kept > $D/k"}));
   ASSERT_TRUE(run.trailer) << run.stderr_text;
   EXPECT_EQ(run.trailer->output_violation, "");
   EXPECT_FALSE(run.trailer->output_rolled_back);
@@ -139,18 +243,52 @@ TEST_F(OutputGuardTest, VolumeModeKeepsARunWithinQuota) {
 }
 
 TEST_F(OutputGuardTest, Sigusr1StopsTheJobAndStillChecksTheOutput) {
-  InitRun run = RunInit({"-e", "D=" + dir_, "-e", "PATH=/usr/bin:/bin", "-o", dir_, "-q", "1000",
-                         "-r", "--", "sh", "-c", "echo started > $D/s; exec sleep 30"},
-                        [&](pid_t pid) {
-                          // The service only signals a job that has started.
-                          for (int i = 0; i < 500 && !fs::exists(dir_ + "/s"); ++i) usleep(10000);
-                          kill(pid, SIGUSR1);
-                        });
+  InitRun run =
+      RunInit(Args({"-q", "65536", "-r", "--", "sh", "-c", "echo started > $D/s; exec sleep 30"}),
+              [&](pid_t pid) {
+                // The service only signals a job that has started.
+                for (int i = 0; i < 500 && !fs::exists(dir_ + "/s"); ++i) usleep(10000);
+                kill(pid, SIGUSR1);
+              });
   ASSERT_TRUE(run.trailer) << "init must report even when stopped: " << run.stderr_text;
   EXPECT_EQ(run.trailer->signal, SIGKILL);
   EXPECT_EQ(run.trailer->output_violation, "");
   EXPECT_EQ(run.trailer->output_entries, 1);
   EXPECT_TRUE(fs::exists(dir_ + "/s"));
+}
+
+TEST_F(OutputGuardTest, AnOutputDirectoryWithoutNosuidNodevIsRefusedUnlessMIsGiven) {
+  char tmpl[] = "/tmp/coderunner-guard-plain-XXXXXX";
+  std::string plain = mkdtemp(tmpl);
+  struct statvfs vfs;
+  ASSERT_EQ(statvfs(plain.c_str(), &vfs), 0);
+  if ((vfs.f_flag & (ST_NOSUID | ST_NODEV)) == (ST_NOSUID | ST_NODEV)) {
+    fs::remove_all(plain);
+    GTEST_SKIP() << "/tmp is nosuid,nodev here: no plain mount to refuse";
+  }
+  struct Case {
+    bool m;
+    int exit_code;
+    std::string start_error;
+    bool ran;
+  };
+  for (const Case& c : {Case{false, 126, "policy", false}, Case{true, 0, "", true}}) {
+    SCOPED_TRACE(c.m ? "-m" : "no -m");
+    fs::remove(plain + "/ran");
+    std::vector<std::string> args = {"-e", "D=" + plain, "-e", "PATH=/usr/bin:/bin", "-o", plain};
+    if (c.m) args.push_back("-m");
+    for (const char* a : {"--", "sh", "-c", "touch $D/ran"}) args.push_back(a);
+    InitRun run = RunInit(args);
+    ASSERT_TRUE(WIFEXITED(run.status));
+    EXPECT_EQ(WEXITSTATUS(run.status), c.exit_code) << run.stderr_text;
+    ASSERT_TRUE(run.trailer) << run.stderr_text;
+    EXPECT_EQ(run.trailer->start_error, c.start_error);
+    EXPECT_EQ(fs::exists(plain + "/ran"), c.ran) << "the job must not run on a refused mount";
+    if (!c.m) {
+      EXPECT_NE(run.stderr_text.find("nosuid,nodev"), std::string::npos);
+    }
+  }
+  fs::remove_all(plain);
 }
 
 TEST_F(OutputGuardTest, BadBoundArgumentsAreAUsageError) {

@@ -6,9 +6,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 
 #include "coderunner/common/sha256.h"
+#include "unit/sandbox/disk_files.h"
 
 namespace coderunner::sandbox {
 namespace {
@@ -79,10 +81,12 @@ TEST_F(ArtifactsTest, CapsAreAppliedInPathOrderAndWhatIsDroppedIsRemoved) {
     std::vector<std::string> kept;
     std::vector<std::string> reasons;
   };
+  // Bytes count as allocated: a, b and c take 8192, 8192 and 4096 bytes
+  // of 4 KiB blocks (b 12288 in the per-file case).
   ArtifactCaps per_file;
-  per_file.max_file_bytes = 10;
+  per_file.max_file_bytes = 10000;
   ArtifactCaps total;
-  total.max_total_bytes = 12;
+  total.max_total_bytes = 20000;
   ArtifactCaps count;
   count.max_files = 2;
   const Case cases[] = {
@@ -93,10 +97,10 @@ TEST_F(ArtifactsTest, CapsAreAppliedInPathOrderAndWhatIsDroppedIsRemoved) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
     std::string d = Dir();
-    Write(d + "/a", std::string(5, 'a'));
-    Write(d + "/b", std::string(7, 'b'));
-    Write(d + "/c", std::string(3, 'c'));
-    if (std::string(c.what) == "per file") Write(d + "/b", std::string(11, 'b'));
+    Write(d + "/a", std::string(5000, 'a'));
+    Write(d + "/b", std::string(7000, 'b'));
+    Write(d + "/c", std::string(3000, 'c'));
+    if (std::string(c.what) == "per file") Write(d + "/b", std::string(11000, 'b'));
     auto set = CollectArtifacts(d, c.caps);
     ASSERT_TRUE(set.ok()) << set.status().ToString();
     std::vector<std::string> kept;
@@ -109,6 +113,96 @@ TEST_F(ArtifactsTest, CapsAreAppliedInPathOrderAndWhatIsDroppedIsRemoved) {
     for (const auto& e : fs::directory_iterator(d)) on_disk.push_back(e.path().filename());
     std::sort(on_disk.begin(), on_disk.end());
     EXPECT_EQ(on_disk, c.kept);
+  }
+}
+
+using coderunner::testing::AllocatedBytes;
+using coderunner::testing::MakeFile;
+
+ArtifactCaps Caps(int64_t max_file_bytes, int64_t max_total_bytes) {
+  ArtifactCaps caps;
+  caps.max_file_bytes = max_file_bytes;
+  caps.max_total_bytes = max_total_bytes;
+  return caps;
+}
+
+TEST_F(ArtifactsTest, CapsCountAllocatedBytesNotOnlySizes) {
+  struct Case {
+    const char* what;
+    ArtifactCaps caps;
+    std::function<void(const std::string&)> make;
+    std::vector<std::string> kept;
+    std::vector<std::string> reasons;
+    int64_t kept_disk_bytes;  // Sum of the kept files' disk_bytes (4 KiB blocks).
+  };
+  const ArtifactCaps file_64k = Caps(64 << 10, 100 << 20), total_40k = Caps(10 << 20, 40000),
+                     total_64k = Caps(10 << 20, 64 << 10);
+  const Case cases[] = {
+      // fallocate -n: size 0, 1 MiB on disk.
+      {"preallocated past its end, over the file cap",
+       file_64k,
+       [](const std::string& d) { MakeFile(d + "/x", 0, 1 << 20); },
+       {},
+       {"file_too_large"},
+       0},
+      // Within the caps it is kept, and what it held past its end is freed.
+      {"preallocated past its end, within the caps",
+       {},
+       [](const std::string& d) {
+         MakeFile(d + "/x", 0, 0);
+         std::ofstream(d + "/x") << "abc";
+         MakeFile(d + "/x", 0, 32 << 10);
+       },
+       {"x"},
+       {},
+       4096},
+      // truncate -s: 1 MiB by size, nothing on disk.
+      {"sparse, over the file cap",
+       file_64k,
+       [](const std::string& d) { MakeFile(d + "/s", 1 << 20, 0); },
+       {},
+       {"file_too_large"},
+       0},
+      // 20 bytes by size, 20 blocks on disk: 9 fit in 40000 bytes.
+      {"one-byte files",
+       total_40k,
+       [](const std::string& d) {
+         for (int i = 10; i < 30; ++i) Write(d + "/f" + std::to_string(i), "1");
+       },
+       {"f10", "f11", "f12", "f13", "f14", "f15", "f16", "f17", "f18"},
+       std::vector<std::string>(11, "total_too_large"),
+       9 * 4096},
+      // 20 directories take 80 KiB before any file is counted.
+      {"directories count first",
+       total_64k,
+       [](const std::string& d) {
+         for (int i = 0; i < 20; ++i) fs::create_directory(d + "/d" + std::to_string(i));
+         Write(d + "/z", "1");
+       },
+       {},
+       {"total_too_large"},
+       0},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    std::string d = Dir();
+    c.make(d);
+    auto set = CollectArtifacts(d, c.caps);
+    ASSERT_TRUE(set.ok()) << set.status().ToString();
+    std::vector<std::string> kept, reasons;
+    int64_t disk = 0;
+    for (const auto& f : set->files) {
+      kept.push_back(f.path);
+      disk += f.disk_bytes;
+      EXPECT_EQ(f.disk_bytes, AllocatedBytes(d + "/" + f.path)) << f.path;
+    }
+    for (const auto& p : set->skipped) reasons.push_back(p.reason);
+    EXPECT_EQ(kept, c.kept);
+    EXPECT_EQ(reasons, c.reasons);
+    EXPECT_EQ(disk, c.kept_disk_bytes);
+    if (c.kept.empty()) {
+      EXPECT_FALSE(fs::exists(d)) << "nothing kept: nothing stays on disk";
+    }
   }
 }
 

@@ -526,6 +526,35 @@ TEST_F(ContainerPolicyTest, OutputIsTheOnlyWritableBindAndInitPolicesIt) {
   }
 }
 
+TEST(ContainerPolicyRuntimeTest, InitChecksOutputIsNosuidNodevExceptUnderGvisor) {
+  // init refuses a /output whose statvfs lacks ST_NOSUID|ST_NODEV; gVisor
+  // shows no mount flags at all, so there it is told not to look (-m).
+  struct Case {
+    const char* runtime;
+    bool output;
+    bool skip_check;
+  };
+  const Case cases[] = {
+      {"", true, false}, {"runc", true, false}, {"runsc", true, true}, {"runsc", false, false}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::string("runtime '") + c.runtime + (c.output ? "' with" : "' without") +
+                 " /output");
+    PolicySettings settings = SampleSettings();
+    settings.runtime = c.runtime;
+    ContainerPolicy policy(settings, "inst-1");
+    OutputMount out;
+    if (c.output) out = {"/var/lib/coderunner/artifacts/job-abc", false, 100 << 20, 10 << 20, 1000};
+    json cmd = policy.BuildCreateBody({SampleJob(), kWorkspace, false, out})["Cmd"];
+    std::vector<std::string> init_options;
+    for (const auto& part : cmd) {
+      if (part == "--") break;
+      init_options.push_back(part.get<std::string>());
+    }
+    bool has_m = std::find(init_options.begin(), init_options.end(), "-m") != init_options.end();
+    EXPECT_EQ(has_m, c.skip_check) << cmd.dump();
+  }
+}
+
 TEST_F(ContainerPolicyTest, VerifyRefusesWritableMountsOtherThanOutput) {
   json inspect = InspectFrom(policy_.BuildCreateBody(ctx_), kWorkspace);
   EXPECT_TRUE(VerifyNoThrow(ctx_, inspect).ok());

@@ -36,23 +36,25 @@ TEST(InitTrailerTest, ParsesOutputFields) {
   struct Case {
     std::string json;
     int64_t bytes;
+    int64_t used;
     int64_t entries;
     std::string violation;
     bool rolled_back;
   };
   const std::vector<Case> cases = {
-      {R"({"exit_code":0})", -1, -1, "", false},
+      {R"({"exit_code":0})", -1, -1, -1, "", false},
       {R"({"exit_code":0,"output_bytes":5,"output_entries":2,"output_violation":"","output_rolled_back":0})",
-       5, 2, "", false},
-      {R"({"exit_code":137,"output_bytes":9,"output_entries":1,"output_violation":"too_large","output_rolled_back":1})",
-       9, 1, "too_large", true},
-      {R"({"exit_code":0,"output_violation":7})", -1, -1, "", false},
+       5, -1, 2, "", false},
+      {R"({"exit_code":137,"output_bytes":9,"output_used_bytes":8192,"output_entries":1,"output_violation":"too_large","output_rolled_back":1})",
+       9, 8192, 1, "too_large", true},
+      {R"({"exit_code":0,"output_violation":7})", -1, -1, -1, "", false},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.json);
     auto p = ParseInitTrailer(Trailer(c.json));
     ASSERT_TRUE(p.has_value());
     EXPECT_EQ(p->output_bytes, c.bytes);
+    EXPECT_EQ(p->output_used_bytes, c.used);
     EXPECT_EQ(p->output_entries, c.entries);
     EXPECT_EQ(p->output_violation, c.violation);
     EXPECT_EQ(p->output_rolled_back, c.rolled_back);

@@ -4,13 +4,17 @@
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <string>
+
+#include "unit/sandbox/disk_files.h"
 
 namespace coderunner::sandbox {
 namespace {
@@ -149,6 +153,60 @@ TEST_F(SafeTreeTest, ReadAllFdStopsAtItsBound) {
   auto fd = OpenTreeFile(root_, "big");
   ASSERT_TRUE(fd.ok());
   EXPECT_EQ(ReadAllFd(fd->get(), 999).status().reason(), "file_too_large");
+}
+
+TEST_F(SafeTreeTest, DiskChargeIsTheLargerOfSizeInBlocksAndAllocationForFiles) {
+  struct Case {
+    const char* what;
+    int64_t size, allocated;
+    bool regular;
+    int64_t block, charge;
+  };
+  const Case cases[] = {
+      {"fallocate -n: size 0", 0, 3LL << 30, true, 4096, 3LL << 30},
+      {"sparse, truncate -s", 3LL << 30, 4096, true, 4096, 3LL << 30},
+      {"one byte, one block", 1, 4096, true, 4096, 4096},
+      {"one byte as gVisor shows it (ceil(size/512))", 1, 512, true, 4096, 4096},
+      {"one byte inline in the inode", 1, 0, true, 4096, 4096},
+      {"a block exactly", 4096, 4096, true, 4096, 4096},
+      {"empty", 0, 0, true, 4096, 0},
+      {"block size unknown", 1, 512, true, 0, 512},
+      {"a directory: its blocks", 4096, 4096, false, 4096, 4096},
+      {"a fast symlink: nothing", 60, 0, false, 4096, 0},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    EXPECT_EQ(DiskCharge(c.size, c.allocated, c.regular, c.block), c.charge);
+  }
+}
+
+TEST_F(SafeTreeTest, ListingReportsWhatTheDiskHolds) {
+  testing::MakeFile(root_ + "/prealloc", 0, 1 << 20);  // Size 0, 1 MiB on disk.
+  testing::MakeFile(root_ + "/sparse", 1 << 20, 0);    // 1 MiB by size, nothing on disk.
+  Write(root_ + "/d/one", "1");
+  auto allocated = [&](const std::string& rel) {
+    return testing::AllocatedBytes(root_ + "/" + rel);
+  };
+  auto l = ListTree(root_, {});
+  ASSERT_TRUE(l.ok()) << l.status().ToString();
+  struct statvfs vfs;
+  ASSERT_EQ(statvfs(root_.c_str(), &vfs), 0);
+  EXPECT_EQ(l->block_bytes, static_cast<int64_t>(vfs.f_frsize));
+  if (l->block_bytes != 4096) GTEST_SKIP() << "the figures below assume 4 KiB blocks";
+  ASSERT_EQ(Files(*l), (std::set<std::string>{"d/one", "prealloc", "sparse"}));
+  int64_t used = 0;
+  for (const auto& f : l->files) {
+    EXPECT_EQ(f.allocated_bytes, allocated(f.path)) << f.path;
+    used += std::max((f.size + 4095) / 4096 * 4096, f.allocated_bytes);
+  }
+  EXPECT_EQ(l->files[1].path, "prealloc");
+  EXPECT_EQ(l->files[1].size, 0);
+  EXPECT_GE(l->files[1].allocated_bytes, 1 << 20);
+  EXPECT_EQ(l->files[2].allocated_bytes, 0);
+  EXPECT_EQ(l->directories, std::vector<std::string>{"d"});
+  EXPECT_EQ(l->directory_bytes, allocated("d"));
+  EXPECT_EQ(l->used_bytes, used + allocated("d"));
+  EXPECT_EQ(l->total_bytes, (1 << 20) + 1);
 }
 
 TEST_F(SafeTreeTest, MissingRootIsNotFound) {

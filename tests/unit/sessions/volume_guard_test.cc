@@ -1,7 +1,10 @@
 #include "coderunner/sessions/volume_guard.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -9,19 +12,41 @@
 #include <string>
 #include <vector>
 
+#include "unit/sandbox/disk_files.h"
+
 namespace coderunner::sessions {
 namespace {
 
 namespace fs = std::filesystem;
 
+// After Settle(): content written to a file, or bytes preallocated past
+// its end (fallocate KEEP_SIZE, its size unchanged), or a directory made.
+struct Change {
+  enum Kind { kWrite, kPreallocate, kMkdir } kind;
+  std::string path;
+  std::string content;  // kWrite.
+  off_t bytes = 0;      // kPreallocate.
+};
+
+Change W(std::string path, std::string content) {
+  return {Change::kWrite, std::move(path), std::move(content), 0};
+}
+Change P(std::string path, off_t bytes) {
+  return {Change::kPreallocate, std::move(path), "", bytes};
+}
+Change D(std::string path) { return {Change::kMkdir, std::move(path), "", 0}; }
+
+// Quotas count bytes as the disk holds them, in 4 KiB blocks here (ext4 or
+// tmpfs /tmp): a file of 1 to 4096 bytes takes 4096, a directory 4096.
 struct GuardCase {
   const char* name;
   std::vector<std::pair<std::string, std::string>> before;  // Settled files: path, content.
-  std::vector<std::pair<std::string, std::string>> writes;  // Written after Settle().
+  std::vector<Change> changes;                              // Made after Settle().
   int64_t quota_bytes;
   int64_t max_files;
   bool want_rolled_back;
   std::set<std::string> want_files;  // What remains.
+  std::set<std::string> want_dirs;   // What remains.
 };
 
 class VolumeGuardTest : public ::testing::TestWithParam<GuardCase> {
@@ -29,6 +54,9 @@ class VolumeGuardTest : public ::testing::TestWithParam<GuardCase> {
   void SetUp() override {
     char tmpl[] = "/tmp/coderunner-volguard-XXXXXX";
     dir_ = mkdtemp(tmpl);
+    struct statvfs vfs;
+    ASSERT_EQ(statvfs(dir_.c_str(), &vfs), 0);
+    if (vfs.f_bsize != 4096) GTEST_SKIP() << "the cases assume 4 KiB blocks";
   }
   void TearDown() override { fs::remove_all(dir_); }
 
@@ -37,11 +65,19 @@ class VolumeGuardTest : public ::testing::TestWithParam<GuardCase> {
     fs::create_directories(p.parent_path());
     std::ofstream(p, std::ios::binary | std::ios::trunc) << content;
   }
+  void Apply(const Change& c) {
+    std::string p = dir_ + "/" + c.path;
+    if (c.kind == Change::kWrite) return Write(c.path, c.content);
+    if (c.kind == Change::kMkdir) return (void)fs::create_directories(p);
+    testing::MakeFile(p, 0, c.bytes);
+  }
 
-  std::set<std::string> Files() {
+  std::set<std::string> Entries(bool dirs) {
     std::set<std::string> out;
     for (const auto& e : fs::recursive_directory_iterator(dir_)) {
-      if (e.is_regular_file()) out.insert(fs::relative(e.path(), dir_).string());
+      if (dirs ? e.is_directory() : e.is_regular_file()) {
+        out.insert(fs::relative(e.path(), dir_).string());
+      }
     }
     return out;
   }
@@ -58,39 +94,107 @@ TEST_P(VolumeGuardTest, RollsBackOnlyWhatBrokeTheQuotaSinceTheLastSettle) {
   v.max_files = c.max_files;
   VolumeGuard guard(dir_, v);
   guard.Settle();
-  for (const auto& [path, content] : c.writes) Write(path, content);
+  for (const auto& change : c.changes) Apply(change);
   EXPECT_EQ(guard.RollBackIfOver(), c.want_rolled_back);
-  EXPECT_EQ(Files(), c.want_files);
+  EXPECT_EQ(Entries(false), c.want_files);
+  EXPECT_EQ(Entries(true), c.want_dirs);
 }
 
 const std::string k8(8, 'x');
 const std::string k16(16, 'y');
+const std::string k5000(5000, 'z');
+constexpr int64_t kBlock = 4096;
+
+std::vector<Change> OneByteFiles(int n) {
+  std::vector<Change> out;
+  for (int i = 0; i < n; ++i) out.push_back(W("f" + std::to_string(i), "1"));
+  return out;
+}
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, VolumeGuardTest,
     ::testing::Values(
-        GuardCase{"UnderQuotaKeepsEverything", {{"a", k8}}, {{"b", k8}}, 32, 0, false, {"a", "b"}},
-        GuardCase{"ExactlyAtQuotaIsNotOver", {{"a", k8}}, {{"b", k8}}, 16, 0, false, {"a", "b"}},
-        GuardCase{"NewFileOverQuotaGoesOldStays", {{"a", k8}}, {{"b", k16}}, 16, 0, true, {"a"}},
-        GuardCase{"GrownOldFileGoes", {{"a", k8}, {"b", k8}}, {{"a", k16}}, 20, 0, true, {"b"}},
-        GuardCase{"NestedNewFilesGo",
+        GuardCase{"UnderQuotaKeepsEverything",
+                  {{"a", k8}},
+                  {W("b", k8)},
+                  8 * kBlock,
+                  0,
+                  false,
+                  {"a", "b"},
+                  {}},
+        GuardCase{"ExactlyAtQuotaIsNotOver",
+                  {{"a", k8}},
+                  {W("b", k8)},
+                  2 * kBlock,
+                  0,
+                  false,
+                  {"a", "b"},
+                  {}},
+        GuardCase{
+            "NewFileOverQuotaGoesOldStays", {{"a", k8}}, {W("b", k16)}, kBlock, 0, true, {"a"}, {}},
+        GuardCase{
+            "GrownOldFileGoes", {{"a", k8}, {"b", k8}}, {W("a", k5000)}, 10000, 0, true, {"b"}, {}},
+        GuardCase{"NestedNewFilesAndDirectoriesGo",
                   {{"keep/x", k8}},
-                  {{"deep/er/y", k16}, {"keep/z", k8}},
-                  24,
+                  {W("deep/er/y", k16), W("keep/z", k8)},
+                  4 * kBlock,
                   0,
                   true,
-                  {"keep/x"}},
+                  {"keep/x"},
+                  {"keep"}},
         GuardCase{"TooManyFilesRollsBackNewOnes",
                   {{"a", "1"}},
-                  {{"b", "2"}, {"c", "3"}},
-                  1000,
+                  {W("b", "2"), W("c", "3")},
+                  1 << 20,
                   2,
                   true,
-                  {"a"}},
+                  {"a"},
+                  {}},
+        GuardCase{"FileCountAtBoundIsNotOver",
+                  {{"a", "1"}},
+                  {W("b", "2")},
+                  1 << 20,
+                  2,
+                  false,
+                  {"a", "b"},
+                  {}},
+        GuardCase{"AlreadyOverAtSettleKeepsSettledFiles",
+                  {{"a", k16}},
+                  {W("b", "1")},
+                  8,
+                  0,
+                  true,
+                  {"a"},
+                  {}},
+        // fallocate -n into a new file: size 0, 256 KiB on disk.
+        GuardCase{"PreallocatedNewFileGoes",
+                  {{"a", k8}},
+                  {P("p", 256 << 10)},
+                  16 * kBlock,
+                  0,
+                  true,
+                  {"a"},
+                  {}},
+        // The same into a settled file: its size and mtime may not change.
+        GuardCase{"BlocksPreallocatedIntoAnOldFileCount",
+                  {{"a", k8}, {"b", k8}},
+                  {P("a", 256 << 10)},
+                  16 * kBlock,
+                  0,
+                  true,
+                  {"b"},
+                  {}},
+        // 40 bytes by size, 40 blocks on disk.
         GuardCase{
-            "FileCountAtBoundIsNotOver", {{"a", "1"}}, {{"b", "2"}}, 1000, 2, false, {"a", "b"}},
-        GuardCase{
-            "AlreadyOverAtSettleKeepsSettledFiles", {{"a", k16}}, {{"b", "1"}}, 8, 0, true, {"a"}}),
+            "OneByteFilesCountABlockEach", {}, OneByteFiles(40), 16 * kBlock, 0, true, {}, {}},
+        GuardCase{"NewEmptyDirectoriesCountAndGo",
+                  {{"a", k8}},
+                  {D("d1"), D("d2"), D("d3/d4"), D("d5")},
+                  4 * kBlock,
+                  0,
+                  true,
+                  {"a"},
+                  {}}),
     [](const ::testing::TestParamInfo<GuardCase>& info) { return std::string(info.param.name); });
 
 TEST(VolumeGuardNoSettleTest, WithoutASettleEveryFileCountsAsNew) {
