@@ -37,10 +37,29 @@ void TagRequest(const httplib::Request& req, httplib::Response& res) {
   SetRequestId(std::move(id));
 }
 
+// An error answer in the shape the path's clients read: Piston's
+// {"message"} beside our {"error"} under /api/v2/ (also /api/v2/piston/).
+json EdgeErrorJson(const httplib::Request& req, const Status& s) {
+  return req.path.rfind("/api/v2/", 0) == 0 ? PistonErrorJson(s) : ErrorJson(s);
+}
+
+// Every request body is JSON within these bounds before a handler sees it.
+BodyPolicy BodyPolicyFor(const config::Config& config) {
+  BodyPolicy policy;
+  policy.bounds.max_depth = config.server.max_json_depth;
+  policy.bounds.max_bytes = config.server.max_body_bytes;
+  policy.reply_error = [](const httplib::Request& req, httplib::Response& res, const Status& s) {
+    Reply(res, HttpStatusFor(s), EdgeErrorJson(req, s));
+  };
+  return policy;
+}
+
 }  // namespace
 
 Server::Server(ServerDeps deps)
-    : deps_(deps), http_(std::make_unique<httplib::Server>()), routes_(*http_) {
+    : deps_(deps),
+      http_(std::make_unique<httplib::Server>()),
+      routes_(*http_, BodyPolicyFor(*deps.config)) {
   int threads = deps_.config->server.threads;
   http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   http_->set_payload_max_length(static_cast<size_t>(deps_.config->server.max_body_bytes));
@@ -118,10 +137,7 @@ void Server::Routes() {
         } else {
           s = InvalidArgumentError("bad HTTP request", "bad_request");
         }
-        int code = res.status;
-        // Piston clients read "message" (e.g. a body over the limit).
-        json body = req.path.rfind("/api/v2/", 0) == 0 ? PistonErrorJson(s) : ErrorJson(s);
-        Reply(res, code, body);
+        Reply(res, res.status, EdgeErrorJson(req, s));
         return httplib::Server::HandlerResponse::Handled;
       }));
 
