@@ -91,6 +91,18 @@ TEST(ParseExecuteRequestTest, MalformedJsonIsInvalidJson) {
       {"bare word", "code"},
       {"invalid UTF-8 in string", "{\"code\":\"\xff\"}"},
       {"lone surrogate escape", R"({"code":"\ud800"})"},
+  };
+  for (const auto& [name, body] : cases) {
+    SCOPED_TRACE(name);
+    auto r = Parse(body);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(r.status().reason(), "invalid_json");
+  }
+}
+
+TEST(ParseExecuteRequestTest, DeepNestingIsJsonTooDeep) {
+  const std::vector<std::pair<const char*, std::string>> cases = {
       {"deep nesting 100", Nested(100)},
       {"deep nesting 100000", Nested(100000)},
       {"deep objects", R"({"code":"x","limits":)" +
@@ -108,7 +120,7 @@ TEST(ParseExecuteRequestTest, MalformedJsonIsInvalidJson) {
     auto r = Parse(body);
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
-    EXPECT_EQ(r.status().reason(), "invalid_json");
+    EXPECT_EQ(r.status().reason(), "json_too_deep");
   }
 }
 
@@ -120,7 +132,7 @@ TEST(ParseExecuteRequestTest, NestingWithinTheCapIsNotInvalidJson) {
   // Too deep for this cap, though fine for the default one.
   auto r = Parse(Nested(20), caps);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().reason(), "invalid_json");
+  EXPECT_EQ(r.status().reason(), "json_too_deep");
   // Shallow nesting passes the guard and fails only on the type.
   auto t = Parse(Nested(2));
   ASSERT_FALSE(t.ok());
