@@ -59,6 +59,7 @@ httplib::Server::Handler RouteTable::CheckBody(BodyHandler handler) const {
   return [handler = std::move(handler), policy = policy_](const httplib::Request& req,
                                                           httplib::Response& res) {
     if (req.body.empty()) return handler(req, res, nlohmann::json());
+    if (policy.admit && !policy.admit(req, res)) return;
     auto body = ParseBoundedJson(req.body, policy.bounds);
     if (!body.ok()) return policy.reply_error(req, res, body.status().WithContext("request body"));
     handler(req, res, *body);

@@ -43,9 +43,18 @@ json EdgeErrorJson(const httplib::Request& req, const Status& s) {
   return req.path.rfind("/api/v2/", 0) == 0 ? PistonErrorJson(s) : ErrorJson(s);
 }
 
-// Every request body is JSON within these bounds before a handler sees it.
-BodyPolicy BodyPolicyFor(const config::Config& config) {
+// Every request body is JSON within these bounds before a handler sees it,
+// and only a caller with a valid key (every body route asks for one) makes
+// the service parse it; the handler then authorizes as usual (rate limit).
+BodyPolicy BodyPolicyFor(const config::Config& config, const auth::Authenticator& authenticator) {
   BodyPolicy policy;
+  policy.admit = [&authenticator](const httplib::Request& req, httplib::Response& res) {
+    auto p = authenticator.Authenticate(req.get_header_value("Authorization"));
+    if (p.ok()) return true;
+    res.set_header("WWW-Authenticate", "Bearer");
+    Reply(res, HttpStatusFor(p.status()), EdgeErrorJson(req, p.status()));
+    return false;
+  };
   policy.bounds.max_depth = config.server.max_json_depth;
   policy.bounds.max_bytes = config.server.max_body_bytes;
   policy.reply_error = [](const httplib::Request& req, httplib::Response& res, const Status& s) {
@@ -59,7 +68,7 @@ BodyPolicy BodyPolicyFor(const config::Config& config) {
 Server::Server(ServerDeps deps)
     : deps_(deps),
       http_(std::make_unique<httplib::Server>()),
-      routes_(*http_, BodyPolicyFor(*deps.config)) {
+      routes_(*http_, BodyPolicyFor(*deps.config, *deps.authenticator)) {
   int threads = deps_.config->server.threads;
   http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   http_->set_payload_max_length(static_cast<size_t>(deps_.config->server.max_body_bytes));

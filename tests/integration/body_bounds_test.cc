@@ -17,6 +17,8 @@ namespace {
 
 using nlohmann::json;
 
+constexpr const char* kKey = "body-bounds-key-0123456789";
+
 std::string Repeat(std::string_view s, int n) {
   std::string out;
   out.reserve(s.size() * static_cast<size_t>(n));
@@ -103,7 +105,8 @@ class BodyBoundsTest : public EngineTest {
   }
 
   std::string ExtraConfig() const override {
-    return "llm: {base_url: \"" + llm_->base_url() + "\", model: fake-model}\n";
+    return ApiKeysYaml({{"acme", "enterprise", kKey}}) + "llm: {base_url: \"" + llm_->base_url() +
+           "\", model: fake-model}\n";
   }
 
   // "POST /v1/jobs/batch"-style names of every documented operation whose
@@ -146,7 +149,11 @@ TEST_F(BodyBoundsTest, EveryBodyRouteRefusesHostileJsonAndTheServiceStaysUp) {
   for (const auto& hostile : HostileBodies()) {
     for (const auto& [method, path] : routes) {
       SCOPED_TRACE(std::string(hostile.name) + " -> " + method + " " + path);
-      HttpAnswer a = server_->Call(method, path, "", hostile.body);
+      // Without a key, no body is even parsed: 401 whatever it holds.
+      HttpAnswer anonymous = server_->Call(method, path, "", hostile.body);
+      EXPECT_EQ(anonymous.status, 401) << anonymous.body.substr(0, 300);
+      EXPECT_EQ(anonymous.json["error"].value("code", ""), "unauthenticated");
+      HttpAnswer a = server_->Call(method, path, kKey, hostile.body);
       ASSERT_NE(a.status, 0) << "no answer: the service died\n" << server_->log().substr(0, 4000);
       ASSERT_TRUE(a.json.is_object() && a.json["error"].is_object()) << a.body.substr(0, 300);
       std::string code = a.json["error"].value("code", "");

@@ -38,6 +38,11 @@ struct BodyPolicy {
   // kJsonTooDeep or kJsonTooLarge), in the error shape of the request's
   // path. Must be set.
   std::function<void(const httplib::Request&, httplib::Response&, const Status&)> reply_error;
+  // Runs before a non-empty body is parsed: false after it answered the
+  // request itself (the Server's refuses a caller without a valid API key,
+  // 401, so that only a known caller makes the service parse a body).
+  // Unset: every body is parsed.
+  std::function<bool(const httplib::Request&, httplib::Response&)> admit;
 };
 
 // A handler of a body route that takes the parsed body: null when the
@@ -47,7 +52,8 @@ using BodyHandler =
 
 // Forwards registrations to `http` (which must outlive it) and records the
 // route. POST and DELETE routes (the methods httplib reads a body for) are
-// wrapped: a non-empty body is parsed with `policy.bounds` first, and one
+// wrapped: a non-empty body goes through `policy.admit`, then is parsed
+// with `policy.bounds`, and one
 // that is not UTF-8 JSON within them is answered by `policy.reply_error`
 // (400; 413 for kJsonTooLarge) without running the handler. GET carries no
 // body (httplib reads none). A route whose body is not JSON needs a

@@ -39,6 +39,13 @@ BodyPolicy TestPolicy(int max_depth, int64_t max_bytes) {
     res.set_content(json{{"error", {{"code", s.reason()}, {"message", s.message()}}}}.dump(),
                     "application/json");
   };
+  // Stands in for the Server's key check.
+  policy.admit = [](const httplib::Request& req, httplib::Response& res) {
+    if (!req.has_header("X-Refuse")) return true;
+    res.status = 401;
+    res.set_content(R"({"error":{"code":"unauthenticated","message":"no"}})", "application/json");
+    return false;
+  };
   return policy;
 }
 
@@ -86,11 +93,11 @@ class BodyCheckTest : public ::testing::Test {
     thread_.join();
   }
 
-  httplib::Result Send(const std::string& method, const std::string& path,
-                       const std::string& body) {
+  httplib::Result Send(const std::string& method, const std::string& path, const std::string& body,
+                       const httplib::Headers& headers = {}) {
     httplib::Client c("127.0.0.1", port_);
-    if (method == "DELETE") return c.Delete(path.c_str(), body, "application/json");
-    return c.Post(path.c_str(), body, "application/json");
+    if (method == "DELETE") return c.Delete(path.c_str(), headers, body, "application/json");
+    return c.Post(path.c_str(), headers, body, "application/json");
   }
 
   httplib::Server http_;
@@ -140,6 +147,31 @@ TEST_F(BodyCheckTest, EveryBodyRouteGetsOnlyBoundedJson) {
           EXPECT_EQ(answer["raw"], c.body);
         }
       }
+    }
+  }
+}
+
+TEST_F(BodyCheckTest, ACallerTheGateRefusesHasNoBodyParsed) {
+  struct Case {
+    const char* name;
+    std::string body;
+    int status;
+    bool handler_runs;
+  };
+  const Case cases[] = {
+      {"no body: nothing to parse, the handler decides", "", 200, true},
+      {"valid body", "[1]", 401, false},
+      {"deep body", std::string(100000, '['), 401, false},
+      {"invalid UTF-8", "\"\xFF\"", 401, false},
+  };
+  for (const auto& c : cases) {
+    for (const char* method : {"POST", "DELETE"}) {
+      SCOPED_TRACE(std::string(c.name) + ": " + method);
+      int before = calls_;
+      auto r = Send(method, "/parsed", c.body, {{"X-Refuse", "1"}});
+      ASSERT_TRUE(r) << "no answer";
+      EXPECT_EQ(r->status, c.status) << r->body;
+      EXPECT_EQ(calls_, before + (c.handler_runs ? 1 : 0));
     }
   }
 }
