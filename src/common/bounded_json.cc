@@ -128,6 +128,14 @@ StatusOr<json> ParseBoundedJson(std::string_view text, const JsonBounds& bounds)
         "JSON is not valid UTF-8: ill-formed sequence at byte " + std::to_string(bad),
         kInvalidJson);
   }
+  // nlohmann's lexer takes a NUL byte for the end of the input and would
+  // ignore whatever follows; JSON has no raw NUL anywhere (in a string it
+  // must be escaped), so one is refused here.
+  if (size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    return InvalidArgumentError("malformed JSON at byte " + std::to_string(nul) +
+                                    ": a raw NUL byte (escape it as \\u0000 in a string)",
+                                kInvalidJson);
+  }
   const int max_depth = bounds.max_depth < 1 ? 1 : bounds.max_depth;
   BoundedDomBuilder builder(max_depth);
   bool ok = false;

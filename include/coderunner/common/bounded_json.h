@@ -48,7 +48,8 @@ struct JsonBounds {
 // parsed that is refused anyway:
 //   kJsonTooLarge  `text` is longer than bounds.max_bytes;
 //   kInvalidJson   `text` is not UTF-8 (the message names the byte offset),
-//                  or not one JSON value (offset and what was expected);
+//                  holds a raw NUL byte (nlohmann would stop reading there),
+//                  or is not one JSON value (offset and what was expected);
 //   kJsonTooDeep   an array or object opens past bounds.max_depth (parsing
 //                  stops there; the message names the bound).
 // Messages quote at most a short, UTF-8-repaired excerpt of the input.

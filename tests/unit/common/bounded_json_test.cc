@@ -78,6 +78,10 @@ TEST(BoundedJsonTest, RefusesWhatIsNotJsonAsInvalidJson) {
       {"lone high surrogate escape", R"("\ud800")", "malformed JSON"},
       {"lone low surrogate escape", R"("\udc00")", "malformed JSON"},
       {"NaN", "NaN", "malformed JSON"},
+      // nlohmann alone would stop at the NUL and accept the value before it.
+      {"NUL after a value", "7\0garbage"s, "malformed JSON at byte 1: a raw NUL byte"},
+      {"NUL after an object", "{\"a\":1}\0"s, "a raw NUL byte"},
+      {"raw NUL in a string", "\"a\0b\""s, "a raw NUL byte"},
       {"unclosed deep arrays within the bound", "[[[", "malformed JSON"},
       {"invalid byte in a string", "\"a\xFF\"", "not valid UTF-8: ill-formed sequence at byte 2"},
       {"invalid byte outside strings", "[1,\xFE]",
