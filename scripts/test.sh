@@ -56,8 +56,8 @@ if [[ "${SKIP_FUZZ:-0}" != 1 ]]; then
   CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCODERUNNER_FUZZ=ON -DCODERUNNER_TESTS=OFF \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
   cmake --build build-fuzz -j"$jobs" --target execute_request_fuzzer stream_demux_fuzzer \
-    file_path_fuzzer intent_fuzzer piston_request_fuzzer
-  for f in execute_request stream_demux file_path intent piston_request; do
+    file_path_fuzzer intent_fuzzer piston_request_fuzzer bounded_json_fuzzer
+  for f in execute_request stream_demux file_path intent piston_request bounded_json; do
     work=$(mktemp -d)
     build-fuzz/tests/fuzz/${f}_fuzzer -max_total_time="${FUZZ_SECONDS:-20}" -max_len=4096 \
       -print_final_stats=0 "$work" "tests/fuzz/corpus/$f" 2>&1 | grep -E '^Done|ERROR|SUMMARY'

@@ -168,28 +168,9 @@ StatusOr<ExecuteRequest> FromJson(const json& body, const RequestCaps& caps) {
 }  // namespace
 
 StatusOr<ExecuteRequest> ParseExecuteRequest(std::string_view body, const RequestCaps& caps) {
-  // Reject deep nesting while parsing, before any tree is built for it.
-  bool too_deep = false;
-  json::parser_callback_t depth_guard = [&](int depth, json::parse_event_t, json&) {
-    if (depth > caps.max_json_depth) too_deep = true;
-    return !too_deep;
-  };
-  json parsed;
-  try {
-    parsed = json::parse(body, depth_guard);
-  } catch (const json::exception& e) {
-    if (too_deep) {
-      return InvalidArgumentError(
-          "request JSON nests deeper than " + std::to_string(caps.max_json_depth) + " levels",
-          "invalid_json");
-    }
-    return InvalidArgumentError(std::string("malformed JSON: ") + e.what(), "invalid_json");
-  }
-  if (too_deep) {
-    return InvalidArgumentError(
-        "request JSON nests deeper than " + std::to_string(caps.max_json_depth) + " levels",
-        "invalid_json");
-  }
+  JsonBounds bounds;
+  bounds.max_depth = caps.max_json_depth;
+  CR_ASSIGN_OR_RETURN(json parsed, ParseBoundedJson(body, bounds));
   // FromJson checks every type before reading, but nlohmann's accessors are
   // this module's boundary: convert anything they throw.
   try {
@@ -205,6 +186,7 @@ RequestCaps CapsFromConfig(const config::Config& config) {
   caps.max_file_depth = config.files.max_depth;
   caps.max_files_bytes = config.files.max_total_bytes;
   caps.max_inputs_bytes = config.files.max_inputs_bytes;
+  caps.max_json_depth = config.server.max_json_depth;
   return caps;
 }
 

@@ -1,5 +1,7 @@
 #include "coderunner/api/http_status.h"
 
+#include "coderunner/common/bounded_json.h"
+
 namespace coderunner::api {
 
 int HttpStatusFor(const Status& status) {
@@ -8,7 +10,8 @@ int HttpStatusFor(const Status& status) {
       return 200;
     case StatusCode::kInvalidArgument:
       if (status.reason() == "unauthenticated") return 401;
-      return status.reason() == "body_too_large" ? 413 : 400;
+      if (status.reason() == "body_too_large" || status.reason() == kJsonTooLarge) return 413;
+      return 400;
     case StatusCode::kNotFound:
       return 404;
     case StatusCode::kAlreadyExists:

@@ -7,11 +7,19 @@
 
 #include "coderunner/api/http_status.h"
 #include "coderunner/common/base64.h"
+#include "coderunner/common/bounded_json.h"
 
 namespace coderunner::api {
 namespace {
 
 using nlohmann::json;
+
+// A request body as JSON within server.max_json_depth.
+StatusOr<json> ParseBody(std::string_view body, const config::Config& config) {
+  JsonBounds bounds;
+  bounds.max_depth = config.server.max_json_depth;
+  return ParseBoundedJson(body, bounds);
+}
 
 // Names Piston and its clients commonly use for our languages. Piston
 // matches a request's language against the name and every alias.
@@ -267,8 +275,7 @@ json PistonRuntimesJson(const config::Config& config) {
 
 StatusOr<PistonCall> TranslatePistonRequest(std::string_view body, const config::Config& config,
                                             const config::TierConfig* tier) {
-  json parsed = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded()) return InvalidArgumentError("malformed JSON body", "invalid_json");
+  CR_ASSIGN_OR_RETURN(json parsed, ParseBody(body, config));
   // Every access above checks types first; nlohmann's accessors are still
   // this module's boundary.
   try {
@@ -288,8 +295,7 @@ json PistonPackagesJson(const config::Config& config) {
 }
 
 StatusOr<PistonRuntime> ResolvePistonPackage(std::string_view body, const config::Config& config) {
-  json parsed = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded()) return InvalidArgumentError("malformed JSON body", "invalid_json");
+  CR_ASSIGN_OR_RETURN(json parsed, ParseBody(body, config));
   try {
     StatusOr<PistonRuntime> rt = Resolve(parsed, config);
     if (rt.ok() || rt.status().reason() != "unknown_runtime") return rt;

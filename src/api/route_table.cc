@@ -22,26 +22,52 @@ std::string OpenApiPath(const std::string& pattern) {
   return out;
 }
 
+RouteTable::RouteTable(httplib::Server& http, BodyPolicy policy)
+    : http_(http), policy_(std::move(policy)) {}
+
 RouteTable& RouteTable::Get(const std::string& pattern, httplib::Server::Handler handler) {
   http_.Get(pattern, std::move(handler));
-  Record("GET", pattern);
+  Record("GET", pattern, false);
   return *this;
 }
 
 RouteTable& RouteTable::Post(const std::string& pattern, httplib::Server::Handler handler) {
-  http_.Post(pattern, std::move(handler));
-  Record("POST", pattern);
+  return Post(pattern, BodyHandler([handler = std::move(handler)](
+                                       const httplib::Request& req, httplib::Response& res,
+                                       const nlohmann::json&) { handler(req, res); }));
+}
+
+RouteTable& RouteTable::Post(const std::string& pattern, BodyHandler handler) {
+  http_.Post(pattern, CheckBody(std::move(handler)));
+  Record("POST", pattern, true);
   return *this;
 }
 
 RouteTable& RouteTable::Delete(const std::string& pattern, httplib::Server::Handler handler) {
-  http_.Delete(pattern, std::move(handler));
-  Record("DELETE", pattern);
+  return Delete(pattern, BodyHandler([handler = std::move(handler)](
+                                         const httplib::Request& req, httplib::Response& res,
+                                         const nlohmann::json&) { handler(req, res); }));
+}
+
+RouteTable& RouteTable::Delete(const std::string& pattern, BodyHandler handler) {
+  http_.Delete(pattern, CheckBody(std::move(handler)));
+  Record("DELETE", pattern, true);
   return *this;
 }
 
-void RouteTable::Record(const char* method, const std::string& pattern) {
-  routes_.push_back({method, pattern, OpenApiPath(pattern)});
+httplib::Server::Handler RouteTable::CheckBody(BodyHandler handler) const {
+  return [handler = std::move(handler), policy = policy_](const httplib::Request& req,
+                                                          httplib::Response& res) {
+    if (req.body.empty()) return handler(req, res, nlohmann::json());
+    if (policy.admit && !policy.admit(req, res)) return;
+    auto body = ParseBoundedJson(req.body, policy.bounds);
+    if (!body.ok()) return policy.reply_error(req, res, body.status().WithContext("request body"));
+    handler(req, res, *body);
+  };
+}
+
+void RouteTable::Record(const char* method, const std::string& pattern, bool body) {
+  routes_.push_back({method, pattern, OpenApiPath(pattern), body});
 }
 
 }  // namespace coderunner::api

@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "coderunner/common/bounded_json.h"
+
 namespace coderunner::api {
 namespace {
 
@@ -12,9 +14,11 @@ Status Bad(const std::string& field, const std::string& why) {
   return InvalidArgumentError(field + ": " + why, "invalid_request");
 }
 
-StatusOr<json> ParseObject(std::string_view body, const std::set<std::string>& known) {
-  json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return InvalidArgumentError("body is not valid JSON", "invalid_json");
+StatusOr<json> ParseObject(std::string_view body, int max_depth,
+                           const std::set<std::string>& known) {
+  JsonBounds bounds;
+  bounds.max_depth = max_depth;
+  CR_ASSIGN_OR_RETURN(json j, ParseBoundedJson(body, bounds));
   if (!j.is_object()) return Bad("body", "must be a JSON object");
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (known.count(it.key()) == 0) {
@@ -32,7 +36,7 @@ StatusOr<sessions::SandboxCreateSpec> ParseSandboxCreate(std::string_view body,
                                                          const config::Config& config,
                                                          const config::TierConfig& tier,
                                                          std::string id) {
-  CR_ASSIGN_OR_RETURN(json j, ParseObject(body.empty() ? "{}" : body,
+  CR_ASSIGN_OR_RETURN(json j, ParseObject(body.empty() ? "{}" : body, config.server.max_json_depth,
                                           {"language", "ttl_s", "limits", "volume_id"}));
   sessions::SandboxCreateSpec out;
   out.ttl_s = tier.sandbox_ttl_s;
@@ -60,7 +64,8 @@ StatusOr<sessions::SandboxCreateSpec> ParseSandboxCreate(std::string_view body,
 
 StatusOr<sessions::SandboxCallSpec> ParseSandboxExecute(std::string_view body,
                                                         const RequestCaps& caps) {
-  CR_ASSIGN_OR_RETURN(json j, ParseObject(body, {"code", "files", "timeout_ms"}));
+  CR_ASSIGN_OR_RETURN(json j,
+                      ParseObject(body, caps.max_json_depth, {"code", "files", "timeout_ms"}));
   sessions::SandboxCallSpec out;
   if (auto it = j.find("timeout_ms"); it != j.end() && !it->is_null()) {
     if (!it->is_number_integer()) return Bad("timeout_ms", "must be an integer (ms)");

@@ -37,12 +37,38 @@ void TagRequest(const httplib::Request& req, httplib::Response& res) {
   SetRequestId(std::move(id));
 }
 
+// An error answer in the shape the path's clients read: Piston's
+// {"message"} beside our {"error"} under /api/v2/ (also /api/v2/piston/).
+json EdgeErrorJson(const httplib::Request& req, const Status& s) {
+  return req.path.rfind("/api/v2/", 0) == 0 ? PistonErrorJson(s) : ErrorJson(s);
+}
+
+// Every request body is JSON within these bounds before a handler sees it,
+// and only a caller with a valid key (every body route asks for one) makes
+// the service parse it; the handler then authorizes as usual (rate limit).
+BodyPolicy BodyPolicyFor(const config::Config& config, const auth::Authenticator& authenticator) {
+  BodyPolicy policy;
+  policy.admit = [&authenticator](const httplib::Request& req, httplib::Response& res) {
+    auto p = authenticator.Authenticate(req.get_header_value("Authorization"));
+    if (p.ok()) return true;
+    res.set_header("WWW-Authenticate", "Bearer");
+    Reply(res, HttpStatusFor(p.status()), EdgeErrorJson(req, p.status()));
+    return false;
+  };
+  policy.bounds.max_depth = config.server.max_json_depth;
+  policy.bounds.max_bytes = config.server.max_body_bytes;
+  policy.reply_error = [](const httplib::Request& req, httplib::Response& res, const Status& s) {
+    Reply(res, HttpStatusFor(s), EdgeErrorJson(req, s));
+  };
+  return policy;
+}
+
 }  // namespace
 
 Server::Server(ServerDeps deps)
     : deps_(deps),
       http_(std::make_unique<httplib::Server>()),
-      routes_(*http_),
+      routes_(*http_, BodyPolicyFor(*deps.config, *deps.authenticator)),
       long_requests_(deps.metrics),
       readyz_cache_(std::chrono::milliseconds(deps.config->server.probe_cache_ms)),
       languages_cache_(std::chrono::milliseconds(deps.config->server.probe_cache_ms)) {
@@ -117,10 +143,7 @@ void Server::Routes() {
         } else {
           s = InvalidArgumentError("bad HTTP request", "bad_request");
         }
-        int code = res.status;
-        // Piston clients read "message" (e.g. a body over the limit).
-        json body = req.path.rfind("/api/v2/", 0) == 0 ? PistonErrorJson(s) : ErrorJson(s);
-        Reply(res, code, body);
+        Reply(res, res.status, EdgeErrorJson(req, s));
         return httplib::Server::HandlerResponse::Handled;
       }));
 

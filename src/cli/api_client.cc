@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "coderunner/cli/sse_parser.h"
+#include "coderunner/common/bounded_json.h"
 #include "coderunner/common/curl_handle.h"
 
 namespace coderunner::cli {
@@ -94,7 +95,7 @@ Status StatusFromHttp(int http_status, const std::string& body) {
     default:
       break;
   }
-  json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  json j = ParseBoundedJsonOrDiscarded(body, JsonBounds{});
   if (j.is_object() && j.contains("error") && j["error"].is_object()) {
     const json& e = j["error"];
     std::string reason =
@@ -153,7 +154,8 @@ StatusOr<ApiAnswer> ApiClient::Call(const std::string& method, const std::string
   if (code < 200 || code >= 300) return StatusFromHttp(static_cast<int>(code), answer);
   ApiAnswer out;
   out.http_status = static_cast<int>(code);
-  out.body = json::parse(answer, nullptr, /*allow_exceptions=*/false);
+  // The server's answer is bytes from the network: bounded like a request.
+  out.body = ParseBoundedJsonOrDiscarded(answer, JsonBounds{});
   if (out.body.is_discarded()) out.body = nullptr;
   return out;
 }

@@ -8,6 +8,7 @@
 #include "coderunner/cli/commands.h"
 #include "coderunner/cli/console.h"
 #include "coderunner/cli/exit_codes.h"
+#include "coderunner/common/bounded_json.h"
 
 namespace coderunner::cli {
 namespace {
@@ -76,7 +77,7 @@ int IntentCommand(const IntentArgs& args, const CommandContext& ctx) {
     Status streamed = ctx.client->StreamEvents(
         "/v1/jobs/" + id + "/events",
         [&](const std::string& event, const std::string& data) {
-          json d = json::parse(data, nullptr, /*allow_exceptions=*/false);
+          json d = ParseBoundedJsonOrDiscarded(data, JsonBounds{});
           if (event == "state") view.ShowAll(d);
           if (event == "stage") view.Show(d);
           if (event == "result") {

@@ -47,13 +47,15 @@ size_t InvalidSubpartLength(std::string_view s, size_t i) {
 
 }  // namespace
 
-bool IsValidUtf8(std::string_view s) {
+bool IsValidUtf8(std::string_view s) { return InvalidUtf8Offset(s) == std::string_view::npos; }
+
+size_t InvalidUtf8Offset(std::string_view s) {
   for (size_t i = 0; i < s.size();) {
     size_t n = ValidSequenceLength(s, i);
-    if (n == 0) return false;
+    if (n == 0) return i;
     i += n;
   }
-  return true;
+  return std::string_view::npos;
 }
 
 std::string SanitizeUtf8(std::string_view s) {

@@ -272,11 +272,13 @@ StatusOr<Config> ParseNode(const YAML::Node& root) {
   if (YAML::Node s = root["server"]) {
     CR_RETURN_IF_ERROR(CheckKeys(s, "server",
                                  {"listen", "max_body_bytes", "threads", "shutdown_grace_s",
-                                  "long_requests_per_tenant", "probe_cache_ms"}));
+                                  "long_requests_per_tenant", "probe_cache_ms", "max_json_depth"}));
     CR_RETURN_IF_ERROR(Read(s, "listen", "server.listen", &c.server.listen));
     CR_RETURN_IF_ERROR(
         Read(s, "max_body_bytes", "server.max_body_bytes", &c.server.max_body_bytes));
     CR_RETURN_IF_ERROR(Read(s, "threads", "server.threads", &c.server.threads));
+    CR_RETURN_IF_ERROR(
+        Read(s, "max_json_depth", "server.max_json_depth", &c.server.max_json_depth));
     CR_RETURN_IF_ERROR(
         Read(s, "shutdown_grace_s", "server.shutdown_grace_s", &c.server.shutdown_grace_s));
     CR_RETURN_IF_ERROR(Read(s, "long_requests_per_tenant", "server.long_requests_per_tenant",
@@ -440,6 +442,9 @@ StatusOr<Config> ParseNode(const YAML::Node& root) {
   Status pair = sandbox::ValidateLimitPair(c.default_limits, c.max_limits);
   if (!pair.ok()) return Bad("limits.default", pair.message());
   if (c.server.max_body_bytes < 1024) return Bad("server.max_body_bytes", "must be at least 1024");
+  if (c.server.max_json_depth < 8 || c.server.max_json_depth > 1000) {
+    return Bad("server.max_json_depth", "must be between 8 and 1000");
+  }
   if (c.server.threads < 1 || c.server.threads > 4096) {
     return Bad("server.threads", "must be between 1 and 4096");
   }

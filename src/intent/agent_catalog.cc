@@ -16,6 +16,7 @@
 #include <set>
 #include <sstream>
 
+#include "coderunner/common/bounded_json.h"
 #include "coderunner/intent/builtin_agents.h"
 
 namespace coderunner::intent {
@@ -254,7 +255,8 @@ StatusOr<AgentProfile> ParseGeneratedProfile(std::string_view reply, std::string
   if (open == std::string_view::npos || close == std::string_view::npos || close < open) {
     return Bad("from the model", "no JSON object in the reply");
   }
-  json j = json::parse(reply.substr(open, close - open + 1), nullptr, false);
+  // The model's reply: untrusted bytes, parsed within the default bounds.
+  json j = ParseBoundedJsonOrDiscarded(reply.substr(open, close - open + 1), JsonBounds{});
   if (!j.is_object()) return Bad("from the model", "not a JSON object");
   AgentProfile p;
   auto str = [&](const char* key, std::string* out) -> Status {

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "coderunner/api/execute_request.h"
+#include "coderunner/common/bounded_json.h"
 #include "coderunner/intent/language_detect.h"
 #include "coderunner/intent/preamble.h"
 #include "coderunner/jobs/job_request.h"
@@ -104,18 +105,9 @@ StatusOr<IntentRequest> ParseIntentRequest(std::string_view body, const config::
   CR_ASSIGN_OR_RETURN(std::string rest, jobs::ExtractSubmitOptions(
                                             std::string(body), config.jobs.webhook_allow_private,
                                             caps.max_json_depth, &options));
-  bool too_deep = false;
-  json::parser_callback_t guard = [&](int depth, json::parse_event_t, json&) {
-    if (depth > caps.max_json_depth) too_deep = true;
-    return !too_deep;
-  };
-  json parsed = json::parse(rest, guard, /*allow_exceptions=*/false);
-  if (too_deep) {
-    return InvalidArgumentError(
-        "request JSON nests deeper than " + std::to_string(caps.max_json_depth) + " levels",
-        "invalid_json");
-  }
-  if (parsed.is_discarded()) return InvalidArgumentError("body is not valid JSON", "invalid_json");
+  JsonBounds bounds;
+  bounds.max_depth = caps.max_json_depth;
+  CR_ASSIGN_OR_RETURN(json parsed, ParseBoundedJson(rest, bounds));
   if (parsed.is_object()) parsed.erase("language_source");  // Only stored requests carry it.
   CR_ASSIGN_OR_RETURN(IntentRequest req, FromJson(parsed, config));
   req.callback_url = options.callback_url;

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "coderunner/common/bounded_json.h"
 #include "coderunner/common/curl_handle.h"
 #include "coderunner/common/utf8.h"
 
@@ -18,6 +19,13 @@ namespace {
 using nlohmann::json;
 
 constexpr size_t kMaxReplyBytes = 4 << 20;
+
+// The model's answers are untrusted bytes: parsed within these bounds.
+JsonBounds ReplyBounds() {
+  JsonBounds b;
+  b.max_bytes = kMaxReplyBytes;
+  return b;
+}
 
 struct Transfer {
   std::string body;
@@ -62,7 +70,7 @@ std::string Excerpt(std::string_view text, size_t max) {
 
 // The model's own words from an error answer, if it is OpenAI-shaped.
 std::string ErrorDetail(const std::string& body) {
-  json j = json::parse(body, nullptr, false);
+  json j = ParseBoundedJsonOrDiscarded(body, ReplyBounds());
   if (j.is_object()) {
     auto e = j.find("error");
     if (e != j.end() && e->is_object() && e->contains("message") && (*e)["message"].is_string()) {
@@ -196,7 +204,7 @@ StatusOr<ChatReply> OpenAiClient::Complete(const ChatRequest& request,
         "the model answered HTTP " + std::to_string(status) + ": " + ErrorDetail(Redact(t.body)),
         "llm_http_error");
   }
-  json j = json::parse(t.body, nullptr, false);
+  json j = ParseBoundedJsonOrDiscarded(t.body, ReplyBounds());
   const json* content = nullptr;
   if (j.is_object() && j.contains("choices") && j["choices"].is_array() && !j["choices"].empty() &&
       j["choices"][0].is_object()) {

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "coderunner/common/bounded_json.h"
 #include "coderunner/common/sha256.h"
 #include "coderunner/jobs/webhook_sender.h"
 
@@ -119,14 +120,12 @@ std::string CacheKey(const sandbox::JobSpec& job, const std::string& tenant,
 
 StatusOr<std::string> ExtractSubmitOptions(const std::string& body, bool allow_private_callbacks,
                                            int max_depth, SubmitOptions* options) {
-  bool too_deep = false;
-  json::parser_callback_t guard = [&](int depth, json::parse_event_t, json&) {
-    if (depth > max_depth) too_deep = true;
-    return !too_deep;
-  };
-  json j = json::parse(body, guard, /*allow_exceptions=*/false);
-  // Malformed or too deep: let ParseExecuteRequest produce its usual error.
-  if (too_deep || !j.is_object()) return body;
+  JsonBounds bounds;
+  bounds.max_depth = max_depth;
+  auto parsed = ParseBoundedJson(body, bounds);
+  // Malformed, too deep or not an object: ParseExecuteRequest says so.
+  if (!parsed.ok() || !parsed->is_object()) return body;
+  json& j = *parsed;
   if (auto it = j.find("callback_url"); it != j.end()) {
     if (!it->is_null()) {
       if (!it->is_string()) {

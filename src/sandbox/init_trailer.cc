@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "coderunner/common/bounded_json.h"
+
 namespace coderunner::sandbox {
 
 // Must match the format in src/init/coderunner_init.c.
@@ -20,7 +22,12 @@ std::optional<InitTrailer> ParseInitTrailer(std::string_view tail) {
   if (pos == std::string_view::npos) return std::nullopt;
   std::string_view json_text = tail.substr(pos + kMarker.size());
   json_text.remove_suffix(1);
-  auto j = nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  // The job writes to the same stderr: the line may be anything it printed.
+  // init's trailer is one flat object of a few hundred bytes.
+  JsonBounds bounds;
+  bounds.max_depth = 1;
+  bounds.max_bytes = 4096;
+  auto j = ParseBoundedJsonOrDiscarded(json_text, bounds);
   if (!j.is_object()) return std::nullopt;
   auto get = [&](const char* key, int64_t fallback) -> int64_t {
     auto it = j.find(key);

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "coderunner/common/bounded_json.h"
 #include "coderunner/common/ids.h"
 #include "coderunner/sandbox/container_policy.h"
 #include "coderunner/sandbox/mechanism.h"
@@ -116,8 +117,9 @@ StatusOr<Volume> VolumeService::FromEngine(const engine::VolumeInfo& info) const
 StatusOr<Volume> VolumeService::Create(const std::string& tenant, const config::TierConfig* tier,
                                        const std::string& body) {
   if (tier == nullptr || !tier->volumes) return Forbidden(tier);
-  json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return InvalidArgumentError("malformed JSON", "invalid_json");
+  JsonBounds bounds;
+  bounds.max_depth = config_.server.max_json_depth;
+  CR_ASSIGN_OR_RETURN(json j, ParseBoundedJson(body, bounds));
   if (!j.is_object()) return InvalidArgumentError("body must be a JSON object", "invalid_request");
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (it.key() != "name" && it.key() != "size_bytes") {

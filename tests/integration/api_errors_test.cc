@@ -34,7 +34,7 @@ TEST_F(ApiErrorsTest, BadRequestsGetTheDocumentedStatus) {
        R"({"code":"1","limits":{"memory_bytes":1099511627776}})", 422, "limit_exceeded"},
       {"unknown route", "/v1/nope", "{}", 404, "not_found"},
       {"deep nesting", "/v1/execute", std::string(200, '[') + std::string(200, ']'), 400,
-       "invalid_json"},
+       "json_too_deep"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);

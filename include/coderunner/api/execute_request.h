@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "coderunner/common/bounded_json.h"
 #include "coderunner/common/status.h"
 #include "coderunner/config/config.h"
 #include "coderunner/sandbox/job_spec.h"
@@ -35,18 +36,20 @@ inline constexpr const char* kParamsFile = "params.json";
 
 // Caps on request shape, beyond the body size limit.
 struct RequestCaps {
-  int max_json_depth = 32;               // Nesting of the JSON document.
-  int max_files = 1000;                  // Entries in "files".
-  int max_file_depth = 16;               // Components in one file path.
-  int64_t max_files_bytes = 64LL << 20;  // Decoded bytes of all files together.
-  int64_t max_inputs_bytes = 1LL << 20;  // Serialized "inputs" (params.json).
-  int max_args = 1000;                   // Entries in "args".
+  int max_json_depth = kDefaultMaxJsonDepth;  // Nesting (server.max_json_depth).
+  int max_files = 1000;                       // Entries in "files".
+  int max_file_depth = 16;                    // Components in one file path.
+  int64_t max_files_bytes = 64LL << 20;       // Decoded bytes of all files together.
+  int64_t max_inputs_bytes = 1LL << 20;       // Serialized "inputs" (params.json).
+  int max_args = 1000;                        // Entries in "args".
 };
 
-// The caps of config `files:`.
+// The caps of config `files:` and server.max_json_depth.
 RequestCaps CapsFromConfig(const config::Config& config);
 
-// Parses `body`. Malformed JSON is InvalidArgument "invalid_json"; a missing
+// Parses `body` with ParseBoundedJson (its errors: "invalid_json",
+// "json_too_deep" past caps.max_json_depth; no size bound: the body's size
+// is bounded where it entered, server.max_body_bytes). A missing
 // or mistyped field, an unknown field, a bad path or bad base64 is
 // InvalidArgument "invalid_request" (or "invalid_path"), naming the field.
 // Pure; thread-safe.

@@ -1,13 +1,20 @@
 // RouteTable: registers routes on cpp-httplib and remembers each one, so the
 // set of routes the server serves can be listed (GET /openapi.json is
-// checked against it).
+// checked against it). It is also the one place where request bodies enter:
+// every route that can carry a body has it parsed with bounds before its
+// handler runs, so that no route, present or future, meets unbounded JSON.
 #ifndef CODERUNNER_API_ROUTE_TABLE_H_
 #define CODERUNNER_API_ROUTE_TABLE_H_
 
 #include <httplib.h>
 
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include "coderunner/common/bounded_json.h"
+#include "coderunner/common/status.h"
 
 namespace coderunner::api {
 
@@ -16,29 +23,62 @@ struct Route {
   std::string method;   // "GET", "POST", "DELETE".
   std::string pattern;  // As given to httplib, e.g. "/v1/jobs/(job-[0-9a-f]{24})".
   std::string path;     // As an OpenAPI template, e.g. "/v1/jobs/{id}".
+  bool body = false;    // May carry a body (POST, DELETE), checked before the handler.
 };
 
 // The OpenAPI path template of an httplib pattern: a capture group matching
 // anything ("(.+)" or "(.*)") becomes {path}, any other group {id}.
 std::string OpenApiPath(const std::string& pattern);
 
-// Forwards Get/Post/Delete to `http` (which must outlive it) and records
-// the route. Not thread-safe: register everything before serving.
+// How request bodies are checked before a handler sees them.
+struct BodyPolicy {
+  // Depth and size bounds (server.max_json_depth, server.max_body_bytes).
+  JsonBounds bounds;
+  // Answers a refused body with `status` (InvalidArgument: kInvalidJson,
+  // kJsonTooDeep or kJsonTooLarge), in the error shape of the request's
+  // path. Must be set.
+  std::function<void(const httplib::Request&, httplib::Response&, const Status&)> reply_error;
+  // Runs before a non-empty body is parsed: false after it answered the
+  // request itself (the Server's refuses a caller without a valid API key,
+  // 401, so that only a known caller makes the service parse a body).
+  // Unset: every body is parsed.
+  std::function<bool(const httplib::Request&, httplib::Response&)> admit;
+};
+
+// A handler of a body route that takes the parsed body: null when the
+// request had none, else the value ParseBoundedJson gave.
+using BodyHandler =
+    std::function<void(const httplib::Request&, httplib::Response&, const nlohmann::json& body)>;
+
+// Forwards registrations to `http` (which must outlive it) and records the
+// route. POST and DELETE routes (the methods httplib reads a body for) are
+// wrapped: a non-empty body goes through `policy.admit`, then is parsed
+// with `policy.bounds`, and one
+// that is not UTF-8 JSON within them is answered by `policy.reply_error`
+// (400; 413 for kJsonTooLarge) without running the handler. GET carries no
+// body (httplib reads none). A route whose body is not JSON needs a
+// registration of its own here, never httplib directly. Not thread-safe:
+// register everything before serving; the wrapped handlers are thread-safe.
 class RouteTable {
  public:
-  explicit RouteTable(httplib::Server& http) : http_(http) {}
+  RouteTable(httplib::Server& http, BodyPolicy policy);
 
   RouteTable& Get(const std::string& pattern, httplib::Server::Handler handler);
+  // The handler reads the checked body from req.body (or ignores it).
   RouteTable& Post(const std::string& pattern, httplib::Server::Handler handler);
+  RouteTable& Post(const std::string& pattern, BodyHandler handler);
   RouteTable& Delete(const std::string& pattern, httplib::Server::Handler handler);
+  RouteTable& Delete(const std::string& pattern, BodyHandler handler);
 
   // Every route registered so far, in registration order.
   const std::vector<Route>& routes() const { return routes_; }
 
  private:
-  void Record(const char* method, const std::string& pattern);
+  httplib::Server::Handler CheckBody(BodyHandler handler) const;
+  void Record(const char* method, const std::string& pattern, bool body);
 
   httplib::Server& http_;
+  BodyPolicy policy_;
   std::vector<Route> routes_;
 };
 

@@ -11,6 +11,10 @@ namespace coderunner {
 // above U+10FFFF).
 bool IsValidUtf8(std::string_view s);
 
+// Offset of the first byte of the first ill-formed sequence in `s`, or
+// std::string_view::npos if `s` is well-formed UTF-8. Pure; thread-safe.
+size_t InvalidUtf8Offset(std::string_view s);
+
 // Returns `s` with every ill-formed sequence replaced by U+FFFD (one per
 // maximal invalid subpart, as the Unicode standard recommends). NUL bytes are
 // valid UTF-8 and kept. Pure function; thread-safe.

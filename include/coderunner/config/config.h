@@ -21,6 +21,9 @@ struct ServerConfig {
   std::string listen = "127.0.0.1:8080";  // host:port to serve HTTP on.
   int64_t max_body_bytes = 2LL << 20;     // Request bodies above this get 413. Bytes; 2 MiB.
   int threads = 32;                       // HTTP worker threads (each runs one request).
+  // Deepest nesting of arrays and objects in a request body; deeper bodies
+  // get 400 json_too_deep before any handler runs. Count; 64 (8..1000).
+  int max_json_depth = 64;
   // On SIGTERM/SIGINT: how long running jobs may go on finishing after the
   // listener closes; those still running then are stopped and re-queued
   // durably (they run again at the next start). Seconds; 20. 0: re-queue at

@@ -35,7 +35,8 @@ struct IntentRequest {
 // building a run as BuildJobSpec would: 422 above the tier's or the
 // global maxima) and "callback_url". Unknown fields, wrong types: 400
 // (InvalidArgument "invalid_request" naming the field); malformed JSON:
-// "invalid_json". Does not look the volume up. Pure; thread-safe.
+// "invalid_json"; nesting past server.max_json_depth: "json_too_deep"
+// (ParseBoundedJson). Does not look the volume up. Pure; thread-safe.
 StatusOr<IntentRequest> ParseIntentRequest(std::string_view body, const config::Config& config,
                                            const config::TierConfig* tier);
 

@@ -65,7 +65,9 @@ std::string CacheKey(const sandbox::JobSpec& job, const std::string& tenant,
 
 // Splits the job-only fields ("callback_url", "cache") off a request body
 // object, returning the body without them (what ParseExecuteRequest takes).
-// InvalidArgument for wrong types or a bad URL.
+// A body that is not a JSON object within `max_depth` (ParseBoundedJson) is
+// returned as it is, for ParseExecuteRequest to refuse. InvalidArgument for
+// wrong types or a bad URL.
 StatusOr<std::string> ExtractSubmitOptions(const std::string& body, bool allow_private_callbacks,
                                            int max_depth, SubmitOptions* options);
 

@@ -81,6 +81,29 @@ TEST(Utf8Test, IsValidUtf8Table) {
   }
 }
 
+TEST(Utf8Test, InvalidUtf8OffsetNamesTheFirstIllFormedByte) {
+  struct Case {
+    std::string input;
+    size_t offset;
+  };
+  const Case cases[] = {
+      {"", std::string_view::npos},
+      {"ok \xC3\xA9", std::string_view::npos},
+      {"\xFF", 0},
+      {"ab\xC0\x80", 2},
+      {"\xE2\x82\xAC\xED\xA0\x80", 3},  // Euro sign, then an encoded surrogate.
+      {"abc\xE2\x82", 3},               // Truncated at the end.
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.input);
+    EXPECT_EQ(InvalidUtf8Offset(c.input), c.offset);
+  }
+  for (const auto& c : Utf8Cases()) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(InvalidUtf8Offset(c.input) == std::string_view::npos, c.valid);
+  }
+}
+
 TEST(Utf8Test, SanitizeUtf8ReplacesEachMaximalSubpartWithOneFffd) {
   for (const auto& c : Utf8Cases()) {
     SCOPED_TRACE(c.name);

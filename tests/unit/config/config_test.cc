@@ -33,6 +33,7 @@ void ExpectConfigEq(const Config& a, const Config& b) {
   EXPECT_EQ(a.webhooks.threads, b.webhooks.threads);
   EXPECT_EQ(a.webhooks.max_pending_per_tenant, b.webhooks.max_pending_per_tenant);
   EXPECT_EQ(a.webhooks.max_in_flight_per_tenant, b.webhooks.max_in_flight_per_tenant);
+  EXPECT_EQ(a.server.max_json_depth, b.server.max_json_depth);
   EXPECT_EQ(a.engine.socket, b.engine.socket);
   EXPECT_EQ(a.engine.timeout_ms, b.engine.timeout_ms);
   EXPECT_EQ(a.engine.connect_timeout_ms, b.engine.connect_timeout_ms);
@@ -104,6 +105,7 @@ TEST(ConfigTest, DefaultConfigIsSane) {
   EXPECT_EQ(c.server.listen, "127.0.0.1:8080");
   EXPECT_EQ(c.server.max_body_bytes, 2LL << 20);
   EXPECT_EQ(c.server.threads, 32);
+  EXPECT_EQ(c.server.max_json_depth, 64);
   EXPECT_EQ(c.engine.timeout_ms, 30000);
   EXPECT_EQ(c.workspace_dir, "/var/lib/coderunner/workspaces");
   EXPECT_EQ(c.instance, "default");
@@ -130,6 +132,7 @@ server:
   listen: 0.0.0.0:9090
   max_body_bytes: 4096
   threads: 8
+  max_json_depth: 20
 engine:
   socket: /run/podman/podman.sock
   timeout_ms: 5000
@@ -176,6 +179,7 @@ log:
   EXPECT_EQ(c->server.listen, "0.0.0.0:9090");
   EXPECT_EQ(c->server.max_body_bytes, 4096);
   EXPECT_EQ(c->server.threads, 8);
+  EXPECT_EQ(c->server.max_json_depth, 20);
   EXPECT_EQ(c->engine.socket, "/run/podman/podman.sock");
   EXPECT_EQ(c->engine.timeout_ms, 5000);
   EXPECT_EQ(c->engine.connect_timeout_ms, 100);
@@ -442,6 +446,8 @@ TEST(ConfigTest, OtherValuesAreRangeChecked) {
       {"tiny body limit", "server:\n  max_body_bytes: 10\n", "server.max_body_bytes"},
       {"zero threads", "server:\n  threads: 0\n", "server.threads"},
       {"too many threads", "server:\n  threads: 5000\n", "server.threads"},
+      {"JSON depth too small", "server:\n  max_json_depth: 7\n", "server.max_json_depth"},
+      {"JSON depth too large", "server:\n  max_json_depth: 1001\n", "server.max_json_depth"},
       {"listen without port", "server:\n  listen: localhost\n", "server.listen"},
       {"engine timeout too small", "engine:\n  timeout_ms: 5\n", "engine.timeout_ms"},
       {"connect timeout too small", "engine:\n  connect_timeout_ms: 1\n",

@@ -78,7 +78,7 @@ TEST(ParseIntentRequestTest, ValidatesAndResolvesTheLanguage) {
   }
 }
 
-TEST(ParseIntentRequestTest, MalformedAndTooDeepJsonAreInvalidJson) {
+TEST(ParseIntentRequestTest, MalformedJsonIsInvalidJsonAndTooDeepJsonTooDeep) {
   config::Config config = config::DefaultConfig();
   EXPECT_EQ(ParseIntentRequest("{nope", config, nullptr).status().reason(), "invalid_json");
   // Found by the fuzzer: a body that is JSON but not an object.
@@ -88,7 +88,7 @@ TEST(ParseIntentRequestTest, MalformedAndTooDeepJsonAreInvalidJson) {
   }
   std::string deep =
       R"({"intent":"x","inputs":{"a":)" + std::string(200, '[') + std::string(200, ']') + "}}";
-  EXPECT_EQ(ParseIntentRequest(deep, config, nullptr).status().reason(), "invalid_json");
+  EXPECT_EQ(ParseIntentRequest(deep, config, nullptr).status().reason(), "json_too_deep");
 }
 
 TEST(ParseIntentRequestTest, IntentLongerThanTheCapIsRefused) {

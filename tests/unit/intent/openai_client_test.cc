@@ -101,6 +101,17 @@ TEST_F(OpenAiClientTest, MapsEveryKindOfAnswer) {
        {{"raw", R"({"choices":[{"message":{"content":5}}]})"}},
        "llm_bad_reply",
        ""},
+      // The model's bytes are parsed bounded: a deep answer is refused, not
+      // built (300,000 levels would overflow any copy or dump of it).
+      {"deep answer",
+       {{"raw", R"({"choices":[{"message":{"content":"hi"}}],"x":)" + std::string(300000, '[') +
+                    std::string(300000, ']') + "}"}},
+       "llm_bad_reply",
+       "not a chat completion"},
+      {"deep error body",
+       {{"status", 500}, {"body", R"({"error":)" + std::string(300000, '[') + "}"}},
+       "llm_http_error",
+       "HTTP 500: {\"error\":[[["},
       {"answer over 4 MiB",
        {{"content", std::string((4 << 20) + 1, 'x')}},
        "llm_bad_reply",

@@ -112,6 +112,13 @@ TEST(InitTrailerTest, RejectsAnythingButAValidTrailerAtTheEnd) {
       {"empty json", Trailer("")},
       {"marker without record separator", "coderunner-init {\"exit_code\":1}\n"},
       {"truncated start of marker", std::string("oderunner-init {}\n")},
+      // The job shares init's stderr: its own line may pose as a trailer.
+      // init's is one flat object of a few hundred bytes, nothing else is.
+      {"nested value", Trailer(R"({"exit_code":1,"x":[1]})")},
+      {"deep nesting",
+       Trailer(R"({"x":)" + std::string(100000, '[') + std::string(100000, ']') + "}")},
+      {"over 4 KiB", Trailer(R"({"exit_code":1,"pad":")" + std::string(5000, 'a') + "\"}")},
+      {"not UTF-8", Trailer("{\"exit_code\":1,\"eof\":\"\xFF\"}")},
   };
   for (const auto& [name, tail] : cases) {
     SCOPED_TRACE(name);

@@ -1,0 +1,184 @@
+// Hostile request bodies against every route that can carry one (issue 15,
+// confirmed attack 1: a /v1/jobs/batch body nesting arrays 300,000 deep
+// killed the service). The routes come from the live server's
+// GET /openapi.json, which a unit test checks both ways against the routes
+// a real Server registers, so a route added later is covered here too.
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine_fixture.h"
+#include "fake_llm.h"
+
+namespace coderunner::testing {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kKey = "body-bounds-key-0123456789";
+
+std::string Repeat(std::string_view s, int n) {
+  std::string out;
+  out.reserve(s.size() * static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) out += s;
+  return out;
+}
+
+struct HostileBody {
+  const char* name;
+  std::string body;
+  const char* code;  // The error.code of the 400 it must get; nullptr: any documented 4xx.
+};
+
+// All of them under server.max_body_bytes (2 MiB), so that it is the JSON
+// bounds that answer, not the size limit.
+std::vector<HostileBody> HostileBodies() {
+  std::string wide_object = "{";
+  for (int i = 0; i < 100000; ++i) {
+    wide_object += (i == 0 ? "\"k" : ",\"k") + std::to_string(i) + "\":0";
+  }
+  wide_object += "}";
+  return {
+      {"300,000 nested arrays", Repeat("[", 300000) + Repeat("]", 300000), "json_too_deep"},
+      {"300,000 nested arrays in a batch (the attack as found)",
+       "{\"jobs\":[" + Repeat("[", 300000) + Repeat("]", 300000) + "]}", "json_too_deep"},
+      {"200,000 nested objects", Repeat("{\"a\":", 200000) + "1" + Repeat("}", 200000),
+       "json_too_deep"},
+      {"300,000 unclosed arrays", Repeat("[", 300000), "json_too_deep"},
+      {"invalid UTF-8 in a string", "{\"code\":\"print(1)\xFF\xFE\"}", "invalid_json"},
+      {"Latin-1 text", "{\"intent\":\"caf\xE9\",\"jobs\":[{\"code\":\"\xE9\"}]}", "invalid_json"},
+      {"250,000-element array", "[" + Repeat("0,", 249999) + "0]", nullptr},
+      {"100,000-key object", wide_object, nullptr},
+  };
+}
+
+// Test ids of the right shape for each kind of resource, so that the route
+// matches (and its handler would run) though nothing by that id exists.
+const std::map<std::string, std::string>& IdsByCollection() {
+  static const auto* ids = new std::map<std::string, std::string>{
+      {"jobs", "job-000000000000000000000000"},
+      {"sandboxes", "sbx-000000000000000000000000"},
+      {"volumes", "vol-000000000000000000000000"},
+  };
+  return *ids;
+}
+
+// `path` (an OpenAPI template) with its {id} and {path} filled in; "" if a
+// template names a collection this test does not know (it says which).
+std::string Concrete(const std::string& path) {
+  std::string out;
+  size_t i = 0;
+  while (i < path.size()) {
+    size_t open = path.find('{', i);
+    if (open == std::string::npos) return out + path.substr(i);
+    out += path.substr(i, open - i);
+    size_t close = path.find('}', open);
+    std::string name = path.substr(open + 1, close - open - 1);
+    if (name == "path") {
+      out += "x";
+    } else {
+      size_t slash = out.find_last_of('/', out.size() - 2);
+      std::string collection = out.substr(slash + 1, out.size() - slash - 2);
+      auto id = IdsByCollection().find(collection);
+      if (id == IdsByCollection().end()) {
+        ADD_FAILURE() << path << ": no test id for '" << collection
+                      << "': add one to IdsByCollection() so its route is attacked too";
+        return "";
+      }
+      out += id->second;
+    }
+    i = close + 1;
+  }
+  return out;
+}
+
+class BodyBoundsTest : public EngineTest {
+ protected:
+  void SetUp() override {
+    // A model is configured so that /v1/intents reads its body (without one
+    // it answers 503 before reading it); no body here may reach it.
+    llm_ = std::make_unique<FakeLlm>();
+    ASSERT_TRUE(llm_->started()) << "fake llm server did not start";
+    EngineTest::SetUp();
+  }
+
+  std::string ExtraConfig() const override {
+    return ApiKeysYaml({{"acme", "enterprise", kKey}}) + "llm: {base_url: \"" + llm_->base_url() +
+           "\", model: fake-model}\n";
+  }
+
+  // "POST /v1/jobs/batch"-style names of every documented operation whose
+  // method carries a body, with the concrete path to send to.
+  std::vector<std::pair<std::string, std::string>> BodyRoutes() {
+    HttpAnswer doc = server_->Get("/openapi.json");
+    EXPECT_EQ(doc.status, 200);
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& [path, item] : doc.json["paths"].items()) {
+      for (const auto& [method, op] : item.items()) {
+        (void)op;
+        if (method != "post" && method != "delete" && method != "put" && method != "patch") {
+          continue;
+        }
+        std::string upper = method;
+        for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        std::string concrete = Concrete(path);
+        if (!concrete.empty()) out.emplace_back(upper, concrete);
+      }
+    }
+    return out;
+  }
+
+  std::unique_ptr<FakeLlm> llm_;
+};
+
+TEST_F(BodyBoundsTest, EveryBodyRouteRefusesHostileJsonAndTheServiceStaysUp) {
+  auto routes = BodyRoutes();
+  // The routes of issue 15 are among them (a sanity check of the listing).
+  std::set<std::string> names;
+  for (const auto& [method, path] : routes) names.insert(method + " " + path);
+  for (const char* want :
+       {"POST /v1/execute", "POST /v1/jobs", "POST /v1/jobs/batch",
+        "POST /v1/jobs/job-000000000000000000000000/replay", "POST /v1/intents",
+        "POST /v1/sandboxes", "POST /v1/sandboxes/sbx-000000000000000000000000/execute",
+        "POST /v1/volumes", "POST /api/v2/execute", "POST /api/v2/piston/execute",
+        "POST /api/v2/packages", "DELETE /api/v2/packages"}) {
+    EXPECT_TRUE(names.count(want)) << want << " is not among the documented body routes";
+  }
+  for (const auto& hostile : HostileBodies()) {
+    for (const auto& [method, path] : routes) {
+      SCOPED_TRACE(std::string(hostile.name) + " -> " + method + " " + path);
+      // Without a key, no body is even parsed: 401 whatever it holds.
+      HttpAnswer anonymous = server_->Call(method, path, "", hostile.body);
+      EXPECT_EQ(anonymous.status, 401) << anonymous.body.substr(0, 300);
+      EXPECT_EQ(anonymous.json["error"].value("code", ""), "unauthenticated");
+      HttpAnswer a = server_->Call(method, path, kKey, hostile.body);
+      ASSERT_NE(a.status, 0) << "no answer: the service died\n" << server_->log().substr(0, 4000);
+      ASSERT_TRUE(a.json.is_object() && a.json["error"].is_object()) << a.body.substr(0, 300);
+      std::string code = a.json["error"].value("code", "");
+      EXPECT_NE(code, "not_found") << "the test's path did not match the route";
+      if (hostile.code != nullptr) {
+        EXPECT_EQ(a.status, 400) << a.body.substr(0, 300);
+        EXPECT_EQ(code, hostile.code) << a.body.substr(0, 300);
+      } else {
+        // Well-formed JSON of the wrong shape: the route's own answer.
+        EXPECT_TRUE(a.status == 400 || a.status == 404 || a.status == 413 || a.status == 422)
+            << a.status << " " << a.body.substr(0, 300);
+        EXPECT_FALSE(code.empty()) << a.body.substr(0, 300);
+      }
+      EXPECT_LT(a.body.size(), 4096u) << "the answer echoes the body";
+      if (path.rfind("/api/v2/", 0) == 0) {
+        EXPECT_TRUE(a.json["message"].is_string()) << "Piston's error shape: " << a.body;
+      }
+      HttpAnswer health = server_->Get("/healthz");
+      ASSERT_EQ(health.status, 200) << "the service died\n" << server_->log().substr(0, 4000);
+    }
+  }
+  // Nothing of it reached the model or an engine.
+  EXPECT_TRUE(llm_->Requests().empty()) << llm_->Requests().size() << " model calls";
+  EXPECT_EQ(CountContainers(server_->socket(), server_->instance(), server_->PoolToken()), 0);
+}
+
+}  // namespace
+}  // namespace coderunner::testing
