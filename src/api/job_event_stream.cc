@@ -13,9 +13,13 @@ namespace {
 
 using nlohmann::json;
 
-std::string SseEvent(const char* name, const json& data) {
-  return std::string("event: ") + name +
-         "\ndata: " + data.dump(-1, ' ', false, json::error_handler_t::replace) + "\n\n";
+// Appends the Server-Sent Event `name` with `data` to `out`.
+void AppendSseEvent(const char* name, const json& data, std::string& out) {
+  out += "event: ";
+  out += name;
+  out += "\ndata: ";
+  out += data.dump(-1, ' ', false, json::error_handler_t::replace);
+  out += "\n\n";
 }
 
 // Writes `text` in pieces of at most JobEventStream::kWriteSlice; false if
@@ -33,12 +37,12 @@ bool WriteSliced(httplib::DataSink& sink, std::string_view text) {
 void JobEventStream::AppendEvents(const std::vector<jobs::JobEvent>& events, std::string& out) {
   for (const auto& e : events) {
     if (e.kind == jobs::JobEvent::Kind::kStatus) {
-      out += SseEvent("status", {{"status", e.data}});
+      AppendSseEvent("status", {{"status", e.data}}, out);
       continue;
     }
     if (e.kind == jobs::JobEvent::Kind::kStage) {
       // Our own JSON (the intent pipeline's stage object).
-      out += SseEvent("stage", json::parse(e.data, nullptr, false));
+      AppendSseEvent("stage", json::parse(e.data, nullptr, false), out);
       continue;
     }
     bool err = e.kind == jobs::JobEvent::Kind::kStderr;
@@ -46,8 +50,8 @@ void JobEventStream::AppendEvents(const std::vector<jobs::JobEvent>& events, std
     carry += e.data;
     size_t clean = CompleteUtf8Prefix(carry);
     if (clean == 0) continue;
-    out += SseEvent(err ? "stderr" : "stdout",
-                    {{"data", SanitizeUtf8(std::string_view(carry).substr(0, clean))}});
+    AppendSseEvent(err ? "stderr" : "stdout",
+                   {{"data", SanitizeUtf8(std::string_view(carry).substr(0, clean))}}, out);
     carry.erase(0, clean);
   }
 }
@@ -70,7 +74,7 @@ bool JobEventStream::WriteNext(httplib::DataSink& sink) {
     if (!channel_) {
       if (!WriteRecordEvent(sink, "state")) return false;
     } else if (auto now = service_.Get(id_, tenant_); now.ok()) {
-      out += SseEvent("state", JobToJson(*now));
+      AppendSseEvent("state", JobToJson(*now), out);
     }
   }
   bool terminal = !channel_;

@@ -24,7 +24,7 @@ class JobEventStream {
   // Output bytes one write carries at most, so that a stream holds little
   // at a time whatever the job wrote: JSON can make them six times larger
   // ("\u001e"), and the write is built in a few copies.
-  static constexpr size_t kOutputBytesPerWrite = 16 << 10;
+  static constexpr size_t kOutputBytesPerWrite = 8 << 10;
   // Largest piece handed to httplib at once (it copies each into a chunk).
   static constexpr size_t kWriteSlice = 64 << 10;
 
