@@ -82,4 +82,22 @@ nlohmann::json JobToJson(const jobs::JobRecord& r) {
   return j;
 }
 
+bool WriteJobJson(const jobs::JobRecord& r, const std::function<bool(std::string_view)>& write) {
+  using nlohmann::json;
+  // The stored result is the executor's own compact JSON object: passed
+  // through as it is (not even validated: a parser holds a copy of each
+  // string it reads). Anything else, and an intent (whose progress fields
+  // are merged in), is rendered the general way.
+  const std::string& result = r.result_json;
+  bool pass_through = r.kind != "intent" && result.size() >= 2 && result.front() == '{' &&
+                      result.back() == '}' && result.find_first_of("\r\n") == std::string::npos;
+  if (!pass_through) {
+    return write(JobToJson(r).dump(-1, ' ', false, json::error_handler_t::replace));
+  }
+  std::string head = JobSummaryJson(r).dump(-1, ' ', false, json::error_handler_t::replace);
+  head.pop_back();  // The summary's closing brace: "result" comes first.
+  head += ",\"result\":";
+  return write(head) && write(result) && write("}");
+}
+
 }  // namespace coderunner::api

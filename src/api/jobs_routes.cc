@@ -12,6 +12,7 @@
 #include "coderunner/api/job_json.h"
 #include "coderunner/common/utf8.h"
 #include "coderunner/sandbox/safe_tree.h"
+#include "job_event_stream.h"
 
 namespace coderunner::api {
 namespace {
@@ -38,20 +39,6 @@ StatusOr<int64_t> IntParam(const httplib::Request& req, const char* name, int64_
   return InvalidArgumentError(std::string(name) + ": expected an integer from " +
                                   std::to_string(min) + " to " + std::to_string(max),
                               "invalid_request");
-}
-
-// State of one /events stream, shared with httplib's content provider.
-struct EventStream {
-  std::shared_ptr<jobs::JobChannel> channel;
-  size_t next = 0;
-  bool sent_state = false;
-  bool finished = false;
-  std::string carry[2];  // Incomplete UTF-8 at the end of stdout/stderr chunks.
-};
-
-std::string SseEvent(const char* name, const json& data) {
-  return std::string("event: ") + name +
-         "\ndata: " + data.dump(-1, ' ', false, json::error_handler_t::replace) + "\n\n";
 }
 
 }  // namespace
@@ -221,69 +208,33 @@ void RegisterJobRoutes(RouteTable& http, jobs::JobService& service, MetricsRegis
     ReplyFile(res, fd->Release(), st.st_size, "application/octet-stream");
   });
 
-  http.Get("/v1/jobs/" + id_re + "/events", [&service, who, hold](const httplib::Request& req,
-                                                                  httplib::Response& res) {
-    auto p = who(req, res);
-    if (!p) return;
-    std::string id = req.matches[1];
-    std::string tenant = p->tenant;
-    auto rec = service.Get(id, tenant);
-    if (!rec.ok()) return ReplyError(res, rec.status());
-    auto stream = std::make_shared<EventStream>();
-    stream->channel = service.Channel(id);
-    // A live stream holds a long-request slot for as long as it lasts (the
-    // provider owns it); a finished job's stream ends at once.
-    std::shared_ptr<auth::LongRequestLimiter::Lease> slot;
-    if (stream->channel) {
-      slot = hold(res, *p);
-      if (!slot) return;
-    }
-    res.set_header("Cache-Control", "no-cache");
-    res.set_chunked_content_provider(
-        "text/event-stream", [&service, id, tenant, stream, slot](size_t, httplib::DataSink& sink) {
-          std::string out;
-          if (!stream->sent_state) {
-            // A late client first learns where the job stands.
-            auto now = service.Get(id, tenant);
-            if (now.ok()) out += SseEvent("state", JobToJson(*now));
-            stream->sent_state = true;
-          }
-          bool terminal = !stream->channel;
-          if (stream->channel) {
-            std::vector<jobs::JobEvent> events;
-            stream->next = stream->channel->WaitEvents(
-                stream->next, std::chrono::steady_clock::now() + std::chrono::seconds(15), &events,
-                &terminal);
-            for (auto& e : events) {
-              if (e.kind == jobs::JobEvent::Kind::kStatus) {
-                out += SseEvent("status", {{"status", e.data}});
-                continue;
-              }
-              if (e.kind == jobs::JobEvent::Kind::kStage) {
-                // Our own JSON (the intent pipeline's stage object).
-                out += SseEvent("stage", nlohmann::json::parse(e.data, nullptr, false));
-                continue;
-              }
-              bool err = e.kind == jobs::JobEvent::Kind::kStderr;
-              std::string& carry = stream->carry[err ? 1 : 0];
-              carry += e.data;
-              size_t clean = CompleteUtf8Prefix(carry);
-              out += SseEvent(err ? "stderr" : "stdout",
-                              {{"data", SanitizeUtf8(std::string_view(carry).substr(0, clean))}});
-              carry.erase(0, clean);
-            }
-          }
-          if (terminal) {
-            auto final_rec = service.Get(id, tenant);
-            if (final_rec.ok()) out += SseEvent("result", JobToJson(*final_rec));
-          } else if (out.empty()) {
-            out = ": keep-alive\n\n";
-          }
-          if (!sink.write(out.data(), out.size())) return false;
-          if (terminal) sink.done();
-          return true;
-        });
-  });
+  // Shared by every /events stream; lives as long as the routes.
+  auto finals = std::make_shared<FinalRecords>();
+  http.Get("/v1/jobs/" + id_re + "/events",
+           [&service, who, hold, finals](const httplib::Request& req, httplib::Response& res) {
+             auto p = who(req, res);
+             if (!p) return;
+             std::string id = req.matches[1];
+             std::string tenant = p->tenant;
+             auto rec = service.Get(id, tenant);
+             if (!rec.ok()) return ReplyError(res, rec.status());
+             auto channel = service.Channel(id);
+             // A live stream holds a long-request slot for as long as it
+             // lasts (the provider owns it); a finished job's stream ends at
+             // once.
+             std::shared_ptr<auth::LongRequestLimiter::Lease> slot;
+             if (channel) {
+               slot = hold(res, *p);
+               if (!slot) return;
+             }
+             auto stream =
+                 std::make_shared<JobEventStream>(service, *finals, id, tenant, std::move(channel));
+             res.set_header("Cache-Control", "no-cache");
+             res.set_chunked_content_provider(
+                 "text/event-stream", [stream, slot](size_t, httplib::DataSink& sink) {
+                   return stream->WriteNext(sink);
+                 });
+           });
 
   http.Get("/metrics", [&service, &metrics](const httplib::Request&, httplib::Response& res) {
     const auto& ctx = service.context();

@@ -188,7 +188,7 @@ void IntentPipeline::Execution::Complete(JobStatus status) {
     Save({Stage::kFormatResult});
   }
   std::string result = have_run_ ? final_result_.dump() : "";
-  executor_.Complete(record_, status, result, result, image_digest_, started_);
+  executor_.Complete(record_, status, result, std::move(result), image_digest_, started_);
 }
 
 void IntentPipeline::Execution::FinishCancelled() {

@@ -1,43 +1,71 @@
 #include "coderunner/jobs/job_channel.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace coderunner::jobs {
+namespace {
+
+// Appends `bytes` of stream `kind` to `out`, into its last event if that
+// one is output of the same stream.
+void AppendOutputEvent(JobEvent::Kind kind, std::string_view bytes, std::vector<JobEvent>* out) {
+  if (!out->empty() && out->back().kind == kind) {
+    out->back().data.append(bytes);
+  } else {
+    out->push_back({kind, std::string(bytes)});
+  }
+}
+
+}  // namespace
+
+void JobChannel::AppendText(JobEvent::Kind kind, std::string text) {
+  texts_.push_back(std::move(text));
+  entries_.push_back(
+      {kind,
+       {static_cast<int64_t>(output_[0].size()), static_cast<int64_t>(output_[1].size())},
+       texts_.size() - 1});
+  cv_.notify_all();
+}
 
 void JobChannel::PublishStatus(JobStatus status) {
   std::lock_guard<std::mutex> lock(mu_);
   if (terminal_) return;
-  events_.push_back({JobEvent::Kind::kStatus, std::string(JobStatusName(status))});
-  cv_.notify_all();
+  AppendText(JobEvent::Kind::kStatus, std::string(JobStatusName(status)));
 }
 
 void JobChannel::PublishStage(std::string stage_json) {
   std::lock_guard<std::mutex> lock(mu_);
   if (terminal_) return;
-  events_.push_back({JobEvent::Kind::kStage, std::move(stage_json)});
-  cv_.notify_all();
+  AppendText(JobEvent::Kind::kStage, std::move(stage_json));
 }
 
 void JobChannel::PublishOutput(bool is_stderr, std::string_view bytes) {
   std::lock_guard<std::mutex> lock(mu_);
   if (terminal_) return;
-  int64_t& used = is_stderr ? stderr_bytes_ : stdout_bytes_;
-  int64_t room = std::max<int64_t>(0, output_cap_ - used);
+  const int s = is_stderr ? 1 : 0;
+  std::string& log = output_[s];
+  int64_t room = std::max<int64_t>(0, output_cap_ - static_cast<int64_t>(log.size()));
   bytes = bytes.substr(0, static_cast<size_t>(std::min<int64_t>(room, bytes.size())));
   if (bytes.empty()) return;
-  used += static_cast<int64_t>(bytes.size());
-  events_.push_back(
-      {is_stderr ? JobEvent::Kind::kStderr : JobEvent::Kind::kStdout, std::string(bytes)});
+  log.append(bytes);
+  const auto kind = is_stderr ? JobEvent::Kind::kStderr : JobEvent::Kind::kStdout;
+  const bool last_is_output = !entries_.empty() && IsOutput(entries_.back().kind);
+  if (last_is_output && (entries_.back().kind == kind || output_entries_ >= kMaxOutputEntries)) {
+    entries_.back().end[s] = static_cast<int64_t>(log.size());
+  } else {
+    entries_.push_back(
+        {kind, {static_cast<int64_t>(output_[0].size()), static_cast<int64_t>(output_[1].size())}});
+    ++output_entries_;
+  }
   cv_.notify_all();
 }
 
 void JobChannel::Finish(JobStatus status, std::string raw_result_json) {
   std::lock_guard<std::mutex> lock(mu_);
   if (terminal_) return;
-  events_.push_back({JobEvent::Kind::kStatus, std::string(JobStatusName(status))});
+  AppendText(JobEvent::Kind::kStatus, std::string(JobStatusName(status)));
   terminal_ = true;
   raw_result_json_ = std::move(raw_result_json);
-  cv_.notify_all();
 }
 
 bool JobChannel::WaitTerminal(std::chrono::steady_clock::time_point deadline) {
@@ -45,13 +73,40 @@ bool JobChannel::WaitTerminal(std::chrono::steady_clock::time_point deadline) {
   return cv_.wait_until(lock, deadline, [&] { return terminal_; });
 }
 
-size_t JobChannel::WaitEvents(size_t next, std::chrono::steady_clock::time_point deadline,
-                              std::vector<JobEvent>* out, bool* terminal) {
+bool JobChannel::HasNews(const EventCursor& c) const {
+  if (c.entry >= entries_.size()) return false;
+  if (c.entry + 1 < entries_.size()) return true;
+  const Entry& e = entries_.back();
+  return !IsOutput(e.kind) || e.end[0] > c.read[0] || e.end[1] > c.read[1];
+}
+
+bool JobChannel::WaitEvents(EventCursor* c, std::chrono::steady_clock::time_point deadline,
+                            size_t max_output_bytes, std::vector<JobEvent>* out) {
   std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait_until(lock, deadline, [&] { return terminal_ || events_.size() > next; });
-  for (size_t i = next; i < events_.size(); ++i) out->push_back(events_[i]);
-  *terminal = terminal_;
-  return events_.size();
+  cv_.wait_until(lock, deadline, [&] { return terminal_ || HasNews(*c); });
+  int64_t budget = static_cast<int64_t>(
+      std::clamp<size_t>(max_output_bytes, 1, std::numeric_limits<int64_t>::max()));
+  while (c->entry < entries_.size()) {
+    const Entry& e = entries_[c->entry];
+    for (int s = 0; s < 2 && budget > 0; ++s) {
+      int64_t take = std::min(e.end[s] - c->read[s], budget);
+      if (take <= 0) continue;
+      AppendOutputEvent(s == 1 ? JobEvent::Kind::kStderr : JobEvent::Kind::kStdout,
+                        std::string_view(output_[s])
+                            .substr(static_cast<size_t>(c->read[s]), static_cast<size_t>(take)),
+                        out);
+      c->read[s] += take;
+      budget -= take;
+    }
+    if (c->read[0] < e.end[0] || c->read[1] < e.end[1]) break;  // Out of budget.
+    if (!IsOutput(e.kind)) {
+      out->push_back({e.kind, texts_[e.text]});
+    } else if (c->entry + 1 == entries_.size()) {
+      break;  // The last entry may still grow: stay on it.
+    }
+    ++c->entry;
+  }
+  return terminal_ && c->entry == entries_.size();
 }
 
 bool JobChannel::terminal() const {
@@ -64,6 +119,10 @@ std::string JobChannel::raw_result_json() const {
   return raw_result_json_;
 }
 
+size_t JobChannel::log_entries() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return entries_.size();
+}
 std::shared_ptr<JobChannel> JobHub::Open(const std::string& id, int64_t output_cap) {
   std::lock_guard<std::mutex> lock(mu_);
   auto& ch = channels_[id];

@@ -225,9 +225,16 @@ void JobExecutor::Run(const JobRecord& record) {
     stored["cached"] = false;
     stored_text = stored.dump();
   }
-  result.stdout_data = std::string();
-  result.stderr_data = std::string();
+  // Freed, not just emptied: assigning an empty string keeps the capacity.
+  std::string().swap(result.stdout_data);
+  std::string().swap(result.stderr_data);
   const std::string& stored_ref = redacted ? stored_text : raw_text;
+  // Only a /v1/execute caller (fail_fast) reads the raw result from the
+  // channel. Any other job's is freed before the wake, not held for as long
+  // as /events streams hold the channel while they read the record.
+  const bool keep_raw = !runnable.ok() || runnable->fail_fast;
+  std::string no_raw;
+  std::string& raw_for_waiters = keep_raw ? raw_text : no_raw;
   // Only what the program determined is cached (result_cache_policy.h).
   // The cache is filled before waiters wake, so a caller that sees the
   // result finds the service done with the job's output.
@@ -238,12 +245,15 @@ void JobExecutor::Run(const JobRecord& record) {
                                         NowMs() + ctx_.config->jobs.cache_ttl_s * 1000);
       if (!put.ok()) spdlog::warn("job {}: cache put: {}", id, put.ToString());
     }
+    // Stored (and cached): stored_ref is not read again.
+    if (!keep_raw) std::string().swap(raw_text);
     // Give the freed pages back now, not after the caller has its answer:
     // the service's RSS stays flat across jobs (glibc keeps its high-water
     // mark otherwise).
     malloc_trim(0);
   };
-  if (!Complete(record, status, stored_ref, raw_text, result.image_digest, started, fill_cache)) {
+  if (!Complete(record, status, stored_ref, std::move(raw_for_waiters), result.image_digest,
+                started, fill_cache)) {
     return;
   }
   if (status == JobStatus::kError) {
@@ -252,7 +262,7 @@ void JobExecutor::Run(const JobRecord& record) {
 }
 
 bool JobExecutor::Complete(const JobRecord& record, JobStatus status,
-                           const std::string& stored_json, const std::string& raw_json,
+                           const std::string& stored_json, std::string&& raw_json,
                            const std::string& image_digest, int64_t started_ms,
                            const std::function<void()>& before_wake) {
   const std::string& id = record.id;
@@ -267,7 +277,7 @@ bool JobExecutor::Complete(const JobRecord& record, JobStatus status,
     }
     // A cancel won the race; its status stands.
     auto now = ctx_.store->Get(id);
-    ctx_.hub->Finish(id, now.ok() ? now->status : status, raw_json);
+    ctx_.hub->Finish(id, now.ok() ? now->status : status, std::move(raw_json));
     return false;
   }
   if (before_wake) before_wake();
@@ -278,7 +288,7 @@ bool JobExecutor::Complete(const JobRecord& record, JobStatus status,
                         static_cast<double>(finished - started_ms) / 1000.0);
   ctx_.metrics->Observe("coderunner_job_total_seconds", {},
                         static_cast<double>(finished - record.created_at_ms) / 1000.0);
-  ctx_.hub->Finish(id, status, raw_json);
+  ctx_.hub->Finish(id, status, std::move(raw_json));
   if (!record.callback_url.empty() && ctx_.webhooks != nullptr) {
     auto final_rec = ctx_.store->Get(id);
     if (final_rec.ok()) {

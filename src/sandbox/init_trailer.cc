@@ -56,35 +56,37 @@ std::optional<InitTrailer> ParseInitTrailer(std::string_view tail) {
   return t;
 }
 
-void TrailerFilter::Feed(std::string_view bytes, const Emit& emit) {
-  held_.append(bytes);
-  // A trailer is short; anything held longer than this is ordinary output.
-  constexpr size_t kMaxTrailer = 512;
-  size_t start = 0;
-  while (start < held_.size()) {
-    size_t mark = held_.find('\x1e', start);
-    if (mark == std::string::npos) {
-      emit(std::string_view(held_).substr(start));
-      start = held_.size();
-      break;
-    }
-    if (mark > start) emit(std::string_view(held_).substr(start, mark - start));
-    std::string_view rest = std::string_view(held_).substr(mark);
-    size_t n = std::min(rest.size(), kMarker.size());
-    bool maybe = rest.substr(0, n) == kMarker.substr(0, n);
-    size_t newline = rest.find('\n');
-    if (maybe && newline != std::string_view::npos && newline + 1 < rest.size()) {
-      maybe = false;  // Bytes follow its end: not the final line.
-    }
-    if (maybe && rest.size() > kMaxTrailer) maybe = false;
-    if (maybe) {
-      start = mark;
-      break;
-    }
-    emit(rest.substr(0, 1));
-    start = mark + 1;
+size_t TrailerFilter::FirstCandidate() {
+  for (size_t at = held_.find('\x1e'); at != std::string::npos; at = held_.find('\x1e', at + 1)) {
+    if (CouldBeTrailer(at)) return at;
   }
+  return held_.size();
+}
+
+bool TrailerFilter::CouldBeTrailer(size_t at) {
+  std::string_view rest = std::string_view(held_).substr(at);
+  // A trailer is short; anything held longer than this is ordinary output.
+  if (rest.size() > kMaxTrailer) return false;
+  size_t n = std::min(rest.size(), kMarker.size());
+  if (rest.substr(0, n) != kMarker.substr(0, n)) return false;
+  // Only the last line can be the trailer: a newline may end it, not more.
+  // What an earlier Feed found free of newlines is not searched again.
+  size_t newline = rest.find('\n', at == 0 ? newline_free_ : 0);
+  candidate_newline_free_ = newline == std::string_view::npos ? rest.size() : newline;
+  return newline == std::string_view::npos || newline + 1 == rest.size();
+}
+
+void TrailerFilter::Feed(std::string_view bytes, const Emit& emit) {
+  if (bytes.empty()) return;
+  held_.append(bytes);
+  // Each byte is looked at a bounded number of times: a "\x1e" that cannot
+  // start the marker fails within its first bytes, and full markers are at
+  // least kMarker.size() apart, each searched for a newline over at most
+  // kMaxTrailer bytes (once: newline_free_ carries over to the next Feed).
+  size_t start = FirstCandidate();
+  if (start > 0) emit(std::string_view(held_).substr(0, start));
   held_.erase(0, start);
+  newline_free_ = held_.empty() ? 0 : candidate_newline_free_;
 }
 
 void TrailerFilter::Finish(const Emit& emit) {
@@ -94,6 +96,7 @@ void TrailerFilter::Finish(const Emit& emit) {
   size_t keep = t ? held_.size() - t->length : held_.size();
   if (keep > 0) emit(std::string_view(held_).substr(0, keep));
   held_.clear();
+  newline_free_ = 0;
 }
 
 }  // namespace coderunner::sandbox

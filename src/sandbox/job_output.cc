@@ -29,9 +29,11 @@ void JobOutput::ExpectEnd(std::string nonce, std::function<void()> on_end) {
 }
 
 bool JobOutput::Feed(std::string_view chunk) {
-  if (!demux_.Feed(chunk).ok()) return false;
+  bool ok = demux_.Feed(chunk).ok();
+  FlushShown();
+  if (!ok) return false;
   if (!end_marker_.empty() && !ended_) {
-    const std::string& tail = out_.tail();
+    std::string_view tail = out_.tail();
     if (tail.size() >= end_marker_.size() &&
         tail.compare(tail.size() - end_marker_.size(), end_marker_.size(), end_marker_) == 0) {
       std::optional<InitTrailer> t = ParseInitTrailer(err_.tail());
@@ -54,6 +56,7 @@ void JobOutput::Finish() {
     if (!end_marker_.empty()) {
       live_stdout_.Finish([&](std::string_view b) { Show(engine::StreamId::kStdout, b); });
     }
+    FlushShown();
   }
 }
 
@@ -63,7 +66,15 @@ void JobOutput::Show(engine::StreamId stream, std::string_view bytes) {
   bytes = bytes.substr(0, std::min(room, bytes.size()));
   if (bytes.empty()) return;
   used += bytes.size();
-  on_output_(stream, bytes);
+  if (stream != pending_stream_ || pending_.size() >= kPendingBytes) FlushShown();
+  pending_stream_ = stream;
+  pending_.append(bytes);
+}
+
+void JobOutput::FlushShown() {
+  if (pending_.empty()) return;
+  on_output_(pending_stream_, pending_);
+  pending_.clear();
 }
 
 }  // namespace coderunner::sandbox

@@ -148,6 +148,12 @@ class ScopedStatement {
     Check(sqlite3_bind_text64(stmt_, index, value.empty() ? "" : value.data(), value.size(),
                               SQLITE_TRANSIENT, SQLITE_UTF8));
   }
+  // Binds `value` without a copy (a result can be several MiB): it must
+  // outlive this statement's Step (the bindings are cleared on Reset).
+  void BindBorrowed(int index, std::string_view value) {
+    Check(sqlite3_bind_text64(stmt_, index, value.empty() ? "" : value.data(), value.size(),
+                              SQLITE_STATIC, SQLITE_UTF8));
+  }
   void Bind(int index, int64_t value) { Check(sqlite3_bind_int64(stmt_, index, value)); }
   void BindBool(int index, bool value) { Check(sqlite3_bind_int(stmt_, index, value ? 1 : 0)); }
 
@@ -584,7 +590,7 @@ Status SqliteJobStore::Transition(const std::string& id, JobStatus to, int64_t a
     update.BindBool(5, to == JobStatus::kRunning);
     update.Bind(6, at_ms);
     update.BindBool(7, terminal);
-    update.Bind(8, result_json);
+    update.BindBorrowed(8, result_json);
     update.Bind(9, image_digest);
     CR_RETURN_IF_ERROR(update.Run("update job " + id));
   }
@@ -715,7 +721,7 @@ Status SqliteJobStore::CachePut(const std::string& key, const std::string& resul
   std::lock_guard<std::mutex> lock(mu_);
   CR_ASSIGN_OR_RETURN(ScopedStatement upsert, statements_->Prepare(kCachePutSql));
   upsert.Bind(1, key);
-  upsert.Bind(2, result_json);
+  upsert.BindBorrowed(2, result_json);
   upsert.Bind(3, expires_at_ms);
   return upsert.Run("cache put");
 }

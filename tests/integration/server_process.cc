@@ -366,13 +366,30 @@ HttpAnswer ServerProcess::Execute(const std::string& language, const std::string
   return Post("/v1/execute", body.dump());
 }
 
-long ServerProcess::RssBytes() const {
-  std::ifstream in("/proc/" + std::to_string(pid_) + "/status");
+namespace {
+
+// A "<field>: <n> kB" line of /proc/<pid>/status, bytes; -1 if absent.
+long StatusKilobytes(pid_t pid, const std::string& field) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
   std::string line;
   while (std::getline(in, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6)) * 1024;
+    if (line.rfind(field + ":", 0) == 0) return std::stol(line.substr(field.size() + 1)) * 1024;
   }
   return -1;
 }
+
+}  // namespace
+
+long ServerProcess::RssBytes() const { return StatusKilobytes(pid_, "VmRSS"); }
+
+bool ServerProcess::ResetPeakRss() const {
+  // "5" resets the peak RSS to the current RSS (proc(5), clear_refs).
+  std::ofstream out("/proc/" + std::to_string(pid_) + "/clear_refs");
+  out << "5";
+  out.flush();
+  return static_cast<bool>(out);
+}
+
+long ServerProcess::PeakRssBytes() const { return StatusKilobytes(pid_, "VmHWM"); }
 
 }  // namespace coderunner::testing

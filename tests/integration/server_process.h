@@ -90,6 +90,12 @@ class ServerProcess {
 
   // Resident set size of the server process, bytes.
   long RssBytes() const;
+  // Restarts the peak below from the current RSS; false if the kernel
+  // refused (/proc/<pid>/clear_refs).
+  bool ResetPeakRss() const;
+  // The highest RSS of the server process since it started or since the
+  // last ResetPeakRss (VmHWM), bytes: a peak, not a sample.
+  long PeakRssBytes() const;
 
  private:
   void Spawn();

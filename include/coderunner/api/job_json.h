@@ -3,8 +3,10 @@
 #define CODERUNNER_API_JOB_JSON_H_
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "coderunner/jobs/job_record.h"
 
@@ -14,6 +16,14 @@ namespace coderunner::api {
 // (RFC 3339, UTC, milliseconds), hashes, image and digest, limits, flags and
 // "result" (the stored, redacted result) or null. Pure; thread-safe.
 nlohmann::json JobToJson(const jobs::JobRecord& record);
+
+// JobToJson(record) dumped (compact), handed to `write` in pieces that
+// keep the stored result as it is, so that it is neither parsed nor copied
+// (it can be several MiB). Keys may come in another order than JobToJson's
+// dump. Stops at, and returns, the first false from `write`. Pure;
+// thread-safe.
+bool WriteJobJson(const jobs::JobRecord& record,
+                  const std::function<bool(std::string_view)>& write);
 
 // A list row: the record without "result".
 nlohmann::json JobSummaryJson(const jobs::JobRecord& record);

@@ -4,19 +4,28 @@
 // terminal. It carries what must not wait on the database: wake-ups for
 // /wait and /v1/execute (a condition variable, no polling), the live event
 // log for /events, the cancel token, and the raw (unredacted) result for the
-// caller of /v1/execute. Memory per channel is bounded by the job's output
-// cap per stream.
+// caller of /v1/execute.
+//
+// The event log is shared by all its readers, and bounded whatever the job
+// writes: each stream's output is kept once, up to the job's output cap,
+// and the log's entries only mark where a status or stage event, or a
+// switch of stream, falls in it. Output that continues the stream of the
+// entry before it extends that entry, so a job that writes one byte at a
+// time makes one entry, not one per byte, and a job that switches streams
+// at every byte makes at most kMaxOutputEntries. Memory per channel is
+// therefore at most the output cap per stream plus a fixed amount.
 #ifndef CODERUNNER_JOBS_JOB_CHANNEL_H_
 #define CODERUNNER_JOBS_JOB_CHANNEL_H_
 
 #include <chrono>
 #include <condition_variable>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "coderunner/jobs/job_record.h"
@@ -30,9 +39,25 @@ struct JobEvent {
   std::string data;  // Status name, output bytes, or a stage as a JSON object.
 };
 
+// One reader's position in a JobChannel's event log. A new reader starts
+// from a default-constructed cursor (the beginning: late readers get the
+// whole log). Owned and used by one reader at a time.
+struct EventCursor {
+  size_t entry = 0;          // First log entry not yet read to its end.
+  int64_t read[2] = {0, 0};  // Stdout, stderr bytes already read.
+};
+
 // Thread-safe.
 class JobChannel {
  public:
+  // Log entries that output may open, counted over both streams. Past it,
+  // output extends the last entry whatever its stream: the bytes all
+  // arrive, but stdout and stderr are no longer interleaved more finely
+  // than that entry (a reader gets its stdout, then its stderr). Entries
+  // are 32 bytes: 128 KiB at most.
+  static constexpr size_t kMaxOutputEntries = 4096;
+
+  // `output_cap`: bytes of each stream kept (and shown); beyond, dropped.
   explicit JobChannel(int64_t output_cap) : output_cap_(output_cap) {}
 
   // Appends a status event.
@@ -40,7 +65,8 @@ class JobChannel {
   // Appends an Execute-mode stage change: `stage_json` is the stage's JSON
   // object ({"name","status",...}), passed through to /events as is.
   void PublishStage(std::string stage_json);
-  // Appends output, dropping whatever exceeds the per-stream cap.
+  // Appends output, dropping whatever exceeds the per-stream cap. O(1)
+  // amortized per byte, whatever the size of `bytes`.
   void PublishOutput(bool is_stderr, std::string_view bytes);
   // Marks the job terminal, keeps `raw_result_json` for /v1/execute and
   // wakes every waiter. Later calls are ignored.
@@ -48,24 +74,46 @@ class JobChannel {
 
   // Waits until terminal or `deadline`. Returns true if terminal.
   bool WaitTerminal(std::chrono::steady_clock::time_point deadline);
-  // Waits until there are events past `next` or the job is terminal, or
-  // `deadline`. Copies events [next, end) into `out` and returns the new
-  // `next`.
-  size_t WaitEvents(size_t next, std::chrono::steady_clock::time_point deadline,
-                    std::vector<JobEvent>* out, bool* terminal);
+  // Waits until the log holds something past `cursor`, or the job is
+  // terminal, or `deadline`. Then appends to `out` what follows `cursor`,
+  // in log order, with at most `max_output_bytes` (> 0) of output, and
+  // moves `cursor` past it. Output of one stream that follows itself
+  // comes as one event, however it was published. Returns true when the
+  // job is terminal and `cursor` is at the end of the log: the reader has
+  // had every event, and the terminal status was the last.
+  bool WaitEvents(EventCursor* cursor, std::chrono::steady_clock::time_point deadline,
+                  size_t max_output_bytes, std::vector<JobEvent>* out);
 
   bool terminal() const;
   // The raw result once terminal (empty if it was finished without one).
   std::string raw_result_json() const;
   sandbox::CancelToken& cancel_token() { return cancel_; }
+  // Entries in the event log (see kMaxOutputEntries); for tests and metrics.
+  size_t log_entries() const;
 
  private:
+  // A point in the log: what each stream had written when it was made,
+  // and, for a status or stage, its text.
+  struct Entry {
+    JobEvent::Kind kind;
+    int64_t end[2];   // Stdout, stderr bytes before the end of this entry.
+    size_t text = 0;  // Index in texts_ (status and stage entries).
+  };
+  static bool IsOutput(JobEvent::Kind kind) {
+    return kind == JobEvent::Kind::kStdout || kind == JobEvent::Kind::kStderr;
+  }
+  // Appends a status or stage entry. Holds mu_.
+  void AppendText(JobEvent::Kind kind, std::string text);
+  // Whether `cursor` has something left to read. Holds mu_.
+  bool HasNews(const EventCursor& cursor) const;
+
   int64_t output_cap_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::vector<JobEvent> events_;
-  int64_t stdout_bytes_ = 0;
-  int64_t stderr_bytes_ = 0;
+  std::string output_[2];  // Stdout, stderr as published, each up to the cap.
+  std::vector<std::string> texts_;
+  std::vector<Entry> entries_;
+  size_t output_entries_ = 0;
   bool terminal_ = false;
   std::string raw_result_json_;
   sandbox::CancelToken cancel_;

@@ -48,12 +48,16 @@ class JobExecutor {
 
   // Commits the terminal `status` with `stored_json` as the job's result,
   // runs `before_wake` (if any), counts it, wakes waiters with `raw_json`
-  // and sends the webhook. Returns
+  // and sends the webhook. `raw_json` is moved into the job's channel
+  // after `stored_json` is stored (no copy of a result of several MiB
+  // stays with its subscribers; empty when no /v1/execute caller reads
+  // it); the two may be the same string, and `stored_json` is not read
+  // after `before_wake`, which may free it. Returns
   // false, leaving the status that won, if the job was already terminal (a
   // cancel got there first) or the store failed; also false when
   // RequeueActive stopped it (`status` cancelled): it is queued again.
   bool Complete(const JobRecord& record, JobStatus status, const std::string& stored_json,
-                const std::string& raw_json, const std::string& image_digest, int64_t started_ms,
+                std::string&& raw_json, const std::string& image_digest, int64_t started_ms,
                 const std::function<void()>& before_wake = nullptr);
 
   // Ids of the jobs being executed right now (for the janitor).

@@ -10,7 +10,8 @@ namespace coderunner::sandbox {
 
 // Keeps the first `cap` bytes written and counts the rest, plus a short tail
 // of the most recent bytes (where coderunner-init's trailer lands). Memory
-// use is bounded by cap + kTailBytes however much is written.
+// use is bounded by cap + 2 * kTailBytes however much is written, and the
+// work per byte by a constant however small the writes.
 // Not thread-safe.
 class CappedOutput {
  public:
@@ -25,7 +26,8 @@ class CappedOutput {
   void DropSuffix(size_t n);
 
   const std::string& kept() const { return kept_; }
-  const std::string& tail() const { return tail_; }
+  // The last kTailBytes bytes of the stream (fewer if it is shorter).
+  std::string_view tail() const;
   uint64_t total_bytes() const { return total_; }
   bool truncated() const { return total_ > kept_.size() + taken_; }
 
@@ -37,7 +39,7 @@ class CappedOutput {
  private:
   size_t cap_;
   std::string kept_;
-  std::string tail_;
+  std::string tail_;  // The stream's last bytes, up to 2 * kTailBytes.
   uint64_t total_ = 0;
   size_t taken_ = 0;  // Bytes moved out by TakeKept().
 };

@@ -48,17 +48,29 @@ std::optional<InitTrailer> ParseInitTrailer(std::string_view stderr_tail);
 
 // Passes live stderr through while holding back anything that could still
 // turn out to be the trailer, so observers never see it. Memory is bounded
-// (a held span longer than any trailer is released). Not thread-safe.
+// (a held span longer than any trailer is released), and so is the work per
+// byte, whatever the bytes (e.g. a flood of "\x1e", the marker's first
+// byte). Not thread-safe.
 class TrailerFilter {
  public:
+  // Longest span held back as a possible trailer, bytes.
+  static constexpr size_t kMaxTrailer = 512;
   using Emit = std::function<void(std::string_view)>;
-  // Emits what is certainly not the trailer.
+  // Emits what is certainly not the trailer, as one contiguous piece (no
+  // call when there is none).
   void Feed(std::string_view bytes, const Emit& emit);
   // End of stream: emits what was held unless it is exactly a trailer.
   void Finish(const Emit& emit);
 
  private:
+  // Where in held_ a trailer could start (held_.size() if nowhere).
+  size_t FirstCandidate();
+  // Whether held_ from `at` (a "\x1e") could still be exactly a trailer.
+  bool CouldBeTrailer(size_t at);
+
   std::string held_;
+  size_t newline_free_ = 0;            // Leading bytes of held_ known to hold no '\n'.
+  size_t candidate_newline_free_ = 0;  // Same, for the last candidate checked.
 };
 
 }  // namespace coderunner::sandbox

@@ -15,7 +15,9 @@ namespace coderunner::sessions {
 // after a call: a thread or process the code left behind may keep writing,
 // so the marker is found wherever it lands, not only at the very end, and
 // whatever follows it is not the call's. Bytes that could still be part of
-// the marker line are held back (at most kHoldBytes). Not thread-safe.
+// the marker line are held back (at most 2 * kHoldBytes plus one Feed), and
+// each byte is scanned a bounded number of times however small the writes.
+// Not thread-safe.
 class MarkerCut {
  public:
   // The longest marker line looked for, bytes.
@@ -37,6 +39,7 @@ class MarkerCut {
   std::string end_;
   sandbox::CappedOutput out_;
   std::string held_;
+  size_t searched_ = 0;  // No `end` starts in held_ before this.
   std::string marker_;
   bool found_ = false;
 };

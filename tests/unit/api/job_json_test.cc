@@ -148,5 +148,53 @@ TEST(JobSummaryJsonTest, IsTheFullRecordWithoutResult) {
   EXPECT_EQ(summary, full);
 }
 
+TEST(WriteJobJsonTest, WritesWhatJobToJsonRendersPassingTheStoredResultThrough) {
+  struct Case {
+    const char* name;
+    std::string kind;
+    std::string result_json;
+    std::string progress_json;
+    bool passed_through;  // The stored result reaches `write` as it is.
+  };
+  const std::string big = R"({"stdout":")" + std::string(1 << 20, 'y') + R"(","exit_code":0})";
+  const std::vector<Case> cases = {
+      {"a job's result", "job", FullRecord().result_json, "", true},
+      {"a result of 1 MiB", "job", big, "", true},
+      {"no result yet", "job", "", "", false},
+      {"unparseable", "job", "{truncated", "", false},
+      {"not an object", "job", "[1,2]", "", false},
+      {"a raw newline (not ours)", "job", "{\"a\":\n1}", "", false},
+      {"an intent", "intent", FullRecord().result_json, R"({"answer":"42","attempts":1})", false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    JobRecord r = FullRecord();
+    r.kind = c.kind;
+    r.result_json = c.result_json;
+    r.progress_json = c.progress_json;
+    std::string text;
+    bool passed_through = false;
+    EXPECT_TRUE(WriteJobJson(r, [&](std::string_view piece) {
+      passed_through |= piece.data() == r.result_json.data() && !piece.empty();
+      text.append(piece);
+      return true;
+    }));
+    EXPECT_EQ(passed_through, c.passed_through);
+    EXPECT_EQ(text.find_first_of("\r\n"), std::string::npos) << "an SSE data line";
+    json got = json::parse(text, nullptr, false);
+    ASSERT_FALSE(got.is_discarded()) << text.substr(0, 200);
+    EXPECT_EQ(got, JobToJson(r));
+  }
+}
+
+TEST(WriteJobJsonTest, StopsAtTheFirstFailedWrite) {
+  int calls = 0;
+  EXPECT_FALSE(WriteJobJson(FullRecord(), [&](std::string_view) {
+    ++calls;
+    return false;
+  }));
+  EXPECT_EQ(calls, 1);
+}
+
 }  // namespace
 }  // namespace coderunner::api

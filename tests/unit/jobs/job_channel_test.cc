@@ -26,8 +26,8 @@ Clock::time_point Past() { return Clock::now() - 1s; }
 // All events so far, without waiting.
 std::vector<JobEvent> Events(JobChannel& ch, bool* terminal = nullptr) {
   std::vector<JobEvent> out;
-  bool t = false;
-  ch.WaitEvents(0, Past(), &out, &t);
+  EventCursor cursor;
+  bool t = ch.WaitEvents(&cursor, Past(), SIZE_MAX, &out);
   if (terminal != nullptr) *terminal = t;
   return out;
 }
@@ -142,39 +142,43 @@ TEST(JobChannelTest, WaitTerminalWakesOnFinishFromAnotherThread) {
   EXPECT_TRUE(waiter.get());
 }
 
-TEST(JobChannelTest, WaitEventsReturnsOnlyNewEventsAndTheNextIndex) {
+TEST(JobChannelTest, WaitEventsReturnsOnlyWhatFollowsTheCursor) {
   JobChannel ch(100);
   ch.PublishOutput(false, "a");
   ch.PublishOutput(false, "b");
   std::vector<JobEvent> out;
-  bool terminal = true;
-  size_t next = ch.WaitEvents(0, Far(), &out, &terminal);
-  EXPECT_EQ(next, 2u);
-  EXPECT_FALSE(terminal);
-  ASSERT_EQ(out.size(), 2u);
+  EventCursor cursor;
+  EXPECT_FALSE(ch.WaitEvents(&cursor, Far(), SIZE_MAX, &out));
+  ASSERT_EQ(out.size(), 1u);  // Output of one stream that follows itself is one event.
+  EXPECT_EQ(out[0].data, "ab");
 
-  ch.PublishOutput(true, "c");
+  // The last entry grows: only its new bytes come.
+  ch.PublishOutput(false, "c");
   out.clear();
-  next = ch.WaitEvents(next, Far(), &out, &terminal);
-  EXPECT_EQ(next, 3u);
-  EXPECT_FALSE(terminal);
+  EXPECT_FALSE(ch.WaitEvents(&cursor, Far(), SIZE_MAX, &out));
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, Kind::kStdout);
+  EXPECT_EQ(out[0].data, "c");
+
+  ch.PublishOutput(true, "d");
+  out.clear();
+  EXPECT_FALSE(ch.WaitEvents(&cursor, Far(), SIZE_MAX, &out));
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].kind, Kind::kStderr);
-  EXPECT_EQ(out[0].data, "c");
+  EXPECT_EQ(out[0].data, "d");
 
   // Nothing new: returns at the deadline with nothing.
   out.clear();
-  EXPECT_EQ(ch.WaitEvents(next, Clock::now() + 1ms, &out, &terminal), 3u);
+  EXPECT_FALSE(ch.WaitEvents(&cursor, Clock::now() + 1ms, SIZE_MAX, &out));
   EXPECT_TRUE(out.empty());
-  EXPECT_FALSE(terminal);
 }
 
 TEST(JobChannelTest, WaitEventsAppendsToOut) {
   JobChannel ch(100);
   ch.PublishOutput(false, "x");
   std::vector<JobEvent> out = {{Kind::kStatus, "kept"}};
-  bool terminal = false;
-  ch.WaitEvents(0, Far(), &out, &terminal);
+  EventCursor cursor;
+  ch.WaitEvents(&cursor, Far(), SIZE_MAX, &out);
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].data, "kept");
   EXPECT_EQ(out[1].data, "x");
@@ -184,15 +188,14 @@ TEST(JobChannelTest, WaitEventsWakesOnPublishFromAnotherThread) {
   JobChannel ch(100);
   auto waiter = std::async(std::launch::async, [&] {
     std::vector<JobEvent> out;
-    bool terminal = false;
-    size_t next = ch.WaitEvents(0, Far(), &out, &terminal);
-    return std::make_tuple(next, out, terminal);
+    EventCursor cursor;
+    bool terminal = ch.WaitEvents(&cursor, Far(), SIZE_MAX, &out);
+    return std::make_tuple(out, terminal);
   });
   std::this_thread::sleep_for(20ms);
   ch.PublishOutput(false, "hello");
   ASSERT_EQ(waiter.wait_for(kHangGuard), std::future_status::ready);
-  auto [next, out, terminal] = waiter.get();
-  EXPECT_EQ(next, 1u);
+  auto [out, terminal] = waiter.get();
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].data, "hello");
   EXPECT_FALSE(terminal);
@@ -201,18 +204,19 @@ TEST(JobChannelTest, WaitEventsWakesOnPublishFromAnotherThread) {
 TEST(JobChannelTest, WaitEventsWakesOnFinishAndReportsTerminal) {
   JobChannel ch(100);
   ch.PublishOutput(false, "seen");
+  EventCursor cursor;
+  std::vector<JobEvent> seen;
+  ch.WaitEvents(&cursor, Past(), SIZE_MAX, &seen);
   auto waiter = std::async(std::launch::async, [&] {
     std::vector<JobEvent> out;
-    bool terminal = false;
-    size_t next = ch.WaitEvents(1, Far(), &out, &terminal);
-    return std::make_tuple(next, out, terminal);
+    bool terminal = ch.WaitEvents(&cursor, Far(), SIZE_MAX, &out);
+    return std::make_tuple(out, terminal);
   });
   std::this_thread::sleep_for(20ms);
   ch.Finish(JobStatus::kOom, "");
   ASSERT_EQ(waiter.wait_for(kHangGuard), std::future_status::ready);
-  auto [next, out, terminal] = waiter.get();
+  auto [out, terminal] = waiter.get();
   EXPECT_TRUE(terminal);
-  EXPECT_EQ(next, 2u);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].kind, Kind::kStatus);
   EXPECT_EQ(out[0].data, "oom");
@@ -222,14 +226,15 @@ TEST(JobChannelTest, WaitEventsOnATerminalChannelReturnsAtOnce) {
   JobChannel ch(100);
   ch.Finish(JobStatus::kSucceeded, "");
   std::vector<JobEvent> out;
-  bool terminal = false;
+  EventCursor cursor;
+  ch.WaitEvents(&cursor, Past(), SIZE_MAX, &out);
+  out.clear();
   // Already read everything: still returns at once, because it is terminal.
   auto done =
-      std::async(std::launch::async, [&] { return ch.WaitEvents(1, Far(), &out, &terminal); });
+      std::async(std::launch::async, [&] { return ch.WaitEvents(&cursor, Far(), SIZE_MAX, &out); });
   ASSERT_EQ(done.wait_for(kHangGuard), std::future_status::ready);
-  EXPECT_EQ(done.get(), 1u);
+  EXPECT_TRUE(done.get());
   EXPECT_TRUE(out.empty());
-  EXPECT_TRUE(terminal);
 }
 
 TEST(JobChannelTest, CancelTokenIsPerChannel) {

@@ -254,6 +254,50 @@ TEST(TrailerFilterTest, MemoryStaysBoundedOnAStreamOfMarkerPrefixes) {
   EXPECT_EQ(run.out(), expected);
 }
 
+TEST(TrailerFilterTest, FloodsOfMarkerBytesComeOutWholeAtMostOnePiecePerFeed) {
+  std::string prefixes;  // Starts of the marker that never complete.
+  while (prefixes.size() < (1 << 20)) prefixes += kMarker.substr(0, 6);
+  std::string markers;  // Whole markers, no newline.
+  while (markers.size() < (1 << 20)) markers += kMarker;
+  const std::string separators(1 << 20, '\x1e');
+  struct Case {
+    const char* name;
+    const std::string& flood;
+    size_t chunk;  // 0 = all at once.
+  };
+  const std::vector<Case> cases = {
+      {"1 MiB of record separators, one per feed", separators, 1},
+      {"1 MiB of record separators, 16 KiB feeds", separators, 16 << 10},
+      {"1 MiB of record separators in one feed", separators, 0},
+      {"marker prefixes, one byte per feed", prefixes, 1},
+      {"whole markers, 7-byte feeds", markers, 7},
+      {"whole markers in one feed", markers, 0},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    TrailerFilter filter;
+    std::string out;
+    size_t emits = 0;
+    size_t feeds = 0;
+    size_t max_held = 0;
+    auto emit = [&](std::string_view s) {
+      EXPECT_FALSE(s.empty());
+      out.append(s);
+      ++emits;
+    };
+    size_t step = c.chunk == 0 ? c.flood.size() : c.chunk;
+    for (size_t at = 0; at < c.flood.size(); at += step, ++feeds) {
+      filter.Feed(std::string_view(c.flood).substr(at, step), emit);
+      max_held = std::max(max_held, std::min(at + step, c.flood.size()) - out.size());
+    }
+    filter.Feed(kRealTrailer, emit);
+    filter.Finish(emit);
+    EXPECT_TRUE(out == c.flood) << out.size() << " vs " << c.flood.size();
+    EXPECT_LE(emits, feeds + 2);
+    EXPECT_LE(max_held, TrailerFilter::kMaxTrailer + step);
+  }
+}
+
 TEST(TrailerFilterTest, FinishEmitsAHeldSpanThatIsNotExactlyATrailer) {
   const std::vector<std::pair<const char*, std::string>> tails = {
       {"lone record separator", "\x1e"},

@@ -94,5 +94,60 @@ TEST(JobOutputTest, ObserversSeeAtMostTheCapPerStream) {
   EXPECT_TRUE(io.out().truncated());
 }
 
+// A raw attach stream of one-byte frames, as a job writing one byte per
+// write(2) can produce, fed in curl-sized chunks.
+struct FrameFlood {
+  const char* name;
+  size_t frames;
+  size_t stderr_every;  // Every n-th frame on stderr (0: none).
+  char byte;
+  bool pooled;  // ExpectEnd: stdout goes through the marker filter too.
+};
+
+TEST(JobOutputTest, OneByteFramesReachObserversInFewCallsWithTheBytesIntact) {
+  const size_t kChunk = 16 << 10;  // CURL_MAX_WRITE_SIZE.
+  const std::vector<FrameFlood> floods = {
+      {"1 MiB of stdout frames", 1 << 20, 0, 'x', false},
+      {"1 MiB of record separator frames", 1 << 20, 0, '\x1e', false},
+      {"record separators, pooled", 1 << 20, 0, '\x1e', true},
+      {"record separators on stderr", 1 << 20, 1, '\x1e', false},
+      {"record separators on both, switching every 64", 1 << 20, 64, '\x1e', true},
+  };
+  const std::string nonce = "00ff";
+  for (const FrameFlood& f : floods) {
+    SCOPED_TRACE(f.name);
+    std::string raw;
+    std::string want[2];
+    size_t switches = 0;
+    bool last_err = false;
+    for (size_t i = 0; i < f.frames; ++i) {
+      bool err = f.stderr_every != 0 && i % f.stderr_every == 0;
+      switches += i > 0 && err != last_err;
+      last_err = err;
+      raw += Frame(err ? 2 : 1, std::string(1, f.byte));
+      want[err ? 1 : 0] += f.byte;
+    }
+    if (f.pooled) raw += Frame(1, StdoutEndMarker(nonce));
+    raw += Frame(2, Trailer(nonce));
+    std::string live[2];
+    size_t calls = 0;
+    JobOutput io(1 << 20, [&](engine::StreamId s, std::string_view b) {
+      live[s == engine::StreamId::kStderr ? 1 : 0].append(b);
+      ++calls;
+    });
+    if (f.pooled) io.ExpectEnd(nonce, [] {});
+    size_t feeds = 0;
+    for (size_t at = 0; at < raw.size(); at += kChunk, ++feeds) {
+      ASSERT_TRUE(io.Feed(std::string_view(raw).substr(at, kChunk)));
+    }
+    io.Finish();
+    EXPECT_EQ(io.ended(), f.pooled);
+    EXPECT_TRUE(live[0] == want[0]) << live[0].size() << " vs " << want[0].size();
+    EXPECT_TRUE(live[1] == want[1]) << live[1].size() << " vs " << want[1].size();
+    // One call per chunk and per switch of stream (+ Finish), not per frame.
+    EXPECT_LE(calls, feeds + switches + 2) << "for " << f.frames << " frames";
+  }
+}
+
 }  // namespace
 }  // namespace coderunner::sandbox

@@ -82,7 +82,25 @@ INSTANTIATE_TEST_SUITE_P(
              std::string(10, 'y'),
              kMarker,
              true},
-        Case{"NoMarkerAtAll", {"partial", " output"}, 100, false, "partial output", "", false}),
+        Case{"NoMarkerAtAll", {"partial", " output"}, 100, false, "partial output", "", false},
+        Case{"RecordSeparatorFloodByteByByte", Bytes(std::string(256 << 10, '\x1e') + kMarker),
+             1 << 20, true, std::string(256 << 10, '\x1e'), kMarker, false},
+        Case{"MarkerLookalikeFloodThenTheMarker", Bytes([] {
+               std::string s;
+               while (s.size() < (64 << 10))
+                 s += "\x1e"
+                      "coderunner-init {\"eof\":";
+               return s;
+             }() + kMarker),
+             1 << 20, true,
+             [] {
+               std::string s;
+               while (s.size() < (64 << 10))
+                 s += "\x1e"
+                      "coderunner-init {\"eof\":";
+               return s;
+             }(),
+             kMarker, false}),
     [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
 
 }  // namespace
