@@ -230,10 +230,10 @@ void RegisterJobRoutes(RouteTable& http, jobs::JobService& service, MetricsRegis
              auto stream =
                  std::make_shared<JobEventStream>(service, *finals, id, tenant, std::move(channel));
              res.set_header("Cache-Control", "no-cache");
-             res.set_chunked_content_provider(
-                 "text/event-stream", [stream, slot](size_t, httplib::DataSink& sink) {
-                   return stream->WriteNext(sink);
-                 });
+             res.set_chunked_content_provider("text/event-stream",
+                                              [stream, slot](size_t, httplib::DataSink& sink) {
+                                                return stream->WriteNext(sink);
+                                              });
            });
 
   http.Get("/metrics", [&service, &metrics](const httplib::Request&, httplib::Response& res) {
