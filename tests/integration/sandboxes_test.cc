@@ -280,9 +280,10 @@ TEST_F(SandboxesTest, HostileProgramsAreContainedInsideSandboxes) {
   EXPECT_GE(ran, 30);
   for (const auto& [ext, id] : sandbox_of) EXPECT_EQ(SandboxContainers(id), 1) << ext;
   // And ordinary jobs are unaffected.
-  HttpAnswer job =
-      server_->Call("POST", "/v1/execute", kAcme, R"j({"language":"python","code":"print(6*7)"})j");
+  HttpAnswer job = server_->Call("POST", "/v1/execute", kAcme,
+                                 R"j({"language":"python","code":"print(6*7)","cache":false})j");
   EXPECT_EQ(job.json["stdout"], "42\n") << job.body;
+  EXPECT_EQ(job.json["cached"], false) << job.body;
 }
 
 TEST_F(SandboxesTest, APersistentVolumeIsOutputAndOutlivesTheSandbox) {

@@ -30,11 +30,17 @@ class VolumesTest : public EngineTest {
     return a.json.is_object() ? a.json.value("id", "") : "";
   }
 
+  // POST /v1/execute as `key`, never answered from the cache (a 200 must
+  // say `cached: false`).
   HttpAnswer Run(const std::string& key, const std::string& language, const std::string& code,
                  const std::string& volume_id) {
-    nlohmann::json body = {{"language", language}, {"code", code}};
+    nlohmann::json body = {{"language", language}, {"code", code}, {"cache", false}};
     if (!volume_id.empty()) body["volume_id"] = volume_id;
-    return server_->Call("POST", "/v1/execute", key, body.dump());
+    HttpAnswer a = server_->Call("POST", "/v1/execute", key, body.dump());
+    if (a.status == 200) {
+      EXPECT_EQ(a.json.value("cached", true), false) << a.body.substr(0, 500);
+    }
+    return a;
   }
 
   std::string VolumeDir(const std::string& id) const { return server_->volumes_dir() + "/" + id; }
