@@ -15,7 +15,6 @@ namespace coderunner::testing {
 namespace {
 
 using nlohmann::json;
-using Clock = std::chrono::steady_clock;
 
 class PoolTest : public EngineTest {
  protected:
@@ -30,16 +29,6 @@ class PoolTest : public EngineTest {
     size_t at = m.body.find("\n" + sample + " ");
     if (at == std::string::npos) return -1;
     return std::stod(m.body.substr(at + sample.size() + 2));
-  }
-
-  // Waits (bounded) for `done`; the bound only keeps a broken pool from
-  // hanging the test.
-  static bool Eventually(const std::function<bool()>& done) {
-    for (auto until = Clock::now() + std::chrono::seconds(60); Clock::now() < until;) {
-      if (done()) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return done();
   }
 
   // The instance's idle pooled containers, as the engine lists them.

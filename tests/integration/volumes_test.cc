@@ -2,8 +2,8 @@
 // persist across jobs at /output, the size quota (stop + roll back), tier
 // and tenant isolation.
 #include <filesystem>
+#include <fstream>
 #include <string>
-#include <thread>
 
 #include "coderunner/common/sha256.h"
 #include "engine_fixture.h"
@@ -159,19 +159,25 @@ TEST_F(VolumesTest, QuotaStopsTheJobAndRollsBackItsWrites) {
 
 TEST_F(VolumesTest, DeletingAVolumeInUseIs409) {
   std::string id = Create(kAcme, 1 << 20);
-  nlohmann::json body = {{"language", "bash"}, {"code", "sleep 4"}, {"volume_id", id}};
+  // The job marks the volume once it runs, then holds it until the test
+  // drops a stop file into it (or a minute passes).
+  nlohmann::json body = {
+      {"language", "bash"},
+      {"code",
+       "echo > /output/started\n"
+       "for ((i = 0; i < 600; i++)); do [[ -e /output/stop ]] && break; sleep 0.1; done\n"},
+      {"volume_id", id},
+      {"cache", false},
+      {"limits", {{"timeout_ms", 60000}}}};
   HttpAnswer job = server_->Call("POST", "/v1/jobs", kAcme, body.dump());
   ASSERT_EQ(job.status, 202) << job.body;
   std::string job_id = job.json["id"];
-  // Wait until it runs.
-  for (int i = 0; i < 100; ++i) {
-    if (server_->Call("GET", "/v1/jobs/" + job_id, kAcme).json["status"] == "running") break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ASSERT_TRUE(Eventually([&] { return std::filesystem::exists(VolumeDir(id) + "/started"); }));
   HttpAnswer busy = server_->Call("DELETE", "/v1/volumes/" + id, kAcme);
   EXPECT_EQ(busy.status, 409) << busy.body;
-  server_->Call("GET", "/v1/jobs/" + job_id + "/wait?timeout_s=30", kAcme);
+  std::ofstream(VolumeDir(id) + "/stop") << "stop";
+  HttpAnswer done = server_->Call("GET", "/v1/jobs/" + job_id + "/wait?timeout_s=120", kAcme);
+  EXPECT_EQ(done.json["status"], "succeeded") << done.body;
   EXPECT_EQ(server_->Call("DELETE", "/v1/volumes/" + id, kAcme).status, 200);
 }
 
