@@ -1,4 +1,3 @@
-#define _GNU_SOURCE  // Before any header, as in coderunner_init.c.
 // Fuzzes coderunner-init's command-line parser (ParseArgs in
 // src/init/coderunner_init.c, compiled here with the sanitizers; the init
 // binary itself is static and never sanitized). The service builds that
@@ -7,6 +6,7 @@
 // Checks: a parsed command is non-empty and lies inside argv, the
 // environment holds only -e values and is NULL-terminated, and numbers are
 // never negative.
+#define _GNU_SOURCE  // Before any header, as in coderunner_init.c.
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
