@@ -75,12 +75,12 @@ struct Attack {
 // up the guest's per-task CPU times, which a few dozen runnable tasks on
 // one CPU inflate many times over (a bash fork bomb reads 15 s of CPU after
 // 1 s), and it would end the job before the program reports.
-const json kBombLimits = {{"timeout_ms", 20000}, {"cpu_ms", 60000}};
+json BombLimits() { return {{"timeout_ms", 20000}, {"cpu_ms", 60000}}; }
 
 std::vector<Attack> Attacks() {
   using J = json;
   return {
-      {"thread_bomb.py", "python", kBombLimits, {"succeeded"}, {}, {}, ExpectPidsHeld},
+      {"thread_bomb.py", "python", BombLimits(), {"succeeded"}, {}, {}, ExpectPidsHeld},
       // At the memory limit the kernel may first reclaim the interpreter's
       // own (file-backed) pages over and over instead of killing it; on a
       // loaded machine that can last until the wall clock ends the job.
@@ -136,7 +136,7 @@ std::vector<Attack> Attacks() {
        {"succeeded"},
        {"denied /proc/sysrq-trigger"},
        {"WROTE"}},
-      {"fork_bomb.js", "javascript", kBombLimits, {"succeeded"}, {}, {}, ExpectPidsHeld},
+      {"fork_bomb.js", "javascript", BombLimits(), {"succeeded"}, {}, {}, ExpectPidsHeld},
   };
 }
 
