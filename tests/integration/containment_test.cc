@@ -4,7 +4,6 @@
 // cache off and every answer must say `cached: false`: a cached answer would
 // prove nothing about the container that did not run.
 #include <map>
-#include <sstream>
 #include <string>
 
 #include "engine_fixture.h"
@@ -14,22 +13,10 @@ namespace {
 
 using Expected = std::map<std::string, std::string>;
 
-// "NAME VALUE" lines of a hostile program's stdout.
-std::map<std::string, std::string> Lines(const nlohmann::json& answer) {
-  std::map<std::string, std::string> out;
-  std::istringstream in(answer.value("stdout", ""));
-  std::string line;
-  while (std::getline(in, line)) {
-    size_t space = line.find(' ');
-    if (space != std::string::npos) out[line.substr(0, space)] = line.substr(space + 1);
-  }
-  return out;
-}
-
 bool UnderGvisor() { return RuntimeUnderTest() == "runsc"; }
 
 void ExpectExactly(const nlohmann::json& answer, const Expected& want) {
-  auto got = Lines(answer);
+  auto got = StdoutFields(answer);
   for (const auto& [name, value] : want) {
     EXPECT_EQ(got[name], value) << name << "\n" << answer.value("stdout", "").substr(0, 3000);
   }
@@ -165,7 +152,7 @@ TEST_F(ContainmentTest, EscapeSyscallsFailWithExactlyTheFiltersErrno) {
   // table there and comes back as -EBADF.
   want["int80_getpid"] = UnderGvisor() ? "EBADF" : "ENOSYS";
   want["done"] = "";
-  auto got = Lines(r);
+  auto got = StdoutFields(r);
   for (const auto& [name, value] : want) {
     if (name == "done") continue;
     EXPECT_EQ(got[name], value) << name << "\n" << r.value("stdout", "").substr(0, 3000);

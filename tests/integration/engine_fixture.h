@@ -6,10 +6,14 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
+#include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 
 #include "server_process.h"
@@ -57,6 +61,35 @@ inline int64_t DiskBytesBelow(const std::string& dir) {
     if (lstat(it->path().c_str(), &st) == 0) total += static_cast<int64_t>(st.st_blocks) * 512;
   }
   return total;
+}
+
+// The "NAME VALUE" lines of an answer's stdout (hostile programs report
+// what they measured this way); the last line with a name wins.
+inline std::map<std::string, std::string> StdoutFields(const nlohmann::json& answer) {
+  std::map<std::string, std::string> out;
+  std::istringstream in(answer.value("stdout", ""));
+  std::string line;
+  while (std::getline(in, line)) {
+    size_t space = line.find(' ');
+    if (space != std::string::npos) out[line.substr(0, space)] = line.substr(space + 1);
+  }
+  return out;
+}
+
+// The integer a hostile program reported as "NAME VALUE"; fails the test
+// and returns the largest int64_t (which no upper bound admits) if it did
+// not report one.
+inline int64_t ReportedInt(const nlohmann::json& answer, const std::string& name) {
+  auto fields = StdoutFields(answer);
+  auto it = fields.find(name);
+  int64_t v = 0;
+  if (it != fields.end()) {
+    const std::string& s = it->second;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec == std::errc() && end == s.data() + s.size()) return v;
+  }
+  ADD_FAILURE() << "no number " << name << " in:\n" << answer.value("stdout", "").substr(0, 2000);
+  return std::numeric_limits<int64_t>::max();
 }
 
 class EngineTest : public ::testing::Test {

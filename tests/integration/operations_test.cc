@@ -80,26 +80,32 @@ TEST(OperationsTest, RequestIdIsEchoedAndEveryJsonLogLineCarriesIt) {
   EXPECT_EQ(bad.status, 400);
   EXPECT_EQ(bad.headers["x-request-id"].rfind("req-", 0), 0u) << bad.body;
 
-  // The access line is written after the answer; give it a moment.
-  std::this_thread::sleep_for(milliseconds(200));
-  std::istringstream lines(server.log());
-  std::string line;
-  int parsed = 0;
+  // Every line is JSON with a timestamp, level and message, and the access
+  // lines (written after the answers: waited for) carry the request ids.
   bool saw_access = false;
   bool saw_404 = false;
-  while (std::getline(lines, line)) {
-    if (line.empty()) continue;
-    json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    ASSERT_TRUE(j.is_object()) << "not a JSON line: " << line;
-    ASSERT_TRUE(j.contains("ts") && j.contains("level") && j.contains("msg")) << line;
-    ++parsed;
-    std::string msg = j["msg"];
-    std::string rid = j.value("request_id", "");
-    if (rid == "client-trace.42" && msg.find("GET /v1/languages -> 200") != std::string::npos) {
-      saw_access = true;
+  int parsed = 0;
+  auto scan = [&] {
+    std::istringstream lines(server.log());
+    std::string line;
+    parsed = 0;
+    while (std::getline(lines, line)) {
+      if (line.empty()) continue;
+      json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+      EXPECT_TRUE(j.is_object()) << "not a JSON line: " << line;
+      if (!j.is_object()) continue;
+      EXPECT_TRUE(j.contains("ts") && j.contains("level") && j.contains("msg")) << line;
+      ++parsed;
+      std::string msg = j.value("msg", "");
+      std::string rid = j.value("request_id", "");
+      if (rid == "client-trace.42" && msg.find("GET /v1/languages -> 200") != std::string::npos) {
+        saw_access = true;
+      }
+      if (rid == "trace-404" && msg.find("-> 404") != std::string::npos) saw_404 = true;
     }
-    if (rid == "trace-404" && msg.find("-> 404") != std::string::npos) saw_404 = true;
-  }
+    return saw_access && saw_404;
+  };
+  EXPECT_TRUE(Eventually(scan)) << server.log();
   EXPECT_GT(parsed, 3);
   EXPECT_TRUE(saw_access) << server.log();
   EXPECT_TRUE(saw_404) << server.log();
@@ -110,8 +116,10 @@ TEST(OperationsTest, TextLogLinesNameTheRequestId) {
   ASSERT_TRUE(server.started()) << server.log();
   auto r = GetWithId(server, "/v1/languages", "text-trace-7");
   ASSERT_TRUE(r);
-  std::this_thread::sleep_for(milliseconds(200));
-  EXPECT_NE(server.log().find("GET /v1/languages -> 200"), std::string::npos) << server.log();
+  // The access line is written after the answer.
+  EXPECT_TRUE(Eventually([&] {
+    return server.log().find("GET /v1/languages -> 200") != std::string::npos;
+  })) << server.log();
   EXPECT_NE(server.log().find("[req text-trace-7]"), std::string::npos) << server.log();
 }
 
@@ -152,11 +160,9 @@ TEST(OperationsTest, SigtermRequeuesWhatTheGraceDidNotFinishAndItRunsAtTheNextSt
     std::this_thread::sleep_for(milliseconds(20));
   }
 
-  auto stop_started = Clock::now();
+  // The grace (1 s) ends the long job's run: it is re-queued (attempt 2
+  // below), not waited for.
   EXPECT_TRUE(server->Stop(seconds(60))) << server->log();
-  auto stop_ms = std::chrono::duration_cast<milliseconds>(Clock::now() - stop_started).count();
-  // The grace (1 s) plus killing one container, not the job's 20 s.
-  EXPECT_LT(stop_ms, 15000) << server->log();
   HttpAnswer sync_answer = sync.get();
   EXPECT_EQ(sync_answer.status, 503) << sync_answer.body;
   ASSERT_TRUE(sync_answer.json.is_object()) << sync_answer.body;

@@ -45,17 +45,16 @@ std::string ErrorCode(const nlohmann::json& r) {
 }
 
 TEST_F(OutputTest, ArtifactsAreListedHashedAndDownloadable) {
-  HttpAnswer a = server_->Execute("python",
-                                  "import os\n"
-                                  "os.makedirs('/output/sub')\n"
-                                  "open('/output/report.txt','w').write('hello')\n"
-                                  "open('/output/sub/data.bin','wb').write(bytes(range(256)))\n"
-                                  "print('done')\n");
-  ASSERT_EQ(a.status, 200) << a.body;
-  EXPECT_EQ(a.json["status"], "succeeded") << a.body;
+  nlohmann::json r = RunUncached("python",
+                                 "import os\n"
+                                 "os.makedirs('/output/sub')\n"
+                                 "open('/output/report.txt','w').write('hello')\n"
+                                 "open('/output/sub/data.bin','wb').write(bytes(range(256)))\n"
+                                 "print('done')\n");
+  EXPECT_EQ(r["status"], "succeeded") << r.dump();
   std::string bin;
   for (int i = 0; i < 256; ++i) bin.push_back(static_cast<char>(i));
-  std::string id = a.json["id"];
+  std::string id = r["id"];
   // disk_bytes: what the host's disk holds for each (a block, on ext4).
   auto disk = [&](const std::string& path) {
     struct stat st;
@@ -71,8 +70,8 @@ TEST_F(OutputTest, ArtifactsAreListedHashedAndDownloadable) {
                                                 {"size", 256},
                                                 {"disk_bytes", disk("sub/data.bin")},
                                                 {"sha256", Sha256Hex(bin)}}});
-  EXPECT_EQ(a.json["artifacts"], want);
-  EXPECT_FALSE(a.json.contains("artifacts_skipped")) << a.body;
+  EXPECT_EQ(r["artifacts"], want);
+  EXPECT_FALSE(r.contains("artifacts_skipped")) << r.dump();
 
   EXPECT_EQ(server_->Get("/v1/jobs/" + id + "/artifacts/report.txt").body, "hello");
   EXPECT_EQ(server_->Get("/v1/jobs/" + id + "/artifacts/sub/data.bin").body, bin);
@@ -94,24 +93,22 @@ TEST_F(OutputTest, ArtifactsAreListedHashedAndDownloadable) {
 }
 
 TEST_F(OutputTest, AJobThatWritesNothingKeepsNoDirectory) {
-  HttpAnswer a = server_->Execute("python", "print(1)");
-  ASSERT_EQ(a.status, 200) << a.body;
-  EXPECT_EQ(a.json["artifacts"], nlohmann::json::array());
-  std::string id = a.json["id"];
+  nlohmann::json r = RunUncached("python", "print(1)");
+  EXPECT_EQ(r["artifacts"], nlohmann::json::array());
+  std::string id = r["id"];
   EXPECT_FALSE(std::filesystem::exists(server_->artifacts_dir() + "/" + id));
 }
 
 TEST_F(OutputTest, AJobPastItsDeadlineStillLeavesItsArtifacts) {
   // At the deadline coderunner-init stops the job and checks /output itself
   // (SIGUSR1 from the service) instead of dying with it.
-  HttpAnswer a =
-      server_->Execute("bash", "echo partial > /output/partial.txt; trap '' TERM; sleep 60",
-                       {{"limits", {{"timeout_ms", 1500}}}});
-  ASSERT_EQ(a.status, 200) << a.body;
-  EXPECT_EQ(a.json["status"], "timeout") << a.body;
-  EXPECT_EQ(a.json["signal"], "SIGKILL");
-  EXPECT_EQ(Paths(a.json["artifacts"]), std::set<std::string>{"partial.txt"}) << a.body;
-  std::string id = a.json["id"];
+  nlohmann::json r =
+      RunUncached("bash", "echo partial > /output/partial.txt; trap '' TERM; sleep 60",
+                  {{"limits", {{"timeout_ms", 1500}}}});
+  EXPECT_EQ(r["status"], "timeout") << r.dump();
+  EXPECT_EQ(r["signal"], "SIGKILL");
+  EXPECT_EQ(Paths(r["artifacts"]), std::set<std::string>{"partial.txt"}) << r.dump();
+  std::string id = r["id"];
   EXPECT_EQ(server_->Get("/v1/jobs/" + id + "/artifacts/partial.txt").body, "partial\n");
 }
 

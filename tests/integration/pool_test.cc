@@ -15,7 +15,6 @@ namespace coderunner::testing {
 namespace {
 
 using nlohmann::json;
-using Clock = std::chrono::steady_clock;
 
 class PoolTest : public EngineTest {
  protected:
@@ -30,16 +29,6 @@ class PoolTest : public EngineTest {
     size_t at = m.body.find("\n" + sample + " ");
     if (at == std::string::npos) return -1;
     return std::stod(m.body.substr(at + sample.size() + 2));
-  }
-
-  // Waits (bounded) for `done`; the bound only keeps a broken pool from
-  // hanging the test.
-  static bool Eventually(const std::function<bool()>& done) {
-    for (auto until = Clock::now() + std::chrono::seconds(60); Clock::now() < until;) {
-      if (done()) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return done();
   }
 
   // The instance's idle pooled containers, as the engine lists them.
@@ -72,11 +61,10 @@ TEST_F(PoolTest, EachJobGetsAFreshPooledContainer) {
       "print(ws[0], seen)\n";
   std::set<std::string> hosts;
   for (int i = 0; i < 5; ++i) {
-    // Distinct code each time: an identical request would be a cache hit.
-    HttpAnswer a = server_->Execute("python", code + "# " + std::to_string(i) + "\n");
-    ASSERT_EQ(a.status, 200) << a.body;
-    ASSERT_EQ(a.json["status"], "succeeded") << a.body;
-    std::string out = a.json["stdout"];
+    // Never from the cache: each answer comes from a container.
+    json r = RunUncached("python", code);
+    ASSERT_EQ(r["status"], "succeeded") << r.dump();
+    std::string out = r["stdout"];
     EXPECT_NE(out.find(" False"), std::string::npos) << "a job saw another's /tmp: " << out;
     hosts.insert(out.substr(0, out.find(' ')));
   }
@@ -88,8 +76,8 @@ TEST_F(PoolTest, PoolRefillsAfterJobs) {
   ASSERT_TRUE(Eventually([&] { return PythonPoolFull(); }));
   double created_before = Metric("coderunner_pool_created_total");
   for (int i = 0; i < 4; ++i) {
-    HttpAnswer a = server_->Execute("python", "print(" + std::to_string(i) + ")");
-    ASSERT_EQ(a.json["status"], "succeeded") << a.body;
+    json r = RunUncached("python", "print(" + std::to_string(i) + ")");
+    ASSERT_EQ(r["status"], "succeeded") << r.dump();
   }
   ASSERT_TRUE(Eventually([&] { return PythonPoolFull(); })) << server_->Get("/metrics").body;
   EXPECT_GE(Metric("coderunner_pool_created_total"), created_before + 1);
@@ -150,9 +138,9 @@ TEST_F(PoolTest, DeadPooledContainerIsReplaced) {
     return Metric(R"(coderunner_pool_replaced_total{reason="died"})") >= 1 && PythonPoolFull();
   })) << server_->Get("/metrics").body;
   for (int i = 0; i < 3; ++i) {
-    HttpAnswer a = server_->Execute("python", "print('after')");
-    EXPECT_EQ(a.json["status"], "succeeded") << a.body;
-    EXPECT_EQ(a.json["stdout"], "after\n") << a.body;
+    json r = RunUncached("python", "print('after')");
+    EXPECT_EQ(r["status"], "succeeded") << r.dump();
+    EXPECT_EQ(r["stdout"], "after\n") << r.dump();
   }
 }
 
@@ -162,19 +150,17 @@ TEST_F(PoolTest, PooledJobGetsArgsStdinFilesAndArtifacts) {
   json extra = {{"args", {"one", "two words"}},
                 {"stdin", "from stdin\n"},
                 {"files", {{{"path", "data/in.txt"}, {"content", "file text"}}}}};
-  HttpAnswer a =
-      server_->Execute("python",
+  json r = RunUncached("python",
                        "import sys\n"
                        "print(sys.argv[1:], sys.stdin.read().strip(), open('data/in.txt').read())\n"
                        "open('/output/result.txt', 'w').write('artifact')\n",
                        extra);
-  ASSERT_EQ(a.status, 200) << a.body;
-  EXPECT_EQ(a.json["status"], "succeeded") << a.body;
-  EXPECT_EQ(a.json["stdout"], "['one', 'two words'] from stdin file text\n") << a.body;
-  ASSERT_EQ(a.json["artifacts"].size(), 1u) << a.body;
-  EXPECT_EQ(a.json["artifacts"][0]["path"], "result.txt");
+  EXPECT_EQ(r["status"], "succeeded") << r.dump();
+  EXPECT_EQ(r["stdout"], "['one', 'two words'] from stdin file text\n") << r.dump();
+  ASSERT_EQ(r["artifacts"].size(), 1u) << r.dump();
+  EXPECT_EQ(r["artifacts"][0]["path"], "result.txt");
   HttpAnswer file =
-      server_->Get("/v1/jobs/" + a.json["id"].get<std::string>() + "/artifacts/result.txt");
+      server_->Get("/v1/jobs/" + r["id"].get<std::string>() + "/artifacts/result.txt");
   EXPECT_EQ(file.status, 200);
   EXPECT_EQ(file.body, "artifact");
   EXPECT_GT(Metric(R"(coderunner_pool_hits_total{language="python"})"), hits);
@@ -182,9 +168,9 @@ TEST_F(PoolTest, PooledJobGetsArgsStdinFilesAndArtifacts) {
 
 TEST_F(PoolTest, TimeoutAndOomInAPooledContainerAreReportedAsCold) {
   ASSERT_TRUE(Eventually([&] { return PythonPoolFull(); }));
-  HttpAnswer slow = server_->Execute("python", "import time\ntime.sleep(30)\n",
-                                     {{"limits", {{"timeout_ms", 1000}}}});
-  EXPECT_EQ(slow.json["status"], "timeout") << slow.body;
+  json slow =
+      RunUncached("python", "import time\ntime.sleep(30)\n", {{"limits", {{"timeout_ms", 1000}}}});
+  EXPECT_EQ(slow["status"], "timeout") << slow.dump();
   auto oom = RunHostile("python", "alloc_1gib.py");
   EXPECT_EQ(oom["status"], "oom") << oom.dump();
   ExpectNormalJobStillWorks();

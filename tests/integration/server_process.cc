@@ -64,6 +64,15 @@ std::string RuntimeUnderTest() {
   return s ? s : "";
 }
 
+bool Eventually(const std::function<bool()>& done, std::chrono::seconds budget) {
+  for (auto until = std::chrono::steady_clock::now() + budget;
+       std::chrono::steady_clock::now() < until;) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return done();
+}
+
 std::string HostileProgram(const std::string& name) {
   return ReadFile(std::string(CODERUNNER_HOSTILE_DIR) + "/" + name);
 }

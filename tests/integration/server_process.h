@@ -119,6 +119,11 @@ std::string EngineSocketUnderTest();
 // engine's default). When set, every server runs its jobs under it
 // (sandbox.runtime in the generated config).
 std::string RuntimeUnderTest();
+// Polls `done` every 50 ms until it holds; false if it still does not
+// after `budget`. The budget only keeps a broken service from hanging the
+// test: it is never what a test asserts.
+bool Eventually(const std::function<bool()>& done,
+                std::chrono::seconds budget = std::chrono::seconds(60));
 // Contents of tests/hostile/<name>.
 std::string HostileProgram(const std::string& name);
 // Number of containers labelled with `instance` on the engine at `socket`.

@@ -4,8 +4,8 @@
 #include <sys/statvfs.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
-#include <thread>
 
 #include "coderunner/common/sha256.h"
 #include "engine_fixture.h"
@@ -32,11 +32,17 @@ class VolumesTest : public EngineTest {
     return a.json.is_object() ? a.json.value("id", "") : "";
   }
 
+  // POST /v1/execute as `key`, never answered from the cache (a 200 must
+  // say `cached: false`).
   HttpAnswer Run(const std::string& key, const std::string& language, const std::string& code,
                  const std::string& volume_id) {
-    nlohmann::json body = {{"language", language}, {"code", code}};
+    nlohmann::json body = {{"language", language}, {"code", code}, {"cache", false}};
     if (!volume_id.empty()) body["volume_id"] = volume_id;
-    return server_->Call("POST", "/v1/execute", key, body.dump());
+    HttpAnswer a = server_->Call("POST", "/v1/execute", key, body.dump());
+    if (a.status == 200) {
+      EXPECT_EQ(a.json.value("cached", true), false) << a.body.substr(0, 500);
+    }
+    return a;
   }
 
   std::string VolumeDir(const std::string& id) const { return server_->volumes_dir() + "/" + id; }
@@ -246,19 +252,25 @@ TEST_F(VolumesTest, AVolumeIsMountedNosuidNodev) {
 
 TEST_F(VolumesTest, DeletingAVolumeInUseIs409) {
   std::string id = Create(kAcme, 1 << 20);
-  nlohmann::json body = {{"language", "bash"}, {"code", "sleep 4"}, {"volume_id", id}};
+  // The job marks the volume once it runs, then holds it until the test
+  // drops a stop file into it (or a minute passes).
+  nlohmann::json body = {
+      {"language", "bash"},
+      {"code",
+       "echo > /output/started\n"
+       "for ((i = 0; i < 600; i++)); do [[ -e /output/stop ]] && break; sleep 0.1; done\n"},
+      {"volume_id", id},
+      {"cache", false},
+      {"limits", {{"timeout_ms", 60000}}}};
   HttpAnswer job = server_->Call("POST", "/v1/jobs", kAcme, body.dump());
   ASSERT_EQ(job.status, 202) << job.body;
   std::string job_id = job.json["id"];
-  // Wait until it runs.
-  for (int i = 0; i < 100; ++i) {
-    if (server_->Call("GET", "/v1/jobs/" + job_id, kAcme).json["status"] == "running") break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ASSERT_TRUE(Eventually([&] { return std::filesystem::exists(VolumeDir(id) + "/started"); }));
   HttpAnswer busy = server_->Call("DELETE", "/v1/volumes/" + id, kAcme);
   EXPECT_EQ(busy.status, 409) << busy.body;
-  server_->Call("GET", "/v1/jobs/" + job_id + "/wait?timeout_s=30", kAcme);
+  std::ofstream(VolumeDir(id) + "/stop") << "stop";
+  HttpAnswer done = server_->Call("GET", "/v1/jobs/" + job_id + "/wait?timeout_s=120", kAcme);
+  EXPECT_EQ(done.json["status"], "succeeded") << done.body;
   EXPECT_EQ(server_->Call("DELETE", "/v1/volumes/" + id, kAcme).status, 200);
 }
 
