@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "coderunner/api/connection_guard.h"
+
 namespace coderunner::api {
 
 std::string OpenApiPath(const std::string& pattern) {
@@ -22,20 +24,33 @@ std::string OpenApiPath(const std::string& pattern) {
   return out;
 }
 
+namespace {
+
+// The request is read: from here on its connection is being handled (no
+// read deadline, not waiting; see connection_guard.h).
+httplib::Server::Handler Handling(httplib::Server::Handler handler) {
+  return [handler = std::move(handler)](const httplib::Request& req, httplib::Response& res) {
+    ConnectionGuard::MarkHandling();
+    handler(req, res);
+  };
+}
+
+}  // namespace
+
 RouteTable& RouteTable::Get(const std::string& pattern, httplib::Server::Handler handler) {
-  http_.Get(pattern, std::move(handler));
+  http_.Get(pattern, Handling(std::move(handler)));
   Record("GET", pattern);
   return *this;
 }
 
 RouteTable& RouteTable::Post(const std::string& pattern, httplib::Server::Handler handler) {
-  http_.Post(pattern, std::move(handler));
+  http_.Post(pattern, Handling(std::move(handler)));
   Record("POST", pattern);
   return *this;
 }
 
 RouteTable& RouteTable::Delete(const std::string& pattern, httplib::Server::Handler handler) {
-  http_.Delete(pattern, std::move(handler));
+  http_.Delete(pattern, Handling(std::move(handler)));
   Record("DELETE", pattern);
   return *this;
 }
