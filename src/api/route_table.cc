@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "coderunner/api/connection_guard.h"
+
 namespace coderunner::api {
 
 std::string OpenApiPath(const std::string& pattern) {
@@ -22,11 +24,24 @@ std::string OpenApiPath(const std::string& pattern) {
   return out;
 }
 
+namespace {
+
+// The request is read: from here on its connection is being handled (no
+// read deadline, not waiting; see connection_guard.h).
+httplib::Server::Handler Handling(httplib::Server::Handler handler) {
+  return [handler = std::move(handler)](const httplib::Request& req, httplib::Response& res) {
+    ConnectionGuard::MarkHandling();
+    handler(req, res);
+  };
+}
+
+}  // namespace
+
 RouteTable::RouteTable(httplib::Server& http, BodyPolicy policy)
     : http_(http), policy_(std::move(policy)) {}
 
 RouteTable& RouteTable::Get(const std::string& pattern, httplib::Server::Handler handler) {
-  http_.Get(pattern, std::move(handler));
+  http_.Get(pattern, Handling(std::move(handler)));
   Record("GET", pattern, false);
   return *this;
 }
@@ -38,7 +53,7 @@ RouteTable& RouteTable::Post(const std::string& pattern, httplib::Server::Handle
 }
 
 RouteTable& RouteTable::Post(const std::string& pattern, BodyHandler handler) {
-  http_.Post(pattern, CheckBody(std::move(handler)));
+  http_.Post(pattern, Handling(CheckBody(std::move(handler))));
   Record("POST", pattern, true);
   return *this;
 }
@@ -50,7 +65,7 @@ RouteTable& RouteTable::Delete(const std::string& pattern, httplib::Server::Hand
 }
 
 RouteTable& RouteTable::Delete(const std::string& pattern, BodyHandler handler) {
-  http_.Delete(pattern, CheckBody(std::move(handler)));
+  http_.Delete(pattern, Handling(CheckBody(std::move(handler))));
   Record("DELETE", pattern, true);
   return *this;
 }

@@ -67,13 +67,19 @@ BodyPolicy BodyPolicyFor(const config::Config& config, const auth::Authenticator
 
 Server::Server(ServerDeps deps)
     : deps_(deps),
+      connections_(std::make_unique<ConnectionGuard>(
+          ConnectionLimits{std::chrono::milliseconds(deps.config->server.request_read_timeout_ms),
+                           deps.config->server.max_waiting_connections_per_address})),
       http_(std::make_unique<httplib::Server>()),
       routes_(*http_, BodyPolicyFor(*deps.config, *deps.authenticator)),
       long_requests_(deps.metrics),
       readyz_cache_(std::chrono::milliseconds(deps.config->server.probe_cache_ms)),
       languages_cache_(std::chrono::milliseconds(deps.config->server.probe_cache_ms)) {
   int threads = deps_.config->server.threads;
-  http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  // Slow and idle clients cannot hold the threads (connection_guard.h).
+  http_->new_task_queue = [this, threads] {
+    return connections_->NewTaskQueue(static_cast<size_t>(threads));
+  };
   http_->set_payload_max_length(static_cast<size_t>(deps_.config->server.max_body_bytes));
   http_->set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
     request_started = std::chrono::steady_clock::now();
@@ -164,6 +170,8 @@ void Server::Routes() {
   // request id like every line the handler logged. Then the thread is free
   // for the next request (keep-alive or another connection).
   http_->set_logger([](const httplib::Request& req, const httplib::Response& res) {
+    // The response is out: the connection waits for its next request.
+    ConnectionGuard::MarkWaiting();
     auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                   std::chrono::steady_clock::now() - request_started)
                   .count();
@@ -240,6 +248,7 @@ Status Server::Bind() {
     }
     port_ = port;
   }
+  connections_->Watch(port_);
   return OkStatus();
 }
 

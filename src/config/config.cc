@@ -270,9 +270,11 @@ StatusOr<Config> ParseNode(const YAML::Node& root) {
        "files",     "auth",    "tiers",   "limits",        "output_bytes", "languages", "log",
        "artifacts", "volumes", "llm",     "intents",       "pool",         "webhooks"}));
   if (YAML::Node s = root["server"]) {
-    CR_RETURN_IF_ERROR(CheckKeys(s, "server",
-                                 {"listen", "max_body_bytes", "threads", "shutdown_grace_s",
-                                  "long_requests_per_tenant", "probe_cache_ms", "max_json_depth"}));
+    CR_RETURN_IF_ERROR(CheckKeys(
+        s, "server",
+        {"listen", "max_body_bytes", "threads", "shutdown_grace_s", "long_requests_per_tenant",
+         "probe_cache_ms", "max_json_depth", "request_read_timeout_ms",
+         "max_waiting_connections_per_address"}));
     CR_RETURN_IF_ERROR(Read(s, "listen", "server.listen", &c.server.listen));
     CR_RETURN_IF_ERROR(
         Read(s, "max_body_bytes", "server.max_body_bytes", &c.server.max_body_bytes));
@@ -289,6 +291,17 @@ StatusOr<Config> ParseNode(const YAML::Node& root) {
       return Bad("server.long_requests_per_tenant", "must not be negative");
     }
     if (c.server.probe_cache_ms < 0) return Bad("server.probe_cache_ms", "must not be negative");
+    CR_RETURN_IF_ERROR(Read(s, "request_read_timeout_ms", "server.request_read_timeout_ms",
+                            &c.server.request_read_timeout_ms));
+    CR_RETURN_IF_ERROR(Read(s, "max_waiting_connections_per_address",
+                            "server.max_waiting_connections_per_address",
+                            &c.server.max_waiting_connections_per_address));
+    if (c.server.request_read_timeout_ms < 0) {
+      return Bad("server.request_read_timeout_ms", "must not be negative");
+    }
+    if (c.server.max_waiting_connections_per_address < 0) {
+      return Bad("server.max_waiting_connections_per_address", "must not be negative");
+    }
   }
   if (YAML::Node e = root["engine"]) {
     CR_RETURN_IF_ERROR(CheckKeys(e, "engine", {"socket", "timeout_ms", "connect_timeout_ms"}));

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "coderunner/api/connection_guard.h"
 #include "coderunner/api/execute_request.h"
 #include "coderunner/api/probe_cache.h"
 #include "coderunner/api/route_table.h"
@@ -82,6 +83,8 @@ class Server {
   ProbeAnswer LanguagesAnswer();
 
   ServerDeps deps_;
+  // Outlives http_ (its task queue's threads report to it).
+  std::unique_ptr<ConnectionGuard> connections_;
   std::unique_ptr<httplib::Server> http_;
   RouteTable routes_;  // Registers on *http_; declared after it.
   auth::RateLimiter rate_limiter_;

@@ -39,6 +39,17 @@ struct ServerConfig {
   // How long GET /readyz and GET /v1/languages, which ask the engine and
   // need no key, answer from their last engine check. ms; 1000.
   int64_t probe_cache_ms = 1000;
+  // Longest a connection may take to send one request (head and body), or
+  // wait idle for its next one, while it holds an HTTP thread; past it the
+  // connection is closed, whatever still trickles in (slow clients).
+  // Milliseconds; 30000. 0: no bound.
+  int64_t request_read_timeout_ms = 30000;
+  // Connections of one peer address that may wait at once (queued, sending
+  // a request, idle) without a request being handled; one more closes that
+  // address's oldest waiting one. Behind a reverse proxy every client has
+  // the proxy's address: raise it (0: unbounded) and let the proxy bound
+  // slow clients. Count; 16.
+  int max_waiting_connections_per_address = 16;
 };
 
 struct EngineConfig {
