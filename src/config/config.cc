@@ -270,11 +270,11 @@ StatusOr<Config> ParseNode(const YAML::Node& root) {
        "files",     "auth",    "tiers",   "limits",        "output_bytes", "languages", "log",
        "artifacts", "volumes", "llm",     "intents",       "pool",         "webhooks"}));
   if (YAML::Node s = root["server"]) {
-    CR_RETURN_IF_ERROR(CheckKeys(
-        s, "server",
-        {"listen", "max_body_bytes", "threads", "shutdown_grace_s", "long_requests_per_tenant",
-         "probe_cache_ms", "max_json_depth", "request_read_timeout_ms",
-         "max_waiting_connections_per_address"}));
+    CR_RETURN_IF_ERROR(
+        CheckKeys(s, "server",
+                  {"listen", "max_body_bytes", "threads", "shutdown_grace_s",
+                   "long_requests_per_tenant", "probe_cache_ms", "max_json_depth",
+                   "request_read_timeout_ms", "max_waiting_connections_per_address"}));
     CR_RETURN_IF_ERROR(Read(s, "listen", "server.listen", &c.server.listen));
     CR_RETURN_IF_ERROR(
         Read(s, "max_body_bytes", "server.max_body_bytes", &c.server.max_body_bytes));
