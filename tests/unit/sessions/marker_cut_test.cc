@@ -16,9 +16,15 @@ const std::string kTrailer =
     "\x1e"
     "coderunner-init {\"exit_code\":0,\"timed_out\":0,\"eof\":\"abc123\"}\n";
 
+// How the feeds reach the cut: as given, or one byte per Feed call (the
+// bytes are split in the test body, not here: a table of 300k one-byte
+// strings built at registration made every process of the suite slow).
+enum class Split { kAsGiven, kOneByteEach };
+
 struct Case {
   const char* name;
   std::vector<std::string> feeds;
+  Split split;
   size_t cap;
   bool want_found;
   std::string want_out;  // After Flush when not found.
@@ -31,7 +37,13 @@ class MarkerCutTest : public ::testing::TestWithParam<Case> {};
 TEST_P(MarkerCutTest, CutsAtTheMarkerWhereverItLands) {
   const Case& c = GetParam();
   MarkerCut cut(kEnd, c.cap);
-  for (const auto& f : c.feeds) cut.Feed(f);
+  for (const auto& f : c.feeds) {
+    if (c.split == Split::kAsGiven) {
+      cut.Feed(f);
+      continue;
+    }
+    for (size_t i = 0; i < f.size(); ++i) cut.Feed(std::string_view(f).substr(i, 1));
+  }
   EXPECT_EQ(cut.found(), c.want_found);
   if (!cut.found()) cut.Flush();
   EXPECT_EQ(cut.out().kept(), c.want_out);
@@ -39,28 +51,57 @@ TEST_P(MarkerCutTest, CutsAtTheMarkerWhereverItLands) {
   EXPECT_EQ(cut.out().truncated(), c.want_truncated);
 }
 
-std::vector<std::string> Bytes(const std::string& s) {
-  std::vector<std::string> out;
-  for (char ch : s) out.emplace_back(1, ch);
-  return out;
+// 64 KiB of marker prefixes that never complete.
+std::string LookalikeFlood() {
+  std::string s;
+  while (s.size() < (64 << 10))
+    s += "\x1e"
+         "coderunner-init {\"eof\":";
+  return s;
 }
+
+constexpr Split kAsGiven = Split::kAsGiven;
+constexpr Split kOneByteEach = Split::kOneByteEach;
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, MarkerCutTest,
     ::testing::Values(
-        Case{"MarkerAtTheEnd", {"hello\n" + kMarker}, 100, true, "hello\n", kMarker, false},
-        Case{"NoNewlineBeforeTheMarker", {"a" + kMarker}, 100, true, "a", kMarker, false},
-        Case{"SplitIntoSingleBytes", Bytes("out\n" + kMarker), 100, true, "out\n", kMarker, false},
+        Case{"MarkerAtTheEnd",
+             {"hello\n" + kMarker},
+             kAsGiven,
+             100,
+             true,
+             "hello\n",
+             kMarker,
+             false},
+        Case{"NoNewlineBeforeTheMarker", {"a" + kMarker}, kAsGiven, 100, true, "a", kMarker, false},
+        Case{"SplitIntoSingleBytes",
+             {"out\n" + kMarker},
+             kOneByteEach,
+             100,
+             true,
+             "out\n",
+             kMarker,
+             false},
         Case{"OutputAfterTheMarkerIsNotTheCalls",
              {"x\n" + kMarker + "background noise\n", "more noise"},
+             kAsGiven,
              100,
              true,
              "x\n",
              kMarker,
              false},
-        Case{"TrailerOnStderr", {"err\n", kTrailer, "qqqq"}, 100, true, "err\n", kTrailer, false},
+        Case{"TrailerOnStderr",
+             {"err\n", kTrailer, "qqqq"},
+             kAsGiven,
+             100,
+             true,
+             "err\n",
+             kTrailer,
+             false},
         Case{"EndWithoutItsLineStartIsOutput",
              {"print " + kEnd + "and on\n"},
+             kAsGiven,
              100,
              false,
              "print " + kEnd + "and on\n",
@@ -69,6 +110,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"AnotherNonceIsOutput",
              {"\x1e"
               "coderunner-init {\"eof\":\"zzz\"}\n"},
+             kAsGiven,
              100,
              false,
              "\x1e"
@@ -77,30 +119,36 @@ INSTANTIATE_TEST_SUITE_P(
              false},
         Case{"CappedOutputStillFindsTheMarker",
              {std::string(5000, 'y'), kMarker},
+             kAsGiven,
              10,
              true,
              std::string(10, 'y'),
              kMarker,
              true},
-        Case{"NoMarkerAtAll", {"partial", " output"}, 100, false, "partial output", "", false},
-        Case{"RecordSeparatorFloodByteByByte", Bytes(std::string(256 << 10, '\x1e') + kMarker),
-             1 << 20, true, std::string(256 << 10, '\x1e'), kMarker, false},
-        Case{"MarkerLookalikeFloodThenTheMarker", Bytes([] {
-               std::string s;
-               while (s.size() < (64 << 10))
-                 s += "\x1e"
-                      "coderunner-init {\"eof\":";
-               return s;
-             }() + kMarker),
-             1 << 20, true,
-             [] {
-               std::string s;
-               while (s.size() < (64 << 10))
-                 s += "\x1e"
-                      "coderunner-init {\"eof\":";
-               return s;
-             }(),
-             kMarker, false}),
+        Case{"NoMarkerAtAll",
+             {"partial", " output"},
+             kAsGiven,
+             100,
+             false,
+             "partial output",
+             "",
+             false},
+        Case{"RecordSeparatorFloodByteByByte",
+             {std::string(256 << 10, '\x1e') + kMarker},
+             kOneByteEach,
+             1 << 20,
+             true,
+             std::string(256 << 10, '\x1e'),
+             kMarker,
+             false},
+        Case{"MarkerLookalikeFloodThenTheMarker",
+             {LookalikeFlood() + kMarker},
+             kOneByteEach,
+             1 << 20,
+             true,
+             LookalikeFlood(),
+             kMarker,
+             false}),
     [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
 
 }  // namespace
