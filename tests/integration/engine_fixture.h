@@ -43,8 +43,15 @@ inline bool RunsAsItsOwnJobUid(const std::string& out) {
 // Under AddressSanitizer the allocator quarantines freed memory (hundreds of
 // MiB), so the service's RSS says nothing about what it holds; RSS bounds
 // are checked in the normal build only.
+// gcc says so with __SANITIZE_ADDRESS__, clang with __has_feature.
 #if defined(__SANITIZE_ADDRESS__)
 inline constexpr bool kRssIsMeaningful = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kRssIsMeaningful = false;
+#else
+inline constexpr bool kRssIsMeaningful = true;
+#endif
 #else
 inline constexpr bool kRssIsMeaningful = true;
 #endif

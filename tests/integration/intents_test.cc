@@ -307,7 +307,7 @@ TEST_F(IntentsTest, ModelFailuresEndAsCleanStageSpecificErrors) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    json script = {c.reply};
+    json script = json::array({c.reply});
     if (std::string(c.code) == "attempts_exhausted") {
       script.push_back(FixReply("I would add them up."));
       script.push_back(FixReply("I would add them up."));

@@ -83,24 +83,27 @@ class Receiver {
   }
   // Distinct job ids among the deliveries (retries repeat one).
   std::set<std::string> Jobs() {
+    std::lock_guard lock(mu_);
+    return JobsLocked();
+  }
+  // Waits until `n` distinct jobs were delivered (first attempts count).
+  // The count is taken under the lock the handler notifies under, so a
+  // delivery landing between a check and the wait is never missed.
+  bool WaitJobs(size_t n, seconds timeout) {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, timeout, [&] { return JobsLocked().size() >= n; });
+  }
+
+ private:
+  std::set<std::string> JobsLocked() const {
     std::set<std::string> ids;
-    for (const auto& d : got()) {
+    for (const auto& d : got_) {
       json j = json::parse(d.body, nullptr, false);
       if (j.is_object()) ids.insert(j.value("id", ""));
     }
     return ids;
   }
-  // Waits until `n` distinct jobs were delivered (first attempts count).
-  bool WaitJobs(size_t n, seconds timeout) {
-    auto until = std::chrono::steady_clock::now() + timeout;
-    while (Jobs().size() < n) {
-      std::unique_lock lock(mu_);
-      if (cv_.wait_until(lock, until) == std::cv_status::timeout) break;
-    }
-    return Jobs().size() >= n;
-  }
 
- private:
   const bool hold_;
   std::mutex mu_;
   std::condition_variable cv_;
