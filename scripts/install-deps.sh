@@ -5,7 +5,7 @@
 # runtime images offline. Idempotent; safe to re-run.
 set -euo pipefail
 pkgs=(
-  build-essential cmake pkg-config git ca-certificates curl
+  build-essential cmake ninja-build pkg-config git ca-certificates curl
   libcurl4-openssl-dev nlohmann-json3-dev libcpp-httplib-dev libyaml-cpp-dev
   libspdlog-dev libfmt-dev libgtest-dev libgmock-dev libsqlite3-dev
   podman runc runsc docker.io debootstrap python3 uidmap
