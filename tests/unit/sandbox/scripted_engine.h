@@ -71,6 +71,17 @@ class ScriptedEngine : public FakeTransport {
     body_fn_ = std::move(fn);
   }
 
+  // Answers every create (whatever the name) with container `id`, and its
+  // inspect with what the create asked for (Docker's shape), `running` or
+  // not: an engine that applied the policy. An `inspect_status` other than
+  // 200 answers the inspect with that error instead.
+  void AnswerCreatesAs(const std::string& id, bool running, long inspect_status = 200) {
+    std::lock_guard<std::mutex> lock(mu_);
+    create_id_ = id;
+    running_ = running;
+    inspect_status_ = inspect_status;
+  }
+
   // True once a `method` request whose path starts with `path_prefix` came.
   bool WaitForRequest(const std::string& method, const std::string& path_prefix) {
     std::unique_lock<std::mutex> lock(mu_);
@@ -97,6 +108,7 @@ class ScriptedEngine : public FakeTransport {
   }
 
   StatusOr<engine::HttpResponse> Do(const engine::HttpRequest& request) override {
+    ScriptFromCreate(request);
     auto answer = FakeTransport::Do(request);
     std::lock_guard<std::mutex> lock(mu_);
     seen_.push_back(request.method + " " + request.path);
@@ -153,6 +165,48 @@ class ScriptedEngine : public FakeTransport {
     size_t end = path.find_first_of("/?", start);
     return path.substr(start, end == std::string::npos ? std::string::npos : end - start);
   }
+  void ScriptFromCreate(const engine::HttpRequest& request) {
+    std::string id;
+    bool running = false;
+    long inspect_status = 200;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      id = create_id_;
+      running = running_;
+      inspect_status = inspect_status_;
+    }
+    if (id.empty()) return;
+    if (request.method == "POST" && request.path.rfind("/containers/create", 0) == 0) {
+      AnswerJson("POST", request.path, 201, {{"Id", id}});
+    } else if (request.method == "GET" && request.path == "/containers/" + id + "/json") {
+      AnswerJson("GET", request.path, inspect_status,
+                 inspect_status == 200 ? InspectOf(id, LastCreateBody(), running)
+                                       : nlohmann::json{{"message", "scripted failure"}});
+    }
+  }
+  static nlohmann::json InspectOf(const std::string& id, const nlohmann::json& c, bool running) {
+    nlohmann::json inspect;
+    inspect["Id"] = id;
+    inspect["Image"] = "sha256:feed";
+    inspect["State"] = {{"Running", running}, {"Status", running ? "running" : "exited"}};
+    inspect["Config"] = {{"User", c["User"]},
+                         {"Entrypoint", c["Entrypoint"]},
+                         {"Cmd", c["Cmd"]},
+                         {"Labels", c["Labels"]},
+                         {"Env", nlohmann::json::array()}};
+    inspect["HostConfig"] = c["HostConfig"];
+    inspect["Mounts"] = nlohmann::json::array();
+    for (const auto& b : c["HostConfig"].value("Binds", nlohmann::json::array())) {
+      std::string s = b.get<std::string>();
+      size_t a = s.find(':');
+      size_t z = s.rfind(':');
+      inspect["Mounts"].push_back({{"Type", "bind"},
+                                   {"Source", s.substr(0, a)},
+                                   {"Destination", s.substr(a + 1, z - a - 1)},
+                                   {"RW", s.substr(z + 1) == "rw"}});
+    }
+    return inspect;
+  }
   // Waits for `done` (under mu_); false if the caller aborted the stream.
   // StreamAbort notifies no waiter, so it is checked at each tick; the
   // hang guard only keeps a broken orchestrator from hanging the suite.
@@ -175,6 +229,9 @@ class ScriptedEngine : public FakeTransport {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   bool hold_ = false;
+  std::string create_id_;  // "" = creates answered from the script.
+  bool running_ = false;
+  long inspect_status_ = 200;
   BodyFn body_fn_;
   std::vector<std::string> seen_;
   std::set<std::string> started_;
