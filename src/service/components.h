@@ -1,0 +1,84 @@
+// Components: everything the running service is made of, owned in the
+// order the startup steps build it (so destroyed in the reverse order).
+#ifndef CODERUNNER_SERVICE_COMPONENTS_H_
+#define CODERUNNER_SERVICE_COMPONENTS_H_
+
+#include <memory>
+#include <string>
+
+#include "coderunner/api/server.h"
+#include "coderunner/auth/authenticator.h"
+#include "coderunner/common/metrics.h"
+#include "coderunner/config/config.h"
+#include "coderunner/engine/containers.h"
+#include "coderunner/engine/counting_transport.h"
+#include "coderunner/engine/curl_transport.h"
+#include "coderunner/engine/images.h"
+#include "coderunner/engine/system.h"
+#include "coderunner/engine/volumes.h"
+#include "coderunner/intent/agent_catalog.h"
+#include "coderunner/intent/intent_pipeline.h"
+#include "coderunner/intent/openai_client.h"
+#include "coderunner/jobs/job_channel.h"
+#include "coderunner/jobs/job_queue.h"
+#include "coderunner/jobs/job_service.h"
+#include "coderunner/jobs/jobs_context.h"
+#include "coderunner/jobs/webhook_sender.h"
+#include "coderunner/sandbox/container_policy.h"
+#include "coderunner/sandbox/container_runner.h"
+#include "coderunner/sandbox/uid_pool.h"
+#include "coderunner/sandbox/warm_pool.h"
+#include "coderunner/sessions/sandbox_manager.h"
+#include "coderunner/sessions/sandbox_store.h"
+#include "coderunner/store/sqlite_job_store.h"
+#include "coderunner/volumes/volume_service.h"
+
+namespace coderunner::service {
+
+// Filled in by the startup steps (startup_steps.h), each member by exactly
+// one step; a member is null until its step ran. Members are declared in
+// build order: the destructor tears down the later ones first.
+struct Components {
+  explicit Components(config::Config c) : cfg(std::move(c)) {}
+
+  config::Config cfg;
+  std::string socket;     // The engine socket ("engine socket").
+  std::string init_path;  // The coderunner-init binary ("init binary").
+
+  // "engine clients"
+  std::unique_ptr<MetricsRegistry> metrics;
+  std::unique_ptr<engine::CurlTransport> curl_transport;
+  std::unique_ptr<engine::CountingTransport> transport;
+  std::unique_ptr<engine::ContainerClient> containers;
+  std::unique_ptr<engine::ImageClient> images;
+  std::unique_ptr<engine::SystemClient> system;
+  std::unique_ptr<engine::VolumeClient> volume_client;
+  std::unique_ptr<sandbox::UidPool> uids;
+  std::unique_ptr<volumes::VolumeService> volume_service;
+  std::unique_ptr<sandbox::ContainerPolicy> policy;
+  std::unique_ptr<sandbox::ContainerRunner> runner;
+
+  // "job store", "jobs"
+  std::unique_ptr<store::SqliteJobStore> store;
+  std::unique_ptr<jobs::JobQueue> queue;
+  std::unique_ptr<jobs::JobHub> hub;
+  std::unique_ptr<jobs::WebhookSender> webhooks;
+  jobs::JobsContext jobs_ctx{};
+  std::unique_ptr<sandbox::WarmPool> pool;
+
+  // "execute mode": all three null when no LLM is configured.
+  std::unique_ptr<intent::OpenAiClient> llm;
+  std::unique_ptr<intent::AgentCatalog> agents;
+  std::unique_ptr<intent::IntentPipeline> pipeline;
+
+  // "recover", "sandboxes", "listen"
+  std::unique_ptr<jobs::JobService> job_service;
+  std::unique_ptr<sessions::SandboxStore> sandbox_store;
+  std::unique_ptr<sessions::SandboxManager> sandboxes;
+  std::unique_ptr<auth::Authenticator> authenticator;
+  std::unique_ptr<api::Server> server;
+};
+
+}  // namespace coderunner::service
+
+#endif  // CODERUNNER_SERVICE_COMPONENTS_H_

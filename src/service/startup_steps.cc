@@ -1,0 +1,260 @@
+#include "startup_steps.h"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <system_error>
+#include <utility>
+
+#include "coderunner/api/execute_request.h"
+#include "coderunner/jobs/request_redaction.h"
+#include "coderunner/jobs/webhook_signature.h"
+#include "coderunner/sandbox/host_mount.h"
+
+namespace coderunner::service {
+namespace {
+
+// coderunner-init ships next to the executable unless configured.
+std::string DefaultInitPath() {
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "/usr/local/lib/coderunner/coderunner-init";
+  return (exe.parent_path() / "coderunner-init").string();
+}
+
+Status ResolveSocket(Components& c) {
+  CR_ASSIGN_OR_RETURN(c.socket, engine::ResolveEngineSocket(c.cfg.engine.socket));
+  return OkStatus();
+}
+
+Status CheckInitBinary(Components& c) {
+  c.init_path = c.cfg.sandbox.init_path.empty() ? DefaultInitPath() : c.cfg.sandbox.init_path;
+  if (access(c.init_path.c_str(), X_OK) != 0) {
+    return FailedPreconditionError("coderunner-init not found or not executable at " + c.init_path +
+                                   " (set sandbox.init_path)");
+  }
+  return OkStatus();
+}
+
+Status PrepareDirectories(Components& c) {
+  for (const auto& [key, dir] : {std::pair{"workspace_dir", c.cfg.workspace_dir},
+                                 std::pair{"artifacts.dir", c.cfg.artifacts.dir},
+                                 std::pair{"volumes.dir", c.cfg.volumes.dir}}) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) {
+      return FailedPreconditionError(std::string("cannot create ") + key + " " + dir + ": " +
+                                     ec.message());
+    }
+  }
+  return OkStatus();
+}
+
+// Every /output (artifacts, sandboxes, volumes) is bound from below these.
+Status EnsureNosuidMounts(Components& c) {
+  for (const std::string& dir : {c.cfg.artifacts.dir, c.cfg.volumes.dir}) {
+    bool mounted = false;
+    CR_RETURN_IF_ERROR(sandbox::EnsureNosuidNodev(dir, &mounted));
+    if (mounted) spdlog::info("{}: bind-mounted onto itself nosuid,nodev", dir);
+  }
+  return OkStatus();
+}
+
+Status BuildEngineClients(Components& c) {
+  const config::Config& cfg = c.cfg;
+  c.metrics = std::make_unique<MetricsRegistry>();
+  c.curl_transport = std::make_unique<engine::CurlTransport>(
+      c.socket, std::chrono::milliseconds(cfg.engine.connect_timeout_ms));
+  // Every engine request is counted (coderunner_engine_requests_total).
+  c.transport = std::make_unique<engine::CountingTransport>(*c.curl_transport, *c.metrics);
+  auto timeout = std::chrono::milliseconds(cfg.engine.timeout_ms);
+  c.containers = std::make_unique<engine::ContainerClient>(*c.transport, timeout);
+  c.images = std::make_unique<engine::ImageClient>(*c.transport, timeout);
+  c.system = std::make_unique<engine::SystemClient>(*c.transport, timeout);
+  c.volume_client = std::make_unique<engine::VolumeClient>(*c.transport, timeout);
+  // One uid per live container and per volume, shared by everything that
+  // creates containers.
+  c.uids = std::make_unique<sandbox::UidPool>(cfg.sandbox.uid_first, cfg.sandbox.uid_count);
+  c.volume_service = std::make_unique<volumes::VolumeService>(cfg, *c.volume_client, *c.uids);
+
+  sandbox::PolicySettings settings;
+  settings.init_host_path = c.init_path;
+  settings.runtime = cfg.sandbox.runtime;
+  settings.nofile = cfg.sandbox.nofile;
+  settings.nproc = cfg.sandbox.nproc;
+  c.policy = std::make_unique<sandbox::ContainerPolicy>(settings, cfg.instance);
+  sandbox::RunnerOptions runner_options;
+  runner_options.workspace_root = cfg.workspace_dir;
+  runner_options.artifacts_root = cfg.artifacts.dir;
+  runner_options.artifact_caps = cfg.ArtifactCapsFromConfig();
+  runner_options.uids = c.uids.get();
+  c.runner = std::make_unique<sandbox::ContainerRunner>(*c.containers, *c.policy, runner_options);
+  return OkStatus();
+}
+
+// Never fails: an engine not reachable yet is only logged (readiness says
+// so until it answers).
+Status ProbeEngine(Components& c) {
+  const config::Config& cfg = c.cfg;
+  auto version = c.system->Version();
+  if (!version.ok()) {
+    spdlog::warn("engine at {} not reachable yet: {}", c.socket, version.status().message());
+    return OkStatus();
+  }
+  spdlog::info("engine at {}: {} {}", c.socket,
+               version->kind == engine::EngineKind::kPodman ? "Podman" : "Docker",
+               version->version);
+  bool runtime_configured = !cfg.sandbox.runtime.empty();
+  for (const auto& l : cfg.languages) runtime_configured |= !l.runtime.empty();
+  for (const auto& t : cfg.tiers) runtime_configured |= !t.runtime.empty();
+  if (version->kind == engine::EngineKind::kPodman && runtime_configured) {
+    spdlog::warn(
+        "OCI runtimes are configured, but Podman ignores the runtime a container asks for: "
+        "every job runs under the Podman service's default runtime, and a job configured for "
+        "another one ends as error runtime_not_applied without running");
+  }
+  return OkStatus();
+}
+
+Status OpenJobStore(Components& c) {
+  // A finished job's stored request keeps nothing that looks secret.
+  CR_ASSIGN_OR_RETURN(
+      c.store, store::SqliteJobStore::Open(c.cfg.data_dir + "/jobs.db", jobs::RedactStoredRequest));
+  c.queue = std::make_unique<jobs::JobQueue>(static_cast<size_t>(c.cfg.jobs.max_queued));
+  c.hub = std::make_unique<jobs::JobHub>();
+  return OkStatus();
+}
+
+Status BuildWebhooks(Components& c) {
+  const config::Config& cfg = c.cfg;
+  CR_ASSIGN_OR_RETURN(std::string secret, jobs::LoadWebhookSecret(cfg.webhooks, cfg.data_dir));
+  jobs::WebhookOptions options;
+  options.allow_private = cfg.jobs.webhook_allow_private;
+  options.threads = cfg.webhooks.threads;
+  options.max_pending_per_tenant = static_cast<size_t>(cfg.webhooks.max_pending_per_tenant);
+  options.max_in_flight_per_tenant = cfg.webhooks.max_in_flight_per_tenant;
+  options.secret = std::move(secret);
+  c.webhooks = std::make_unique<jobs::WebhookSender>(options);
+  return OkStatus();
+}
+
+Status BuildJobsContext(Components& c) {
+  const config::Config& cfg = c.cfg;
+  c.jobs_ctx =
+      jobs::JobsContext{&c.cfg,           c.store.get(),         c.queue.get(),  c.hub.get(),
+                        c.runner.get(),   c.containers.get(),    c.images.get(), c.metrics.get(),
+                        c.webhooks.get(), c.volume_service.get()};
+  // Warm containers: created here, seeded after recovery has settled the
+  // last process's containers (those carry another pool token).
+  c.pool = std::make_unique<sandbox::WarmPool>(
+      *c.containers, *c.policy, *c.uids, cfg.pool, cfg.workspace_dir, cfg.artifacts.dir,
+      cfg.ArtifactCapsFromConfig(), c.metrics.get(),
+      std::chrono::seconds(cfg.pool.max_idle_s) +
+          std::chrono::milliseconds(cfg.max_limits.timeout_ms) + std::chrono::seconds(30));
+  if (cfg.pool.enabled) {
+    c.jobs_ctx.pool = c.pool.get();
+    c.runner->set_pool(c.pool.get());
+  }
+  return OkStatus();
+}
+
+// Execute mode only with a model: without one, /v1/intents answers 503.
+Status BuildExecuteMode(Components& c) {
+  const config::Config& cfg = c.cfg;
+  if (cfg.llm.base_url.empty()) {
+    spdlog::info("Execute mode is off (no llm.base_url): POST /v1/intents answers 503");
+    return OkStatus();
+  }
+  auto client = intent::OpenAiClient::FromConfig(cfg.llm);
+  if (!client.ok()) return client.status().WithContext("llm");
+  auto catalog = intent::AgentCatalog::Open(cfg.intents.agents_dir, cfg.data_dir + "/agents");
+  if (!catalog.ok()) return catalog.status().WithContext("agents");
+  c.llm = std::move(*client);
+  c.agents = std::move(*catalog);
+  c.pipeline = std::make_unique<intent::IntentPipeline>(c.jobs_ctx, c.llm.get(), c.agents.get());
+  c.jobs_ctx.intents = c.pipeline.get();
+  spdlog::info("Execute mode: model {} at {}", cfg.llm.model, cfg.llm.base_url);
+  return OkStatus();
+}
+
+// Queued jobs are back in the queue before the first request; interrupted
+// ones are settled in the background once the engine answers.
+Status RecoverJobs(Components& c) {
+  c.job_service = std::make_unique<jobs::JobService>(c.jobs_ctx);
+  return c.job_service->Start();
+}
+
+Status StartWarmPool(Components& c) {
+  if (c.cfg.pool.enabled) {
+    c.pool->Start(api::DefaultJobShapes(c.cfg));
+  } else {
+    spdlog::info("warm pool off (pool.enabled: false): every job creates its container");
+  }
+  return OkStatus();
+}
+
+// Stateful sandboxes: their containers outlived the last process; adopt them.
+Status StartSandboxes(Components& c) {
+  const config::Config& cfg = c.cfg;
+  CR_ASSIGN_OR_RETURN(c.sandbox_store, sessions::SandboxStore::Open(cfg.data_dir + "/sandboxes"));
+  sessions::SandboxLayout layout{cfg.workspace_dir + "/sandboxes", cfg.artifacts.dir + "/sandboxes",
+                                 cfg.ArtifactCapsFromConfig(), c.uids.get()};
+  c.sandboxes =
+      std::make_unique<sessions::SandboxManager>(cfg, *c.containers, *c.policy, *c.sandbox_store,
+                                                 c.metrics.get(), layout, c.volume_service.get());
+  c.sandboxes->Start();
+  return OkStatus();
+}
+
+Status BuildAuth(Components& c) {
+  const config::Config& cfg = c.cfg;
+  c.authenticator = std::make_unique<auth::Authenticator>(cfg);
+  if (!c.authenticator->enabled()) {
+    spdlog::warn(
+        "!!! auth.mode is none: EVERY request is accepted as tenant '{}' (tier {}) without a "
+        "key. For local development only; never expose this service. !!!",
+        cfg.auth.none_tenant, cfg.auth.none_tier);
+  } else if (cfg.auth.keys.empty()) {
+    spdlog::warn("auth.mode is api_keys but auth.keys is empty: every /v1 job request gets 401");
+  }
+  return OkStatus();
+}
+
+Status Listen(Components& c) {
+  c.server = std::make_unique<api::Server>(api::ServerDeps{
+      &c.cfg, c.system.get(), c.images.get(), c.job_service.get(), c.metrics.get(),
+      c.authenticator.get(), c.volume_service.get(), c.agents.get(), c.sandboxes.get()});
+  Status ready = c.server->CheckReady();
+  if (!ready.ok()) spdlog::warn("not ready: {}", ready.message());
+  return c.server->Bind();
+}
+
+}  // namespace
+
+StepList StartupSteps(Components& c) {
+  StepList steps;
+  auto add = [&](const char* name, Status (*step)(Components&)) {
+    steps.Add(name, [&c, step] { return step(c); });
+  };
+  add(kStepEngineSocket, ResolveSocket);
+  add(kStepInitBinary, CheckInitBinary);
+  add(kStepDirectories, PrepareDirectories);
+  add(kStepNosuidMounts, EnsureNosuidMounts);
+  add(kStepEngineClients, BuildEngineClients);
+  add(kStepEngineProbe, ProbeEngine);
+  add(kStepJobStore, OpenJobStore);
+  add(kStepWebhooks, BuildWebhooks);
+  add(kStepJobs, BuildJobsContext);
+  add(kStepExecuteMode, BuildExecuteMode);
+  add(kStepRecoverJobs, RecoverJobs);
+  add(kStepWarmPool, StartWarmPool);
+  add(kStepSandboxes, StartSandboxes);
+  add(kStepAuth, BuildAuth);
+  add(kStepListen, Listen);
+  return steps;
+}
+
+}  // namespace coderunner::service
