@@ -1,0 +1,242 @@
+// JobExecutor over a real ContainerRunner, a SQLite job store and the fake
+// engine transport: a queued job record runs to a terminal status with its
+// result stored, cached and handed to its waiters.
+#include "coderunner/jobs/job_executor.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "coderunner/jobs/job_request.h"
+#include "coderunner/store/sqlite_job_store.h"
+#include "unit/sandbox/scripted_engine.h"
+
+namespace coderunner::jobs {
+namespace {
+
+using nlohmann::json;
+using testutil::MuxFrame;
+
+constexpr const char* kJob = "job-1";
+constexpr const char* kCreate = "/containers/create?name=coderunner-job-1";
+constexpr const char* kAttach = "/containers/c1/attach?stream=1&stdout=1&stderr=1";
+constexpr const char* kStart = "/containers/c1/start";
+constexpr const char* kInspect = "/containers/c1/json";
+constexpr const char* kRemove = "/containers/c1?force=1&v=1";
+constexpr const char* kCacheKey = "key-1";
+constexpr int64_t kOutputCap = 1 << 20;
+
+sandbox::PolicySettings Settings() {
+  sandbox::PolicySettings s;
+  s.init_host_path = "/opt/coderunner-init";
+  return s;
+}
+
+json InspectBody(int exit_code) {
+  return {
+      {"Id", "c1"},
+      {"Image", "sha256:feed"},
+      {"HostConfig", {{"Runtime", "runc"}}},
+      {"State",
+       {{"Status", "exited"}, {"Running", false}, {"ExitCode", exit_code}, {"OOMKilled", false}}}};
+}
+
+class JobExecutorTest : public ::testing::Test {
+ protected:
+  void SetUp() override { Reset(); }
+  void TearDown() override { Clear(); }
+
+  // A fresh service: new database, engine, runner, hub and metrics.
+  void Reset() {
+    Clear();
+    char tmpl[] = "/tmp/coderunner-executor-XXXXXX";
+    root_ = mkdtemp(tmpl);
+    config_ = config::DefaultConfig();
+    auto store = store::SqliteJobStore::Open(root_ + "/jobs.db");
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    store_ = std::move(*store);
+    engine_ = std::make_unique<testutil::ScriptedEngine>();
+    containers_ = std::make_unique<engine::ContainerClient>(*engine_, std::chrono::seconds(5));
+    sandbox::RunnerOptions options;
+    options.workspace_root = root_ + "/ws";
+    options.uids = &uids_;
+    runner_ = std::make_unique<sandbox::ContainerRunner>(*containers_, policy_, options);
+    hub_ = std::make_unique<JobHub>();
+    metrics_ = std::make_unique<MetricsRegistry>();
+    DeclareJobMetrics(*metrics_);
+  }
+  void Clear() {
+    runner_.reset();
+    containers_.reset();
+    engine_.reset();
+    store_.reset();
+    if (!root_.empty()) std::filesystem::remove_all(root_);
+    root_.clear();
+  }
+
+  JobsContext Context() {
+    return JobsContext{&config_,          store_.get(), &queue_,        hub_.get(), runner_.get(),
+                       containers_.get(), nullptr,      metrics_.get(), nullptr};
+  }
+
+  // Stores job kJob as accepted (queued, with its channel open), as
+  // JobService does before a worker picks it up.
+  std::shared_ptr<JobChannel> Accept(bool fail_fast, JobStatus status = JobStatus::kQueued) {
+    JobRecord r;
+    r.id = kJob;
+    r.tenant = "acme";
+    r.status = status;
+    r.language = "python";
+    r.request_json = EncodeStoredRequest(R"json({"code":"print(1)"})json", "", fail_fast, "");
+    r.code_sha256 = std::string(64, 'c');
+    r.image = "coderunner/python:3.11";
+    r.limits_json = "{}";
+    r.cache_key = kCacheKey;
+    r.created_at_ms = NowMs();
+    r.transitions = {{JobStatus::kQueued, r.created_at_ms}};
+    if (IsTerminal(status)) {
+      r.finished_at_ms = r.created_at_ms;
+      r.transitions.push_back({status, r.created_at_ms});
+      r.result_json = "{}";
+    }
+    auto channel = IsTerminal(status) ? nullptr : hub_->Open(kJob, kOutputCap);
+    EXPECT_TRUE(store_->Insert({r}).ok());
+    return channel;
+  }
+
+  // A cold run on the engine: "out\n" on stdout, exit `exit_code`, told
+  // by coderunner-init's trailer (with the run's nonce) or only by the
+  // engine's state.
+  void ScriptRun(int exit_code, bool trailer) {
+    engine_->AnswerJson("POST", kCreate, 201, {{"Id", "c1"}});
+    engine_->Answer("POST", kStart, 204, "");
+    engine_->AnswerJson("GET", kInspect, 200, InspectBody(exit_code));
+    engine_->Answer("DELETE", kRemove, 204, "");
+    engine_->SetAttachBody([exit_code, trailer](const json& create) {
+      std::string body = MuxFrame(1, "out\n");
+      if (trailer) {
+        body += MuxFrame(2, testutil::InitTrailerLine(
+                                {{"exit_code", exit_code}, {"eof", testutil::EofNonceOf(create)}}));
+      }
+      return body;
+    });
+  }
+
+  JobRecord Stored() {
+    auto rec = store_->Get(kJob, "acme");
+    EXPECT_TRUE(rec.ok()) << rec.status().ToString();
+    return rec.ok() ? *rec : JobRecord{};
+  }
+  bool Cached() {
+    auto hit = store_->CacheGet(kCacheKey, NowMs());
+    return hit.ok() && hit->has_value();
+  }
+
+  std::string root_;
+  config::Config config_;
+  std::unique_ptr<testutil::ScriptedEngine> engine_;
+  std::unique_ptr<engine::ContainerClient> containers_;
+  sandbox::ContainerPolicy policy_{Settings(), "inst-1"};
+  sandbox::UidPool uids_{sandbox::kDefaultFirstJobUid, 8};
+  std::unique_ptr<sandbox::ContainerRunner> runner_;
+  std::unique_ptr<store::SqliteJobStore> store_;
+  JobQueue queue_{10};
+  std::unique_ptr<JobHub> hub_;
+  std::unique_ptr<MetricsRegistry> metrics_;
+};
+
+TEST_F(JobExecutorTest, QueuedJobRunsAndEndsWithItsResultStored) {
+  struct Case {
+    const char* name;
+    int exit_code;
+    bool trailer;
+    JobStatus status;
+    bool cached;  // Only an end coderunner-init reported is cached.
+  };
+  const std::vector<Case> cases = {
+      {"exit 0 reported by init", 0, true, JobStatus::kSucceeded, true},
+      {"exit 2 reported by init", 2, true, JobStatus::kFailed, true},
+      {"exit 0 seen only by the engine", 0, false, JobStatus::kSucceeded, false},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    Reset();
+    ScriptRun(c.exit_code, c.trailer);
+    auto channel = Accept(/*fail_fast=*/false);
+    JobExecutor executor(Context());
+    executor.Execute(kJob);
+
+    JobRecord rec = Stored();
+    EXPECT_EQ(rec.status, c.status);
+    EXPECT_EQ(rec.image_digest, "sha256:feed");
+    json result = json::parse(rec.result_json);
+    EXPECT_EQ(result["id"], kJob);
+    EXPECT_EQ(result["status"], std::string(JobStatusName(c.status)));
+    EXPECT_EQ(result["exit_code"], c.exit_code);
+    EXPECT_EQ(result["stdout"], "out\n");
+    EXPECT_TRUE(result["error"].is_null());
+    EXPECT_EQ(result["cached"], false);
+    EXPECT_EQ(Cached(), c.cached);
+    // Waiters are woken; the raw result is kept only for /v1/execute.
+    EXPECT_TRUE(channel->terminal());
+    EXPECT_TRUE(channel->raw_result_json().empty());
+    EXPECT_EQ(hub_->Find(kJob), nullptr);
+    EXPECT_EQ(engine_->Count("DELETE", kRemove), 1);
+    EXPECT_TRUE(executor.Active().empty());
+  }
+}
+
+TEST_F(JobExecutorTest, UnreachableEngineEndsTheJobAsErrorEngineUnavailable) {
+  struct Case {
+    const char* name;
+    bool fail_fast;          // /v1/execute: no retry, raw result to the caller.
+    int64_t engine_retry_s;  // A queued job retries within this bound.
+  };
+  const std::vector<Case> cases = {
+      {"execute fails fast", true, 30},
+      {"queued job past its retry window", false, 0},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    Reset();
+    config_.jobs.engine_retry_s = c.engine_retry_s;
+    engine_->FailEverything(UnavailableError("connection refused", "engine_unavailable"));
+    auto channel = Accept(c.fail_fast);
+    JobExecutor executor(Context());
+    executor.Execute(kJob);
+
+    JobRecord rec = Stored();
+    EXPECT_EQ(rec.status, JobStatus::kError);
+    json result = json::parse(rec.result_json);
+    EXPECT_EQ(result["status"], "error");
+    EXPECT_EQ(result["error"]["code"], "engine_unavailable");
+    EXPECT_TRUE(result["exit_code"].is_null());
+    EXPECT_FALSE(Cached()) << "an engine failure is never cached";
+    EXPECT_TRUE(channel->terminal());
+    if (c.fail_fast) {
+      json raw = json::parse(channel->raw_result_json());
+      EXPECT_EQ(raw["error"]["code"], "engine_unavailable");
+    } else {
+      EXPECT_TRUE(channel->raw_result_json().empty());
+    }
+    EXPECT_EQ(engine_->Count("POST", "/containers/start"), 0);
+  }
+}
+
+TEST_F(JobExecutorTest, JobCancelledWhileQueuedNeverReachesTheEngine) {
+  Accept(/*fail_fast=*/false, JobStatus::kCancelled);
+  JobExecutor executor(Context());
+  executor.Execute(kJob);
+  EXPECT_EQ(Stored().status, JobStatus::kCancelled);
+  EXPECT_TRUE(engine_->Seen().empty());
+  EXPECT_TRUE(executor.Active().empty());
+}
+
+}  // namespace
+}  // namespace coderunner::jobs
