@@ -22,15 +22,15 @@ StatusOr<Config> ParseNode(const YAML::Node& root) {
 
 }  // namespace
 
-const sandbox::LanguageSpec& Config::DefaultLanguage() const {
+const LanguageSpec& Config::DefaultLanguage() const {
   for (const auto& l : languages) {
     if (l.is_default) return l;
   }
   return languages.front();
 }
 
-sandbox::ArtifactCaps Config::ArtifactCapsFromConfig() const {
-  sandbox::ArtifactCaps caps;
+ArtifactCaps Config::ArtifactCapsFromConfig() const {
+  ArtifactCaps caps;
   caps.max_file_bytes = artifacts.max_file_bytes;
   caps.max_total_bytes = artifacts.max_total_bytes;
   caps.max_files = artifacts.max_files;
@@ -51,7 +51,7 @@ const TierConfig* Config::TierOfTenant(std::string_view tenant) const {
   return FindTier(auth.none_tier);
 }
 
-const sandbox::LanguageSpec* Config::FindLanguage(std::string_view name) const {
+const LanguageSpec* Config::FindLanguage(std::string_view name) const {
   for (const auto& l : languages) {
     if (l.name == name) return &l;
   }

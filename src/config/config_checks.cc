@@ -3,8 +3,8 @@
 #include <cctype>
 #include <set>
 
-#include "coderunner/sandbox/limits.h"
-#include "coderunner/sandbox/uid_pool.h"
+#include "coderunner/config/limits.h"
+#include "coderunner/config/uid_range.h"
 #include "config_table.h"
 
 namespace coderunner::config {
@@ -94,7 +94,7 @@ Status CheckPlainFileName(const std::string& v, const std::string& path) {
   return OkStatus();
 }
 
-Status CheckLanguage(const sandbox::LanguageSpec& lang, const std::string& path) {
+Status CheckLanguage(const LanguageSpec& lang, const std::string& path) {
   CR_RETURN_IF_ERROR(CheckRequired(lang.image, path + ".image"));
   CR_RETURN_IF_ERROR(CheckPlainFileName(lang.file, path + ".file"));
   if (lang.command.empty()) return Bad(path + ".command", "is required");
@@ -107,7 +107,7 @@ Status CheckTier(const TierConfig& t, const std::string& path) {
 }
 
 Status CheckAcross(const Config& c) {
-  Status pair = sandbox::ValidateLimitPair(c.default_limits, c.max_limits);
+  Status pair = ValidateLimitPair(c.default_limits, c.max_limits);
   if (!pair.ok()) return Bad("limits.default", pair.message());
   for (const auto& [lang, n] : c.pool.sizes) {
     if (c.FindLanguage(lang) == nullptr) {
@@ -128,8 +128,7 @@ Status CheckAcross(const Config& c) {
   if (c.auth.mode == "none" && c.FindTier(c.auth.none_tier) == nullptr) {
     return Bad("auth.none_tier", "unknown tier '" + c.auth.none_tier + "'");
   }
-  if (Status uids = sandbox::UidPool::Validate(c.sandbox.uid_first, c.sandbox.uid_count);
-      !uids.ok()) {
+  if (Status uids = ValidateUidRange(c.sandbox.uid_first, c.sandbox.uid_count); !uids.ok()) {
     return Bad("sandbox.uid_first/uid_count", uids.message());
   }
   return OkStatus();

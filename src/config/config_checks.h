@@ -30,7 +30,7 @@ Status CheckRequired(const std::string& v, const std::string& path);   // Not em
 Status CheckPlainFileName(const std::string& v, const std::string& path);
 
 // A language read from the file: image, file and command given and sane.
-Status CheckLanguage(const sandbox::LanguageSpec& lang, const std::string& path);
+Status CheckLanguage(const LanguageSpec& lang, const std::string& path);
 
 // A tier: sandbox_ttl_s <= max_sandbox_ttl_s (each key's bounds are in the table).
 Status CheckTier(const TierConfig& t, const std::string& path);

@@ -47,7 +47,7 @@ Status ReadOutputBytes(const YAML::Node& root, Config* c) {
 Status ReadLimits(const YAML::Node& root, Config* c) {
   YAML::Node l = root["limits"];
   CR_RETURN_IF_ERROR(CheckKeys(l, "limits", {"default", "max"}));
-  sandbox::Limits before = c->default_limits;
+  Limits before = c->default_limits;
   if (YAML::Node d = l["default"]) {
     CR_RETURN_IF_ERROR(ReadSection(d, "limits.default", LimitsFields(), &c->default_limits));
   }
@@ -74,7 +74,7 @@ Status ReadLanguages(const YAML::Node& root, Config* c) {
   c->languages.clear();
   int defaults = 0;
   for (const auto& kv : node) {
-    sandbox::LanguageSpec lang;
+    LanguageSpec lang;
     lang.name = kv.first.as<std::string>();
     std::string path = "languages." + lang.name;
     CR_RETURN_IF_ERROR(ReadSection(kv.second, path, LanguageFields(), &lang));

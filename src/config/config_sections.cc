@@ -73,16 +73,16 @@ const Field<VolumesConfig> kVolumesFields[] = {
     {"max_per_tenant", &VolumesConfig::max_per_tenant, U::kCount, AtLeast(1)},
 };
 
-const Field<sandbox::PoolOptions> kPoolFields[] = {
-    {"enabled", &sandbox::PoolOptions::enabled},
-    {"size", &sandbox::PoolOptions::size, U::kCount, Between(0, 64)},
-    {"sizes", &sandbox::PoolOptions::sizes, U::kCount, Between(0, 64)},
-    {"max_per_shape", &sandbox::PoolOptions::max_per_shape, U::kCount, Between(1, 64)},
-    {"max_containers", &sandbox::PoolOptions::max_containers, U::kCount, Between(1, 1024)},
-    {"max_shapes", &sandbox::PoolOptions::max_shapes, U::kCount, Between(1, 256)},
-    {"max_idle_s", &sandbox::PoolOptions::max_idle_s, U::kSeconds, AtLeast(1)},
-    {"fill_parallelism", &sandbox::PoolOptions::fill_parallelism, U::kCount, Between(1, 16)},
-    {"shape_idle_s", &sandbox::PoolOptions::shape_idle_s, U::kSeconds, AtLeast(1)},
+const Field<PoolOptions> kPoolFields[] = {
+    {"enabled", &PoolOptions::enabled},
+    {"size", &PoolOptions::size, U::kCount, Between(0, 64)},
+    {"sizes", &PoolOptions::sizes, U::kCount, Between(0, 64)},
+    {"max_per_shape", &PoolOptions::max_per_shape, U::kCount, Between(1, 64)},
+    {"max_containers", &PoolOptions::max_containers, U::kCount, Between(1, 1024)},
+    {"max_shapes", &PoolOptions::max_shapes, U::kCount, Between(1, 256)},
+    {"max_idle_s", &PoolOptions::max_idle_s, U::kSeconds, AtLeast(1)},
+    {"fill_parallelism", &PoolOptions::fill_parallelism, U::kCount, Between(1, 16)},
+    {"shape_idle_s", &PoolOptions::shape_idle_s, U::kSeconds, AtLeast(1)},
 };
 
 const Field<JobsConfig> kJobsFields[] = {
@@ -129,15 +129,15 @@ const Field<Config> kLogFields[] = {
     {"format", &Config::log_format, U::kNone, {}, CheckLogFormat},
 };
 
-// limits.default and limits.max; sandbox::ValidateLimitPair checks them.
-const Field<sandbox::Limits> kLimitsFields[] = {
-    {"timeout_ms", &sandbox::Limits::timeout_ms, U::kMillis},
-    {"cpu_ms", &sandbox::Limits::cpu_ms, U::kMillis},
-    {"memory_bytes", &sandbox::Limits::memory_bytes, U::kBytes},
-    {"pids", &sandbox::Limits::pids, U::kCount},
-    {"output_bytes", &sandbox::Limits::output_bytes, U::kBytes},
-    {"tmp_bytes", &sandbox::Limits::tmp_bytes, U::kBytes},
-    {"cpus", &sandbox::Limits::cpus, U::kReal},
+// limits.default and limits.max; ValidateLimitPair checks them.
+const Field<Limits> kLimitsFields[] = {
+    {"timeout_ms", &Limits::timeout_ms, U::kMillis},
+    {"cpu_ms", &Limits::cpu_ms, U::kMillis},
+    {"memory_bytes", &Limits::memory_bytes, U::kBytes},
+    {"pids", &Limits::pids, U::kCount},
+    {"output_bytes", &Limits::output_bytes, U::kBytes},
+    {"tmp_bytes", &Limits::tmp_bytes, U::kBytes},
+    {"cpus", &Limits::cpus, U::kReal},
 };
 
 // tiers.<name>; the sandbox TTLs' order is CheckTier's.
@@ -163,12 +163,12 @@ const Field<TierConfig> kTierFields[] = {
 };
 
 // languages.<name>; CheckLanguage checks what must be given.
-const Field<sandbox::LanguageSpec> kLanguageFields[] = {
-    {"image", &sandbox::LanguageSpec::image},
-    {"file", &sandbox::LanguageSpec::file},
-    {"command", &sandbox::LanguageSpec::command},
-    {"default", &sandbox::LanguageSpec::is_default},
-    {"runtime", &sandbox::LanguageSpec::runtime, U::kNone, {}, CheckRuntime},
+const Field<LanguageSpec> kLanguageFields[] = {
+    {"image", &LanguageSpec::image},
+    {"file", &LanguageSpec::file},
+    {"command", &LanguageSpec::command},
+    {"default", &LanguageSpec::is_default},
+    {"runtime", &LanguageSpec::runtime, U::kNone, {}, CheckRuntime},
 };
 
 const Field<AuthConfig> kAuthFields[] = {
@@ -193,15 +193,15 @@ std::span<const Field<SandboxConfig>> SandboxFields() { return kSandboxFields; }
 std::span<const Field<FilesConfig>> FilesFields() { return kFilesFields; }
 std::span<const Field<ArtifactsConfig>> ArtifactsFields() { return kArtifactsFields; }
 std::span<const Field<VolumesConfig>> VolumesFields() { return kVolumesFields; }
-std::span<const Field<sandbox::PoolOptions>> PoolFields() { return kPoolFields; }
+std::span<const Field<PoolOptions>> PoolFields() { return kPoolFields; }
 std::span<const Field<JobsConfig>> JobsFields() { return kJobsFields; }
 std::span<const Field<WebhooksConfig>> WebhooksFields() { return kWebhooksFields; }
 std::span<const Field<LlmConfig>> LlmFields() { return kLlmFields; }
 std::span<const Field<IntentsConfig>> IntentsFields() { return kIntentsFields; }
 std::span<const Field<Config>> LogFields() { return kLogFields; }
-std::span<const Field<sandbox::Limits>> LimitsFields() { return kLimitsFields; }
+std::span<const Field<Limits>> LimitsFields() { return kLimitsFields; }
 std::span<const Field<TierConfig>> TierFields() { return kTierFields; }
-std::span<const Field<sandbox::LanguageSpec>> LanguageFields() { return kLanguageFields; }
+std::span<const Field<LanguageSpec>> LanguageFields() { return kLanguageFields; }
 std::span<const Field<AuthConfig>> AuthFields() { return kAuthFields; }
 std::span<const Field<ApiKeyConfig>> ApiKeyFields() { return kApiKeyFields; }
 

@@ -21,15 +21,15 @@ std::span<const Field<SandboxConfig>> SandboxFields();
 std::span<const Field<FilesConfig>> FilesFields();
 std::span<const Field<ArtifactsConfig>> ArtifactsFields();
 std::span<const Field<VolumesConfig>> VolumesFields();
-std::span<const Field<sandbox::PoolOptions>> PoolFields();
+std::span<const Field<PoolOptions>> PoolFields();
 std::span<const Field<JobsConfig>> JobsFields();
 std::span<const Field<WebhooksConfig>> WebhooksFields();
 std::span<const Field<LlmConfig>> LlmFields();
 std::span<const Field<IntentsConfig>> IntentsFields();
 std::span<const Field<Config>> LogFields();  // log.level, log.format.
-std::span<const Field<sandbox::Limits>> LimitsFields();
+std::span<const Field<Limits>> LimitsFields();
 std::span<const Field<TierConfig>> TierFields();
-std::span<const Field<sandbox::LanguageSpec>> LanguageFields();
+std::span<const Field<LanguageSpec>> LanguageFields();
 std::span<const Field<AuthConfig>> AuthFields();
 std::span<const Field<ApiKeyConfig>> ApiKeyFields();
 
