@@ -3,13 +3,9 @@
 #include <string>
 #include <utility>
 
+#include "coderunner/config/uid_range.h"
+
 namespace coderunner::sandbox {
-namespace {
-
-constexpr int64_t kLowestUid = 1000;
-constexpr int64_t kHighestUid = (int64_t{1} << 31) - 2;
-
-}  // namespace
 
 UidLease::UidLease(UidLease&& other) noexcept
     : pool_(std::exchange(other.pool_, nullptr)), uid_(std::exchange(other.uid_, -1)) {}
@@ -36,14 +32,7 @@ UidPool::UidPool(int64_t first, int64_t count)
     : first_(first), count_(count > 0 ? count : 0), taken_(static_cast<size_t>(count_)) {}
 
 Status UidPool::Validate(int64_t first, int64_t count) {
-  if (first < kLowestUid || count < 1 || first > kHighestUid - count + 1) {
-    return InvalidArgumentError("uid range [" + std::to_string(first) + ", " +
-                                    std::to_string(first) + "+" + std::to_string(count) +
-                                    ") must lie within [" + std::to_string(kLowestUid) + ", " +
-                                    std::to_string(kHighestUid) + "] and hold at least one uid",
-                                "invalid_config");
-  }
-  return OkStatus();
+  return config::ValidateUidRange(first, count);
 }
 
 StatusOr<UidLease> UidPool::Lease() {

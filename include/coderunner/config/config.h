@@ -11,9 +11,10 @@
 #include <vector>
 
 #include "coderunner/common/status.h"
-#include "coderunner/sandbox/job_spec.h"
-#include "coderunner/sandbox/limits.h"
-#include "coderunner/sandbox/pool_options.h"
+#include "coderunner/config/artifact_caps.h"
+#include "coderunner/config/language_spec.h"
+#include "coderunner/config/limits.h"
+#include "coderunner/config/pool_options.h"
 
 namespace coderunner::config {
 
@@ -75,9 +76,10 @@ struct SandboxConfig {
   // Host uids for job containers: each live container (job, warm, sandbox)
   // and each persistent volume gets one of [uid_first, uid_first +
   // uid_count) of its own, with the gid of the same number, so that no
-  // per-uid kernel counter is shared between tenants (sandbox/uid_pool.h).
-  // Must not hold any host account's uid or subordinate id range. Defaults
-  // 2100000000 and 65536 (at most that many containers and volumes at once).
+  // per-uid kernel counter is shared between tenants (sandbox/uid_pool.h;
+  // bounds in config/uid_range.h). Must not hold any host account's uid or
+  // subordinate id range. Defaults 2100000000 and 65536 (at most that many
+  // containers and volumes at once).
   int64_t uid_first = 2100000000;
   int64_t uid_count = 65536;
 };
@@ -251,7 +253,7 @@ struct Config {
   WebhooksConfig webhooks;
   // Warm container pool (pool.*; see PoolOptions for each key's unit and
   // default).
-  sandbox::PoolOptions pool;
+  PoolOptions pool;
   FilesConfig files;
   ArtifactsConfig artifacts;
   VolumesConfig volumes;
@@ -264,10 +266,10 @@ struct Config {
   const TierConfig* FindTier(std::string_view name) const;
   // The tier of `tenant`: its first API key's tier, or auth.none_tier.
   const TierConfig* TierOfTenant(std::string_view tenant) const;
-  sandbox::Limits default_limits;  // limits.default.*
-  sandbox::Limits max_limits;      // limits.max.*
+  Limits default_limits;  // limits.default.*
+  Limits max_limits;      // limits.max.*
   // languages.<name>; in file order. Exactly one has is_default.
-  std::vector<sandbox::LanguageSpec> languages;
+  std::vector<LanguageSpec> languages;
   std::string log_level = "info";  // trace, debug, info, warn, error.
   // log.format: "text" (spdlog's human-readable lines) or "json" (one JSON
   // object per line: ts, level, msg, and request_id while a request is
@@ -275,11 +277,11 @@ struct Config {
   std::string log_format = "text";
 
   // artifacts.* as the runner's caps.
-  sandbox::ArtifactCaps ArtifactCapsFromConfig() const;
+  ArtifactCaps ArtifactCapsFromConfig() const;
   // The language with is_default, or the first one.
-  const sandbox::LanguageSpec& DefaultLanguage() const;
+  const LanguageSpec& DefaultLanguage() const;
   // nullptr if `name` is not configured.
-  const sandbox::LanguageSpec* FindLanguage(std::string_view name) const;
+  const LanguageSpec* FindLanguage(std::string_view name) const;
 };
 
 // The built-in configuration (what an empty file gives).

@@ -8,21 +8,12 @@
 #include <vector>
 
 #include "coderunner/common/status.h"
+#include "coderunner/config/artifact_caps.h"
 #include "coderunner/sandbox/safe_tree.h"
 
 namespace coderunner::sandbox {
 
-// Bounds on one job's artifacts. coderunner-init enforces them while the job
-// runs (it stops the job); CollectArtifacts enforces them again afterwards,
-// so a job killed between two of init's checks gains nothing. Bytes are
-// counted as the disk holds them (DiskCharge in safe_tree.h): allocated
-// blocks, a file at least its size, directories included.
-struct ArtifactCaps {
-  int64_t max_file_bytes = 10LL << 20;    // One file, bytes. 10 MiB.
-  int64_t max_total_bytes = 100LL << 20;  // Everything together, bytes. 100 MiB.
-  int max_files = 1000;                   // Entries (files and directories). 1000.
-  int max_depth = 16;                     // Directory levels. 16.
-};
+using config::ArtifactCaps;  // Bounds on one job's artifacts (config/artifact_caps.h).
 
 struct Artifact {
   std::string path;  // Relative to /output.

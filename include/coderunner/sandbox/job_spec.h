@@ -9,25 +9,13 @@
 #include <vector>
 
 #include "coderunner/common/status.h"
+#include "coderunner/config/language_spec.h"
 #include "coderunner/sandbox/artifacts.h"
 #include "coderunner/sandbox/limits.h"
 
 namespace coderunner::sandbox {
 
-// How one language runs: which image, what the program file is called, and
-// the command. "{file}" in `command` becomes the program's path in the
-// container (/workspace/<file>); the request's args are appended.
-struct LanguageSpec {
-  std::string name;                  // "python", "javascript", "bash".
-  std::string image;                 // e.g. "coderunner/python:3.11".
-  std::string file;                  // e.g. "main.py".
-  std::vector<std::string> command;  // e.g. {"python3", "{file}"}.
-  bool is_default = false;
-  // OCI runtime for this language's jobs: "runc", "runsc" (gVisor) or "" (no
-  // preference: sandbox.runtime applies). A tier's runtime overrides it.
-  // Config key languages.<name>.runtime; default "".
-  std::string runtime;
-};
+using config::LanguageSpec;  // How one language runs (config/language_spec.h).
 
 struct InputFile {
   std::string path;     // Relative, validated (see file_path.h).

@@ -1,41 +1,16 @@
-// Limits: the resource bounds one job runs under, and how a request may
-// override them.
+// Limits as sandbox names them. The type and its checks live in config
+// (coderunner/config/limits.h), below sandbox, because the config reads them.
 #ifndef CODERUNNER_SANDBOX_LIMITS_H_
 #define CODERUNNER_SANDBOX_LIMITS_H_
 
-#include <cstdint>
-#include <optional>
-
-#include "coderunner/common/status.h"
+#include "coderunner/config/limits.h"
 
 namespace coderunner::sandbox {
 
-// Defaults follow the baseline profile of seed 001 §4.5.
-struct Limits {
-  int64_t timeout_ms = 10000;          // Wall clock, ms. The container is killed at this.
-  int64_t cpu_ms = 10000;              // CPU time, ms (RLIMIT_CPU, rounded up to seconds).
-  int64_t memory_bytes = 256LL << 20;  // Memory == MemorySwap: no swap.
-  int64_t pids = 64;                   // PidsLimit: processes + threads.
-  int64_t output_bytes = 1LL << 20;    // Cap per stream (stdout, stderr), bytes.
-  int64_t tmp_bytes = 64LL << 20;      // Size of the /tmp tmpfs, bytes; also RLIMIT_FSIZE.
-  double cpus = 1.0;                   // NanoCpus / 1e9.
-};
-
-// A request's optional overrides; unset fields take the defaults.
-struct LimitOverrides {
-  std::optional<int64_t> timeout_ms, cpu_ms, memory_bytes, pids, output_bytes, tmp_bytes;
-  std::optional<double> cpus;
-};
-
-// Applies `overrides` to `defaults`. A value above `max` is
-// FailedPrecondition with reason "limit_exceeded" naming the limit and the
-// maximum; a value below the floor (e.g. 0 ms, under 6 MiB of memory, which
-// the engines refuse) is InvalidArgument. Pure; thread-safe.
-StatusOr<Limits> ResolveLimits(const Limits& defaults, const Limits& max,
-                               const LimitOverrides& overrides);
-
-// Checks that `defaults` fit under `max` and above the floors (config load).
-Status ValidateLimitPair(const Limits& defaults, const Limits& max);
+using config::LimitOverrides;
+using config::Limits;
+using config::ResolveLimits;
+using config::ValidateLimitPair;
 
 }  // namespace coderunner::sandbox
 

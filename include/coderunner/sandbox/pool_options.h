@@ -1,40 +1,13 @@
-// PoolOptions: how many warm containers the pool keeps, and for how long.
+// PoolOptions as sandbox names them. The type lives in config
+// (coderunner/config/pool_options.h), below sandbox, because the config reads it.
 #ifndef CODERUNNER_SANDBOX_POOL_OPTIONS_H_
 #define CODERUNNER_SANDBOX_POOL_OPTIONS_H_
 
-#include <cstdint>
-#include <map>
-#include <string>
+#include "coderunner/config/pool_options.h"
 
 namespace coderunner::sandbox {
 
-// Config keys pool.*.
-struct PoolOptions {
-  bool enabled = true;  // pool.enabled. Default true.
-  // Idle containers kept per language (with the default limits) from the
-  // start. Count; pool.size, default 2; pool.sizes.<language> overrides it.
-  int size = 2;
-  std::map<std::string, int> sizes;
-  // Most idle containers of one shape (language, limits, runtime) when
-  // demand raises its target. Count; pool.max_per_shape, default 6.
-  int max_per_shape = 6;
-  // Most idle (or being prepared) containers of all shapes together.
-  // Count; pool.max_containers, default 16.
-  int max_containers = 16;
-  // Most shapes pooled at once; shapes learned from jobs beyond the
-  // configured ones are dropped least recently used first. Count;
-  // pool.max_shapes, default 8.
-  int max_shapes = 8;
-  // An idle container older than this is replaced by a fresh one. Seconds;
-  // pool.max_idle_s, default 300.
-  int64_t max_idle_s = 300;
-  // Containers prepared at once. Count; pool.fill_parallelism, default 2.
-  int fill_parallelism = 2;
-  // How long an unused shape above its configured size keeps its raised
-  // target, and how long a learned shape lives unused. Seconds;
-  // pool.shape_idle_s, default 120.
-  int64_t shape_idle_s = 120;
-};
+using config::PoolOptions;
 
 }  // namespace coderunner::sandbox
 

@@ -62,7 +62,7 @@ class UidLease {
 class UidPool {
  public:
   // Uids [first, first + count). InvalidArgument-free by construction:
-  // Validate() the configuration first (config.cc does).
+  // Validate() the configuration first (config does: config::ValidateUidRange).
   UidPool(int64_t first, int64_t count);
 
   // The range is usable: first >= 1000 (no system account), count >= 1,

@@ -13,7 +13,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-void ExpectLimitsEq(const sandbox::Limits& a, const sandbox::Limits& b) {
+void ExpectLimitsEq(const Limits& a, const Limits& b) {
   EXPECT_EQ(a.timeout_ms, b.timeout_ms);
   EXPECT_EQ(a.cpu_ms, b.cpu_ms);
   EXPECT_EQ(a.memory_bytes, b.memory_bytes);
@@ -114,7 +114,7 @@ TEST(ConfigTest, DefaultConfigIsSane) {
   ASSERT_NE(c.FindLanguage("bash"), nullptr);
   EXPECT_EQ(c.FindLanguage("bash")->command, (std::vector<std::string>{"bash", "{file}"}));
   EXPECT_EQ(c.FindLanguage("cobol"), nullptr);
-  EXPECT_TRUE(sandbox::ValidateLimitPair(c.default_limits, c.max_limits).ok());
+  EXPECT_TRUE(ValidateLimitPair(c.default_limits, c.max_limits).ok());
 }
 
 TEST(ConfigTest, EmptyInputGivesDefaults) {
@@ -189,8 +189,8 @@ log:
   EXPECT_EQ(c->sandbox.nproc, 1000);
   EXPECT_EQ(c->workspace_dir, "/srv/ws");
   EXPECT_EQ(c->instance, "blue-2");
-  sandbox::Limits d{2000, 1500, 64LL << 20, 16, 4096, 2LL << 20, 0.5};
-  sandbox::Limits m{3000, 3000, 128LL << 20, 32, 8192, 4LL << 20, 1.5};
+  Limits d{2000, 1500, 64LL << 20, 16, 4096, 2LL << 20, 0.5};
+  Limits m{3000, 3000, 128LL << 20, 32, 8192, 4LL << 20, 1.5};
   ExpectLimitsEq(c->default_limits, d);
   ExpectLimitsEq(c->max_limits, m);
   ASSERT_EQ(c->languages.size(), 2u);  // Replaces the built-in list, in file order.

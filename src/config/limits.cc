@@ -1,8 +1,8 @@
-#include "coderunner/sandbox/limits.h"
+#include "coderunner/config/limits.h"
 
 #include <string>
 
-namespace coderunner::sandbox {
+namespace coderunner::config {
 namespace {
 
 template <typename T>
@@ -50,4 +50,4 @@ Status ValidateLimitPair(const Limits& defaults, const Limits& max) {
   return CheckAll(defaults, max);
 }
 
-}  // namespace coderunner::sandbox
+}  // namespace coderunner::config

@@ -1,0 +1,28 @@
+// LanguageSpec: one configured language (config keys languages.<name>.*),
+// run by sandbox. Plain data.
+#ifndef CODERUNNER_CONFIG_LANGUAGE_SPEC_H_
+#define CODERUNNER_CONFIG_LANGUAGE_SPEC_H_
+
+#include <string>
+#include <vector>
+
+namespace coderunner::config {
+
+// How one language runs: which image, what the program file is called, and
+// the command. "{file}" in `command` becomes the program's path in the
+// container (/workspace/<file>); the request's args are appended.
+struct LanguageSpec {
+  std::string name;                  // "python", "javascript", "bash".
+  std::string image;                 // e.g. "coderunner/python:3.11".
+  std::string file;                  // e.g. "main.py".
+  std::vector<std::string> command;  // e.g. {"python3", "{file}"}.
+  bool is_default = false;
+  // OCI runtime for this language's jobs: "runc", "runsc" (gVisor) or "" (no
+  // preference: sandbox.runtime applies). A tier's runtime overrides it.
+  // Config key languages.<name>.runtime; default "".
+  std::string runtime;
+};
+
+}  // namespace coderunner::config
+
+#endif  // CODERUNNER_CONFIG_LANGUAGE_SPEC_H_
