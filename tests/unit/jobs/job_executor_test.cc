@@ -25,7 +25,6 @@ using testutil::MuxFrame;
 
 constexpr const char* kJob = "job-1";
 constexpr const char* kCreate = "/containers/create?name=coderunner-job-1";
-constexpr const char* kAttach = "/containers/c1/attach?stream=1&stdout=1&stderr=1";
 constexpr const char* kStart = "/containers/c1/start";
 constexpr const char* kInspect = "/containers/c1/json";
 constexpr const char* kRemove = "/containers/c1?force=1&v=1";
