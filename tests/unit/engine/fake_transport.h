@@ -33,6 +33,22 @@ struct Recording {
   nlohmann::json body;  // The response body as recorded (JSON, or a string).
 };
 
+// The "Mounts" an engine's inspect reports for a create body's
+// HostConfig.Binds ("src:dst:mode" strings), as bind mounts.
+inline nlohmann::json MountsFromBinds(const nlohmann::json& binds) {
+  nlohmann::json mounts = nlohmann::json::array();
+  for (const auto& b : binds) {
+    std::string s = b.get<std::string>();
+    size_t a = s.find(':');
+    size_t z = s.rfind(':');
+    mounts.push_back({{"Type", "bind"},
+                      {"Source", s.substr(0, a)},
+                      {"Destination", s.substr(a + 1, z - a - 1)},
+                      {"RW", s.substr(z + 1) == "rw"}});
+  }
+  return mounts;
+}
+
 inline std::string TestdataPath(const std::string& relative) {
   return std::string(CODERUNNER_TESTDATA) + "/" + relative;
 }

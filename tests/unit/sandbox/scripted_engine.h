@@ -195,16 +195,7 @@ class ScriptedEngine : public FakeTransport {
                          {"Labels", c["Labels"]},
                          {"Env", nlohmann::json::array()}};
     inspect["HostConfig"] = c["HostConfig"];
-    inspect["Mounts"] = nlohmann::json::array();
-    for (const auto& b : c["HostConfig"].value("Binds", nlohmann::json::array())) {
-      std::string s = b.get<std::string>();
-      size_t a = s.find(':');
-      size_t z = s.rfind(':');
-      inspect["Mounts"].push_back({{"Type", "bind"},
-                                   {"Source", s.substr(0, a)},
-                                   {"Destination", s.substr(a + 1, z - a - 1)},
-                                   {"RW", s.substr(z + 1) == "rw"}});
-    }
+    inspect["Mounts"] = MountsFromBinds(c["HostConfig"].value("Binds", nlohmann::json::array()));
     return inspect;
   }
   // Waits for `done` (under mu_); false if the caller aborted the stream.

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "coderunner/engine/transport.h"
+#include "unit/engine/fake_transport.h"
 
 namespace coderunner::sandbox {
 namespace {
@@ -134,16 +135,7 @@ class PoolEngine : public engine::Transport {
                          {"Env", json::array()}};
     inspect["HostConfig"] = c.create["HostConfig"];
     if (weaken_) inspect["HostConfig"]["ReadonlyRootfs"] = false;
-    inspect["Mounts"] = json::array();
-    for (const auto& b : c.create["HostConfig"]["Binds"]) {
-      std::string s = b.get<std::string>();
-      size_t a = s.find(':');
-      size_t z = s.rfind(':');
-      inspect["Mounts"].push_back({{"Type", "bind"},
-                                   {"Source", s.substr(0, a)},
-                                   {"Destination", s.substr(a + 1, z - a - 1)},
-                                   {"RW", s.substr(z + 1) == "rw"}});
-    }
+    inspect["Mounts"] = testutil::MountsFromBinds(c.create["HostConfig"]["Binds"]);
     return inspect;
   }
 
