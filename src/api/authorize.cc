@@ -1,8 +1,8 @@
-#include "coderunner/api/authorize.h"
+#include "authorize.h"
 
 #include <httplib.h>
 
-#include "coderunner/api/http_reply.h"
+#include "http_reply.h"
 
 namespace coderunner::api {
 

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "coderunner/common/base64.h"
-#include "coderunner/sandbox/file_path.h"
+#include "coderunner/isolation/file_path.h"
 
 namespace coderunner::api {
 namespace {
@@ -55,15 +55,15 @@ Status ParseFiles(const json& files, const RequestCaps& caps, ExecuteRequest* re
     const json& f = files[i];
     if (!f.is_object()) return Bad("files[" + std::to_string(i) + "]", "must be an object");
     CR_RETURN_IF_ERROR(CheckKnown(f, where, {"path", "content", "encoding"}));
-    sandbox::InputFile file;
+    isolation::InputFile file;
     std::string encoding = "utf8";
     CR_RETURN_IF_ERROR(GetString(f, "path", where, &file.path));
     CR_RETURN_IF_ERROR(GetString(f, "content", where, &file.content));
     CR_RETURN_IF_ERROR(GetString(f, "encoding", where, &encoding));
     if (file.path.empty()) return Bad(where + "path", "is required");
-    auto parts = sandbox::SplitSafeRelativePath(file.path, caps.max_file_depth);
+    auto parts = isolation::SplitSafeRelativePath(file.path, caps.max_file_depth);
     if (!parts.ok()) return parts.status().WithContext(where + "path");
-    if (sandbox::IsReservedPath(file.path)) {
+    if (isolation::IsReservedPath(file.path)) {
       return InvalidArgumentError(where + "path: '" + file.path + "' uses a reserved name",
                                   "invalid_path");
     }
@@ -190,9 +190,10 @@ RequestCaps CapsFromConfig(const config::Config& config) {
   return caps;
 }
 
-StatusOr<sandbox::JobSpec> BuildJobSpec(const ExecuteRequest& request, const config::Config& config,
-                                        std::string job_id, const config::TierConfig* tier) {
-  const sandbox::LanguageSpec* lang =
+StatusOr<isolation::JobSpec> BuildJobSpec(const ExecuteRequest& request,
+                                          const config::Config& config, std::string job_id,
+                                          const config::TierConfig* tier) {
+  const isolation::LanguageSpec* lang =
       request.language ? config.FindLanguage(*request.language) : &config.DefaultLanguage();
   if (lang == nullptr) {
     std::string known;
@@ -206,21 +207,21 @@ StatusOr<sandbox::JobSpec> BuildJobSpec(const ExecuteRequest& request, const con
                                   "invalid_path");
     }
   }
-  sandbox::Limits max = config.max_limits;
-  sandbox::Limits defaults = config.default_limits;
+  isolation::Limits max = config.max_limits;
+  isolation::Limits defaults = config.default_limits;
   if (tier != nullptr) {
     max.timeout_ms = tier->max_timeout_ms;
     max.memory_bytes = tier->max_memory_bytes;
     defaults.timeout_ms = std::min(defaults.timeout_ms, max.timeout_ms);
     defaults.memory_bytes = std::min(defaults.memory_bytes, max.memory_bytes);
   }
-  auto resolved = sandbox::ResolveLimits(defaults, max, request.limits);
+  auto resolved = isolation::ResolveLimits(defaults, max, request.limits);
   if (!resolved.ok()) {
     if (tier == nullptr) return resolved.status();
     return resolved.status().WithContext("tier " + tier->name);
   }
-  sandbox::Limits limits = *resolved;
-  sandbox::JobSpec job;
+  isolation::Limits limits = *resolved;
+  isolation::JobSpec job;
   job.id = std::move(job_id);
   job.language = *lang;
   job.code = request.code;
@@ -237,8 +238,8 @@ StatusOr<sandbox::JobSpec> BuildJobSpec(const ExecuteRequest& request, const con
   return job;
 }
 
-std::vector<sandbox::JobSpec> DefaultJobShapes(const config::Config& config) {
-  std::vector<sandbox::JobSpec> out;
+std::vector<isolation::JobSpec> DefaultJobShapes(const config::Config& config) {
+  std::vector<isolation::JobSpec> out;
   const config::TierConfig* tier =
       config.auth.mode == "none" ? config.FindTier(config.auth.none_tier) : nullptr;
   for (const auto& l : config.languages) {

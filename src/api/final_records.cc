@@ -1,12 +1,12 @@
-#include "coderunner/api/final_records.h"
+#include "final_records.h"
 
 #include <iterator>
 
 namespace coderunner::api {
 
-StatusOr<std::shared_ptr<const jobs::JobRecord>> FinalRecords::Get(const std::string& id,
-                                                                   const std::string& tenant,
-                                                                   const Fetch& fetch) {
+StatusOr<std::shared_ptr<const store::JobRecord>> FinalRecords::Get(const std::string& id,
+                                                                    const std::string& tenant,
+                                                                    const Fetch& fetch) {
   std::lock_guard<std::mutex> lock(mu_);
   for (auto it = held_.begin(); it != held_.end();) {
     it = it->second.expired() ? held_.erase(it) : std::next(it);
@@ -15,8 +15,8 @@ StatusOr<std::shared_ptr<const jobs::JobRecord>> FinalRecords::Get(const std::st
   if (auto it = held_.find(key); it != held_.end()) {
     if (auto held = it->second.lock()) return held;
   }
-  CR_ASSIGN_OR_RETURN(jobs::JobRecord fetched, fetch());
-  auto record = std::make_shared<const jobs::JobRecord>(std::move(fetched));
+  CR_ASSIGN_OR_RETURN(store::JobRecord fetched, fetch());
+  auto record = std::make_shared<const store::JobRecord>(std::move(fetched));
   held_[key] = record;
   return record;
 }

@@ -1,4 +1,4 @@
-#include "coderunner/api/http_reply.h"
+#include "http_reply.h"
 
 #include <httplib.h>
 #include <unistd.h>
@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <memory>
 
-#include "coderunner/api/http_status.h"
-#include "coderunner/sandbox/safe_tree.h"
+#include "coderunner/isolation/safe_tree.h"
+#include "http_status.h"
 
 namespace coderunner::api {
 
@@ -23,7 +23,7 @@ void ReplyRaw(httplib::Response& res, int status, const std::string& json_text) 
 }
 
 void ReplyFile(httplib::Response& res, int fd, int64_t size, const std::string& content_type) {
-  auto owned = std::make_shared<sandbox::UniqueFd>(fd);
+  auto owned = std::make_shared<isolation::UniqueFd>(fd);
   res.status = 200;
   res.set_content_provider(
       static_cast<size_t>(size), content_type,

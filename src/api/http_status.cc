@@ -1,4 +1,4 @@
-#include "coderunner/api/http_status.h"
+#include "http_status.h"
 
 #include "coderunner/common/bounded_json.h"
 

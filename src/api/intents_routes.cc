@@ -1,17 +1,17 @@
-#include "coderunner/api/intents_routes.h"
+#include "intents_routes.h"
 
 #include <httplib.h>
 
 #include <nlohmann/json.hpp>
 
-#include "coderunner/api/authorize.h"
+#include "authorize.h"
 #include "coderunner/api/execute_request.h"
-#include "coderunner/api/http_reply.h"
 #include "coderunner/api/job_json.h"
 #include "coderunner/common/ids.h"
 #include "coderunner/common/sha256.h"
 #include "coderunner/intent/intent_request.h"
 #include "coderunner/jobs/job_request.h"
+#include "http_reply.h"
 
 namespace coderunner::api {
 namespace {
@@ -31,14 +31,14 @@ json AgentJson(const intent::AgentProfile& a) {
 
 // The record of an accepted intent: a job of kind "intent" whose stored
 // request is the normalized intent (see intent_request.h).
-StatusOr<jobs::JobRecord> IntentRecord(const std::string& tenant, const config::TierConfig* tier,
-                                       const intent::IntentRequest& req,
-                                       const config::Config& config) {
+StatusOr<store::JobRecord> IntentRecord(const std::string& tenant, const config::TierConfig* tier,
+                                        const intent::IntentRequest& req,
+                                        const config::Config& config) {
   CR_ASSIGN_OR_RETURN(ExecuteRequest probe,
                       ParseExecuteRequest(intent::AttemptBody(req, ""), CapsFromConfig(config)));
-  jobs::JobRecord rec;
+  store::JobRecord rec;
   rec.id = NewId("job");
-  CR_ASSIGN_OR_RETURN(sandbox::JobSpec spec, BuildJobSpec(probe, config, rec.id, tier));
+  CR_ASSIGN_OR_RETURN(isolation::JobSpec spec, BuildJobSpec(probe, config, rec.id, tier));
   int64_t now = jobs::NowMs();
   rec.kind = "intent";
   rec.tenant = tenant;
@@ -60,7 +60,7 @@ StatusOr<jobs::JobRecord> IntentRecord(const std::string& tenant, const config::
                         .dump();
   rec.callback_url = req.callback_url;
   rec.created_at_ms = now;
-  rec.transitions.push_back({jobs::JobStatus::kQueued, now});
+  rec.transitions.push_back({store::JobStatus::kQueued, now});
   return rec;
 }
 
@@ -104,7 +104,7 @@ void RegisterIntentRoutes(RouteTable& http, jobs::JobService& service, intent::A
     if (!accepted.ok()) return ReplyError(res, accepted.status());
     Reply(res, 202,
           {{"id", accepted->record.id},
-           {"status", jobs::JobStatusName(accepted->record.status)},
+           {"status", store::JobStatusName(accepted->record.status)},
            {"kind", "intent"},
            {"language", accepted->record.language}});
   });

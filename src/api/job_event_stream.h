@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "coderunner/api/final_records.h"
 #include "coderunner/jobs/job_channel.h"
 #include "coderunner/jobs/job_service.h"
+#include "final_records.h"
 
 namespace coderunner::api {
 

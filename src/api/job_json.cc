@@ -16,16 +16,16 @@ nlohmann::json Rfc3339(int64_t ms) {
   return std::string(buf);
 }
 
-nlohmann::json JobSummaryJson(const jobs::JobRecord& r) {
+nlohmann::json JobSummaryJson(const store::JobRecord& r) {
   nlohmann::json transitions = nlohmann::json::array();
   for (const auto& t : r.transitions) {
-    transitions.push_back({{"status", jobs::JobStatusName(t.status)}, {"at", Rfc3339(t.at_ms)}});
+    transitions.push_back({{"status", store::JobStatusName(t.status)}, {"at", Rfc3339(t.at_ms)}});
   }
   nlohmann::json limits = nlohmann::json::parse(r.limits_json, nullptr, false);
   return {
       {"id", r.id},
       {"kind", r.kind.empty() ? std::string("job") : r.kind},
-      {"status", jobs::JobStatusName(r.status)},
+      {"status", store::JobStatusName(r.status)},
       {"language", r.language},
       {"created_at", Rfc3339(r.created_at_ms)},
       {"started_at", Rfc3339(r.started_at_ms)},
@@ -45,10 +45,10 @@ nlohmann::json JobSummaryJson(const jobs::JobRecord& r) {
   };
 }
 
-std::string NotRunResultJson(const jobs::JobRecord& r, jobs::JobStatus status,
+std::string NotRunResultJson(const store::JobRecord& r, store::JobStatus status,
                              const nlohmann::json& error) {
   return nlohmann::json{{"id", r.id},
-                        {"status", jobs::JobStatusName(status)},
+                        {"status", store::JobStatusName(status)},
                         {"exit_code", nullptr},
                         {"signal", nullptr},
                         {"stdout", ""},
@@ -65,7 +65,7 @@ std::string NotRunResultJson(const jobs::JobRecord& r, jobs::JobStatus status,
       .dump();
 }
 
-nlohmann::json JobToJson(const jobs::JobRecord& r) {
+nlohmann::json JobToJson(const store::JobRecord& r) {
   nlohmann::json j = JobSummaryJson(r);
   nlohmann::json result = nlohmann::json::parse(r.result_json, nullptr, false);
   j["result"] = r.result_json.empty() || result.is_discarded() ? nlohmann::json(nullptr) : result;
@@ -82,7 +82,7 @@ nlohmann::json JobToJson(const jobs::JobRecord& r) {
   return j;
 }
 
-bool WriteJobJson(const jobs::JobRecord& r, const std::function<bool(std::string_view)>& write) {
+bool WriteJobJson(const store::JobRecord& r, const std::function<bool(std::string_view)>& write) {
   using nlohmann::json;
   // The stored result is the executor's own compact JSON object: passed
   // through as it is (not even validated: a parser holds a copy of each

@@ -1,4 +1,4 @@
-#include "coderunner/api/jobs_routes.h"
+#include "jobs_routes.h"
 
 #include <httplib.h>
 #include <sys/stat.h>
@@ -7,11 +7,11 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "coderunner/api/authorize.h"
-#include "coderunner/api/http_reply.h"
+#include "authorize.h"
 #include "coderunner/api/job_json.h"
 #include "coderunner/common/utf8.h"
-#include "coderunner/sandbox/safe_tree.h"
+#include "coderunner/isolation/safe_tree.h"
+#include "http_reply.h"
 #include "job_event_stream.h"
 
 namespace coderunner::api {
@@ -20,7 +20,7 @@ namespace {
 using nlohmann::json;
 
 json AcceptedJson(const jobs::Accepted& a) {
-  json j = {{"id", a.record.id}, {"status", jobs::JobStatusName(a.record.status)}};
+  json j = {{"id", a.record.id}, {"status", store::JobStatusName(a.record.status)}};
   if (!a.record.replay_of.empty()) j["replay_of"] = a.record.replay_of;
   if (a.record.cached) j["cached"] = true;
   return j;
@@ -113,7 +113,7 @@ void RegisterJobRoutes(RouteTable& http, jobs::JobService& service, MetricsRegis
     store::ListFilter filter;
     filter.tenant = p->tenant;
     if (req.has_param("status")) {
-      auto st = jobs::ParseJobStatus(req.get_param_value("status"));
+      auto st = store::ParseJobStatus(req.get_param_value("status"));
       if (!st) {
         return ReplyError(res, InvalidArgumentError("status: unknown status", "invalid_request"));
       }
@@ -153,13 +153,13 @@ void RegisterJobRoutes(RouteTable& http, jobs::JobService& service, MetricsRegis
              if (!now.ok()) return ReplyError(res, now.status());
              // Only a wait that may last holds a long-request slot.
              std::shared_ptr<auth::LongRequestLimiter::Lease> slot;
-             if (!jobs::IsTerminal(now->status) && *timeout > 0) {
+             if (!store::IsTerminal(now->status) && *timeout > 0) {
                slot = hold(res, *p);
                if (!slot) return;
              }
              auto rec = service.Wait(req.matches[1], p->tenant, std::chrono::seconds(*timeout));
              if (!rec.ok()) return ReplyError(res, rec.status());
-             Reply(res, jobs::IsTerminal(rec->status) ? 200 : 202, JobToJson(*rec));
+             Reply(res, store::IsTerminal(rec->status) ? 200 : 202, JobToJson(*rec));
            });
 
   http.Delete("/v1/jobs/" + id_re,
@@ -200,7 +200,7 @@ void RegisterJobRoutes(RouteTable& http, jobs::JobService& service, MetricsRegis
         "job " + rec->id + " has no artifact '" + SanitizeUtf8(path.substr(0, 256)) + "'",
         "artifact_not_found");
     if (!listed) return ReplyError(res, missing);
-    auto fd = sandbox::OpenTreeFile(config.artifacts.dir + "/" + rec->id, path);
+    auto fd = isolation::OpenTreeFile(config.artifacts.dir + "/" + rec->id, path);
     if (!fd.ok())
       return ReplyError(res, fd.status().code() == StatusCode::kNotFound ? missing : fd.status());
     struct stat st;

@@ -1,13 +1,13 @@
-#include "coderunner/api/piston_request.h"
+#include "piston_request.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <optional>
 
-#include "coderunner/api/http_status.h"
 #include "coderunner/common/base64.h"
 #include "coderunner/common/bounded_json.h"
+#include "http_status.h"
 
 namespace coderunner::api {
 namespace {

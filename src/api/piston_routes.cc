@@ -1,14 +1,14 @@
-#include "coderunner/api/piston_routes.h"
+#include "piston_routes.h"
 
 #include <httplib.h>
 
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "coderunner/api/authorize.h"
-#include "coderunner/api/http_reply.h"
-#include "coderunner/api/http_status.h"
-#include "coderunner/api/piston_request.h"
+#include "authorize.h"
+#include "http_reply.h"
+#include "http_status.h"
+#include "piston_request.h"
 
 namespace coderunner::api {
 namespace {

@@ -45,7 +45,7 @@ std::string SignalName(int sig) {
   }
 }
 
-nlohmann::json ResultToJson(const sandbox::JobSpec& job, const sandbox::RunResult& r,
+nlohmann::json ResultToJson(const isolation::JobSpec& job, const isolation::RunResult& r,
                             OutputEncoding encoding) {
   auto render = [&](const std::string& bytes, bool truncated) -> std::string {
     if (encoding == OutputEncoding::kBase64) return Base64Encode(bytes);
@@ -57,8 +57,9 @@ nlohmann::json ResultToJson(const sandbox::JobSpec& job, const sandbox::RunResul
   };
   nlohmann::json j;
   j["id"] = job.id;
-  j["status"] = sandbox::RunStatusName(r.status);
-  bool ran = r.status != sandbox::RunStatus::kError && r.status != sandbox::RunStatus::kCancelled;
+  j["status"] = isolation::RunStatusName(r.status);
+  bool ran =
+      r.status != isolation::RunStatus::kError && r.status != isolation::RunStatus::kCancelled;
   j["exit_code"] = ran ? nlohmann::json(r.exit_code) : nlohmann::json(nullptr);
   j["signal"] =
       ran && r.signal > 0 ? nlohmann::json(SignalName(r.signal)) : nlohmann::json(nullptr);
@@ -101,7 +102,7 @@ nlohmann::json ResultToJson(const sandbox::JobSpec& job, const sandbox::RunResul
                    {"used_bytes", r.output_bytes >= 0 ? nlohmann::json(r.output_bytes)
                                                       : nlohmann::json(nullptr)}};
   }
-  if (r.status == sandbox::RunStatus::kError || !r.error.ok()) {
+  if (r.status == isolation::RunStatus::kError || !r.error.ok()) {
     j["error"] = {{"code", r.error.reason()}, {"message", r.error.message()}};
   } else {
     j["error"] = nullptr;

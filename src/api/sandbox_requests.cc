@@ -1,4 +1,4 @@
-#include "coderunner/api/sandbox_requests.h"
+#include "sandbox_requests.h"
 
 #include <nlohmann/json.hpp>
 #include <set>
@@ -32,13 +32,13 @@ StatusOr<json> ParseObject(std::string_view body, int max_depth,
 
 }  // namespace
 
-StatusOr<sessions::SandboxCreateSpec> ParseSandboxCreate(std::string_view body,
-                                                         const config::Config& config,
-                                                         const config::TierConfig& tier,
-                                                         std::string id) {
+StatusOr<sandboxes::SandboxCreateSpec> ParseSandboxCreate(std::string_view body,
+                                                          const config::Config& config,
+                                                          const config::TierConfig& tier,
+                                                          std::string id) {
   CR_ASSIGN_OR_RETURN(json j, ParseObject(body.empty() ? "{}" : body, config.server.max_json_depth,
                                           {"language", "ttl_s", "limits", "volume_id"}));
-  sessions::SandboxCreateSpec out;
+  sandboxes::SandboxCreateSpec out;
   out.ttl_s = tier.sandbox_ttl_s;
   if (auto it = j.find("ttl_s"); it != j.end() && !it->is_null()) {
     if (!it->is_number_integer()) return Bad("ttl_s", "must be an integer (seconds)");
@@ -62,11 +62,11 @@ StatusOr<sessions::SandboxCreateSpec> ParseSandboxCreate(std::string_view body,
   return out;
 }
 
-StatusOr<sessions::SandboxCallSpec> ParseSandboxExecute(std::string_view body,
-                                                        const RequestCaps& caps) {
+StatusOr<sandboxes::SandboxCallSpec> ParseSandboxExecute(std::string_view body,
+                                                         const RequestCaps& caps) {
   CR_ASSIGN_OR_RETURN(json j,
                       ParseObject(body, caps.max_json_depth, {"code", "files", "timeout_ms"}));
-  sessions::SandboxCallSpec out;
+  sandboxes::SandboxCallSpec out;
   if (auto it = j.find("timeout_ms"); it != j.end() && !it->is_null()) {
     if (!it->is_number_integer()) return Bad("timeout_ms", "must be an integer (ms)");
     out.timeout_ms = it->get<int64_t>();

@@ -1,26 +1,26 @@
-#include "coderunner/api/sandboxes_routes.h"
+#include "sandboxes_routes.h"
 
 #include <httplib.h>
 #include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 
-#include "coderunner/api/authorize.h"
-#include "coderunner/api/http_reply.h"
+#include "authorize.h"
 #include "coderunner/api/job_json.h"
-#include "coderunner/api/sandbox_requests.h"
 #include "coderunner/common/ids.h"
 #include "coderunner/common/utf8.h"
+#include "http_reply.h"
+#include "sandbox_requests.h"
 
 namespace coderunner::api {
 namespace {
 
 using nlohmann::json;
 
-json SandboxJson(const sessions::SandboxRecord& r) {
-  const sandbox::Limits& l = r.limits;
+json SandboxJson(const sandboxes::SandboxRecord& r) {
+  const isolation::Limits& l = r.limits;
   json j = {{"id", r.id},
-            {"state", sessions::StateName(r.state)},
+            {"state", sandboxes::StateName(r.state)},
             {"language", r.language},
             {"created_at", Rfc3339(r.created_at_ms)},
             {"last_used_at", Rfc3339(r.last_used_at_ms)},
@@ -40,14 +40,14 @@ json SandboxJson(const sessions::SandboxRecord& r) {
               {"memory_peak_bytes",
                r.memory_peak_bytes < 0 ? json(nullptr) : json(r.memory_peak_bytes)}}}};
   if (!r.runtime.empty()) j["runtime"] = r.runtime;
-  if (r.state != sessions::SandboxState::kRunning) {
+  if (r.state != sandboxes::SandboxState::kRunning) {
     j["ended_at"] = Rfc3339(r.ended_at_ms);
     if (!r.stopped_reason.empty()) j["reason"] = r.stopped_reason;
   }
   return j;
 }
 
-json FilesJson(const std::vector<sandbox::Artifact>& files) {
+json FilesJson(const std::vector<isolation::Artifact>& files) {
   json out = json::array();
   for (const auto& f : files)
     out.push_back(
@@ -55,10 +55,10 @@ json FilesJson(const std::vector<sandbox::Artifact>& files) {
   return out;
 }
 
-json CallJson(const sessions::ExecuteOutcome& o) {
-  const sessions::CallResult& r = o.result;
+json CallJson(const sandboxes::ExecuteOutcome& o) {
+  const sandboxes::CallResult& r = o.result;
   json j = {{"sandbox_id", o.record.id},
-            {"status", sandbox::RunStatusName(r.status)},
+            {"status", isolation::RunStatusName(r.status)},
             {"exit_code", r.exit_code < 0 ? json(nullptr) : json(r.exit_code)},
             {"stdout", SanitizeUtf8(r.stdout_data)},
             {"stderr", SanitizeUtf8(r.stderr_data)},
@@ -91,7 +91,7 @@ json CallJson(const sessions::ExecuteOutcome& o) {
 
 }  // namespace
 
-void RegisterSandboxRoutes(RouteTable& http, sessions::SandboxManager& manager,
+void RegisterSandboxRoutes(RouteTable& http, sandboxes::SandboxManager& manager,
                            const config::Config& config, MetricsRegistry& metrics,
                            const auth::Authenticator& authenticator, auth::RateLimiter& limiter,
                            auth::LongRequestLimiter& long_requests) {
@@ -117,9 +117,9 @@ void RegisterSandboxRoutes(RouteTable& http, sessions::SandboxManager& manager,
   http.Get("/v1/sandboxes", [&manager, who](const httplib::Request& req, httplib::Response& res) {
     auto p = who(req, res);
     if (!p) return;
-    std::optional<sessions::SandboxState> state;
+    std::optional<sandboxes::SandboxState> state;
     if (req.has_param("state")) {
-      state = sessions::ParseState(req.get_param_value("state"));
+      state = sandboxes::ParseState(req.get_param_value("state"));
       if (!state) {
         return ReplyError(res, InvalidArgumentError("state: must be running, stopped or expired",
                                                     "invalid_request"));

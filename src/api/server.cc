@@ -5,16 +5,16 @@
 
 #include <chrono>
 
-#include "coderunner/api/http_reply.h"
-#include "coderunner/api/http_status.h"
-#include "coderunner/api/intents_routes.h"
-#include "coderunner/api/jobs_routes.h"
-#include "coderunner/api/openapi.h"
-#include "coderunner/api/piston_request.h"
-#include "coderunner/api/piston_routes.h"
-#include "coderunner/api/sandboxes_routes.h"
-#include "coderunner/api/volumes_routes.h"
 #include "coderunner/common/logging.h"
+#include "http_reply.h"
+#include "http_status.h"
+#include "intents_routes.h"
+#include "jobs_routes.h"
+#include "openapi.h"
+#include "piston_request.h"
+#include "piston_routes.h"
+#include "sandboxes_routes.h"
+#include "volumes_routes.h"
 
 namespace coderunner::api {
 namespace {

@@ -1,13 +1,13 @@
-#include "coderunner/api/volumes_routes.h"
+#include "volumes_routes.h"
 
 #include <httplib.h>
 #include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 
-#include "coderunner/api/authorize.h"
-#include "coderunner/api/http_reply.h"
+#include "authorize.h"
 #include "coderunner/api/job_json.h"
+#include "http_reply.h"
 
 namespace coderunner::api {
 namespace {
@@ -21,7 +21,7 @@ json VolumeJson(const volumes::Volume& v) {
           {"created_at", Rfc3339(v.created_at_ms)}};
 }
 
-json FilesJson(const sandbox::TreeListing& listing) {
+json FilesJson(const isolation::TreeListing& listing) {
   json files = json::array();
   for (const auto& f : listing.files) {
     files.push_back({{"path", f.path},

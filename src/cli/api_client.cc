@@ -1,12 +1,12 @@
-#include "coderunner/cli/api_client.h"
+#include "api_client.h"
 
 #include <curl/curl.h>
 
 #include <memory>
 
-#include "coderunner/cli/sse_parser.h"
 #include "coderunner/common/bounded_json.h"
 #include "coderunner/common/curl_handle.h"
+#include "sse_parser.h"
 
 namespace coderunner::cli {
 namespace {

@@ -1,4 +1,4 @@
-#include "coderunner/cli/args.h"
+#include "args.h"
 
 #include <charconv>
 #include <set>

@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "coderunner/cli/commands.h"
-#include "coderunner/cli/console.h"
-#include "coderunner/cli/exit_codes.h"
+#include "commands.h"
+#include "console.h"
+#include "exit_codes.h"
 
 namespace coderunner::cli {
 namespace {

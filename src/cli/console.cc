@@ -1,4 +1,4 @@
-#include "coderunner/cli/console.h"
+#include "console.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -7,7 +7,7 @@
 
 #include <cstring>
 
-#include "coderunner/cli/exit_codes.h"
+#include "exit_codes.h"
 
 namespace coderunner::cli {
 namespace {

@@ -1,4 +1,4 @@
-#include "coderunner/cli/exit_codes.h"
+#include "exit_codes.h"
 
 #include <charconv>
 #include <csignal>

@@ -5,10 +5,10 @@
 #include <array>
 #include <nlohmann/json.hpp>
 
-#include "coderunner/cli/commands.h"
-#include "coderunner/cli/console.h"
-#include "coderunner/cli/exit_codes.h"
 #include "coderunner/common/bounded_json.h"
+#include "commands.h"
+#include "console.h"
+#include "exit_codes.h"
 
 namespace coderunner::cli {
 namespace {

@@ -8,10 +8,10 @@
 // job id is known from the start, which --json and error messages use.
 #include <nlohmann/json.hpp>
 
-#include "coderunner/cli/commands.h"
-#include "coderunner/cli/console.h"
-#include "coderunner/cli/exit_codes.h"
 #include "coderunner/common/base64.h"
+#include "commands.h"
+#include "console.h"
+#include "exit_codes.h"
 
 namespace coderunner::cli {
 namespace {

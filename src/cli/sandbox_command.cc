@@ -3,10 +3,10 @@
 // bytes that are not UTF-8 arrive replaced by U+FFFD.
 #include <nlohmann/json.hpp>
 
-#include "coderunner/cli/commands.h"
-#include "coderunner/cli/console.h"
-#include "coderunner/cli/exit_codes.h"
 #include "coderunner/common/base64.h"
+#include "commands.h"
+#include "console.h"
+#include "exit_codes.h"
 
 namespace coderunner::cli {
 namespace {

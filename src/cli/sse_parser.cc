@@ -1,4 +1,4 @@
-#include "coderunner/cli/sse_parser.h"
+#include "sse_parser.h"
 
 namespace coderunner::cli {
 

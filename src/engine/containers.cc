@@ -1,7 +1,7 @@
 #include "coderunner/engine/containers.h"
 
-#include "coderunner/engine/engine_error.h"
-#include "coderunner/engine/resource_util.h"
+#include "engine_error.h"
+#include "resource_util.h"
 
 namespace coderunner::engine {
 namespace {

@@ -1,4 +1,4 @@
-#include "coderunner/engine/engine_error.h"
+#include "engine_error.h"
 
 #include <nlohmann/json.hpp>
 

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "coderunner/engine/engine_error.h"
+#include "engine_error.h"
 
 namespace coderunner::engine {
 namespace {

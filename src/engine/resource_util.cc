@@ -1,4 +1,4 @@
-#include "coderunner/engine/resource_util.h"
+#include "resource_util.h"
 
 #include <nlohmann/json.hpp>
 

@@ -2,8 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "coderunner/engine/engine_error.h"
-#include "coderunner/engine/resource_util.h"
+#include "engine_error.h"
+#include "resource_util.h"
 
 namespace coderunner::engine {
 namespace {

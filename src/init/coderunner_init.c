@@ -65,7 +65,7 @@
 // command could not be executed, 126 on a usage error or when the policy
 // checks fail, 125 on a bad "go" message.
 //
-// The trailer format is shared with src/sandbox/init_trailer.cc:
+// The trailer format is shared with src/isolation/init_trailer.cc:
 //   "\x1e" "coderunner-init " JSON "\n"
 // Its "eof" field carries the nonce (from the "go" message, or
 // CODERUNNER_EOF_NONCE), which the job never sees: the service takes a

@@ -1,6 +1,6 @@
 // proc_masks: coderunner-init's own check, inside the container, that the
 // engine masked and write-protected the kernel interfaces the policy names
-// (src/sandbox/kernel_isolation.cc) and applied its seccomp profile.
+// (src/isolation/kernel_isolation.cc) and applied its seccomp profile.
 //
 // Both engines do so by default, but an engine may report nothing about it
 // (Podman's compat inspect says null for both path lists; seccomp turned off

@@ -16,8 +16,8 @@
 #include <set>
 #include <sstream>
 
+#include "builtin_agents.h"
 #include "coderunner/common/bounded_json.h"
-#include "coderunner/intent/builtin_agents.h"
 
 namespace coderunner::intent {
 namespace {

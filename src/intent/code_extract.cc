@@ -2,7 +2,7 @@
 // the program in a fence, often with prose around it and sometimes with a
 // second block (example output, a usage line); the block tagged with the
 // target language is the program.
-#include "coderunner/intent/code_extract.h"
+#include "code_extract.h"
 
 #include <cctype>
 #include <vector>

@@ -2,7 +2,7 @@
 // uncaught error. Hand-written scanning rather than std::regex: stderr is
 // untrusted and can be megabytes of one line, where libstdc++'s recursive
 // regex engine is slow and can exhaust the stack.
-#include "coderunner/intent/error_summary.h"
+#include "error_summary.h"
 
 #include <algorithm>
 #include <cctype>

@@ -9,23 +9,23 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "code_extract.h"
 #include "coderunner/api/execute_request.h"
 #include "coderunner/api/result_json.h"
 #include "coderunner/common/utf8.h"
-#include "coderunner/intent/code_extract.h"
-#include "coderunner/intent/error_summary.h"
-#include "coderunner/intent/intent_progress.h"
 #include "coderunner/intent/intent_request.h"
-#include "coderunner/intent/preamble.h"
-#include "coderunner/intent/prompts.h"
 #include "coderunner/jobs/job_request.h"
 #include "coderunner/jobs/redactor.h"
+#include "error_summary.h"
+#include "intent_progress.h"
+#include "preamble.h"
+#include "prompts.h"
 
 namespace coderunner::intent {
 namespace {
 
-using jobs::JobStatus;
 using nlohmann::json;
+using store::JobStatus;
 
 // Each attempt's output as the record keeps it (the final run's is whole,
 // under "result").
@@ -68,14 +68,14 @@ std::vector<std::string> IntentWords(std::string_view intent) {
   return words;
 }
 
-std::string Outcome(const sandbox::RunResult& r, const sandbox::JobSpec& spec) {
+std::string Outcome(const isolation::RunResult& r, const isolation::JobSpec& spec) {
   switch (r.status) {
-    case sandbox::RunStatus::kTimeout:
+    case isolation::RunStatus::kTimeout:
       return "was stopped at its time limit of " + std::to_string(spec.limits.timeout_ms) + " ms";
-    case sandbox::RunStatus::kOom:
+    case isolation::RunStatus::kOom:
       return "ran out of memory (limit " + std::to_string(spec.limits.memory_bytes >> 20) +
              " MiB) and was killed";
-    case sandbox::RunStatus::kSucceeded:
+    case isolation::RunStatus::kSucceeded:
       return "exited with code 0 but printed nothing to stdout (print the answer)";
     default:
       break;
@@ -104,7 +104,7 @@ std::string SummaryText(const ErrorSummary& e) {
 // One run of the pipeline for one intent. Owns its progress.
 class IntentPipeline::Execution {
  public:
-  Execution(IntentPipeline& p, const jobs::JobRecord& record, jobs::JobChannel& channel,
+  Execution(IntentPipeline& p, const store::JobRecord& record, jobs::JobChannel& channel,
             jobs::JobExecutor& executor, IntentRequest request, const config::TierConfig* tier)
       : p_(p),
         record_(record),
@@ -131,14 +131,14 @@ class IntentPipeline::Execution {
   // A model call failed in `stage`: ends the intent.
   void FailLlm(Stage stage, const Status& status);
   // Ends the intent as `status` with error {code, stage, message, ...extra}.
-  void Fail(JobStatus status, Stage stage, const std::string& code, const std::string& message,
-            json extra = json::object());
+  void Fail(store::JobStatus status, Stage stage, const std::string& code,
+            const std::string& message, json extra = json::object());
   void FinishCancelled();
   // Completes the record with the final run as its result.
-  void Complete(JobStatus status);
+  void Complete(store::JobStatus status);
 
   IntentPipeline& p_;
-  const jobs::JobRecord& record_;
+  const store::JobRecord& record_;
   jobs::JobChannel& channel_;
   jobs::JobExecutor& executor_;
   IntentRequest req_;
@@ -176,7 +176,7 @@ StatusOr<ChatReply> IntentPipeline::Execution::Ask(std::vector<ChatMessage> mess
   return reply;
 }
 
-void IntentPipeline::Execution::Complete(JobStatus status) {
+void IntentPipeline::Execution::Complete(store::JobStatus status) {
   // The stage that ended the intent, and those skipped after it.
   if (final_stage_ == Stage::kDiscoverAgent) {
     Save({Stage::kDiscoverAgent, Stage::kGenerateCode, Stage::kExecute, Stage::kFormatResult});
@@ -193,10 +193,10 @@ void IntentPipeline::Execution::Complete(JobStatus status) {
 
 void IntentPipeline::Execution::FinishCancelled() {
   // The cancel already committed the status; this only wakes waiters.
-  executor_.Complete(record_, JobStatus::kCancelled, "", "", "", started_);
+  executor_.Complete(record_, store::JobStatus::kCancelled, "", "", "", started_);
 }
 
-void IntentPipeline::Execution::Fail(JobStatus status, Stage stage, const std::string& code,
+void IntentPipeline::Execution::Fail(store::JobStatus status, Stage stage, const std::string& code,
                                      const std::string& message, json extra) {
   int64_t now = Now();
   progress_.End(stage, StageStatus::kFailed, message, now);
@@ -213,12 +213,12 @@ void IntentPipeline::Execution::Fail(JobStatus status, Stage stage, const std::s
 void IntentPipeline::Execution::FailLlm(Stage stage, const Status& status) {
   if (status.reason() == "cancelled" || cancelled()) return FinishCancelled();
   if (status.reason() == "token_budget_exhausted") {
-    return Fail(JobStatus::kFailed, stage, status.reason(), status.message());
+    return Fail(store::JobStatus::kFailed, stage, status.reason(), status.message());
   }
   // llm_timeout -> generate_code_timeout: the code says where and what.
   std::string what = status.reason();
   if (what.rfind("llm_", 0) == 0) what = what.substr(4);
-  Fail(JobStatus::kError, stage, std::string(StageName(stage)) + "_" + what,
+  Fail(store::JobStatus::kError, stage, std::string(StageName(stage)) + "_" + what,
        "the model failed: " + status.message());
 }
 
@@ -290,19 +290,19 @@ void IntentPipeline::Execution::Go() {
 
   auto preamble = BuildPreamble(req_.language, req_.inputs);
   if (!preamble.ok()) {
-    return Fail(JobStatus::kError, Stage::kGenerateCode, preamble.status().reason(),
+    return Fail(store::JobStatus::kError, Stage::kGenerateCode, preamble.status().reason(),
                 preamble.status().message());
   }
-  const sandbox::LanguageSpec* lang = config().FindLanguage(req_.language);
+  const isolation::LanguageSpec* lang = config().FindLanguage(req_.language);
   if (lang == nullptr) {
-    return Fail(JobStatus::kError, Stage::kGenerateCode, "unknown_language",
+    return Fail(store::JobStatus::kError, Stage::kGenerateCode, "unknown_language",
                 "language " + req_.language + " is no longer configured");
   }
   CodeTask task{req_.intent, req_.language, lang->file, &*preamble, !req_.volume_id.empty()};
   std::vector<ChatMessage> messages = CodeMessages(*agent, task);
   const int max_attempts = std::clamp(config().intents.max_attempts, 1, 3);
   api::RequestCaps caps = api::CapsFromConfig(config());
-  sandbox::RunResult result;
+  isolation::RunResult result;
   json last_error;
   std::string last_outcome;
   bool succeeded = false;
@@ -338,7 +338,7 @@ void IntentPipeline::Execution::Go() {
 
     int64_t left = config().intents.exec_budget_ms - progress_.exec_ms_used();
     if (left < kMinRunMs) {
-      return Fail(JobStatus::kFailed, Stage::kExecute, "exec_budget_exhausted",
+      return Fail(store::JobStatus::kFailed, Stage::kExecute, "exec_budget_exhausted",
                   "the execution budget of " + std::to_string(config().intents.exec_budget_ms) +
                       " ms (intents.exec_budget_ms) is used up" +
                       (last_outcome.empty() ? "" : "; the last run " + last_outcome),
@@ -348,19 +348,19 @@ void IntentPipeline::Execution::Go() {
     // would be, under the intent's tier.
     JoinedProgram program = JoinProgram(req_.language, *preamble, code);
     auto parsed = api::ParseExecuteRequest(AttemptBody(req_, program.text), caps);
-    StatusOr<sandbox::JobSpec> spec = parsed.ok()
-                                          ? api::BuildJobSpec(*parsed, config(), record_.id, tier_)
-                                          : StatusOr<sandbox::JobSpec>(parsed.status());
+    StatusOr<isolation::JobSpec> spec =
+        parsed.ok() ? api::BuildJobSpec(*parsed, config(), record_.id, tier_)
+                    : StatusOr<isolation::JobSpec>(parsed.status());
     if (spec.ok() && !spec->volume.id.empty()) {
       auto mount = p_.ctx_.volumes != nullptr
                        ? p_.ctx_.volumes->Resolve(record_.tenant, nullptr, spec->volume.id)
-                       : StatusOr<sandbox::VolumeMount>(FailedPreconditionError(
+                       : StatusOr<isolation::VolumeMount>(FailedPreconditionError(
                              "persistent volumes are not available", "volumes_unavailable"));
       if (!mount.ok()) spec = mount.status();
       if (mount.ok()) spec->volume = std::move(*mount);
     }
     if (!spec.ok()) {
-      return Fail(JobStatus::kError, Stage::kExecute, spec.status().reason(),
+      return Fail(store::JobStatus::kError, Stage::kExecute, spec.status().reason(),
                   spec.status().message());
     }
     spec->limits.timeout_ms = std::min(spec->limits.timeout_ms, left);
@@ -369,16 +369,16 @@ void IntentPipeline::Execution::Go() {
     progress_.AddExecMs(
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
             .count());
-    if (result.status == sandbox::RunStatus::kCancelled || cancelled()) return FinishCancelled();
+    if (result.status == isolation::RunStatus::kCancelled || cancelled()) return FinishCancelled();
 
-    sandbox::RunResult redacted = result;
+    isolation::RunResult redacted = result;
     redacted.stdout_data = jobs::RedactSecrets(result.stdout_data);
     redacted.stderr_data = jobs::RedactSecrets(result.stderr_data);
     final_result_ = api::ResultToJson(*spec, redacted, api::OutputEncoding::kUtf8);
     final_result_["cached"] = false;
     have_run_ = true;
     image_digest_ = result.image_digest;
-    sandbox::RunResult brief = redacted;
+    isolation::RunResult brief = redacted;
     if (brief.stdout_data.size() > kAttemptOutputBytes) {
       brief.stdout_data.resize(kAttemptOutputBytes);
       brief.stdout_truncated = true;
@@ -392,13 +392,13 @@ void IntentPipeline::Execution::Go() {
                     {"result", api::ResultToJson(*spec, brief, api::OutputEncoding::kUtf8)},
                     {"error", nullptr}};
 
-    if (result.status == sandbox::RunStatus::kError) {
+    if (result.status == isolation::RunStatus::kError) {
       // The engine or the service failed, not the program: no retry helps.
       progress_.AddAttempt(attempt);
-      return Fail(JobStatus::kError, Stage::kExecute, result.error.reason(),
+      return Fail(store::JobStatus::kError, Stage::kExecute, result.error.reason(),
                   result.error.message());
     }
-    succeeded = result.status == sandbox::RunStatus::kSucceeded &&
+    succeeded = result.status == isolation::RunStatus::kSucceeded &&
                 (!Trim(result.stdout_data).empty() || !result.artifacts.empty());
     if (succeeded) {
       progress_.AddAttempt(attempt);
@@ -429,7 +429,7 @@ void IntentPipeline::Execution::Go() {
     std::string message = std::to_string(max_attempts) + " attempt" +
                           (max_attempts == 1 ? "" : "s") + " failed; the last: " + last_outcome;
     if (last_error.is_object()) message += ": " + last_error.value("message", "");
-    return Fail(JobStatus::kFailed,
+    return Fail(store::JobStatus::kFailed,
                 progress_.attempts() > 0 && have_run_ ? Stage::kExecute : Stage::kGenerateCode,
                 "attempts_exhausted", message, {{"last_error", last_error}});
   }
@@ -457,10 +457,10 @@ void IntentPipeline::Execution::Go() {
                   "the formatter failed (" + why + "); the answer is the raw stdout", Now());
   }
   progress_.SetAnswer(jobs::RedactSecrets(answer));
-  Complete(JobStatus::kSucceeded);
+  Complete(store::JobStatus::kSucceeded);
 }
 
-void IntentPipeline::Run(const jobs::JobRecord& record, jobs::JobChannel& channel,
+void IntentPipeline::Run(const store::JobRecord& record, jobs::JobChannel& channel,
                          jobs::JobExecutor& executor) {
   auto decoded = jobs::DecodeStoredRequest(record.request_json);
   StatusOr<IntentRequest> request = decoded.ok()
@@ -485,7 +485,7 @@ void IntentPipeline::Run(const jobs::JobRecord& record, jobs::JobChannel& channe
     json error = {{"code", request.status().reason()}, {"message", request.status().message()}};
     progress.SetError(error);
     (void)ctx_.store->UpdateProgress(record.id, progress.ToJson().dump());
-    executor.Complete(record, JobStatus::kError, "", "", "", jobs::NowMs());
+    executor.Complete(record, store::JobStatus::kError, "", "", "", jobs::NowMs());
     return;
   }
   Execution(*this, record, channel, executor, std::move(*request), tier).Go();

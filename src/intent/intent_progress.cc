@@ -1,4 +1,4 @@
-#include "coderunner/intent/intent_progress.h"
+#include "intent_progress.h"
 
 #include "coderunner/api/job_json.h"
 

@@ -5,9 +5,9 @@
 
 #include "coderunner/api/execute_request.h"
 #include "coderunner/common/bounded_json.h"
-#include "coderunner/intent/language_detect.h"
-#include "coderunner/intent/preamble.h"
 #include "coderunner/jobs/job_request.h"
+#include "language_detect.h"
+#include "preamble.h"
 
 namespace coderunner::intent {
 namespace {

@@ -1,7 +1,7 @@
 // DetectLanguage: reads the intent as lower-cased words and looks for a
 // language's name among them. Whole words only, so names inside other
 // words ("jsonify", "shellfish", "pythonic") never count.
-#include "coderunner/intent/language_detect.h"
+#include "language_detect.h"
 
 #include <cctype>
 #include <vector>

@@ -30,7 +30,7 @@ JsonBounds ReplyBounds() {
 struct Transfer {
   std::string body;
   bool too_large = false;
-  const sandbox::CancelToken* cancel = nullptr;
+  const isolation::CancelToken* cancel = nullptr;
   bool cancelled = false;
 };
 
@@ -122,7 +122,7 @@ std::string OpenAiClient::Redact(std::string text) const {
 }
 
 StatusOr<ChatReply> OpenAiClient::Complete(const ChatRequest& request,
-                                           const sandbox::CancelToken* cancel) {
+                                           const isolation::CancelToken* cancel) {
   json messages = json::array();
   size_t prompt_bytes = 0;
   for (const auto& m : request.messages) {

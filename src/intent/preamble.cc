@@ -4,7 +4,7 @@
 // character escaped, bash values are single-quoted (where nothing is
 // special but the quote itself). So no input value can end its literal,
 // start a statement, or be expanded by the interpreter.
-#include "coderunner/intent/preamble.h"
+#include "preamble.h"
 
 #include <cmath>
 #include <cstdint>

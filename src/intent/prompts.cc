@@ -1,4 +1,4 @@
-#include "coderunner/intent/prompts.h"
+#include "prompts.h"
 
 namespace coderunner::intent {
 namespace {

@@ -27,10 +27,10 @@ void JobChannel::AppendText(JobEvent::Kind kind, std::string text) {
   cv_.notify_all();
 }
 
-void JobChannel::PublishStatus(JobStatus status) {
+void JobChannel::PublishStatus(store::JobStatus status) {
   std::lock_guard<std::mutex> lock(mu_);
   if (terminal_) return;
-  AppendText(JobEvent::Kind::kStatus, std::string(JobStatusName(status)));
+  AppendText(JobEvent::Kind::kStatus, std::string(store::JobStatusName(status)));
 }
 
 void JobChannel::PublishStage(std::string stage_json) {
@@ -60,10 +60,10 @@ void JobChannel::PublishOutput(bool is_stderr, std::string_view bytes) {
   cv_.notify_all();
 }
 
-void JobChannel::Finish(JobStatus status, std::string raw_result_json) {
+void JobChannel::Finish(store::JobStatus status, std::string raw_result_json) {
   std::lock_guard<std::mutex> lock(mu_);
   if (terminal_) return;
-  AppendText(JobEvent::Kind::kStatus, std::string(JobStatusName(status)));
+  AppendText(JobEvent::Kind::kStatus, std::string(store::JobStatusName(status)));
   terminal_ = true;
   raw_result_json_ = std::move(raw_result_json);
 }
@@ -136,7 +136,7 @@ std::shared_ptr<JobChannel> JobHub::Find(const std::string& id) const {
   return it == channels_.end() ? nullptr : it->second;
 }
 
-void JobHub::Finish(const std::string& id, JobStatus status, std::string raw_result_json) {
+void JobHub::Finish(const std::string& id, store::JobStatus status, std::string raw_result_json) {
   std::shared_ptr<JobChannel> ch;
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -11,31 +11,31 @@
 #include "coderunner/api/result_json.h"
 #include "coderunner/jobs/job_request.h"
 #include "coderunner/jobs/redactor.h"
-#include "coderunner/jobs/result_cache_policy.h"
+#include "result_cache_policy.h"
 
 namespace coderunner::jobs {
 namespace {
 
-JobStatus FromRunStatus(sandbox::RunStatus s) {
+store::JobStatus FromRunStatus(isolation::RunStatus s) {
   switch (s) {
-    case sandbox::RunStatus::kSucceeded:
-      return JobStatus::kSucceeded;
-    case sandbox::RunStatus::kFailed:
-      return JobStatus::kFailed;
-    case sandbox::RunStatus::kTimeout:
-      return JobStatus::kTimeout;
-    case sandbox::RunStatus::kOom:
-      return JobStatus::kOom;
-    case sandbox::RunStatus::kCancelled:
-      return JobStatus::kCancelled;
-    case sandbox::RunStatus::kError:
-      return JobStatus::kError;
+    case isolation::RunStatus::kSucceeded:
+      return store::JobStatus::kSucceeded;
+    case isolation::RunStatus::kFailed:
+      return store::JobStatus::kFailed;
+    case isolation::RunStatus::kTimeout:
+      return store::JobStatus::kTimeout;
+    case isolation::RunStatus::kOom:
+      return store::JobStatus::kOom;
+    case isolation::RunStatus::kCancelled:
+      return store::JobStatus::kCancelled;
+    case isolation::RunStatus::kError:
+      return store::JobStatus::kError;
   }
-  return JobStatus::kError;
+  return store::JobStatus::kError;
 }
 
 // Sleeps `d` unless the job is cancelled first. Returns false if cancelled.
-bool BackoffWait(sandbox::CancelToken& token, std::chrono::milliseconds d) {
+bool BackoffWait(isolation::CancelToken& token, std::chrono::milliseconds d) {
   std::mutex mu;
   std::condition_variable cv;
   bool woken = false;
@@ -80,11 +80,11 @@ int JobExecutor::RequeueActive() {
   return static_cast<int>(ids.size());
 }
 
-bool JobExecutor::Requeue(const JobRecord& record) {
+bool JobExecutor::Requeue(const store::JobRecord& record) {
   // Going back to queued counts an attempt (store contract), like a crash
   // recovery would; from a terminal status it fails, so a user's cancel
   // that landed first stands.
-  Status s = ctx_.store->Transition(record.id, JobStatus::kQueued, NowMs());
+  Status s = ctx_.store->Transition(record.id, store::JobStatus::kQueued, NowMs());
   if (!s.ok()) {
     if (s.reason() != "job_terminal") {
       spdlog::error("job {}: cannot re-queue at shutdown: {}", record.id, s.ToString());
@@ -94,7 +94,7 @@ bool JobExecutor::Requeue(const JobRecord& record) {
   spdlog::info("job {}: stopped at shutdown and re-queued; it runs again at the next start",
                record.id);
   ctx_.metrics->Increment("coderunner_jobs_requeued_total");
-  ctx_.hub->Finish(record.id, JobStatus::kQueued, "");
+  ctx_.hub->Finish(record.id, store::JobStatus::kQueued, "");
   return true;
 }
 
@@ -102,10 +102,10 @@ void JobExecutor::Execute(const std::string& id) {
   auto rec = ctx_.store->Get(id);
   if (!rec.ok()) {
     spdlog::error("job {}: cannot load: {}", id, rec.status().ToString());
-    ctx_.hub->Finish(id, JobStatus::kError, "");
+    ctx_.hub->Finish(id, store::JobStatus::kError, "");
     return;
   }
-  if (IsTerminal(rec->status)) {
+  if (store::IsTerminal(rec->status)) {
     // Cancelled while it waited in the queue.
     ctx_.hub->Finish(id, rec->status, "");
     return;
@@ -128,16 +128,16 @@ void JobExecutor::Execute(const std::string& id) {
   ctx_.metrics->Set("coderunner_jobs_running", {}, running());
 }
 
-void JobExecutor::Run(const JobRecord& record) {
+void JobExecutor::Run(const store::JobRecord& record) {
   const std::string& id = record.id;
   int64_t started = NowMs();
-  Status moved = ctx_.store->Transition(id, JobStatus::kRunning, started);
+  Status moved = ctx_.store->Transition(id, store::JobStatus::kRunning, started);
   if (!moved.ok()) {
     if (moved.reason() != "job_terminal") {
       spdlog::error("job {}: cannot mark running: {}", id, moved.ToString());
     }
     auto now = ctx_.store->Get(id);
-    ctx_.hub->Finish(id, now.ok() ? now->status : JobStatus::kError, "");
+    ctx_.hub->Finish(id, now.ok() ? now->status : store::JobStatus::kError, "");
     return;
   }
   ctx_.metrics->Observe("coderunner_job_queue_seconds", {},
@@ -149,15 +149,15 @@ void JobExecutor::Run(const JobRecord& record) {
     spdlog::info("job {}: cancelled before it started", id);
     return;
   }
-  ch->PublishStatus(JobStatus::kRunning);
+  ch->PublishStatus(store::JobStatus::kRunning);
   if (record.kind == "intent") {
     if (ctx_.intents != nullptr) {
       ctx_.intents->Run(record, *ch, *this);
     } else {
       // Accepted while a model was configured, and the service restarted
       // without one.
-      Complete(record, JobStatus::kError,
-               api::NotRunResultJson(record, JobStatus::kError,
+      Complete(record, store::JobStatus::kError,
+               api::NotRunResultJson(record, store::JobStatus::kError,
                                      {{"code", "llm_not_configured"},
                                       {"message", "this service has no LLM configured (llm.*)"}}),
                "", "", started);
@@ -166,12 +166,12 @@ void JobExecutor::Run(const JobRecord& record) {
   }
 
   auto runnable = JobSpecFromRecord(record, *ctx_.config);
-  sandbox::RunResult result;
-  sandbox::JobSpec spec;
+  isolation::RunResult result;
+  isolation::JobSpec spec;
   api::OutputEncoding encoding = api::OutputEncoding::kUtf8;
   if (!runnable.ok()) {
     // The config changed under a stored job (e.g. a language was removed).
-    result.status = sandbox::RunStatus::kError;
+    result.status = isolation::RunStatus::kError;
     result.error = runnable.status();
     spec.id = id;
     spec.language.name = record.language;
@@ -184,12 +184,12 @@ void JobExecutor::Run(const JobRecord& record) {
     // the job waited. The tier was checked when the job was accepted.
     auto mount = ctx_.volumes != nullptr
                      ? ctx_.volumes->Resolve(record.tenant, nullptr, spec.volume.id)
-                     : StatusOr<sandbox::VolumeMount>(FailedPreconditionError(
+                     : StatusOr<isolation::VolumeMount>(FailedPreconditionError(
                            "persistent volumes are not available", "volumes_unavailable"));
     if (mount.ok()) {
       spec.volume = std::move(*mount);
     } else {
-      result.status = sandbox::RunStatus::kError;
+      result.status = isolation::RunStatus::kError;
       result.error = mount.status();
       result.image = spec.language.image;
     }
@@ -202,7 +202,7 @@ void JobExecutor::Run(const JobRecord& record) {
   // are theirs); what is stored and logged is redacted. Up to 2 MiB of
   // output may be in hand, so copies are made one at a time and dropped as
   // soon as they are serialized (the RSS budget while a job floods).
-  JobStatus status = FromRunStatus(result.status);
+  store::JobStatus status = FromRunStatus(result.status);
   std::string raw_text;
   {
     nlohmann::json raw = api::ResultToJson(spec, result, encoding);
@@ -256,19 +256,19 @@ void JobExecutor::Run(const JobRecord& record) {
                 started, fill_cache)) {
     return;
   }
-  if (status == JobStatus::kError) {
+  if (status == store::JobStatus::kError) {
     spdlog::warn("job {}: error: {}", id, result.error.ToString());
   }
 }
 
-bool JobExecutor::Complete(const JobRecord& record, JobStatus status,
+bool JobExecutor::Complete(const store::JobRecord& record, store::JobStatus status,
                            const std::string& stored_json, std::string&& raw_json,
                            const std::string& image_digest, int64_t started_ms,
                            const std::function<void()>& before_wake) {
   const std::string& id = record.id;
   // Stopped by a graceful shutdown rather than by its owner: back to the
   // queue (intents included: they run again from the start).
-  if (status == JobStatus::kCancelled && requeue_cancelled_ && Requeue(record)) return false;
+  if (status == store::JobStatus::kCancelled && requeue_cancelled_ && Requeue(record)) return false;
   int64_t finished = NowMs();
   Status done = ctx_.store->Transition(id, status, finished, stored_json, image_digest);
   if (!done.ok()) {
@@ -281,7 +281,7 @@ bool JobExecutor::Complete(const JobRecord& record, JobStatus status,
     return false;
   }
   if (before_wake) before_wake();
-  std::string status_name(JobStatusName(status));
+  std::string status_name(store::JobStatusName(status));
   ctx_.metrics->Increment("coderunner_jobs_total",
                           {{"status", status_name}, {"language", record.language}});
   ctx_.metrics->Observe("coderunner_job_run_seconds", {},
@@ -298,12 +298,12 @@ bool JobExecutor::Complete(const JobRecord& record, JobStatus status,
   return true;
 }
 
-sandbox::RunResult JobExecutor::RunSpec(const sandbox::JobSpec& spec, JobChannel& channel,
-                                        bool fail_fast) {
+isolation::RunResult JobExecutor::RunSpec(const isolation::JobSpec& spec, JobChannel& channel,
+                                          bool fail_fast) {
   const std::string& id = spec.id;
   JobChannel* ch = &channel;
-  sandbox::RunResult result;
-  sandbox::RunHooks hooks;
+  isolation::RunResult result;
+  isolation::RunHooks hooks;
   hooks.on_output = [&](engine::StreamId s, std::string_view bytes) {
     ch->PublishOutput(s == engine::StreamId::kStderr, bytes);
   };
@@ -325,8 +325,8 @@ sandbox::RunResult JobExecutor::RunSpec(const sandbox::JobSpec& spec, JobChannel
     if (shutdown_ || fail_fast || ch->cancel_token().cancelled() ||
         waited >= std::chrono::seconds(ctx_.config->jobs.engine_retry_s) ||
         !BackoffWait(ch->cancel_token(), backoff)) {
-      result.status = ch->cancel_token().cancelled() ? sandbox::RunStatus::kCancelled
-                                                     : sandbox::RunStatus::kError;
+      result.status = ch->cancel_token().cancelled() ? isolation::RunStatus::kCancelled
+                                                     : isolation::RunStatus::kError;
       result.error = run.status();
       result.image = spec.language.image;
       break;
@@ -334,7 +334,7 @@ sandbox::RunResult JobExecutor::RunSpec(const sandbox::JobSpec& spec, JobChannel
     spdlog::warn("job {}: engine unavailable, retrying: {}", id, run.status().message());
     backoff = std::min(backoff * 2, std::chrono::milliseconds(4000));
   }
-  if (result.status == sandbox::RunStatus::kError &&
+  if (result.status == isolation::RunStatus::kError &&
       result.error.reason().rfind("engine_", 0) == 0) {
     ctx_.metrics->Increment("coderunner_engine_errors_total", {{"kind", result.error.reason()}});
   }

@@ -4,8 +4,8 @@
 
 #include <filesystem>
 
-#include "coderunner/sandbox/container_policy.h"
-#include "coderunner/sandbox/workspace.h"
+#include "coderunner/isolation/container_policy.h"
+#include "coderunner/isolation/workspace.h"
 
 namespace coderunner::jobs {
 
@@ -43,15 +43,15 @@ JanitorReport JobJanitor::RunOnce() {
   // snapshot whose job is executing is in the snapshot.
   std::set<std::string> active = executor_.Active();
   auto list = ctx_.containers->List(
-      {{sandbox::kLabelManaged, "true"}, {sandbox::kLabelInstance, ctx_.config->instance}});
+      {{isolation::kLabelManaged, "true"}, {isolation::kLabelInstance, ctx_.config->instance}});
   if (list.ok()) {
     for (const auto& c : *list) {
-      auto job = c.labels.find(sandbox::kLabelJob);
+      auto job = c.labels.find(isolation::kLabelJob);
       if (job != c.labels.end() && active.count(job->second) > 0) continue;
       // Warm containers (idle, or serving a job) are the pool's to remove.
       if (ctx_.pool != nullptr && ctx_.pool->Owns(c.labels)) continue;
       // Stateful sandboxes are the sandbox manager's to remove.
-      if (c.labels.count(sandbox::kLabelSandbox) > 0) continue;
+      if (c.labels.count(isolation::kLabelSandbox) > 0) continue;
       // Only containers of jobs that were already running at the snapshot
       // are safe to keep; recheck to avoid removing a just-started one.
       if (job != c.labels.end() && executor_.Active().count(job->second) > 0) continue;
@@ -64,7 +64,7 @@ JanitorReport JobJanitor::RunOnce() {
   for (const auto& entry : std::filesystem::directory_iterator(ctx_.config->workspace_dir, ec)) {
     std::string name = entry.path().filename().string();
     if (name.rfind("job-", 0) != 0 || executor_.Active().count(name) > 0) continue;
-    if (sandbox::RemoveTree(entry.path().string()).ok()) ++report.workspaces_removed;
+    if (isolation::RemoveTree(entry.path().string()).ok()) ++report.workspaces_removed;
   }
   // Artifact directories of jobs the store no longer knows (a crash between
   // a purge and the removal, or a record purged by an older version).
@@ -73,7 +73,7 @@ JanitorReport JobJanitor::RunOnce() {
     if (name.rfind("job-", 0) != 0 || executor_.Active().count(name) > 0) continue;
     auto rec = ctx_.store->Get(name);
     if (!rec.ok() && rec.status().code() == StatusCode::kNotFound &&
-        sandbox::RemoveTree(entry.path().string()).ok()) {
+        isolation::RemoveTree(entry.path().string()).ok()) {
       ++report.artifacts_removed;
     }
   }
@@ -83,7 +83,7 @@ JanitorReport JobJanitor::RunOnce() {
     report.jobs_purged = static_cast<int>(purged->size());
     // Ephemeral artifacts expire with their job.
     for (const auto& id : *purged) {
-      (void)sandbox::RemoveTree(ctx_.config->artifacts.dir + "/" + id);
+      (void)isolation::RemoveTree(ctx_.config->artifacts.dir + "/" + id);
     }
   } else {
     spdlog::warn("janitor: purge: {}", purged.status().message());

@@ -19,12 +19,12 @@ void Field(std::string& out, std::string_view v) {
   out.push_back(';');
 }
 
-void Inputs(std::string& out, const sandbox::JobSpec& job) {
+void Inputs(std::string& out, const isolation::JobSpec& job) {
   Field(out, job.stdin_data);
   Field(out, std::to_string(job.args.size()));
   for (const auto& a : job.args) Field(out, a);
   // Files hash by sorted path so the order in the request does not matter.
-  std::vector<const sandbox::InputFile*> files;
+  std::vector<const isolation::InputFile*> files;
   for (const auto& f : job.files) files.push_back(&f);
   std::sort(files.begin(), files.end(),
             [](const auto* a, const auto* b) { return a->path < b->path; });
@@ -56,7 +56,8 @@ StatusOr<std::pair<std::string, std::string>> DecodeStoredRequest(const std::str
   return std::make_pair(j["request"].dump(), pin);
 }
 
-StatusOr<RunnableJob> JobSpecFromRecord(const JobRecord& record, const config::Config& config) {
+StatusOr<RunnableJob> JobSpecFromRecord(const store::JobRecord& record,
+                                        const config::Config& config) {
   CR_ASSIGN_OR_RETURN(auto decoded, DecodeStoredRequest(record.request_json));
   json envelope = json::parse(record.request_json, nullptr, /*allow_exceptions=*/false);
   CR_ASSIGN_OR_RETURN(api::ExecuteRequest req,
@@ -87,13 +88,13 @@ StatusOr<RunnableJob> JobSpecFromRecord(const JobRecord& record, const config::C
   return out;
 }
 
-std::string InputsSha256(const sandbox::JobSpec& job) {
+std::string InputsSha256(const isolation::JobSpec& job) {
   std::string buf;
   Inputs(buf, job);
   return Sha256Hex(buf);
 }
 
-std::string CacheKey(const sandbox::JobSpec& job, const std::string& tenant,
+std::string CacheKey(const isolation::JobSpec& job, const std::string& tenant,
                      const std::string& image_digest, api::OutputEncoding encoding) {
   if (image_digest.empty()) return "";
   std::string buf;
@@ -108,7 +109,7 @@ std::string CacheKey(const sandbox::JobSpec& job, const std::string& tenant,
   for (const auto& c : job.language.command) Field(buf, c);
   Field(buf, job.code);
   Inputs(buf, job);
-  const sandbox::Limits& l = job.limits;
+  const isolation::Limits& l = job.limits;
   for (int64_t v : {l.timeout_ms, l.cpu_ms, l.memory_bytes, l.pids, l.output_bytes, l.tmp_bytes}) {
     Field(buf, std::to_string(v));
   }

@@ -8,9 +8,9 @@
 #include "coderunner/api/job_json.h"
 #include "coderunner/common/ids.h"
 #include "coderunner/common/sha256.h"
-#include "coderunner/jobs/recovery.h"
 #include "coderunner/jobs/request_redaction.h"
-#include "coderunner/jobs/result_cache_policy.h"
+#include "recovery.h"
+#include "result_cache_policy.h"
 
 namespace coderunner::jobs {
 namespace {
@@ -21,7 +21,7 @@ int WorkerCount(const config::Config& c) {
   return n == 0 ? 2 : static_cast<int>(n);
 }
 
-std::string LimitsJson(const sandbox::Limits& l) {
+std::string LimitsJson(const isolation::Limits& l) {
   return nlohmann::json{{"timeout_ms", l.timeout_ms},
                         {"cpu_ms", l.cpu_ms},
                         {"memory_bytes", l.memory_bytes},
@@ -47,7 +47,7 @@ JobService::~JobService() { Stop(); }
 
 Status JobService::Start() {
   auto report = std::make_shared<RecoveryReport>();
-  CR_ASSIGN_OR_RETURN(std::vector<JobRecord> interrupted, RecoverQueued(ctx_, report.get()));
+  CR_ASSIGN_OR_RETURN(std::vector<store::JobRecord> interrupted, RecoverQueued(ctx_, report.get()));
   ctx_.metrics->Set("coderunner_queue_depth", {}, static_cast<double>(ctx_.queue->size()));
   pool_.Start();
   ready_ = true;
@@ -88,7 +88,7 @@ void JobService::Drain(std::chrono::milliseconds grace) {
   }
   // Queued jobs are durable as they are; wake whoever waits on them (a
   // /v1/execute caller answers 503, /events ends on status queued).
-  for (const auto& id : dropped) ctx_.hub->Finish(id, JobStatus::kQueued, "");
+  for (const auto& id : dropped) ctx_.hub->Finish(id, store::JobStatus::kQueued, "");
   int running = executor_.running();
   spdlog::info("shutdown: {} queued job(s) stay queued; waiting up to {} ms for {} running",
                dropped.size(), grace.count(), running);
@@ -167,9 +167,9 @@ StatusOr<Accepted> JobService::Accept(const std::string& tenant, const std::stri
                       ExtractSubmitOptions(body, ctx_.config->jobs.webhook_allow_private,
                                            caps.max_json_depth, &options));
   CR_ASSIGN_OR_RETURN(api::ExecuteRequest req, api::ParseExecuteRequest(run_body, caps));
-  JobRecord rec;
+  store::JobRecord rec;
   rec.id = NewId("job");
-  CR_ASSIGN_OR_RETURN(sandbox::JobSpec job, api::BuildJobSpec(req, *ctx_.config, rec.id, tier));
+  CR_ASSIGN_OR_RETURN(isolation::JobSpec job, api::BuildJobSpec(req, *ctx_.config, rec.id, tier));
   // The record names the configured image; a replay runs on the pinned
   // digest (recorded in image_digest once it runs).
   if (!job.volume.id.empty()) {
@@ -194,7 +194,7 @@ StatusOr<Accepted> JobService::Accept(const std::string& tenant, const std::stri
   rec.callback_url = options.callback_url;
   rec.replay_of = replay_of;
   rec.created_at_ms = now;
-  rec.transitions.push_back({JobStatus::kQueued, now});
+  rec.transitions.push_back({store::JobStatus::kQueued, now});
   bool cache_on = ctx_.config->jobs.cache_ttl_s > 0;
   std::string digest = cache_on ? digests_.Get(job.language.image) : "";
   // A volume's contents are an input no key can capture: never cached.
@@ -216,13 +216,14 @@ StatusOr<Accepted> JobService::Accept(const std::string& tenant, const std::stri
   return Enqueue(std::move(rec), tier, job.limits.output_bytes, batch_hits);
 }
 
-std::optional<StatusOr<Accepted>> JobService::AnswerFromCache(JobRecord& rec,
+std::optional<StatusOr<Accepted>> JobService::AnswerFromCache(store::JobRecord& rec,
                                                               const std::string& cached_json,
                                                               const std::string& digest,
                                                               const config::TierConfig* tier,
                                                               size_t batch_hits) {
   nlohmann::json result = nlohmann::json::parse(cached_json, nullptr, false);
-  auto status = result.is_object() ? ParseJobStatus(result.value("status", "")) : std::nullopt;
+  auto status =
+      result.is_object() ? store::ParseJobStatus(result.value("status", "")) : std::nullopt;
   if (!status || !IsCacheableStatus(*status)) return std::nullopt;
   {
     // A hit is a job too: it meets the same bounds as one that is queued
@@ -243,20 +244,21 @@ std::optional<StatusOr<Accepted>> JobService::AnswerFromCache(JobRecord& rec,
   rec.result_json = result.dump();
   if (Status inserted = ctx_.store->Insert({rec}); !inserted.ok()) return inserted;
   ctx_.metrics->Increment("coderunner_cache_hits_total");
-  ctx_.metrics->Increment("coderunner_jobs_total", {{"status", std::string(JobStatusName(*status))},
-                                                    {"language", rec.language}});
+  ctx_.metrics->Increment(
+      "coderunner_jobs_total",
+      {{"status", std::string(store::JobStatusName(*status))}, {"language", rec.language}});
   if (!rec.callback_url.empty() && ctx_.webhooks != nullptr) {
     ctx_.webhooks->Enqueue(rec.tenant, rec.callback_url, api::JobToJson(rec).dump());
   }
   return Accepted{std::move(rec), nullptr};
 }
 
-StatusOr<Accepted> JobService::SubmitRecord(JobRecord rec, const config::TierConfig* tier,
+StatusOr<Accepted> JobService::SubmitRecord(store::JobRecord rec, const config::TierConfig* tier,
                                             int64_t output_cap) {
   return Enqueue(std::move(rec), tier, output_cap, 0);
 }
 
-StatusOr<Accepted> JobService::Enqueue(JobRecord rec, const config::TierConfig* tier,
+StatusOr<Accepted> JobService::Enqueue(store::JobRecord rec, const config::TierConfig* tier,
                                        int64_t output_cap, size_t batch_hits) {
   const std::string tenant = rec.tenant;
   std::shared_lock<std::shared_mutex> draining_lock(submit_mu_);
@@ -267,7 +269,7 @@ StatusOr<Accepted> JobService::Enqueue(JobRecord rec, const config::TierConfig* 
   Status inserted = ctx_.store->Insert({rec});
   if (!inserted.ok()) {
     ctx_.queue->Release(1);
-    ctx_.hub->Finish(rec.id, JobStatus::kError, "");
+    ctx_.hub->Finish(rec.id, store::JobStatus::kError, "");
     return inserted;
   }
   ctx_.queue->PushReserved(tenant, rec.id, tier != nullptr ? tier->max_concurrent : 0);
@@ -294,8 +296,8 @@ StatusOr<std::string> JobService::Execute(const std::string& tenant, const std::
     }
     return raw;
   }
-  CR_ASSIGN_OR_RETURN(JobRecord rec, ctx_.store->Get(accepted.record.id, tenant));
-  if (rec.status == JobStatus::kQueued) {
+  CR_ASSIGN_OR_RETURN(store::JobRecord rec, ctx_.store->Get(accepted.record.id, tenant));
+  if (rec.status == store::JobStatus::kQueued) {
     return UnavailableError("the service is shutting down; job " + rec.id +
                                 " was re-queued and runs when the service starts again (GET "
                                 "/v1/jobs/" +
@@ -303,29 +305,31 @@ StatusOr<std::string> JobService::Execute(const std::string& tenant, const std::
                             "shutting_down");
   }
   if (!rec.result_json.empty()) return rec.result_json;
-  return nlohmann::json{{"id", rec.id}, {"status", JobStatusName(rec.status)}, {"error", nullptr}}
+  return nlohmann::json{
+      {"id", rec.id}, {"status", store::JobStatusName(rec.status)}, {"error", nullptr}}
       .dump();
 }
 
-StatusOr<JobRecord> JobService::Get(const std::string& id, const std::string& tenant) {
+StatusOr<store::JobRecord> JobService::Get(const std::string& id, const std::string& tenant) {
   return ctx_.store->Get(id, tenant);
 }
 
-StatusOr<JobRecord> JobService::Wait(const std::string& id, const std::string& tenant,
-                                     std::chrono::milliseconds timeout) {
-  CR_ASSIGN_OR_RETURN(JobRecord rec, ctx_.store->Get(id, tenant));
-  if (IsTerminal(rec.status)) return rec;
+StatusOr<store::JobRecord> JobService::Wait(const std::string& id, const std::string& tenant,
+                                            std::chrono::milliseconds timeout) {
+  CR_ASSIGN_OR_RETURN(store::JobRecord rec, ctx_.store->Get(id, tenant));
+  if (store::IsTerminal(rec.status)) return rec;
   if (auto ch = ctx_.hub->Find(id)) {
     ch->WaitTerminal(std::chrono::steady_clock::now() + timeout);
   }
   return ctx_.store->Get(id, tenant);
 }
 
-StatusOr<JobRecord> JobService::Cancel(const std::string& id, const std::string& tenant) {
-  CR_ASSIGN_OR_RETURN(JobRecord rec, ctx_.store->Get(id, tenant));
-  if (IsTerminal(rec.status)) return rec;
-  Status s = ctx_.store->Transition(id, JobStatus::kCancelled, NowMs(),
-                                    api::NotRunResultJson(rec, JobStatus::kCancelled, nullptr));
+StatusOr<store::JobRecord> JobService::Cancel(const std::string& id, const std::string& tenant) {
+  CR_ASSIGN_OR_RETURN(store::JobRecord rec, ctx_.store->Get(id, tenant));
+  if (store::IsTerminal(rec.status)) return rec;
+  Status s =
+      ctx_.store->Transition(id, store::JobStatus::kCancelled, NowMs(),
+                             api::NotRunResultJson(rec, store::JobStatus::kCancelled, nullptr));
   if (!s.ok() && s.reason() != "job_terminal") return s;
   if (s.ok()) {
     ctx_.metrics->Increment("coderunner_jobs_total",
@@ -335,7 +339,8 @@ StatusOr<JobRecord> JobService::Cancel(const std::string& id, const std::string&
     ctx_.queue->Remove(id);
     ctx_.metrics->Set("coderunner_queue_depth", {}, static_cast<double>(ctx_.queue->size()));
     if (auto ch = ctx_.hub->Find(id)) ch->cancel_token().Cancel();
-    if (rec.status == JobStatus::kQueued) ctx_.hub->Finish(id, JobStatus::kCancelled, "");
+    if (rec.status == store::JobStatus::kQueued)
+      ctx_.hub->Finish(id, store::JobStatus::kCancelled, "");
   }
   return ctx_.store->Get(id, tenant);
 }
@@ -346,7 +351,7 @@ StatusOr<store::ListPage> JobService::List(const store::ListFilter& filter) {
 
 StatusOr<Accepted> JobService::Replay(const std::string& id, const std::string& tenant,
                                       const config::TierConfig* tier) {
-  CR_ASSIGN_OR_RETURN(JobRecord rec, ctx_.store->Get(id, tenant));
+  CR_ASSIGN_OR_RETURN(store::JobRecord rec, ctx_.store->Get(id, tenant));
   if (rec.kind != "job") {
     return FailedPreconditionError(
         "job " + id + " is an intent; replay runs a job's code again, and an intent's code is " +

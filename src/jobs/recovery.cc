@@ -1,4 +1,4 @@
-#include "coderunner/jobs/recovery.h"
+#include "recovery.h"
 
 #include <spdlog/spdlog.h>
 
@@ -7,33 +7,33 @@
 
 #include "coderunner/api/job_json.h"
 #include "coderunner/api/result_json.h"
+#include "coderunner/isolation/artifacts.h"
+#include "coderunner/isolation/container_policy.h"
+#include "coderunner/isolation/workspace.h"
 #include "coderunner/jobs/job_request.h"
-#include "coderunner/sandbox/artifacts.h"
-#include "coderunner/sandbox/container_policy.h"
-#include "coderunner/sandbox/workspace.h"
 
 namespace coderunner::jobs {
 namespace {
 
 // The result of a job whose container finished while the service was down.
-std::string RecoveredResult(const JobsContext& ctx, const JobRecord& rec,
-                            const engine::ContainerState& state, JobStatus* status) {
-  sandbox::RunResult r;
+std::string RecoveredResult(const JobsContext& ctx, const store::JobRecord& rec,
+                            const engine::ContainerState& state, store::JobStatus* status) {
+  isolation::RunResult r;
   r.exit_code = state.exit_code;
   r.signal = state.exit_code > 128 ? state.exit_code - 128 : 0;
   r.image = rec.image;
   r.image_digest = state.image_id;
   if (state.oom_killed) {
-    r.status = sandbox::RunStatus::kOom;
-    *status = JobStatus::kOom;
+    r.status = isolation::RunStatus::kOom;
+    *status = store::JobStatus::kOom;
   } else if (state.exit_code == 0) {
-    r.status = sandbox::RunStatus::kSucceeded;
-    *status = JobStatus::kSucceeded;
+    r.status = isolation::RunStatus::kSucceeded;
+    *status = store::JobStatus::kSucceeded;
   } else {
-    r.status = sandbox::RunStatus::kFailed;
-    *status = JobStatus::kFailed;
+    r.status = isolation::RunStatus::kFailed;
+    *status = store::JobStatus::kFailed;
   }
-  sandbox::JobSpec spec;
+  isolation::JobSpec spec;
   api::OutputEncoding encoding = api::OutputEncoding::kUtf8;
   if (auto runnable = JobSpecFromRecord(rec, *ctx.config); runnable.ok()) {
     spec = std::move(runnable->spec);
@@ -45,8 +45,8 @@ std::string RecoveredResult(const JobsContext& ctx, const JobRecord& rec,
   if (spec.volume.id.empty()) {
     // The container has exited: nothing writes its /output any more, so
     // what it left is taken over as usual.
-    auto set = sandbox::CollectArtifacts(ctx.config->artifacts.dir + "/" + rec.id,
-                                         ctx.config->ArtifactCapsFromConfig());
+    auto set = isolation::CollectArtifacts(ctx.config->artifacts.dir + "/" + rec.id,
+                                           ctx.config->ArtifactCapsFromConfig());
     if (set.ok()) {
       r.artifacts = std::move(set->files);
       r.artifacts_skipped = std::move(set->skipped);
@@ -59,9 +59,9 @@ std::string RecoveredResult(const JobsContext& ctx, const JobRecord& rec,
   return j.dump();
 }
 
-std::string InterruptedResult(const JobRecord& rec) {
+std::string InterruptedResult(const store::JobRecord& rec) {
   return api::NotRunResultJson(
-      rec, JobStatus::kError,
+      rec, store::JobStatus::kError,
       {{"code", "interrupted"},
        {"message", "the service stopped twice while this job was running"}});
 }
@@ -73,12 +73,13 @@ int MaxRunning(const JobsContext& ctx, const std::string& tenant) {
 
 }  // namespace
 
-StatusOr<std::vector<JobRecord>> RecoverQueued(const JobsContext& ctx, RecoveryReport* report) {
-  CR_ASSIGN_OR_RETURN(std::vector<JobRecord> pending, ctx.store->NonTerminal());
-  std::vector<JobRecord> interrupted;
-  for (JobRecord& rec : pending) {
+StatusOr<std::vector<store::JobRecord>> RecoverQueued(const JobsContext& ctx,
+                                                      RecoveryReport* report) {
+  CR_ASSIGN_OR_RETURN(std::vector<store::JobRecord> pending, ctx.store->NonTerminal());
+  std::vector<store::JobRecord> interrupted;
+  for (store::JobRecord& rec : pending) {
     ctx.hub->Open(rec.id, ctx.config->max_limits.output_bytes);
-    if (rec.status == JobStatus::kQueued) {
+    if (rec.status == store::JobStatus::kQueued) {
       ctx.queue->PushForce(rec.tenant, rec.id, MaxRunning(ctx, rec.tenant));
       ++report->requeued_queued;
     } else {
@@ -88,26 +89,26 @@ StatusOr<std::vector<JobRecord>> RecoverQueued(const JobsContext& ctx, RecoveryR
   return interrupted;
 }
 
-Status RecoverInterrupted(const JobsContext& ctx, std::vector<JobRecord>& interrupted,
+Status RecoverInterrupted(const JobsContext& ctx, std::vector<store::JobRecord>& interrupted,
                           const std::function<std::set<std::string>()>& active,
                           RecoveryReport* report) {
   CR_ASSIGN_OR_RETURN(std::vector<engine::ContainerSummary> containers,
-                      ctx.containers->List({{sandbox::kLabelManaged, "true"},
-                                            {sandbox::kLabelInstance, ctx.config->instance}}));
+                      ctx.containers->List({{isolation::kLabelManaged, "true"},
+                                            {isolation::kLabelInstance, ctx.config->instance}}));
   // Read after listing: a container listed above whose job runs now is in it.
   std::set<std::string> live = active ? active() : std::set<std::string>{};
   std::map<std::string, std::string> container_of_job;
   for (const auto& c : containers) {
-    auto it = c.labels.find(sandbox::kLabelJob);
+    auto it = c.labels.find(isolation::kLabelJob);
     if (it != c.labels.end()) container_of_job[it->second] = c.id;
   }
   std::set<std::string> removed;
   auto drop_workspace = [&](const std::string& job) {
-    (void)sandbox::RemoveTree(ctx.config->workspace_dir + "/" + job);
+    (void)isolation::RemoveTree(ctx.config->workspace_dir + "/" + job);
   };
 
   while (!interrupted.empty()) {
-    const JobRecord& rec = interrupted.back();
+    const store::JobRecord& rec = interrupted.back();
     auto found = container_of_job.find(rec.id);
     if (found != container_of_job.end()) {
       std::string cid = found->second;
@@ -116,7 +117,7 @@ Status RecoverInterrupted(const JobsContext& ctx, std::vector<JobRecord>& interr
       // An intent's container is one run of several, not its result: the
       // intent runs again from the start like any interrupted job.
       if (state.ok() && !state->running && state->status == "exited" && rec.kind != "intent") {
-        JobStatus status = JobStatus::kFailed;
+        store::JobStatus status = store::JobStatus::kFailed;
         std::string result = RecoveredResult(ctx, rec, *state, &status);
         CR_RETURN_IF_ERROR(ctx.containers->Remove(cid));
         removed.insert(cid);
@@ -137,7 +138,7 @@ Status RecoverInterrupted(const JobsContext& ctx, std::vector<JobRecord>& interr
     }
     drop_workspace(rec.id);
     if (rec.attempt < 2) {
-      Status s = ctx.store->Transition(rec.id, JobStatus::kQueued, NowMs());
+      Status s = ctx.store->Transition(rec.id, store::JobStatus::kQueued, NowMs());
       if (s.ok()) {
         ctx.queue->PushForce(rec.tenant, rec.id, MaxRunning(ctx, rec.tenant));
         ++report->requeued_running;
@@ -145,21 +146,22 @@ Status RecoverInterrupted(const JobsContext& ctx, std::vector<JobRecord>& interr
         spdlog::error("recovery: requeue job {}: {}", rec.id, s.ToString());
       }
     } else {
-      Status s = ctx.store->Transition(rec.id, JobStatus::kError, NowMs(), InterruptedResult(rec));
+      Status s =
+          ctx.store->Transition(rec.id, store::JobStatus::kError, NowMs(), InterruptedResult(rec));
       if (!s.ok()) spdlog::error("recovery: job {}: {}", rec.id, s.ToString());
-      ctx.hub->Finish(rec.id, JobStatus::kError, "");
+      ctx.hub->Finish(rec.id, store::JobStatus::kError, "");
       ++report->interrupted;
     }
     interrupted.pop_back();
   }
   // What is left belongs to no live or interrupted job.
   for (const auto& c : containers) {
-    auto job = c.labels.find(sandbox::kLabelJob);
+    auto job = c.labels.find(isolation::kLabelJob);
     if (removed.count(c.id) > 0) continue;
     if (job != c.labels.end() && live.count(job->second) > 0) continue;
     if (ctx.pool != nullptr && ctx.pool->Owns(c.labels)) continue;
     // Stateful sandboxes outlive restarts: the sandbox manager re-attaches.
-    if (c.labels.count(sandbox::kLabelSandbox) > 0) continue;
+    if (c.labels.count(isolation::kLabelSandbox) > 0) continue;
     if (ctx.containers->Remove(c.id).ok()) ++report->orphans_removed;
   }
   return OkStatus();
@@ -167,7 +169,7 @@ Status RecoverInterrupted(const JobsContext& ctx, std::vector<JobRecord>& interr
 
 StatusOr<RecoveryReport> RecoverJobs(const JobsContext& ctx) {
   RecoveryReport report;
-  CR_ASSIGN_OR_RETURN(std::vector<JobRecord> interrupted, RecoverQueued(ctx, &report));
+  CR_ASSIGN_OR_RETURN(std::vector<store::JobRecord> interrupted, RecoverQueued(ctx, &report));
   CR_RETURN_IF_ERROR(RecoverInterrupted(ctx, interrupted, nullptr, &report));
   return report;
 }

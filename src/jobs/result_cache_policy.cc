@@ -1,12 +1,12 @@
-#include "coderunner/jobs/result_cache_policy.h"
+#include "result_cache_policy.h"
 
 namespace coderunner::jobs {
 
-bool IsCacheableStatus(JobStatus status) {
-  return status == JobStatus::kSucceeded || status == JobStatus::kFailed;
+bool IsCacheableStatus(store::JobStatus status) {
+  return status == store::JobStatus::kSucceeded || status == store::JobStatus::kFailed;
 }
 
-bool MayCacheResult(JobStatus status, const sandbox::RunResult& result) {
+bool MayCacheResult(store::JobStatus status, const isolation::RunResult& result) {
   return IsCacheableStatus(status) && result.reported_by_init && result.error.ok() &&
          result.artifacts.empty() && result.artifacts_skipped.empty();
 }

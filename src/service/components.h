@@ -19,17 +19,17 @@
 #include "coderunner/intent/agent_catalog.h"
 #include "coderunner/intent/intent_pipeline.h"
 #include "coderunner/intent/openai_client.h"
+#include "coderunner/isolation/container_policy.h"
+#include "coderunner/isolation/container_runner.h"
+#include "coderunner/isolation/uid_pool.h"
+#include "coderunner/isolation/warm_pool.h"
 #include "coderunner/jobs/job_channel.h"
 #include "coderunner/jobs/job_queue.h"
 #include "coderunner/jobs/job_service.h"
 #include "coderunner/jobs/jobs_context.h"
 #include "coderunner/jobs/webhook_sender.h"
-#include "coderunner/sandbox/container_policy.h"
-#include "coderunner/sandbox/container_runner.h"
-#include "coderunner/sandbox/uid_pool.h"
-#include "coderunner/sandbox/warm_pool.h"
-#include "coderunner/sessions/sandbox_manager.h"
-#include "coderunner/sessions/sandbox_store.h"
+#include "coderunner/sandboxes/sandbox_manager.h"
+#include "coderunner/sandboxes/sandbox_store.h"
 #include "coderunner/store/sqlite_job_store.h"
 #include "coderunner/volumes/volume_service.h"
 
@@ -53,10 +53,10 @@ struct Components {
   std::unique_ptr<engine::ImageClient> images;
   std::unique_ptr<engine::SystemClient> system;
   std::unique_ptr<engine::VolumeClient> volume_client;
-  std::unique_ptr<sandbox::UidPool> uids;
+  std::unique_ptr<isolation::UidPool> uids;
   std::unique_ptr<volumes::VolumeService> volume_service;
-  std::unique_ptr<sandbox::ContainerPolicy> policy;
-  std::unique_ptr<sandbox::ContainerRunner> runner;
+  std::unique_ptr<isolation::ContainerPolicy> policy;
+  std::unique_ptr<isolation::ContainerRunner> runner;
 
   // "job store", "jobs"
   std::unique_ptr<store::SqliteJobStore> store;
@@ -64,7 +64,7 @@ struct Components {
   std::unique_ptr<jobs::JobHub> hub;
   std::unique_ptr<jobs::WebhookSender> webhooks;
   jobs::JobsContext jobs_ctx{};
-  std::unique_ptr<sandbox::WarmPool> pool;
+  std::unique_ptr<isolation::WarmPool> pool;
 
   // "execute mode": all three null when no LLM is configured.
   std::unique_ptr<intent::OpenAiClient> llm;
@@ -73,8 +73,8 @@ struct Components {
 
   // "recover", "sandboxes", "listen"
   std::unique_ptr<jobs::JobService> job_service;
-  std::unique_ptr<sessions::SandboxStore> sandbox_store;
-  std::unique_ptr<sessions::SandboxManager> sandboxes;
+  std::unique_ptr<sandboxes::SandboxStore> sandbox_store;
+  std::unique_ptr<sandboxes::SandboxManager> sandboxes;
   std::unique_ptr<auth::Authenticator> authenticator;
   std::unique_ptr<api::Server> server;
 };

@@ -10,9 +10,9 @@
 #include <utility>
 
 #include "coderunner/api/execute_request.h"
+#include "coderunner/isolation/host_mount.h"
 #include "coderunner/jobs/request_redaction.h"
 #include "coderunner/jobs/webhook_signature.h"
-#include "coderunner/sandbox/host_mount.h"
 
 namespace coderunner::service {
 namespace {
@@ -57,7 +57,7 @@ Status PrepareDirectories(Components& c) {
 Status EnsureNosuidMounts(Components& c) {
   for (const std::string& dir : {c.cfg.artifacts.dir, c.cfg.volumes.dir}) {
     bool mounted = false;
-    CR_RETURN_IF_ERROR(sandbox::EnsureNosuidNodev(dir, &mounted));
+    CR_RETURN_IF_ERROR(isolation::EnsureNosuidNodev(dir, &mounted));
     if (mounted) spdlog::info("{}: bind-mounted onto itself nosuid,nodev", dir);
   }
   return OkStatus();
@@ -77,21 +77,21 @@ Status BuildEngineClients(Components& c) {
   c.volume_client = std::make_unique<engine::VolumeClient>(*c.transport, timeout);
   // One uid per live container and per volume, shared by everything that
   // creates containers.
-  c.uids = std::make_unique<sandbox::UidPool>(cfg.sandbox.uid_first, cfg.sandbox.uid_count);
+  c.uids = std::make_unique<isolation::UidPool>(cfg.sandbox.uid_first, cfg.sandbox.uid_count);
   c.volume_service = std::make_unique<volumes::VolumeService>(cfg, *c.volume_client, *c.uids);
 
-  sandbox::PolicySettings settings;
+  isolation::PolicySettings settings;
   settings.init_host_path = c.init_path;
   settings.runtime = cfg.sandbox.runtime;
   settings.nofile = cfg.sandbox.nofile;
   settings.nproc = cfg.sandbox.nproc;
-  c.policy = std::make_unique<sandbox::ContainerPolicy>(settings, cfg.instance);
-  sandbox::RunnerOptions runner_options;
+  c.policy = std::make_unique<isolation::ContainerPolicy>(settings, cfg.instance);
+  isolation::RunnerOptions runner_options;
   runner_options.workspace_root = cfg.workspace_dir;
   runner_options.artifacts_root = cfg.artifacts.dir;
   runner_options.artifact_caps = cfg.ArtifactCapsFromConfig();
   runner_options.uids = c.uids.get();
-  c.runner = std::make_unique<sandbox::ContainerRunner>(*c.containers, *c.policy, runner_options);
+  c.runner = std::make_unique<isolation::ContainerRunner>(*c.containers, *c.policy, runner_options);
   return OkStatus();
 }
 
@@ -149,7 +149,7 @@ Status BuildJobsContext(Components& c) {
                         c.webhooks.get(), c.volume_service.get()};
   // Warm containers: created here, seeded after recovery has settled the
   // last process's containers (those carry another pool token).
-  c.pool = std::make_unique<sandbox::WarmPool>(
+  c.pool = std::make_unique<isolation::WarmPool>(
       *c.containers, *c.policy, *c.uids, cfg.pool, cfg.workspace_dir, cfg.artifacts.dir,
       cfg.ArtifactCapsFromConfig(), c.metrics.get(),
       std::chrono::seconds(cfg.pool.max_idle_s) +
@@ -199,12 +199,13 @@ Status StartWarmPool(Components& c) {
 // Stateful sandboxes: their containers outlived the last process; adopt them.
 Status StartSandboxes(Components& c) {
   const config::Config& cfg = c.cfg;
-  CR_ASSIGN_OR_RETURN(c.sandbox_store, sessions::SandboxStore::Open(cfg.data_dir + "/sandboxes"));
-  sessions::SandboxLayout layout{cfg.workspace_dir + "/sandboxes", cfg.artifacts.dir + "/sandboxes",
-                                 cfg.ArtifactCapsFromConfig(), c.uids.get()};
+  CR_ASSIGN_OR_RETURN(c.sandbox_store, sandboxes::SandboxStore::Open(cfg.data_dir + "/sandboxes"));
+  sandboxes::SandboxLayout layout{cfg.workspace_dir + "/sandboxes",
+                                  cfg.artifacts.dir + "/sandboxes", cfg.ArtifactCapsFromConfig(),
+                                  c.uids.get()};
   c.sandboxes =
-      std::make_unique<sessions::SandboxManager>(cfg, *c.containers, *c.policy, *c.sandbox_store,
-                                                 c.metrics.get(), layout, c.volume_service.get());
+      std::make_unique<sandboxes::SandboxManager>(cfg, *c.containers, *c.policy, *c.sandbox_store,
+                                                  c.metrics.get(), layout, c.volume_service.get());
   c.sandboxes->Start();
   return OkStatus();
 }

@@ -26,8 +26,8 @@
 
 namespace coderunner::store {
 
-using jobs::JobRecord;
-using jobs::JobStatus;
+using store::JobRecord;
+using store::JobStatus;
 
 namespace {
 
@@ -242,11 +242,12 @@ StatusOr<std::string> QueryOne(sqlite3* db, const char* sql) {
   return SqliteError(db, rc, sql);
 }
 
-StatusOr<std::string> TransitionsToJson(const std::vector<jobs::Transition>& transitions) {
+StatusOr<std::string> TransitionsToJson(const std::vector<store::Transition>& transitions) {
   try {
     nlohmann::json array = nlohmann::json::array();
-    for (const jobs::Transition& t : transitions) {
-      array.push_back({{"status", std::string(jobs::JobStatusName(t.status))}, {"at_ms", t.at_ms}});
+    for (const store::Transition& t : transitions) {
+      array.push_back(
+          {{"status", std::string(store::JobStatusName(t.status))}, {"at_ms", t.at_ms}});
     }
     return array.dump();
   } catch (const std::exception& e) {
@@ -254,7 +255,7 @@ StatusOr<std::string> TransitionsToJson(const std::vector<jobs::Transition>& tra
   }
 }
 
-StatusOr<std::vector<jobs::Transition>> ParseTransitions(std::string_view text,
+StatusOr<std::vector<store::Transition>> ParseTransitions(std::string_view text,
                                                          const std::string& id) {
   auto corrupt = [&id](std::string_view why) {
     return CorruptError("job " + id + ": stored transitions " + std::string(why));
@@ -263,7 +264,7 @@ StatusOr<std::vector<jobs::Transition>> ParseTransitions(std::string_view text,
     nlohmann::json array = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (array.is_discarded()) return corrupt("are not JSON");
     if (!array.is_array()) return corrupt("are not an array");
-    std::vector<jobs::Transition> transitions;
+    std::vector<store::Transition> transitions;
     transitions.reserve(array.size());
     for (const nlohmann::json& entry : array) {
       if (!entry.is_object()) return corrupt("have a non-object entry");
@@ -273,7 +274,8 @@ StatusOr<std::vector<jobs::Transition>> ParseTransitions(std::string_view text,
           !at_ms->is_number_integer()) {
         return corrupt("have an entry without status or at_ms");
       }
-      std::optional<JobStatus> parsed = jobs::ParseJobStatus(status->get_ref<const std::string&>());
+      std::optional<JobStatus> parsed =
+          store::ParseJobStatus(status->get_ref<const std::string&>());
       if (!parsed) return corrupt("have an unknown status");
       transitions.push_back({*parsed, at_ms->get<int64_t>()});
     }
@@ -289,7 +291,7 @@ StatusOr<JobRecord> ReadJob(sqlite3_stmt* stmt) {
   job.id = ColumnString(stmt, 0);
   job.tenant = ColumnString(stmt, 1);
   std::string status = ColumnString(stmt, 2);
-  std::optional<JobStatus> parsed = jobs::ParseJobStatus(status);
+  std::optional<JobStatus> parsed = store::ParseJobStatus(status);
   if (!parsed) return CorruptError("job " + job.id + " has unknown status '" + status + "'");
   job.status = *parsed;
   job.language = ColumnString(stmt, 3);
@@ -512,11 +514,11 @@ Status SqliteJobStore::Insert(const std::vector<JobRecord>& records) {
       insert.Reset();
       insert.Bind(1, job.id);
       insert.Bind(2, job.tenant);
-      insert.Bind(3, jobs::JobStatusName(job.status));
+      insert.Bind(3, store::JobStatusName(job.status));
       insert.Bind(4, job.language);
       std::string request = job.request_json;
       std::string callback = job.callback_url;
-      if (redactor_ && jobs::IsTerminal(job.status)) redactor_(request, callback);
+      if (redactor_ && store::IsTerminal(job.status)) redactor_(request, callback);
       insert.Bind(5, request);
       insert.Bind(6, job.code_sha256);
       insert.Bind(7, job.inputs_sha256);
@@ -549,17 +551,17 @@ Status SqliteJobStore::Insert(const std::vector<JobRecord>& records) {
 
 Status SqliteJobStore::Transition(const std::string& id, JobStatus to, int64_t at_ms,
                                   const std::string& result_json, const std::string& image_digest) {
-  const bool terminal = jobs::IsTerminal(to);
+  const bool terminal = store::IsTerminal(to);
   if (!terminal && !result_json.empty()) {
     return InvalidArgumentError("a result is only stored with a terminal status, not " +
-                                    std::string(jobs::JobStatusName(to)),
+                                    std::string(store::JobStatusName(to)),
                                 "invalid_transition");
   }
 
   std::lock_guard<std::mutex> lock(mu_);
   Transaction txn(db_);
   CR_RETURN_IF_ERROR(txn.Begin());
-  std::vector<jobs::Transition> transitions;
+  std::vector<store::Transition> transitions;
   std::string request, callback;  // As stored.
   {
     CR_ASSIGN_OR_RETURN(ScopedStatement select, statements_->Prepare(kSelectForTransitionSql));
@@ -567,12 +569,12 @@ Status SqliteJobStore::Transition(const std::string& id, JobStatus to, int64_t a
     CR_ASSIGN_OR_RETURN(bool found, select.Step("read job " + id));
     if (!found) return NotFoundError("job " + id + " not found", "job_not_found");
     std::string from_name = ColumnString(select.get(), 0);
-    std::optional<JobStatus> from = jobs::ParseJobStatus(from_name);
+    std::optional<JobStatus> from = store::ParseJobStatus(from_name);
     if (!from) return CorruptError("job " + id + " has unknown status '" + from_name + "'");
-    if (jobs::IsTerminal(*from)) {
+    if (store::IsTerminal(*from)) {
       return FailedPreconditionError("job " + id + " is already " + from_name +
                                          "; cannot move it to " +
-                                         std::string(jobs::JobStatusName(to)),
+                                         std::string(store::JobStatusName(to)),
                                      "job_terminal");
     }
     CR_ASSIGN_OR_RETURN(transitions, ParseTransitions(ColumnString(select.get(), 1), id));
@@ -584,7 +586,7 @@ Status SqliteJobStore::Transition(const std::string& id, JobStatus to, int64_t a
   {
     CR_ASSIGN_OR_RETURN(ScopedStatement update, statements_->Prepare(kUpdateForTransitionSql));
     update.Bind(1, id);
-    update.Bind(2, jobs::JobStatusName(to));
+    update.Bind(2, store::JobStatusName(to));
     update.Bind(3, transitions_json);
     update.Bind(4, static_cast<int64_t>(to == JobStatus::kQueued ? 1 : 0));
     update.BindBool(5, to == JobStatus::kRunning);
@@ -660,7 +662,7 @@ StatusOr<ListPage> SqliteJobStore::List(const ListFilter& filter) {
   std::lock_guard<std::mutex> lock(mu_);
   CR_ASSIGN_OR_RETURN(ScopedStatement select, statements_->Prepare(sql));
   select.Bind(1, filter.tenant);
-  if (filter.status) select.Bind(2, jobs::JobStatusName(*filter.status));
+  if (filter.status) select.Bind(2, store::JobStatusName(*filter.status));
   if (cursor) {
     select.Bind(3, cursor->created_at_ms);
     select.Bind(4, cursor->id);

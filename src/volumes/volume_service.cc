@@ -12,9 +12,9 @@
 
 #include "coderunner/common/bounded_json.h"
 #include "coderunner/common/ids.h"
-#include "coderunner/sandbox/container_policy.h"
-#include "coderunner/sandbox/mechanism.h"
-#include "coderunner/sandbox/workspace.h"
+#include "coderunner/isolation/container_policy.h"
+#include "coderunner/isolation/mechanism.h"
+#include "coderunner/isolation/workspace.h"
 
 namespace coderunner::volumes {
 namespace {
@@ -62,11 +62,11 @@ Status MakeHostDir(const std::string& root, const std::string& id, int64_t uid, 
   if (mkdir(path->c_str(), 0700) != 0) {
     return InternalError("create " + *path + ": " + strerror(errno), "volume_io");
   }
-  sandbox::UniqueFd fd(open(path->c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  isolation::UniqueFd fd(open(path->c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   const auto id_t = static_cast<uid_t>(uid);
   if (!fd.valid() || fchown(fd.get(), id_t, id_t) != 0 || fchmod(fd.get(), 0700) != 0) {
     int err = errno;
-    (void)sandbox::RemoveTree(*path);
+    (void)isolation::RemoveTree(*path);
     return InternalError("prepare " + *path + ": " + strerror(err), "volume_io");
   }
   return OkStatus();
@@ -75,8 +75,8 @@ Status MakeHostDir(const std::string& root, const std::string& id, int64_t uid, 
 }  // namespace
 
 std::map<std::string, std::string> VolumeService::OwnerLabels(const std::string& tenant) const {
-  return {{sandbox::kLabelManaged, "true"},
-          {sandbox::kLabelInstance, config_.instance},
+  return {{isolation::kLabelManaged, "true"},
+          {isolation::kLabelInstance, config_.instance},
           {kLabelTenant, tenant}};
 }
 
@@ -96,18 +96,18 @@ StatusOr<Volume> VolumeService::FromEngine(const engine::VolumeInfo& info) const
     v.created_at_ms = std::stoll(label(kLabelCreated));
     // No uid label: a volume from before volumes had a uid of their own.
     std::string uid = label(kLabelUid);
-    v.uid = uid.empty() ? sandbox::kJobUid : std::stoll(uid);
+    v.uid = uid.empty() ? isolation::kJobUid : std::stoll(uid);
   } catch (const std::exception&) {
     return NotFound(v.id);
   }
   // A uid outside the job range (root, say) never runs a job.
-  if (v.uid != sandbox::kJobUid && !uids_.Contains(v.uid)) return NotFound(v.id);
+  if (v.uid != isolation::kJobUid && !uids_.Contains(v.uid)) return NotFound(v.id);
   uids_.Reserve(v.uid);
   // Only volumes we made, bound where we put them, count: a look-alike
   // someone else created on the engine must never become a job's /output.
   auto device = info.options.find("device");
   if (!ValidVolumeId(v.id) || info.name != "coderunner-" + v.id ||
-      label(sandbox::kLabelInstance) != config_.instance || device == info.options.end() ||
+      label(isolation::kLabelInstance) != config_.instance || device == info.options.end() ||
       device->second != v.host_dir) {
     return NotFound(v.id);
   }
@@ -163,7 +163,7 @@ StatusOr<Volume> VolumeService::Create(const std::string& tenant, const config::
   v.created_at_ms = NowMs();
   v.engine_name = "coderunner-" + v.id;
   // A uid of its own for the volume's whole life; given back on Delete.
-  CR_ASSIGN_OR_RETURN(sandbox::UidLease lease, uids_.Lease());
+  CR_ASSIGN_OR_RETURN(isolation::UidLease lease, uids_.Lease());
   v.uid = lease.uid();
   CR_RETURN_IF_ERROR(MakeHostDir(config_.volumes.dir, v.id, v.uid, &v.host_dir));
   auto labels = OwnerLabels(tenant);
@@ -177,7 +177,7 @@ StatusOr<Volume> VolumeService::Create(const std::string& tenant, const config::
   auto created = client_.Create(v.engine_name, labels,
                                 {{"type", "none"}, {"device", v.host_dir}, {"o", "bind"}});
   if (!created.ok()) {
-    (void)sandbox::RemoveTree(v.host_dir);
+    (void)isolation::RemoveTree(v.host_dir);
     return created.status();
   }
   lease.Keep();
@@ -211,28 +211,29 @@ StatusOr<std::vector<Volume>> VolumeService::List(const std::string& tenant) {
 Status VolumeService::Delete(const std::string& tenant, const std::string& id) {
   CR_ASSIGN_OR_RETURN(Volume v, Get(tenant, id));
   CR_RETURN_IF_ERROR(client_.Remove(v.engine_name));
-  CR_RETURN_IF_ERROR(sandbox::RemoveTree(v.host_dir));
-  if (v.uid != sandbox::kJobUid) uids_.Unreserve(v.uid);
+  CR_RETURN_IF_ERROR(isolation::RemoveTree(v.host_dir));
+  if (v.uid != isolation::kJobUid) uids_.Unreserve(v.uid);
   return OkStatus();
 }
 
-StatusOr<sandbox::TreeListing> VolumeService::ListFiles(const Volume& volume) {
-  sandbox::TreeWalkOptions options;
+StatusOr<isolation::TreeListing> VolumeService::ListFiles(const Volume& volume) {
+  isolation::TreeWalkOptions options;
   options.max_depth = kVolumeMaxDepth;
   options.max_entries = config_.volumes.max_files;
-  return sandbox::ListTree(volume.host_dir, options);
+  return isolation::ListTree(volume.host_dir, options);
 }
 
-StatusOr<sandbox::UniqueFd> VolumeService::OpenFile(const Volume& volume, const std::string& path) {
-  return sandbox::OpenTreeFile(volume.host_dir, path, kVolumeMaxDepth);
+StatusOr<isolation::UniqueFd> VolumeService::OpenFile(const Volume& volume,
+                                                      const std::string& path) {
+  return isolation::OpenTreeFile(volume.host_dir, path, kVolumeMaxDepth);
 }
 
-StatusOr<sandbox::VolumeMount> VolumeService::Resolve(const std::string& tenant,
-                                                      const config::TierConfig* tier,
-                                                      const std::string& volume_id) {
+StatusOr<isolation::VolumeMount> VolumeService::Resolve(const std::string& tenant,
+                                                        const config::TierConfig* tier,
+                                                        const std::string& volume_id) {
   if (tier != nullptr && !tier->volumes) return Forbidden(tier);
   CR_ASSIGN_OR_RETURN(Volume v, Get(tenant, volume_id));
-  sandbox::VolumeMount m;
+  isolation::VolumeMount m;
   m.id = v.id;
   m.engine_name = v.engine_name;
   m.quota_bytes = v.size_bytes;

@@ -4,11 +4,11 @@
 #include <cstdint>
 #include <string_view>
 
-#include "coderunner/sandbox/file_path.h"
+#include "coderunner/isolation/file_path.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view path(reinterpret_cast<const char*>(data), size);
-  auto parts = coderunner::sandbox::SplitSafeRelativePath(path, 16);
+  auto parts = coderunner::isolation::SplitSafeRelativePath(path, 16);
   if (!parts.ok()) return 0;
   if (path.empty() || path.front() == '/') __builtin_trap();
   for (const auto& p : *parts) {

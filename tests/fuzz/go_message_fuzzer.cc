@@ -10,7 +10,7 @@
 #include <cstring>
 #include <vector>
 
-#include "../../src/init/go_message.h"
+#include "init/go_message.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < kGoHeaderBytes) return 0;

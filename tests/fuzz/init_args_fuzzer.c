@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/init/init_options.h"
+#include "init/init_options.h"
 
 enum { kMaxArgv = 256 };
 

@@ -9,12 +9,12 @@
 #include <string>
 #include <string_view>
 
-#include "coderunner/sandbox/init_trailer.h"
+#include "coderunner/isolation/init_trailer.h"
 
 namespace {
 
-using coderunner::sandbox::ParseInitTrailer;
-using coderunner::sandbox::TrailerFilter;
+using coderunner::isolation::ParseInitTrailer;
+using coderunner::isolation::TrailerFilter;
 
 std::string Filtered(std::string_view stream, size_t chunk) {
   std::string out;

@@ -8,10 +8,10 @@
 
 #include "coderunner/config/config.h"
 #include "coderunner/intent/agent_catalog.h"
-#include "coderunner/intent/code_extract.h"
-#include "coderunner/intent/error_summary.h"
 #include "coderunner/intent/intent_request.h"
-#include "coderunner/intent/preamble.h"
+#include "intent/code_extract.h"
+#include "intent/error_summary.h"
+#include "intent/preamble.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const coderunner::config::Config config = coderunner::config::DefaultConfig();

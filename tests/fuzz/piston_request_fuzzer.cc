@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "api/piston_request.h"
 #include "coderunner/api/execute_request.h"
-#include "coderunner/api/piston_request.h"
 #include "coderunner/config/config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

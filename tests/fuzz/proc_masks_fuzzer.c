@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/init/proc_masks.h"
+#include "init/proc_masks.h"
 
 // Whether `bad` is a (possibly cut) entry of the colon-separated `list`.
 static int IsEntry(const char* list, const char* bad) {

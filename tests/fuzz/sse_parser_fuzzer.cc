@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "coderunner/cli/sse_parser.h"
+#include "cli/sse_parser.h"
 
 namespace {
 

@@ -5,14 +5,14 @@
 #include <string_view>
 
 #include "coderunner/engine/stream_demux.h"
-#include "coderunner/sandbox/capped_output.h"
-#include "coderunner/sandbox/init_trailer.h"
+#include "coderunner/isolation/capped_output.h"
+#include "coderunner/isolation/init_trailer.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   size_t chunk = 1 + data[0] % 64;
   std::string_view rest(reinterpret_cast<const char*>(data) + 1, size - 1);
-  coderunner::sandbox::CappedOutput out(100), err(100);
+  coderunner::isolation::CappedOutput out(100), err(100);
   coderunner::engine::StreamDemuxer demux(
       [&](coderunner::engine::StreamId id, std::string_view bytes) {
         (id == coderunner::engine::StreamId::kStderr ? err : out).Append(bytes);
@@ -22,7 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!demux.Feed(rest.substr(0, n)).ok()) break;
     rest.remove_prefix(n);
   }
-  if (auto t = coderunner::sandbox::ParseInitTrailer(err.tail())) err.DropSuffix(t->length);
+  if (auto t = coderunner::isolation::ParseInitTrailer(err.tail())) err.DropSuffix(t->length);
   if (out.kept().size() > 100 || err.kept().size() > 100) __builtin_trap();
   return 0;
 }

@@ -6,7 +6,7 @@
 
 #include "coderunner/engine/containers.h"
 #include "coderunner/engine/curl_transport.h"
-#include "coderunner/sandbox/container_policy.h"
+#include "coderunner/isolation/container_policy.h"
 #include "engine_fixture.h"
 
 namespace coderunner::testing {
@@ -94,7 +94,7 @@ TEST_F(CacheTenancyTest, AResultTheEngineCausedIsNeverServedFromTheCache) {
   engine::ContainerClient containers(transport, seconds(30));
   bool killed = false;
   for (auto until = steady_clock::now() + seconds(60); !killed && steady_clock::now() < until;) {
-    auto list = containers.List({{sandbox::kLabelJob, id}});
+    auto list = containers.List({{isolation::kLabelJob, id}});
     if (list.ok() && !list->empty() && (*list)[0].state == "running") {
       killed = containers.Kill((*list)[0].id).ok();
     } else {

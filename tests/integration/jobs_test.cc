@@ -27,7 +27,7 @@
 
 #include "coderunner/engine/containers.h"
 #include "coderunner/engine/curl_transport.h"
-#include "coderunner/sandbox/container_policy.h"
+#include "coderunner/isolation/container_policy.h"
 #include "engine_fixture.h"
 
 namespace coderunner::testing {
@@ -871,7 +871,7 @@ TEST_F(JobsEngineOutageTest, RestartWithTheEngineDownDoesNotFailAJobThatWasRunni
   ASSERT_TRUE(Eventually([&] {
     engine::CurlTransport transport(EngineSocketUnderTest());
     engine::ContainerClient containers(transport, seconds(30));
-    auto list = containers.List({{sandbox::kLabelInstance, outage_server_->instance()}});
+    auto list = containers.List({{isolation::kLabelInstance, outage_server_->instance()}});
     return list.ok() && std::any_of(list->begin(), list->end(),
                                     [](const auto& c) { return c.state == "exited"; });
   })) << "the job's container never ended";

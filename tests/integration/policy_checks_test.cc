@@ -10,7 +10,7 @@
 
 #include "coderunner/engine/containers.h"
 #include "coderunner/engine/curl_transport.h"
-#include "coderunner/sandbox/container_policy.h"
+#include "coderunner/isolation/container_policy.h"
 #include "engine_fixture.h"
 
 namespace coderunner::testing {
@@ -25,17 +25,17 @@ class PolicyChecksTest : public EngineTest {
   int ExitCodeWith(const std::function<void(json&)>& change) {
     std::string ws = server_->workspace_dir() + "/policy-check";
     std::filesystem::create_directories(ws);
-    sandbox::JobSpec job;
+    isolation::JobSpec job;
     job.id = "job-policycheck";
     job.language.name = "bash";
     job.language.image = "coderunner/bash:5";
     job.language.file = "main.sh";
     job.language.command = {"true"};
-    sandbox::PolicySettings settings;
+    isolation::PolicySettings settings;
     settings.init_host_path = CODERUNNER_INIT_BINARY;
     settings.runtime = RuntimeUnderTest();
-    sandbox::ContainerPolicy policy(settings, server_->instance());
-    sandbox::ContainerContext ctx{job, ws, false, {}};
+    isolation::ContainerPolicy policy(settings, server_->instance());
+    isolation::ContainerContext ctx{job, ws, false, {}};
     ctx.uid = kFirstJobUid + kJobUidCount - 1;
     json body = policy.BuildCreateBody(ctx);
     change(body);

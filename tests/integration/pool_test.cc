@@ -8,7 +8,7 @@
 
 #include "coderunner/engine/containers.h"
 #include "coderunner/engine/curl_transport.h"
-#include "coderunner/sandbox/container_policy.h"
+#include "coderunner/isolation/container_policy.h"
 #include "engine_fixture.h"
 
 namespace coderunner::testing {
@@ -36,11 +36,11 @@ class PoolTest : public EngineTest {
     engine::CurlTransport transport(server_->socket());
     engine::ContainerClient containers(transport, std::chrono::seconds(30));
     auto list = containers.List(
-        {{sandbox::kLabelInstance, server_->instance()}, {sandbox::kLabelLanguage, "python"}});
+        {{isolation::kLabelInstance, server_->instance()}, {isolation::kLabelLanguage, "python"}});
     std::vector<engine::ContainerSummary> out;
     if (!list.ok()) return out;
     for (const auto& c : *list) {
-      if (c.labels.count(sandbox::kLabelPool) > 0) out.push_back(c);
+      if (c.labels.count(isolation::kLabelPool) > 0) out.push_back(c);
     }
     return out;
   }

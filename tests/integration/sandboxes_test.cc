@@ -10,7 +10,7 @@
 #include "coderunner/common/sha256.h"
 #include "coderunner/engine/containers.h"
 #include "coderunner/engine/curl_transport.h"
-#include "coderunner/sandbox/container_policy.h"
+#include "coderunner/isolation/container_policy.h"
 #include "engine_fixture.h"
 
 namespace coderunner::testing {
@@ -85,7 +85,7 @@ class SandboxesTest : public EngineTest {
     engine::CurlTransport transport(server_->socket());
     engine::ContainerClient containers(transport, std::chrono::seconds(30));
     auto list = containers.List(
-        {{sandbox::kLabelInstance, server_->instance()}, {sandbox::kLabelSandbox, id}});
+        {{isolation::kLabelInstance, server_->instance()}, {isolation::kLabelSandbox, id}});
     if (!list.ok()) return -1;
     return static_cast<int>(std::count_if(list->begin(), list->end(),
                                           [](const auto& c) { return c.state == "running"; }));

@@ -23,7 +23,7 @@
 #include "coderunner/engine/containers.h"
 #include "coderunner/engine/curl_transport.h"
 #include "coderunner/engine/volumes.h"
-#include "coderunner/sandbox/container_policy.h"
+#include "coderunner/isolation/container_policy.h"
 
 extern char** environ;
 
@@ -80,7 +80,7 @@ std::string HostileProgram(const std::string& name) {
 int CountVolumes(const std::string& socket, const std::string& instance) {
   engine::CurlTransport transport(socket);
   engine::VolumeClient volumes(transport, std::chrono::seconds(30));
-  auto list = volumes.List({{sandbox::kLabelInstance, instance}});
+  auto list = volumes.List({{isolation::kLabelInstance, instance}});
   return list.ok() ? static_cast<int>(list->size()) : -1;
 }
 
@@ -88,11 +88,11 @@ int CountContainers(const std::string& socket, const std::string& instance,
                     const std::string& except_pool) {
   engine::CurlTransport transport(socket);
   engine::ContainerClient containers(transport, std::chrono::seconds(30));
-  auto list = containers.List({{sandbox::kLabelInstance, instance}});
+  auto list = containers.List({{isolation::kLabelInstance, instance}});
   if (!list.ok()) return -1;
   int n = 0;
   for (const auto& c : *list) {
-    auto pool = c.labels.find(sandbox::kLabelPool);
+    auto pool = c.labels.find(isolation::kLabelPool);
     if (!except_pool.empty() && pool != c.labels.end() && pool->second == except_pool) continue;
     ++n;
   }
@@ -257,7 +257,7 @@ ServerProcess::~ServerProcess() {
   }
   if (owns_dir_) {
     // The service makes these nosuid,nodev bind mounts of themselves
-    // (sandbox/host_mount.h); the mounts outlive it.
+    // (isolation/host_mount.h); the mounts outlive it.
     for (const std::string& d : {artifacts_dir(), volumes_dir()}) umount2(d.c_str(), MNT_DETACH);
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);

@@ -1,5 +1,5 @@
 // Per-uid kernel counters are never shared: every live container runs as a
-// host uid of its own (sandbox/uid_pool.h). The kernel keeps many limits
+// host uid of its own (isolation/uid_pool.h). The kernel keeps many limits
 // per uid across the whole host (inotify instances, processes, queued
 // signals, epoll watches, pipe buffers); with one shared uid, one tenant
 // could use such a counter up and break every other tenant's jobs.

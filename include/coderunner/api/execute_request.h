@@ -10,8 +10,8 @@
 #include "coderunner/common/bounded_json.h"
 #include "coderunner/common/status.h"
 #include "coderunner/config/config.h"
-#include "coderunner/sandbox/job_spec.h"
-#include "coderunner/sandbox/limits.h"
+#include "coderunner/isolation/job_spec.h"
+#include "coderunner/isolation/limits.h"
 
 namespace coderunner::api {
 
@@ -22,8 +22,8 @@ struct ExecuteRequest {
   std::string code;
   std::string stdin_data;
   std::vector<std::string> args;
-  std::vector<sandbox::InputFile> files;  // Contents already decoded.
-  sandbox::LimitOverrides limits;
+  std::vector<isolation::InputFile> files;  // Contents already decoded.
+  isolation::LimitOverrides limits;
   OutputEncoding output_encoding = OutputEncoding::kUtf8;
   // "inputs": any JSON value, written to /workspace/params.json; "" if absent.
   std::string inputs_json;
@@ -62,15 +62,15 @@ StatusOr<ExecuteRequest> ParseExecuteRequest(std::string_view body, const Reques
 // given, supplies the maxima for timeout_ms and memory_bytes (replacing
 // limits.max) and is named in the error. The job's runtime is the tier's
 // runtime if set, else the language's, else "" (sandbox.runtime applies).
-StatusOr<sandbox::JobSpec> BuildJobSpec(const ExecuteRequest& request, const config::Config& config,
-                                        std::string job_id,
-                                        const config::TierConfig* tier = nullptr);
+StatusOr<isolation::JobSpec> BuildJobSpec(const ExecuteRequest& request,
+                                          const config::Config& config, std::string job_id,
+                                          const config::TierConfig* tier = nullptr);
 
 // One job per configured language as a request naming only the language
 // would build it (default limits; the auth.none tier when auth is off), for
 // seeding the warm pool. Languages whose defaults do not build are left out.
 // Pure; thread-safe.
-std::vector<sandbox::JobSpec> DefaultJobShapes(const config::Config& config);
+std::vector<isolation::JobSpec> DefaultJobShapes(const config::Config& config);
 
 }  // namespace coderunner::api
 

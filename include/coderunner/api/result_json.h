@@ -5,14 +5,14 @@
 #include <nlohmann/json.hpp>
 
 #include "coderunner/api/execute_request.h"
-#include "coderunner/sandbox/job_spec.h"
+#include "coderunner/isolation/job_spec.h"
 
 namespace coderunner::api {
 
 // The /v1/execute response body. Output bytes are made valid UTF-8 (invalid
 // sequences become U+FFFD) unless `encoding` is kBase64, which is exact.
 // Pure; thread-safe.
-nlohmann::json ResultToJson(const sandbox::JobSpec& job, const sandbox::RunResult& result,
+nlohmann::json ResultToJson(const isolation::JobSpec& job, const isolation::RunResult& result,
                             OutputEncoding encoding);
 
 // "SIGKILL" for 9 etc.; "SIG<n>" for signals without a name here.

@@ -20,7 +20,7 @@
 #include "coderunner/engine/system.h"
 #include "coderunner/intent/agent_catalog.h"
 #include "coderunner/jobs/job_service.h"
-#include "coderunner/sessions/sandbox_manager.h"
+#include "coderunner/sandboxes/sandbox_manager.h"
 #include "coderunner/volumes/volume_service.h"
 
 namespace coderunner::api {
@@ -38,7 +38,7 @@ struct ServerDeps {
   // (POST /v1/intents then answers 503).
   intent::AgentCatalog* agents = nullptr;
   // The /v1/sandboxes routes; nullptr: none.
-  sessions::SandboxManager* sandboxes = nullptr;
+  sandboxes::SandboxManager* sandboxes = nullptr;
 };
 
 // Routes (plus those of jobs_routes.h, volumes_routes.h, intents_routes.h

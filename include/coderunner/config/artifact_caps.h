@@ -10,7 +10,7 @@ namespace coderunner::config {
 // Bounds on one job's artifacts. coderunner-init enforces them while the job
 // runs (it stops the job); CollectArtifacts enforces them again afterwards,
 // so a job killed between two of init's checks gains nothing. Bytes are
-// counted as the disk holds them (sandbox::DiskCharge, sandbox/safe_tree.h): allocated
+// counted as the disk holds them (isolation::DiskCharge, isolation/safe_tree.h): allocated
 // blocks, a file at least its size, directories included.
 struct ArtifactCaps {
   int64_t max_file_bytes = 10LL << 20;    // One file, bytes. 10 MiB.

@@ -76,7 +76,7 @@ struct SandboxConfig {
   // Host uids for job containers: each live container (job, warm, sandbox)
   // and each persistent volume gets one of [uid_first, uid_first +
   // uid_count) of its own, with the gid of the same number, so that no
-  // per-uid kernel counter is shared between tenants (sandbox/uid_pool.h;
+  // per-uid kernel counter is shared between tenants (isolation/uid_pool.h;
   // bounds in config/uid_range.h). Must not hold any host account's uid or
   // subordinate id range. Defaults 2100000000 and 65536 (at most that many
   // containers and volumes at once).
@@ -146,7 +146,7 @@ struct ArtifactsConfig {
   // /var/lib/coderunner/artifacts.
   std::string dir = "/var/lib/coderunner/artifacts";
   // The caps count bytes as the disk holds them: allocated blocks, a file
-  // at least its size, directories included (sandbox::DiskCharge).
+  // at least its size, directories included (isolation::DiskCharge).
   int64_t max_file_bytes = 10LL << 20;    // One artifact file. Bytes; 10 MiB.
   int64_t max_total_bytes = 100LL << 20;  // All of one job's artifacts. Bytes; 100 MiB.
   int max_files = 1000;                   // Entries (files and directories) per job. 1000.

@@ -1,5 +1,5 @@
 // The host uid range for job containers (config keys sandbox.uid_first and
-// sandbox.uid_count), and what makes it usable. sandbox::UidPool hands out
+// sandbox.uid_count), and what makes it usable. isolation::UidPool hands out
 // its uids.
 #ifndef CODERUNNER_CONFIG_UID_RANGE_H_
 #define CODERUNNER_CONFIG_UID_RANGE_H_

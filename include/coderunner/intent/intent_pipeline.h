@@ -35,7 +35,7 @@ class IntentPipeline : public jobs::IntentRunner {
   // attempts_exhausted / exec_budget_exhausted / token_budget_exhausted with
   // the last error), error (the model or the engine failed: error.code
   // names the stage, e.g. generate_code_timeout), or cancelled.
-  void Run(const jobs::JobRecord& record, jobs::JobChannel& channel,
+  void Run(const store::JobRecord& record, jobs::JobChannel& channel,
            jobs::JobExecutor& executor) override;
 
  private:

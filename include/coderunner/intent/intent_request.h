@@ -9,7 +9,7 @@
 
 #include "coderunner/common/status.h"
 #include "coderunner/config/config.h"
-#include "coderunner/sandbox/job_spec.h"
+#include "coderunner/isolation/job_spec.h"
 
 namespace coderunner::intent {
 

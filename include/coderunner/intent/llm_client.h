@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "coderunner/common/status.h"
-#include "coderunner/sandbox/cancel_token.h"
+#include "coderunner/isolation/cancel_token.h"
 
 namespace coderunner::intent {
 
@@ -46,7 +46,7 @@ class LlmClient {
   // the client's timeout; returns early with "cancelled" once `cancel`
   // (nullable, not owned) fires.
   virtual StatusOr<ChatReply> Complete(const ChatRequest& request,
-                                       const sandbox::CancelToken* cancel) = 0;
+                                       const isolation::CancelToken* cancel) = 0;
 };
 
 }  // namespace coderunner::intent

@@ -32,7 +32,7 @@ class OpenAiClient : public LlmClient {
   static StatusOr<std::unique_ptr<OpenAiClient>> FromConfig(const config::LlmConfig& config);
 
   StatusOr<ChatReply> Complete(const ChatRequest& request,
-                               const sandbox::CancelToken* cancel) override;
+                               const isolation::CancelToken* cancel) override;
 
  private:
   // `text` with every occurrence of the API key replaced by "[redacted]".

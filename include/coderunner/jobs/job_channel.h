@@ -28,8 +28,8 @@
 #include <string_view>
 #include <vector>
 
-#include "coderunner/jobs/job_record.h"
-#include "coderunner/sandbox/cancel_token.h"
+#include "coderunner/isolation/cancel_token.h"
+#include "coderunner/store/job_record.h"
 
 namespace coderunner::jobs {
 
@@ -61,7 +61,7 @@ class JobChannel {
   explicit JobChannel(int64_t output_cap) : output_cap_(output_cap) {}
 
   // Appends a status event.
-  void PublishStatus(JobStatus status);
+  void PublishStatus(store::JobStatus status);
   // Appends an Execute-mode stage change: `stage_json` is the stage's JSON
   // object ({"name","status",...}), passed through to /events as is.
   void PublishStage(std::string stage_json);
@@ -70,7 +70,7 @@ class JobChannel {
   void PublishOutput(bool is_stderr, std::string_view bytes);
   // Marks the job terminal, keeps `raw_result_json` for /v1/execute and
   // wakes every waiter. Later calls are ignored.
-  void Finish(JobStatus status, std::string raw_result_json);
+  void Finish(store::JobStatus status, std::string raw_result_json);
 
   // Waits until terminal or `deadline`. Returns true if terminal.
   bool WaitTerminal(std::chrono::steady_clock::time_point deadline);
@@ -87,7 +87,7 @@ class JobChannel {
   bool terminal() const;
   // The raw result once terminal (empty if it was finished without one).
   std::string raw_result_json() const;
-  sandbox::CancelToken& cancel_token() { return cancel_; }
+  isolation::CancelToken& cancel_token() { return cancel_; }
   // Entries in the event log (see kMaxOutputEntries); for tests and metrics.
   size_t log_entries() const;
 
@@ -116,7 +116,7 @@ class JobChannel {
   size_t output_entries_ = 0;
   bool terminal_ = false;
   std::string raw_result_json_;
-  sandbox::CancelToken cancel_;
+  isolation::CancelToken cancel_;
 };
 
 // The channels of all non-terminal jobs. Thread-safe.
@@ -127,7 +127,7 @@ class JobHub {
   // The channel, or nullptr if the job is terminal (or unknown).
   std::shared_ptr<JobChannel> Find(const std::string& id) const;
   // Finishes the channel (see JobChannel::Finish) and forgets it.
-  void Finish(const std::string& id, JobStatus status, std::string raw_result_json);
+  void Finish(const std::string& id, store::JobStatus status, std::string raw_result_json);
   size_t size() const;
 
  private:

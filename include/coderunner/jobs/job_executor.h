@@ -23,7 +23,7 @@ class IntentRunner {
   // Takes the running intent `record` to a terminal state: its runs go
   // through executor.RunSpec and it ends with executor.Complete. Called on
   // a worker thread, once per attempt of the record; must not throw.
-  virtual void Run(const JobRecord& record, JobChannel& channel, JobExecutor& executor) = 0;
+  virtual void Run(const store::JobRecord& record, JobChannel& channel, JobExecutor& executor) = 0;
 };
 
 // Per job: mark running, rebuild the job from its stored request, run it
@@ -44,7 +44,7 @@ class JobExecutor {
   // token, retrying while the engine cannot be reached (up to
   // jobs.engine_retry_s, or not at all when `fail_fast`). Never fails: an
   // engine that stays away is a result with status error.
-  sandbox::RunResult RunSpec(const sandbox::JobSpec& spec, JobChannel& channel, bool fail_fast);
+  isolation::RunResult RunSpec(const isolation::JobSpec& spec, JobChannel& channel, bool fail_fast);
 
   // Commits the terminal `status` with `stored_json` as the job's result,
   // runs `before_wake` (if any), counts it, wakes waiters with `raw_json`
@@ -56,8 +56,9 @@ class JobExecutor {
   // false, leaving the status that won, if the job was already terminal (a
   // cancel got there first) or the store failed; also false when
   // RequeueActive stopped it (`status` cancelled): it is queued again.
-  bool Complete(const JobRecord& record, JobStatus status, const std::string& stored_json,
-                std::string&& raw_json, const std::string& image_digest, int64_t started_ms,
+  bool Complete(const store::JobRecord& record, store::JobStatus status,
+                const std::string& stored_json, std::string&& raw_json,
+                const std::string& image_digest, int64_t started_ms,
                 const std::function<void()>& before_wake = nullptr);
 
   // Ids of the jobs being executed right now (for the janitor).
@@ -77,10 +78,10 @@ class JobExecutor {
   int RequeueActive();
 
  private:
-  void Run(const JobRecord& record);
+  void Run(const store::JobRecord& record);
   // After RequeueActive: puts the stopped job `record` back in the queued
   // state. False if it is already terminal (a user's cancel won).
-  bool Requeue(const JobRecord& record);
+  bool Requeue(const store::JobRecord& record);
 
   JobsContext ctx_;
   mutable std::mutex mu_;

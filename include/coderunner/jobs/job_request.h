@@ -8,8 +8,8 @@
 #include "coderunner/api/execute_request.h"
 #include "coderunner/common/status.h"
 #include "coderunner/config/config.h"
-#include "coderunner/jobs/job_record.h"
-#include "coderunner/sandbox/job_spec.h"
+#include "coderunner/isolation/job_spec.h"
+#include "coderunner/store/job_record.h"
 
 namespace coderunner::jobs {
 
@@ -32,7 +32,7 @@ std::string EncodeStoredRequest(const std::string& body_json, const std::string&
                                 bool fail_fast, const std::string& tier);
 
 struct RunnableJob {
-  sandbox::JobSpec spec;
+  isolation::JobSpec spec;
   api::OutputEncoding encoding = api::OutputEncoding::kUtf8;
   bool fail_fast = false;  // See SubmitOptions::fail_fast.
 };
@@ -44,14 +44,15 @@ struct RunnableJob {
 // Errors are those of ParseExecuteRequest/BuildJobSpec, and
 // FailedPrecondition "unknown_tier" if the stored tier is no longer
 // configured. Pure; thread-safe.
-StatusOr<RunnableJob> JobSpecFromRecord(const JobRecord& record, const config::Config& config);
+StatusOr<RunnableJob> JobSpecFromRecord(const store::JobRecord& record,
+                                        const config::Config& config);
 
 // The original request body of a stored request, and its pinned image ("" if
 // none).
 StatusOr<std::pair<std::string, std::string>> DecodeStoredRequest(const std::string& stored);
 
 // Hex SHA-256 over stdin, args and files (paths and bytes), unambiguous.
-std::string InputsSha256(const sandbox::JobSpec& job);
+std::string InputsSha256(const isolation::JobSpec& job);
 
 // Result-cache key: hex SHA-256 over the tenant (a tenant is only ever
 // answered with its own results: another tenant's hit would tell it that
@@ -60,7 +61,7 @@ std::string InputsSha256(const sandbox::JobSpec& job);
 // job's runtime when it names one (a program may behave differently under
 // gVisor, so a runc result never answers a runsc job) and the output
 // encoding (it shapes the stored result). "" if `image_digest` is empty.
-std::string CacheKey(const sandbox::JobSpec& job, const std::string& tenant,
+std::string CacheKey(const isolation::JobSpec& job, const std::string& tenant,
                      const std::string& image_digest, api::OutputEncoding encoding);
 
 // Splits the job-only fields ("callback_url", "cache") off a request body

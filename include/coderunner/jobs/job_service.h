@@ -27,7 +27,7 @@ namespace coderunner::jobs {
 // An accepted job: its record as committed, and for a cache hit the raw
 // result at once.
 struct Accepted {
-  JobRecord record;
+  store::JobRecord record;
   std::shared_ptr<JobChannel> channel;  // nullptr when already terminal (cache hit).
 };
 
@@ -77,7 +77,7 @@ class JobService {
   // kind != "job"): same bounds as Submit (tier queue 429, queue_full 429),
   // committed before it returns, then queued for a worker, which hands it
   // to ctx.intents. `output_cap` bounds the live /events output per stream.
-  StatusOr<Accepted> SubmitRecord(JobRecord rec, const config::TierConfig* tier,
+  StatusOr<Accepted> SubmitRecord(store::JobRecord rec, const config::TierConfig* tier,
                                   int64_t output_cap);
 
   // Submit, then wait for the result; returns the raw result JSON (what
@@ -87,16 +87,16 @@ class JobService {
                                 const config::TierConfig* tier = nullptr);
 
   // The record; NotFound (also for another tenant's job).
-  StatusOr<JobRecord> Get(const std::string& id, const std::string& tenant);
+  StatusOr<store::JobRecord> Get(const std::string& id, const std::string& tenant);
 
   // Waits up to `timeout` for the job to be terminal (woken by its channel,
   // no polling) and returns the record as it then is.
-  StatusOr<JobRecord> Wait(const std::string& id, const std::string& tenant,
-                           std::chrono::milliseconds timeout);
+  StatusOr<store::JobRecord> Wait(const std::string& id, const std::string& tenant,
+                                  std::chrono::milliseconds timeout);
 
   // Cancels: a queued job never runs; a running one's container is killed.
   // The status becomes cancelled at once. A terminal job is returned as is.
-  StatusOr<JobRecord> Cancel(const std::string& id, const std::string& tenant);
+  StatusOr<store::JobRecord> Cancel(const std::string& id, const std::string& tenant);
 
   StatusOr<store::ListPage> List(const store::ListFilter& filter);
 
@@ -121,13 +121,14 @@ class JobService {
   // committed as cached and returned. nullopt (and `rec` untouched) when
   // the entry is not one the cache may give; an admission or store error
   // otherwise.
-  std::optional<StatusOr<Accepted>> AnswerFromCache(JobRecord& rec, const std::string& cached_json,
+  std::optional<StatusOr<Accepted>> AnswerFromCache(store::JobRecord& rec,
+                                                    const std::string& cached_json,
                                                     const std::string& digest,
                                                     const config::TierConfig* tier,
                                                     size_t batch_hits);
   // SubmitRecord, with `batch_hits` counted as in Accept.
-  StatusOr<Accepted> Enqueue(JobRecord rec, const config::TierConfig* tier, int64_t output_cap,
-                             size_t batch_hits);
+  StatusOr<Accepted> Enqueue(store::JobRecord rec, const config::TierConfig* tier,
+                             int64_t output_cap, size_t batch_hits);
   // The bounds every accepted job meets, a cache hit included: not while
   // draining (503 shutting_down), the tier's max_queued with `batch_hits`
   // counted (429 tier_queue_full), room in the queue (429 queue_full). On

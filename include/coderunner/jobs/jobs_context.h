@@ -6,10 +6,10 @@
 #include "coderunner/config/config.h"
 #include "coderunner/engine/containers.h"
 #include "coderunner/engine/images.h"
+#include "coderunner/isolation/container_runner.h"
 #include "coderunner/jobs/job_channel.h"
 #include "coderunner/jobs/job_queue.h"
 #include "coderunner/jobs/webhook_sender.h"
-#include "coderunner/sandbox/container_runner.h"
 #include "coderunner/store/job_store.h"
 #include "coderunner/volumes/volume_service.h"
 
@@ -24,7 +24,7 @@ struct JobsContext {
   store::JobStore* store;
   JobQueue* queue;
   JobHub* hub;
-  sandbox::ContainerRunner* runner;
+  isolation::ContainerRunner* runner;
   engine::ContainerClient* containers;
   engine::ImageClient* images;
   MetricsRegistry* metrics;
@@ -35,7 +35,7 @@ struct JobsContext {
   IntentRunner* intents = nullptr;
   // The warm pool, whose containers recovery and the janitor leave alone;
   // nullptr when there is none.
-  const sandbox::WarmPool* pool = nullptr;
+  const isolation::WarmPool* pool = nullptr;
 };
 
 // Milliseconds since the Unix epoch.

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "coderunner/common/status.h"
-#include "coderunner/jobs/job_record.h"
+#include "coderunner/store/job_record.h"
 
 namespace coderunner::store {
 
@@ -25,15 +25,15 @@ namespace coderunner::store {
 using RequestRedactor = std::function<void(std::string& request_json, std::string& callback_url)>;
 
 struct ListFilter {
-  std::string tenant = "default";         // Only this tenant's jobs.
-  std::optional<jobs::JobStatus> status;  // Only this status, if set.
-  int limit = 50;                         // 1..500 rows per page.
-  std::string cursor;                     // "" for the first page; else a next_cursor.
+  std::string tenant = "default";          // Only this tenant's jobs.
+  std::optional<store::JobStatus> status;  // Only this status, if set.
+  int limit = 50;                          // 1..500 rows per page.
+  std::string cursor;                      // "" for the first page; else a next_cursor.
 };
 
 struct ListPage {
-  std::vector<jobs::JobRecord> jobs;  // Newest first; request_json and result_json left empty.
-  std::string next_cursor;            // "" when there are no more.
+  std::vector<store::JobRecord> jobs;  // Newest first; request_json and result_json left empty.
+  std::string next_cursor;             // "" when there are no more.
 };
 
 class JobStore {
@@ -42,7 +42,7 @@ class JobStore {
 
   // Inserts `records` in one transaction (all or none). Each must be new:
   // an existing id is AlreadyExists. Their `transitions` are stored as given.
-  virtual Status Insert(const std::vector<jobs::JobRecord>& records) = 0;
+  virtual Status Insert(const std::vector<store::JobRecord>& records) = 0;
 
   // Moves job `id` to `to` at `at_ms` and appends the transition. Allowed
   // only from a non-terminal status; from a terminal one it is
@@ -51,7 +51,7 @@ class JobStore {
   // started_at_ms; going to a terminal status sets finished_at_ms and, when
   // non-empty, result_json and image_digest. Going to queued (crash
   // recovery) increments attempt. Unknown id: NotFound.
-  virtual Status Transition(const std::string& id, jobs::JobStatus to, int64_t at_ms,
+  virtual Status Transition(const std::string& id, store::JobStatus to, int64_t at_ms,
                             const std::string& result_json = "",
                             const std::string& image_digest = "") = 0;
 
@@ -61,14 +61,14 @@ class JobStore {
   virtual Status UpdateProgress(const std::string& id, const std::string& progress_json) = 0;
   // The whole record. Unknown id, or an id of another tenant when `tenant`
   // is non-empty: NotFound (reason "job_not_found").
-  virtual StatusOr<jobs::JobRecord> Get(const std::string& id, const std::string& tenant = "") = 0;
+  virtual StatusOr<store::JobRecord> Get(const std::string& id, const std::string& tenant = "") = 0;
 
   // One page of `filter.tenant`'s jobs. A malformed cursor is InvalidArgument.
   virtual StatusOr<ListPage> List(const ListFilter& filter) = 0;
 
   // Every queued or running job of every tenant, oldest first, whole records
   // (for recovery at startup).
-  virtual StatusOr<std::vector<jobs::JobRecord>> NonTerminal() = 0;
+  virtual StatusOr<std::vector<store::JobRecord>> NonTerminal() = 0;
 
   // Deletes terminal jobs that finished before `before_ms`; returns their ids
   // (so their files can be removed too).

@@ -27,13 +27,13 @@ class SqliteJobStore : public JobStore {
                                                         RequestRedactor redactor = nullptr);
   ~SqliteJobStore() override;
 
-  Status Insert(const std::vector<jobs::JobRecord>& records) override;
-  Status Transition(const std::string& id, jobs::JobStatus to, int64_t at_ms,
+  Status Insert(const std::vector<store::JobRecord>& records) override;
+  Status Transition(const std::string& id, store::JobStatus to, int64_t at_ms,
                     const std::string& result_json, const std::string& image_digest) override;
   Status UpdateProgress(const std::string& id, const std::string& progress_json) override;
-  StatusOr<jobs::JobRecord> Get(const std::string& id, const std::string& tenant) override;
+  StatusOr<store::JobRecord> Get(const std::string& id, const std::string& tenant) override;
   StatusOr<ListPage> List(const ListFilter& filter) override;
-  StatusOr<std::vector<jobs::JobRecord>> NonTerminal() override;
+  StatusOr<std::vector<store::JobRecord>> NonTerminal() override;
   StatusOr<std::vector<std::string>> PurgeFinishedBefore(int64_t before_ms) override;
   StatusOr<std::optional<std::string>> CacheGet(const std::string& key, int64_t now_ms) override;
   Status CachePut(const std::string& key, const std::string& result_json,

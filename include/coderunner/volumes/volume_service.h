@@ -9,7 +9,7 @@
 // The labels are the only record: nothing about volumes is kept elsewhere.
 // A job with a volume gets it read-write at /output; coderunner-init holds
 // it to size_bytes (a run that exceeds it is stopped and rolled back).
-// The service reads volume files only through sandbox/safe_tree.h.
+// The service reads volume files only through isolation/safe_tree.h.
 #ifndef CODERUNNER_VOLUMES_VOLUME_SERVICE_H_
 #define CODERUNNER_VOLUMES_VOLUME_SERVICE_H_
 
@@ -21,10 +21,10 @@
 #include "coderunner/common/status.h"
 #include "coderunner/config/config.h"
 #include "coderunner/engine/volumes.h"
-#include "coderunner/sandbox/job_spec.h"
-#include "coderunner/sandbox/mechanism.h"
-#include "coderunner/sandbox/safe_tree.h"
-#include "coderunner/sandbox/uid_pool.h"
+#include "coderunner/isolation/job_spec.h"
+#include "coderunner/isolation/mechanism.h"
+#include "coderunner/isolation/safe_tree.h"
+#include "coderunner/isolation/uid_pool.h"
 
 namespace coderunner::volumes {
 
@@ -46,7 +46,7 @@ struct Volume {
   // Its own host uid (label io.coderunner.uid, from the UidPool; 65534 for
   // a volume without the label): owner of its files, and the uid of every
   // container that mounts it.
-  int64_t uid = sandbox::kJobUid;
+  int64_t uid = isolation::kJobUid;
 };
 
 // Thread-safe. Does not own `config`, `client` or `uids`, which must
@@ -54,7 +54,8 @@ struct Volume {
 // `uids`, so no job container is ever given a volume's uid.
 class VolumeService {
  public:
-  VolumeService(const config::Config& config, engine::VolumeClient& client, sandbox::UidPool& uids)
+  VolumeService(const config::Config& config, engine::VolumeClient& client,
+                isolation::UidPool& uids)
       : config_(config), client_(client), uids_(uids) {}
 
   // Creates a volume from a POST /v1/volumes body {"name"?, "size_bytes"}.
@@ -78,16 +79,17 @@ class VolumeService {
 
   // Regular files in the volume (never following a symlink); bounded by
   // volumes.max_files entries.
-  StatusOr<sandbox::TreeListing> ListFiles(const Volume& volume);
+  StatusOr<isolation::TreeListing> ListFiles(const Volume& volume);
 
   // Opens one regular file of the volume for reading (see OpenTreeFile).
-  StatusOr<sandbox::UniqueFd> OpenFile(const Volume& volume, const std::string& path);
+  StatusOr<isolation::UniqueFd> OpenFile(const Volume& volume, const std::string& path);
 
   // What a job with `volume_id` mounts: NotFound as for Get; FailedPrecondition
   // "forbidden" (403) when `tier` has no volumes (checked first, so a free
   // tenant learns nothing about ids).
-  StatusOr<sandbox::VolumeMount> Resolve(const std::string& tenant, const config::TierConfig* tier,
-                                         const std::string& volume_id);
+  StatusOr<isolation::VolumeMount> Resolve(const std::string& tenant,
+                                           const config::TierConfig* tier,
+                                           const std::string& volume_id);
 
  private:
   std::map<std::string, std::string> OwnerLabels(const std::string& tenant) const;
@@ -95,7 +97,7 @@ class VolumeService {
 
   const config::Config& config_;
   engine::VolumeClient& client_;
-  sandbox::UidPool& uids_;
+  isolation::UidPool& uids_;
   std::mutex create_mu_;  // Serializes the per-tenant count with creation.
 };
 

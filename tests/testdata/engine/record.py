@@ -195,7 +195,7 @@ def main(engines, only=None):
             # A container created (not started) from ContainerPolicy's create
             # body, for ContainerPolicy::Verify. policy_create.json is the
             # body BuildCreateBody produced for the job in
-            # tests/unit/sandbox/container_policy_test.cc (RecordedJob).
+            # tests/unit/isolation/container_policy_test.cc (RecordedJob).
             os.makedirs(POLICY_WORKSPACE, exist_ok=True)
             if not os.path.exists(POLICY_INIT):
                 with open(POLICY_INIT, "w") as f:

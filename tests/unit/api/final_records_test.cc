@@ -1,4 +1,4 @@
-#include "coderunner/api/final_records.h"
+#include "api/final_records.h"
 
 #include <gtest/gtest.h>
 
@@ -13,13 +13,13 @@
 namespace coderunner::api {
 namespace {
 
-using jobs::JobRecord;
+using store::JobRecord;
 
 // A fetch that counts its calls and returns a record of `id`.
 FinalRecords::Fetch Counting(const std::string& id, std::atomic<int>* calls) {
-  return [id, calls]() -> StatusOr<JobRecord> {
+  return [id, calls]() -> StatusOr<store::JobRecord> {
     ++*calls;
-    JobRecord r;
+    store::JobRecord r;
     r.id = id;
     r.result_json = std::string(1 << 20, 'x');
     return r;
@@ -42,8 +42,8 @@ TEST(FinalRecordsTest, HoldersShareOneCopyPerJobAndTenant) {
   EXPECT_NE(other_tenant->get(), a->get());
   EXPECT_EQ((*other_job)->id, "job-2");
   // Dropped with its last holder: the next caller fetches again.
-  a = StatusOr<std::shared_ptr<const JobRecord>>(nullptr);
-  b = StatusOr<std::shared_ptr<const JobRecord>>(nullptr);
+  a = StatusOr<std::shared_ptr<const store::JobRecord>>(nullptr);
+  b = StatusOr<std::shared_ptr<const store::JobRecord>>(nullptr);
   auto again = finals.Get("job-1", "acme", Counting("job-1", &calls));
   EXPECT_EQ(calls, 4);
   EXPECT_EQ((*again)->id, "job-1");
@@ -52,7 +52,7 @@ TEST(FinalRecordsTest, HoldersShareOneCopyPerJobAndTenant) {
 TEST(FinalRecordsTest, AFailedFetchIsReturnedAndNotKept) {
   FinalRecords finals;
   int calls = 0;
-  auto failing = [&]() -> StatusOr<JobRecord> {
+  auto failing = [&]() -> StatusOr<store::JobRecord> {
     ++calls;
     return NotFoundError("job job-1 not found", "job_not_found");
   };
@@ -70,7 +70,7 @@ TEST(FinalRecordsTest, ConcurrentCallersWaitForOneFetch) {
   std::mutex mu;
   std::condition_variable cv;
   int got = 0;
-  std::vector<const JobRecord*> seen(kCallers, nullptr);
+  std::vector<const store::JobRecord*> seen(kCallers, nullptr);
   std::vector<std::thread> callers;
   for (int i = 0; i < kCallers; ++i) {
     callers.emplace_back([&, i] {
@@ -86,7 +86,7 @@ TEST(FinalRecordsTest, ConcurrentCallersWaitForOneFetch) {
   }
   for (auto& t : callers) t.join();
   EXPECT_EQ(calls, 1);
-  for (const JobRecord* p : seen) EXPECT_EQ(p, seen[0]);
+  for (const store::JobRecord* p : seen) EXPECT_EQ(p, seen[0]);
 }
 
 }  // namespace

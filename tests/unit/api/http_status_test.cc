@@ -1,4 +1,4 @@
-#include "coderunner/api/http_status.h"
+#include "api/http_status.h"
 
 #include <gtest/gtest.h>
 

@@ -8,9 +8,9 @@
 namespace coderunner::api {
 namespace {
 
-using jobs::JobRecord;
-using jobs::JobStatus;
 using nlohmann::json;
+using store::JobRecord;
+using store::JobStatus;
 
 // 2026-11-21T13:41:54Z.
 constexpr int64_t kSecs = 1795268514;
@@ -40,11 +40,11 @@ TEST(Rfc3339Test, FormatsUtcWithMilliseconds) {
 
 TEST(Rfc3339Test, ZeroIsNull) { EXPECT_TRUE(Rfc3339(0).is_null()); }
 
-JobRecord FullRecord() {
-  JobRecord r;
+store::JobRecord FullRecord() {
+  store::JobRecord r;
   r.id = "job-0123456789abcdef01234567";
   r.tenant = "acme";
-  r.status = JobStatus::kSucceeded;
+  r.status = store::JobStatus::kSucceeded;
   r.language = "python";
   r.request_json = R"json({"request":{"code":"print(1)"}})json";
   r.code_sha256 = std::string(64, 'a');
@@ -60,9 +60,9 @@ JobRecord FullRecord() {
   r.created_at_ms = kSecs * 1000 + 1;
   r.started_at_ms = kSecs * 1000 + 2;
   r.finished_at_ms = kSecs * 1000 + 3;
-  r.transitions = {{JobStatus::kQueued, kSecs * 1000 + 1},
-                   {JobStatus::kRunning, kSecs * 1000 + 2},
-                   {JobStatus::kSucceeded, kSecs * 1000 + 3}};
+  r.transitions = {{store::JobStatus::kQueued, kSecs * 1000 + 1},
+                   {store::JobStatus::kRunning, kSecs * 1000 + 2},
+                   {store::JobStatus::kSucceeded, kSecs * 1000 + 3}};
   r.result_json = R"({"status":"succeeded","stdout":"1\n","exit_code":0})";
   return r;
 }
@@ -103,12 +103,12 @@ TEST(JobToJsonTest, TransitionsCarryStatusAndTimeInOrder) {
 }
 
 TEST(JobToJsonTest, AFreshQueuedRecordHasNullsForWhatIsNotKnownYet) {
-  JobRecord r;
+  store::JobRecord r;
   r.id = "job-1";
   r.language = "bash";
   r.image = "coderunner/bash:5";
   r.created_at_ms = kSecs * 1000;
-  r.transitions = {{JobStatus::kQueued, kSecs * 1000}};
+  r.transitions = {{store::JobStatus::kQueued, kSecs * 1000}};
   json j = JobToJson(r);
   EXPECT_EQ(j["status"], "queued");
   EXPECT_EQ(j["created_at"], "2026-11-21T13:41:54.000Z");
@@ -124,7 +124,7 @@ TEST(JobToJsonTest, AFreshQueuedRecordHasNullsForWhatIsNotKnownYet) {
 }
 
 TEST(JobToJsonTest, UnparseableStoredJsonBecomesNull) {
-  JobRecord r = FullRecord();
+  store::JobRecord r = FullRecord();
   r.result_json = "{truncated";
   r.limits_json = "";
   json j = JobToJson(r);
@@ -140,7 +140,7 @@ TEST(JobToJsonTest, NeverExposesTenantRequestOrCacheKey) {
 }
 
 TEST(JobSummaryJsonTest, IsTheFullRecordWithoutResult) {
-  JobRecord r = FullRecord();
+  store::JobRecord r = FullRecord();
   json summary = JobSummaryJson(r);
   EXPECT_FALSE(summary.contains("result"));
   json full = JobToJson(r);
@@ -168,7 +168,7 @@ TEST(WriteJobJsonTest, WritesWhatJobToJsonRendersPassingTheStoredResultThrough) 
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    JobRecord r = FullRecord();
+    store::JobRecord r = FullRecord();
     r.kind = c.kind;
     r.result_json = c.result_json;
     r.progress_json = c.progress_json;

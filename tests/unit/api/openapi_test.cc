@@ -1,5 +1,5 @@
 // The OpenAPI document against what the real Server registers.
-#include "coderunner/api/openapi.h"
+#include "api/openapi.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -20,13 +20,13 @@
 #include "coderunner/engine/images.h"
 #include "coderunner/engine/system.h"
 #include "coderunner/engine/volumes.h"
+#include "coderunner/isolation/container_policy.h"
+#include "coderunner/isolation/container_runner.h"
 #include "coderunner/jobs/job_queue.h"
 #include "coderunner/jobs/job_service.h"
 #include "coderunner/jobs/webhook_sender.h"
-#include "coderunner/sandbox/container_policy.h"
-#include "coderunner/sandbox/container_runner.h"
-#include "coderunner/sessions/sandbox_manager.h"
-#include "coderunner/sessions/sandbox_store.h"
+#include "coderunner/sandboxes/sandbox_manager.h"
+#include "coderunner/sandboxes/sandbox_store.h"
 #include "coderunner/store/sqlite_job_store.h"
 #include "coderunner/volumes/volume_service.h"
 #include "unit/engine/fake_transport.h"
@@ -72,17 +72,18 @@ class OpenApiTest : public ::testing::Test {
     auto store = store::SqliteJobStore::Open(dir_ + "/jobs.db");
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     store_ = std::move(*store);
-    auto sandbox_store = sessions::SandboxStore::Open(dir_ + "/sandboxes");
+    auto sandbox_store = sandboxes::SandboxStore::Open(dir_ + "/sandboxes");
     ASSERT_TRUE(sandbox_store.ok()) << sandbox_store.status().ToString();
     sandbox_store_ = std::move(*sandbox_store);
-    sandbox_runner_ = std::make_unique<sandbox::ContainerRunner>(
-        containers_, policy_, sandbox::RunnerOptions{dir_ + "/ws", dir_ + "/artifacts", {}});
+    sandbox_runner_ = std::make_unique<isolation::ContainerRunner>(
+        containers_, policy_, isolation::RunnerOptions{dir_ + "/ws", dir_ + "/artifacts", {}});
     jobs::JobsContext ctx{&config_,     store_.get(), &queue_,   &hub_,      sandbox_runner_.get(),
                           &containers_, &images_,     &metrics_, &webhooks_, &volume_service_};
     jobs_ = std::make_unique<jobs::JobService>(ctx);
-    sandboxes_ = std::make_unique<sessions::SandboxManager>(
+    sandboxes_ = std::make_unique<sandboxes::SandboxManager>(
         config_, containers_, policy_, *sandbox_store_, &metrics_,
-        sessions::SandboxLayout{dir_ + "/sbx-ws", dir_ + "/sbx-out", {}, &uids_}, &volume_service_);
+        sandboxes::SandboxLayout{dir_ + "/sbx-ws", dir_ + "/sbx-out", {}, &uids_},
+        &volume_service_);
     server_ = std::make_unique<Server>(ServerDeps{&config_, &system_, &images_, jobs_.get(),
                                                   &metrics_, &authenticator_, &volume_service_,
                                                   nullptr, sandboxes_.get()});
@@ -103,19 +104,19 @@ class OpenApiTest : public ::testing::Test {
   engine::ImageClient images_{transport_, std::chrono::seconds(1)};
   engine::ContainerClient containers_{transport_, std::chrono::seconds(1)};
   engine::VolumeClient volume_client_{transport_, std::chrono::seconds(1)};
-  sandbox::UidPool uids_{sandbox::kDefaultFirstJobUid, 64};
+  isolation::UidPool uids_{isolation::kDefaultFirstJobUid, 64};
   volumes::VolumeService volume_service_{config_, volume_client_, uids_};
-  sandbox::ContainerPolicy policy_{sandbox::PolicySettings{}, "openapi-test"};
+  isolation::ContainerPolicy policy_{isolation::PolicySettings{}, "openapi-test"};
   MetricsRegistry metrics_;
   jobs::JobQueue queue_{10};
   jobs::JobHub hub_;
   jobs::WebhookSender webhooks_{jobs::WebhookOptions{}};
   auth::Authenticator authenticator_{config_};
   std::unique_ptr<store::SqliteJobStore> store_;
-  std::unique_ptr<sessions::SandboxStore> sandbox_store_;
-  std::unique_ptr<sandbox::ContainerRunner> sandbox_runner_;
+  std::unique_ptr<sandboxes::SandboxStore> sandbox_store_;
+  std::unique_ptr<isolation::ContainerRunner> sandbox_runner_;
   std::unique_ptr<jobs::JobService> jobs_;
-  std::unique_ptr<sessions::SandboxManager> sandboxes_;
+  std::unique_ptr<sandboxes::SandboxManager> sandboxes_;
   std::unique_ptr<Server> server_;
 };
 

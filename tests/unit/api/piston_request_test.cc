@@ -1,4 +1,4 @@
-#include "coderunner/api/piston_request.h"
+#include "api/piston_request.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

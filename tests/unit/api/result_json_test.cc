@@ -12,13 +12,13 @@
 namespace coderunner::api {
 namespace {
 
+using isolation::RunStatus;
 using nlohmann::json;
-using sandbox::RunStatus;
 
 const std::string kFffd = "\xEF\xBF\xBD";
 
-sandbox::JobSpec Job() {
-  sandbox::JobSpec job;
+isolation::JobSpec Job() {
+  isolation::JobSpec job;
   job.id = "job-123";
   job.language = {"python", "coderunner/python:3.11", "main.py", {"python3", "{file}"}, true, ""};
   job.code = "abc";
@@ -26,8 +26,8 @@ sandbox::JobSpec Job() {
   return job;
 }
 
-sandbox::RunResult Succeeded() {
-  sandbox::RunResult r;
+isolation::RunResult Succeeded() {
+  isolation::RunResult r;
   r.status = RunStatus::kSucceeded;
   r.exit_code = 0;
   r.stdout_data = "hello\n";
@@ -74,7 +74,7 @@ TEST(ResultJsonTest, ErrorIsNullUnlessStatusIsError) {
                                    {RunStatus::kError, "error", true}};
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    sandbox::RunResult r = Succeeded();
+    isolation::RunResult r = Succeeded();
     r.status = c.status;
     if (c.error) r.error = FailedPreconditionError("image missing", "image_missing");
     json j = ResultToJson(Job(), r, OutputEncoding::kUtf8);
@@ -99,7 +99,7 @@ TEST(ResultJsonTest, SignalIsNamed) {
                                    {SIGXCPU, "SIGXCPU"}, {SIGXFSZ, "SIGXFSZ"}, {64, "SIG64"}};
   for (const auto& c : cases) {
     SCOPED_TRACE(c.signal);
-    sandbox::RunResult r = Succeeded();
+    isolation::RunResult r = Succeeded();
     r.status = RunStatus::kFailed;
     r.exit_code = 128 + c.signal;
     r.signal = c.signal;
@@ -123,7 +123,7 @@ TEST(ResultJsonTest, SignalNameTable) {
 }
 
 TEST(ResultJsonTest, InvalidUtf8IsReplacedWithFffd) {
-  sandbox::RunResult r = Succeeded();
+  isolation::RunResult r = Succeeded();
   r.stdout_data =
       "ok\xff\xC0\x80"
       "end\xED\xA0\x80";
@@ -135,7 +135,7 @@ TEST(ResultJsonTest, InvalidUtf8IsReplacedWithFffd) {
 }
 
 TEST(ResultJsonTest, Base64ModeIsExact) {
-  sandbox::RunResult r = Succeeded();
+  isolation::RunResult r = Succeeded();
   std::string bytes;
   for (int i = 0; i < 256; ++i) bytes.push_back(static_cast<char>(i));
   r.stdout_data = bytes;
@@ -170,7 +170,7 @@ TEST(ResultJsonTest, TruncatedOutputIsCutAtACharacterBoundary) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    sandbox::RunResult r = Succeeded();
+    isolation::RunResult r = Succeeded();
     r.stdout_data = c.data;
     r.stdout_truncated = c.truncated;
     json j = ResultToJson(Job(), r, OutputEncoding::kUtf8);
@@ -180,13 +180,13 @@ TEST(ResultJsonTest, TruncatedOutputIsCutAtACharacterBoundary) {
 }
 
 TEST(ResultJsonTest, EmptyDigestIsNull) {
-  sandbox::RunResult r = Succeeded();
+  isolation::RunResult r = Succeeded();
   r.image_digest = "";
   EXPECT_TRUE(ResultToJson(Job(), r, OutputEncoding::kUtf8)["image_digest"].is_null());
 }
 
 TEST(ResultJsonTest, CodeSha256HashesTheSubmittedCode) {
-  sandbox::JobSpec job = Job();
+  isolation::JobSpec job = Job();
   job.code = "";
   EXPECT_EQ(ResultToJson(job, Succeeded(), OutputEncoding::kUtf8)["code_sha256"],
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");

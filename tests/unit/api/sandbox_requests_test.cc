@@ -1,4 +1,4 @@
-#include "coderunner/api/sandbox_requests.h"
+#include "api/sandbox_requests.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

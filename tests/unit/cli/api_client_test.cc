@@ -1,6 +1,6 @@
 // StatusFromHttp and the transport errors of ApiClient (no service needed:
 // the unreachable one is a closed port).
-#include "coderunner/cli/api_client.h"
+#include "cli/api_client.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "coderunner/cli/args.h"
+#include "cli/args.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

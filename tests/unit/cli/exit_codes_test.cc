@@ -1,4 +1,4 @@
-#include "coderunner/cli/exit_codes.h"
+#include "cli/exit_codes.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "coderunner/cli/sse_parser.h"
+#include "cli/sse_parser.h"
 
 #include <gtest/gtest.h>
 

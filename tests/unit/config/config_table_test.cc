@@ -2,7 +2,7 @@
 // documents every key the tables define, each with the code's default
 // (except the listed deliberate deviations), and the unit column agrees
 // with each key's name.
-#include "../../../src/config/config_table.h"
+#include "config/config_table.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "coderunner/engine/engine_error.h"
+#include "engine/engine_error.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -3,7 +3,7 @@
 // UBSan (the init binary itself is static and never sanitized). Every
 // payload is copied into a buffer of exactly its size: a read past it is
 // an ASan error. Fuzzed as well: tests/fuzz/go_message_fuzzer.cc.
-#include "../../../src/init/go_message.h"
+#include "init/go_message.h"
 
 #include <gtest/gtest.h>
 

@@ -17,12 +17,12 @@
 #include <string>
 #include <vector>
 
-#include "coderunner/sandbox/init_trailer.h"
-#include "unit/sandbox/disk_files.h"
+#include "coderunner/isolation/init_trailer.h"
+#include "unit/isolation/disk_files.h"
 
 extern char** environ;
 
-namespace coderunner::sandbox {
+namespace coderunner::isolation {
 namespace {
 
 namespace fs = std::filesystem;
@@ -301,4 +301,4 @@ TEST_F(OutputGuardTest, BadBoundArgumentsAreAUsageError) {
 }
 
 }  // namespace
-}  // namespace coderunner::sandbox
+}  // namespace coderunner::isolation

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "coderunner/intent/builtin_agents.h"
+#include "intent/builtin_agents.h"
 
 namespace coderunner::intent {
 namespace {

@@ -1,4 +1,4 @@
-#include "coderunner/intent/code_extract.h"
+#include "intent/code_extract.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "coderunner/intent/error_summary.h"
+#include "intent/error_summary.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "coderunner/intent/language_detect.h"
+#include "intent/language_detect.h"
 
 #include <gtest/gtest.h>
 

@@ -168,7 +168,7 @@ TEST_F(OpenAiClientTest, CancelAbortsAWaitingCall) {
   // It would answer after ten minutes (past the client's timeout, too):
   // only the cancel ends the call.
   llm_->Script({{{"content", "late"}, {"delay_ms", 600000}}});
-  sandbox::CancelToken token;
+  isolation::CancelToken token;
   std::thread canceller([&] {
     // Once the request is with the model.
     for (int i = 0; i < 6000 && llm_->Requests().empty(); ++i) {

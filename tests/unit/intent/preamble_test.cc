@@ -1,4 +1,4 @@
-#include "coderunner/intent/preamble.h"
+#include "intent/preamble.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

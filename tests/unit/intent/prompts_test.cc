@@ -1,10 +1,10 @@
-#include "coderunner/intent/prompts.h"
+#include "intent/prompts.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "coderunner/intent/intent_progress.h"
+#include "intent/intent_progress.h"
 
 namespace coderunner::intent {
 namespace {

@@ -77,7 +77,7 @@ TEST(JobChannelFloodTest, OneByteWritesMakeABoundedLogWithTheBytesIntactAndInOrd
   for (const FloodCase& c : cases) {
     SCOPED_TRACE(c.name);
     JobChannel ch(c.cap);
-    ch.PublishStatus(JobStatus::kRunning);
+    ch.PublishStatus(store::JobStatus::kRunning);
     Reader live;
     std::string want[2];
     for (size_t i = 0; i < c.writes; ++i) {
@@ -86,7 +86,7 @@ TEST(JobChannelFloodTest, OneByteWritesMakeABoundedLogWithTheBytesIntactAndInOrd
       if (static_cast<int64_t>(want[err ? 1 : 0].size()) < c.cap) want[err ? 1 : 0] += c.byte;
       if ((i + 1) % c.live_read_every == 0) live.Read(ch);
     }
-    ch.Finish(JobStatus::kSucceeded, "");
+    ch.Finish(store::JobStatus::kSucceeded, "");
     live.Read(ch);
     Reader late;  // Attached after the end: the whole log at once.
     late.Read(ch);
@@ -115,7 +115,7 @@ TEST(JobChannelFloodTest, EventsKeepTheirPlaceBetweenFloodsAndStreamsInterleaveE
     ch.PublishOutput(true, "e");
     ch.PublishOutput(false, "o");
   }
-  ch.Finish(JobStatus::kFailed, "");
+  ch.Finish(store::JobStatus::kFailed, "");
   std::vector<JobEvent> out;
   EventCursor cursor;
   EXPECT_TRUE(ch.WaitEvents(&cursor, Past(), SIZE_MAX, &out));
@@ -137,7 +137,7 @@ TEST(JobChannelFloodTest, AReadCarriesAtMostItsBudgetAndTerminalComesLast) {
     SCOPED_TRACE("budget " + std::to_string(budget));
     JobChannel ch(kMiB);
     for (size_t i = 0; i < kMiB; ++i) ch.PublishOutput(i % 2 == 1, "\x1e");
-    ch.Finish(JobStatus::kSucceeded, "");
+    ch.Finish(store::JobStatus::kSucceeded, "");
     EventCursor cursor;
     std::string got[2];
     bool terminal = false;

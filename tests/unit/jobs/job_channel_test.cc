@@ -77,7 +77,7 @@ TEST(JobChannelTest, PublishOutputCapsEachStreamSeparately) {
 
 TEST(JobChannelTest, EventsKeepPublicationOrderAndKinds) {
   JobChannel ch(100);
-  ch.PublishStatus(JobStatus::kRunning);
+  ch.PublishStatus(store::JobStatus::kRunning);
   ch.PublishOutput(false, "out");
   ch.PublishOutput(true, "err");
   auto events = Events(ch);
@@ -94,7 +94,7 @@ TEST(JobChannelTest, FinishAppendsTheTerminalStatusAndKeepsTheRawResult) {
   JobChannel ch(100);
   EXPECT_FALSE(ch.terminal());
   EXPECT_EQ(ch.raw_result_json(), "");
-  ch.Finish(JobStatus::kSucceeded, R"({"status":"succeeded"})");
+  ch.Finish(store::JobStatus::kSucceeded, R"({"status":"succeeded"})");
   EXPECT_TRUE(ch.terminal());
   EXPECT_EQ(ch.raw_result_json(), R"({"status":"succeeded"})");
   bool terminal = false;
@@ -108,11 +108,11 @@ TEST(JobChannelTest, FinishAppendsTheTerminalStatusAndKeepsTheRawResult) {
 TEST(JobChannelTest, EverythingAfterFinishIsIgnored) {
   JobChannel ch(100);
   ch.PublishOutput(false, "before");
-  ch.Finish(JobStatus::kFailed, "first");
+  ch.Finish(store::JobStatus::kFailed, "first");
   ch.PublishOutput(false, "after");
   ch.PublishOutput(true, "after");
-  ch.PublishStatus(JobStatus::kRunning);
-  ch.Finish(JobStatus::kSucceeded, "second");
+  ch.PublishStatus(store::JobStatus::kRunning);
+  ch.Finish(store::JobStatus::kSucceeded, "second");
   EXPECT_EQ(ch.raw_result_json(), "first");
   auto events = Events(ch);
   ASSERT_EQ(events.size(), 2u);
@@ -129,7 +129,7 @@ TEST(JobChannelTest, WaitTerminalTimesOutFalseWhileNotTerminal) {
 
 TEST(JobChannelTest, WaitTerminalIsTrueAtOnceWhenAlreadyTerminal) {
   JobChannel ch(100);
-  ch.Finish(JobStatus::kCancelled, "");
+  ch.Finish(store::JobStatus::kCancelled, "");
   EXPECT_TRUE(ch.WaitTerminal(Past()));
 }
 
@@ -137,7 +137,7 @@ TEST(JobChannelTest, WaitTerminalWakesOnFinishFromAnotherThread) {
   JobChannel ch(100);
   auto waiter = std::async(std::launch::async, [&] { return ch.WaitTerminal(Far()); });
   std::this_thread::sleep_for(20ms);  // Either order must work.
-  ch.Finish(JobStatus::kTimeout, "r");
+  ch.Finish(store::JobStatus::kTimeout, "r");
   ASSERT_EQ(waiter.wait_for(kHangGuard), std::future_status::ready);
   EXPECT_TRUE(waiter.get());
 }
@@ -213,7 +213,7 @@ TEST(JobChannelTest, WaitEventsWakesOnFinishAndReportsTerminal) {
     return std::make_tuple(out, terminal);
   });
   std::this_thread::sleep_for(20ms);
-  ch.Finish(JobStatus::kOom, "");
+  ch.Finish(store::JobStatus::kOom, "");
   ASSERT_EQ(waiter.wait_for(kHangGuard), std::future_status::ready);
   auto [out, terminal] = waiter.get();
   EXPECT_TRUE(terminal);
@@ -224,7 +224,7 @@ TEST(JobChannelTest, WaitEventsWakesOnFinishAndReportsTerminal) {
 
 TEST(JobChannelTest, WaitEventsOnATerminalChannelReturnsAtOnce) {
   JobChannel ch(100);
-  ch.Finish(JobStatus::kSucceeded, "");
+  ch.Finish(store::JobStatus::kSucceeded, "");
   std::vector<JobEvent> out;
   EventCursor cursor;
   ch.WaitEvents(&cursor, Past(), SIZE_MAX, &out);
@@ -253,7 +253,7 @@ TEST(JobHubTest, OpenFindFinishLifecycle) {
   EXPECT_EQ(hub.Find("job-1"), ch);
   EXPECT_EQ(hub.Find("job-2"), nullptr);
 
-  hub.Finish("job-1", JobStatus::kSucceeded, "raw");
+  hub.Finish("job-1", store::JobStatus::kSucceeded, "raw");
   EXPECT_EQ(hub.Find("job-1"), nullptr);
   EXPECT_EQ(hub.size(), 0u);
   // The holder's channel was finished with the result.
@@ -270,7 +270,7 @@ TEST(JobHubTest, ChannelsAreIndependentAndUseTheirOwnCap) {
   b->PublishOutput(false, "123456");
   EXPECT_EQ(Joined(Events(*a), Kind::kStdout), "12");
   EXPECT_EQ(Joined(Events(*b), Kind::kStdout), "12345");
-  hub.Finish("a", JobStatus::kFailed, "");
+  hub.Finish("a", store::JobStatus::kFailed, "");
   EXPECT_EQ(hub.Find("b"), b);
   EXPECT_FALSE(b->terminal());
   EXPECT_EQ(hub.size(), 1u);
@@ -279,12 +279,12 @@ TEST(JobHubTest, ChannelsAreIndependentAndUseTheirOwnCap) {
 TEST(JobHubTest, FinishOfUnknownIdIsANoOp) {
   JobHub hub;
   auto ch = hub.Open("a", 10);
-  hub.Finish("unknown", JobStatus::kError, "");
+  hub.Finish("unknown", store::JobStatus::kError, "");
   EXPECT_EQ(hub.size(), 1u);
   EXPECT_FALSE(ch->terminal());
   // A second Finish of the same id does nothing either.
-  hub.Finish("a", JobStatus::kSucceeded, "one");
-  hub.Finish("a", JobStatus::kError, "two");
+  hub.Finish("a", store::JobStatus::kSucceeded, "one");
+  hub.Finish("a", store::JobStatus::kError, "two");
   EXPECT_EQ(ch->raw_result_json(), "one");
 }
 
@@ -293,7 +293,7 @@ TEST(JobHubTest, WaiterHoldingTheChannelIsWokenByHubFinish) {
   auto ch = hub.Open("job-1", 100);
   auto waiter = std::async(std::launch::async, [ch] { return ch->WaitTerminal(Far()); });
   std::this_thread::sleep_for(20ms);
-  hub.Finish("job-1", JobStatus::kCancelled, "");
+  hub.Finish("job-1", store::JobStatus::kCancelled, "");
   EXPECT_EQ(hub.Find("job-1"), nullptr);
   ASSERT_EQ(waiter.wait_for(kHangGuard), std::future_status::ready);
   EXPECT_TRUE(waiter.get());
@@ -302,7 +302,7 @@ TEST(JobHubTest, WaiterHoldingTheChannelIsWokenByHubFinish) {
 TEST(JobHubTest, ReopeningAFinishedIdGivesAFreshChannel) {
   JobHub hub;
   auto first = hub.Open("job-1", 100);
-  hub.Finish("job-1", JobStatus::kSucceeded, "");
+  hub.Finish("job-1", store::JobStatus::kSucceeded, "");
   auto second = hub.Open("job-1", 100);
   ASSERT_NE(second, nullptr);
   EXPECT_NE(second, first);

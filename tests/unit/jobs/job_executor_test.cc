@@ -15,7 +15,7 @@
 
 #include "coderunner/jobs/job_request.h"
 #include "coderunner/store/sqlite_job_store.h"
-#include "unit/sandbox/scripted_engine.h"
+#include "unit/isolation/scripted_engine.h"
 
 namespace coderunner::jobs {
 namespace {
@@ -31,8 +31,8 @@ constexpr const char* kRemove = "/containers/c1?force=1&v=1";
 constexpr const char* kCacheKey = "key-1";
 constexpr int64_t kOutputCap = 1 << 20;
 
-sandbox::PolicySettings Settings() {
-  sandbox::PolicySettings s;
+isolation::PolicySettings Settings() {
+  isolation::PolicySettings s;
   s.init_host_path = "/opt/coderunner-init";
   return s;
 }
@@ -62,10 +62,10 @@ class JobExecutorTest : public ::testing::Test {
     store_ = std::move(*store);
     engine_ = std::make_unique<testutil::ScriptedEngine>();
     containers_ = std::make_unique<engine::ContainerClient>(*engine_, std::chrono::seconds(5));
-    sandbox::RunnerOptions options;
+    isolation::RunnerOptions options;
     options.workspace_root = root_ + "/ws";
     options.uids = &uids_;
-    runner_ = std::make_unique<sandbox::ContainerRunner>(*containers_, policy_, options);
+    runner_ = std::make_unique<isolation::ContainerRunner>(*containers_, policy_, options);
     hub_ = std::make_unique<JobHub>();
     metrics_ = std::make_unique<MetricsRegistry>();
     DeclareJobMetrics(*metrics_);
@@ -86,8 +86,9 @@ class JobExecutorTest : public ::testing::Test {
 
   // Stores job kJob as accepted (queued, with its channel open), as
   // JobService does before a worker picks it up.
-  std::shared_ptr<JobChannel> Accept(bool fail_fast, JobStatus status = JobStatus::kQueued) {
-    JobRecord r;
+  std::shared_ptr<JobChannel> Accept(bool fail_fast,
+                                     store::JobStatus status = store::JobStatus::kQueued) {
+    store::JobRecord r;
     r.id = kJob;
     r.tenant = "acme";
     r.status = status;
@@ -98,13 +99,13 @@ class JobExecutorTest : public ::testing::Test {
     r.limits_json = "{}";
     r.cache_key = kCacheKey;
     r.created_at_ms = NowMs();
-    r.transitions = {{JobStatus::kQueued, r.created_at_ms}};
-    if (IsTerminal(status)) {
+    r.transitions = {{store::JobStatus::kQueued, r.created_at_ms}};
+    if (store::IsTerminal(status)) {
       r.finished_at_ms = r.created_at_ms;
       r.transitions.push_back({status, r.created_at_ms});
       r.result_json = "{}";
     }
-    auto channel = IsTerminal(status) ? nullptr : hub_->Open(kJob, kOutputCap);
+    auto channel = store::IsTerminal(status) ? nullptr : hub_->Open(kJob, kOutputCap);
     EXPECT_TRUE(store_->Insert({r}).ok());
     return channel;
   }
@@ -127,10 +128,10 @@ class JobExecutorTest : public ::testing::Test {
     });
   }
 
-  JobRecord Stored() {
+  store::JobRecord Stored() {
     auto rec = store_->Get(kJob, "acme");
     EXPECT_TRUE(rec.ok()) << rec.status().ToString();
-    return rec.ok() ? *rec : JobRecord{};
+    return rec.ok() ? *rec : store::JobRecord{};
   }
   bool Cached() {
     auto hit = store_->CacheGet(kCacheKey, NowMs());
@@ -141,9 +142,9 @@ class JobExecutorTest : public ::testing::Test {
   config::Config config_;
   std::unique_ptr<testutil::ScriptedEngine> engine_;
   std::unique_ptr<engine::ContainerClient> containers_;
-  sandbox::ContainerPolicy policy_{Settings(), "inst-1"};
-  sandbox::UidPool uids_{sandbox::kDefaultFirstJobUid, 8};
-  std::unique_ptr<sandbox::ContainerRunner> runner_;
+  isolation::ContainerPolicy policy_{Settings(), "inst-1"};
+  isolation::UidPool uids_{isolation::kDefaultFirstJobUid, 8};
+  std::unique_ptr<isolation::ContainerRunner> runner_;
   std::unique_ptr<store::SqliteJobStore> store_;
   JobQueue queue_{10};
   std::unique_ptr<JobHub> hub_;
@@ -155,13 +156,13 @@ TEST_F(JobExecutorTest, QueuedJobRunsAndEndsWithItsResultStored) {
     const char* name;
     int exit_code;
     bool trailer;
-    JobStatus status;
+    store::JobStatus status;
     bool cached;  // Only an end coderunner-init reported is cached.
   };
   const std::vector<Case> cases = {
-      {"exit 0 reported by init", 0, true, JobStatus::kSucceeded, true},
-      {"exit 2 reported by init", 2, true, JobStatus::kFailed, true},
-      {"exit 0 seen only by the engine", 0, false, JobStatus::kSucceeded, false},
+      {"exit 0 reported by init", 0, true, store::JobStatus::kSucceeded, true},
+      {"exit 2 reported by init", 2, true, store::JobStatus::kFailed, true},
+      {"exit 0 seen only by the engine", 0, false, store::JobStatus::kSucceeded, false},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -171,12 +172,12 @@ TEST_F(JobExecutorTest, QueuedJobRunsAndEndsWithItsResultStored) {
     JobExecutor executor(Context());
     executor.Execute(kJob);
 
-    JobRecord rec = Stored();
+    store::JobRecord rec = Stored();
     EXPECT_EQ(rec.status, c.status);
     EXPECT_EQ(rec.image_digest, "sha256:feed");
     json result = json::parse(rec.result_json);
     EXPECT_EQ(result["id"], kJob);
-    EXPECT_EQ(result["status"], std::string(JobStatusName(c.status)));
+    EXPECT_EQ(result["status"], std::string(store::JobStatusName(c.status)));
     EXPECT_EQ(result["exit_code"], c.exit_code);
     EXPECT_EQ(result["stdout"], "out\n");
     EXPECT_TRUE(result["error"].is_null());
@@ -210,8 +211,8 @@ TEST_F(JobExecutorTest, UnreachableEngineEndsTheJobAsErrorEngineUnavailable) {
     JobExecutor executor(Context());
     executor.Execute(kJob);
 
-    JobRecord rec = Stored();
-    EXPECT_EQ(rec.status, JobStatus::kError);
+    store::JobRecord rec = Stored();
+    EXPECT_EQ(rec.status, store::JobStatus::kError);
     json result = json::parse(rec.result_json);
     EXPECT_EQ(result["status"], "error");
     EXPECT_EQ(result["error"]["code"], "engine_unavailable");
@@ -229,10 +230,10 @@ TEST_F(JobExecutorTest, UnreachableEngineEndsTheJobAsErrorEngineUnavailable) {
 }
 
 TEST_F(JobExecutorTest, JobCancelledWhileQueuedNeverReachesTheEngine) {
-  Accept(/*fail_fast=*/false, JobStatus::kCancelled);
+  Accept(/*fail_fast=*/false, store::JobStatus::kCancelled);
   JobExecutor executor(Context());
   executor.Execute(kJob);
-  EXPECT_EQ(Stored().status, JobStatus::kCancelled);
+  EXPECT_EQ(Stored().status, store::JobStatus::kCancelled);
   EXPECT_TRUE(engine_->Seen().empty());
   EXPECT_TRUE(executor.Active().empty());
 }

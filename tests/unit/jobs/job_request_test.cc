@@ -19,8 +19,8 @@ using nlohmann::json;
 
 const std::string kDigest = "sha256:" + std::string(64, 'e');
 
-JobRecord RecordWith(const std::string& stored) {
-  JobRecord r;
+store::JobRecord RecordWith(const std::string& stored) {
+  store::JobRecord r;
   r.id = "job-0123456789abcdef01234567";
   r.request_json = stored;
   return r;
@@ -243,7 +243,7 @@ TEST(JobSpecFromRecordTest, MistypedTierInACorruptRecordIsNotACrash) {
 
 TEST(JobSpecFromRecordTest, MistypedFailFastInACorruptRecordIsNotACrash) {
   config::Config cfg = config::DefaultConfig();
-  JobRecord r = RecordWith(R"({"request":{"code":"1"},"fail_fast":"yes"})");
+  store::JobRecord r = RecordWith(R"({"request":{"code":"1"},"fail_fast":"yes"})");
   // Either an error or fail_fast=false is acceptable; throwing is not.
   EXPECT_NO_THROW({
     auto job = JobSpecFromRecord(r, cfg);
@@ -255,9 +255,9 @@ TEST(JobSpecFromRecordTest, MistypedFailFastInACorruptRecordIsNotACrash) {
 
 // ---- InputsSha256 / CacheKey ----
 
-sandbox::JobSpec BaseSpec() {
+isolation::JobSpec BaseSpec() {
   config::Config cfg = config::DefaultConfig();
-  sandbox::JobSpec s;
+  isolation::JobSpec s;
   s.id = "job-1";
   s.language = cfg.DefaultLanguage();
   s.code = "print(input())";
@@ -279,18 +279,18 @@ TEST(InputsSha256Test, IsHexAndDeterministic) {
 }
 
 TEST(InputsSha256Test, DoesNotDependOnFileOrder) {
-  sandbox::JobSpec a = BaseSpec();
-  sandbox::JobSpec b = BaseSpec();
+  isolation::JobSpec a = BaseSpec();
+  isolation::JobSpec b = BaseSpec();
   std::reverse(b.files.begin(), b.files.end());
-  sandbox::JobSpec c = BaseSpec();
+  isolation::JobSpec c = BaseSpec();
   std::rotate(c.files.begin(), c.files.begin() + 1, c.files.end());
   EXPECT_EQ(InputsSha256(a), InputsSha256(b));
   EXPECT_EQ(InputsSha256(a), InputsSha256(c));
 }
 
 TEST(InputsSha256Test, IgnoresWhatIsNotAnInput) {
-  sandbox::JobSpec a = BaseSpec();
-  sandbox::JobSpec b = BaseSpec();
+  isolation::JobSpec a = BaseSpec();
+  isolation::JobSpec b = BaseSpec();
   b.id = "job-2";
   b.code = "other code";  // Hashed separately (code_sha256).
   b.limits.timeout_ms += 1;
@@ -299,33 +299,33 @@ TEST(InputsSha256Test, IgnoresWhatIsNotAnInput) {
 }
 
 // Input mutations that must each change the inputs hash and the cache key.
-const std::vector<std::pair<const char*, std::function<void(sandbox::JobSpec&)>>> kInputMutations =
-    {
-        {"stdin", [](sandbox::JobSpec& s) { s.stdin_data += "!"; }},
-        {"stdin emptied", [](sandbox::JobSpec& s) { s.stdin_data.clear(); }},
-        {"arg value", [](sandbox::JobSpec& s) { s.args[1] = "y"; }},
-        {"arg added", [](sandbox::JobSpec& s) { s.args.push_back(""); }},
-        {"args reordered", [](sandbox::JobSpec& s) { std::swap(s.args[0], s.args[1]); }},
-        {"args split differently", [](sandbox::JobSpec& s) { s.args = {"-vx"}; }},
+const std::vector<std::pair<const char*, std::function<void(isolation::JobSpec&)>>>
+    kInputMutations = {
+        {"stdin", [](isolation::JobSpec& s) { s.stdin_data += "!"; }},
+        {"stdin emptied", [](isolation::JobSpec& s) { s.stdin_data.clear(); }},
+        {"arg value", [](isolation::JobSpec& s) { s.args[1] = "y"; }},
+        {"arg added", [](isolation::JobSpec& s) { s.args.push_back(""); }},
+        {"args reordered", [](isolation::JobSpec& s) { std::swap(s.args[0], s.args[1]); }},
+        {"args split differently", [](isolation::JobSpec& s) { s.args = {"-vx"}; }},
         {"arg moved into stdin",
-         [](sandbox::JobSpec& s) {
+         [](isolation::JobSpec& s) {
            s.stdin_data += s.args.back();
            s.args.pop_back();
          }},
-        {"file content", [](sandbox::JobSpec& s) { s.files[0].content = "AAB"; }},
-        {"file path", [](sandbox::JobSpec& s) { s.files[0].path = "a2.txt"; }},
-        {"file removed", [](sandbox::JobSpec& s) { s.files.pop_back(); }},
+        {"file content", [](isolation::JobSpec& s) { s.files[0].content = "AAB"; }},
+        {"file path", [](isolation::JobSpec& s) { s.files[0].path = "a2.txt"; }},
+        {"file removed", [](isolation::JobSpec& s) { s.files.pop_back(); }},
         {"file added",
-         [](sandbox::JobSpec& s) {
+         [](isolation::JobSpec& s) {
            s.files.push_back({"d", ""});
          }},
         {"path/content boundary moved",
-         [](sandbox::JobSpec& s) {
+         [](isolation::JobSpec& s) {
            s.files[0].path = "a.txtA";
            s.files[0].content = "AA";
          }},
         {"contents swapped between files",
-         [](sandbox::JobSpec& s) { std::swap(s.files[0].content, s.files[2].content); }},
+         [](isolation::JobSpec& s) { std::swap(s.files[0].content, s.files[2].content); }},
 };
 
 TEST(InputsSha256Test, ChangesWithStdinArgsAndFiles) {
@@ -333,7 +333,7 @@ TEST(InputsSha256Test, ChangesWithStdinArgsAndFiles) {
   std::set<std::string> seen = {base};
   for (const auto& [name, mutate] : kInputMutations) {
     SCOPED_TRACE(name);
-    sandbox::JobSpec s = BaseSpec();
+    isolation::JobSpec s = BaseSpec();
     mutate(s);
     std::string h = InputsSha256(s);
     EXPECT_NE(h, base);
@@ -351,7 +351,7 @@ TEST(CacheKeyTest, IsEmptyWithoutAnImageDigest) {
 TEST(CacheKeyTest, IsHexDeterministicAndIndependentOfFileOrderAndJobId) {
   std::string k = CacheKey(BaseSpec(), kTenant, kDigest, OutputEncoding::kUtf8);
   EXPECT_TRUE(IsHex64(k)) << k;
-  sandbox::JobSpec other = BaseSpec();
+  isolation::JobSpec other = BaseSpec();
   other.id = "job-other";
   std::reverse(other.files.begin(), other.files.end());
   EXPECT_EQ(CacheKey(other, kTenant, kDigest, OutputEncoding::kUtf8), k);
@@ -359,24 +359,24 @@ TEST(CacheKeyTest, IsHexDeterministicAndIndependentOfFileOrderAndJobId) {
 
 TEST(CacheKeyTest, ChangesWithEveryPartOfWhatRuns) {
   const std::string base = CacheKey(BaseSpec(), kTenant, kDigest, OutputEncoding::kUtf8);
-  std::vector<std::pair<const char*, std::function<void(sandbox::JobSpec&)>>> mutations = {
-      {"code", [](sandbox::JobSpec& s) { s.code += " "; }},
-      {"language", [](sandbox::JobSpec& s) { s.language.name = "python2"; }},
-      {"timeout_ms", [](sandbox::JobSpec& s) { s.limits.timeout_ms += 1; }},
-      {"cpu_ms", [](sandbox::JobSpec& s) { s.limits.cpu_ms += 1; }},
-      {"memory_bytes", [](sandbox::JobSpec& s) { s.limits.memory_bytes += 1; }},
-      {"pids", [](sandbox::JobSpec& s) { s.limits.pids += 1; }},
-      {"output_bytes", [](sandbox::JobSpec& s) { s.limits.output_bytes += 1; }},
-      {"tmp_bytes", [](sandbox::JobSpec& s) { s.limits.tmp_bytes += 1; }},
-      {"cpus", [](sandbox::JobSpec& s) { s.limits.cpus = 0.5; }},
-      {"runtime runsc", [](sandbox::JobSpec& s) { s.runtime = "runsc"; }},
-      {"runtime runc", [](sandbox::JobSpec& s) { s.runtime = "runc"; }},
+  std::vector<std::pair<const char*, std::function<void(isolation::JobSpec&)>>> mutations = {
+      {"code", [](isolation::JobSpec& s) { s.code += " "; }},
+      {"language", [](isolation::JobSpec& s) { s.language.name = "python2"; }},
+      {"timeout_ms", [](isolation::JobSpec& s) { s.limits.timeout_ms += 1; }},
+      {"cpu_ms", [](isolation::JobSpec& s) { s.limits.cpu_ms += 1; }},
+      {"memory_bytes", [](isolation::JobSpec& s) { s.limits.memory_bytes += 1; }},
+      {"pids", [](isolation::JobSpec& s) { s.limits.pids += 1; }},
+      {"output_bytes", [](isolation::JobSpec& s) { s.limits.output_bytes += 1; }},
+      {"tmp_bytes", [](isolation::JobSpec& s) { s.limits.tmp_bytes += 1; }},
+      {"cpus", [](isolation::JobSpec& s) { s.limits.cpus = 0.5; }},
+      {"runtime runsc", [](isolation::JobSpec& s) { s.runtime = "runsc"; }},
+      {"runtime runc", [](isolation::JobSpec& s) { s.runtime = "runc"; }},
   };
   mutations.insert(mutations.end(), kInputMutations.begin(), kInputMutations.end());
   std::set<std::string> seen = {base};
   for (const auto& [name, mutate] : mutations) {
     SCOPED_TRACE(name);
-    sandbox::JobSpec s = BaseSpec();
+    isolation::JobSpec s = BaseSpec();
     mutate(s);
     std::string k = CacheKey(s, kTenant, kDigest, OutputEncoding::kUtf8);
     EXPECT_NE(k, base);
@@ -385,7 +385,7 @@ TEST(CacheKeyTest, ChangesWithEveryPartOfWhatRuns) {
 }
 
 TEST(CacheKeyTest, ChangesWithImageDigestAndOutputEncoding) {
-  sandbox::JobSpec s = BaseSpec();
+  isolation::JobSpec s = BaseSpec();
   std::string base = CacheKey(s, kTenant, kDigest, OutputEncoding::kUtf8);
   EXPECT_NE(CacheKey(s, kTenant, "sha256:" + std::string(64, 'f'), OutputEncoding::kUtf8), base);
   EXPECT_NE(CacheKey(s, kTenant, kDigest, OutputEncoding::kBase64), base);
@@ -394,7 +394,7 @@ TEST(CacheKeyTest, ChangesWithImageDigestAndOutputEncoding) {
 TEST(CacheKeyTest, IsPerTenant) {
   // Another tenant's identical request never finds this tenant's entry, and
   // names cannot be shifted across the field boundary.
-  sandbox::JobSpec s = BaseSpec();
+  isolation::JobSpec s = BaseSpec();
   const std::string base = CacheKey(s, kTenant, kDigest, OutputEncoding::kUtf8);
   std::set<std::string> seen = {base};
   for (const char* tenant : {"globex", "", "acme ", "Acme", "acme\n", "default", "local"}) {
@@ -407,7 +407,7 @@ TEST(CacheKeyTest, IsPerTenant) {
 }
 
 TEST(CacheKeyTest, DiffersFromTheInputsHash) {
-  sandbox::JobSpec s = BaseSpec();
+  isolation::JobSpec s = BaseSpec();
   EXPECT_NE(CacheKey(s, kTenant, kDigest, OutputEncoding::kUtf8), InputsSha256(s));
 }
 

@@ -1,4 +1,4 @@
-#include "coderunner/jobs/recovery.h"
+#include "jobs/recovery.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -105,9 +105,9 @@ class RecoveryTest : public ::testing::Test {
   }
 
   // Inserts a job as it was when the service died.
-  void AddJob(const std::string& id, JobStatus status, int attempt = 1, int64_t created = kT0,
-              const std::string& tenant = "default") {
-    JobRecord r;
+  void AddJob(const std::string& id, store::JobStatus status, int attempt = 1,
+              int64_t created = kT0, const std::string& tenant = "default") {
+    store::JobRecord r;
     r.id = id;
     r.tenant = tenant;
     r.status = status;
@@ -118,12 +118,12 @@ class RecoveryTest : public ::testing::Test {
     r.limits_json = "{}";
     r.attempt = attempt;
     r.created_at_ms = created;
-    r.transitions = {{JobStatus::kQueued, created}};
-    if (status != JobStatus::kQueued) {
+    r.transitions = {{store::JobStatus::kQueued, created}};
+    if (status != store::JobStatus::kQueued) {
       r.started_at_ms = created + 1;
-      r.transitions.push_back({JobStatus::kRunning, created + 1});
+      r.transitions.push_back({store::JobStatus::kRunning, created + 1});
     }
-    if (IsTerminal(status)) {
+    if (store::IsTerminal(status)) {
       r.finished_at_ms = created + 2;
       r.transitions.push_back({status, created + 2});
       r.result_json = "{}";
@@ -143,10 +143,10 @@ class RecoveryTest : public ::testing::Test {
                            body);
   }
 
-  JobRecord Get(const std::string& id) {
+  store::JobRecord Get(const std::string& id) {
     auto r = store_->Get(id, "");
     EXPECT_TRUE(r.ok()) << r.status().ToString();
-    return r.ok() ? *r : JobRecord{};
+    return r.ok() ? *r : store::JobRecord{};
   }
 
   std::set<std::string> DeletedContainers() const {
@@ -212,22 +212,23 @@ TEST_F(RecoveryTest, ListsOnlyThisInstancesManagedContainers) {
 }
 
 TEST_F(RecoveryTest, QueuedJobIsRequeuedWithAnOpenChannel) {
-  AddJob("job-q", JobStatus::kQueued);
+  AddJob("job-q", store::JobStatus::kQueued);
   ListContainers({});
   auto report = RecoverJobs(Context());
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_EQ(report->requeued_queued, 1);
   EXPECT_NE(hub_->Find("job-q"), nullptr);
   EXPECT_EQ(Drain(), (std::vector<std::string>{"job-q"}));
-  JobRecord r = Get("job-q");
-  EXPECT_EQ(r.status, JobStatus::kQueued);
+  store::JobRecord r = Get("job-q");
+  EXPECT_EQ(r.status, store::JobStatus::kQueued);
   EXPECT_EQ(r.attempt, 1);
   EXPECT_EQ(r.transitions.size(), 1u);
 }
 
 TEST_F(RecoveryTest, QueuedJobsAreRequeuedOldestFirstEvenPastTheQueueBound) {
   JobQueue small(1);
-  for (int i = 0; i < 4; ++i) AddJob("job-" + std::to_string(i), JobStatus::kQueued, 1, kT0 + i);
+  for (int i = 0; i < 4; ++i)
+    AddJob("job-" + std::to_string(i), store::JobStatus::kQueued, 1, kT0 + i);
   ListContainers({});
   JobsContext ctx = Context();
   ctx.queue = &small;
@@ -242,12 +243,12 @@ TEST_F(RecoveryTest, RunningJobWithExitedContainerTakesItsResultFromTheContainer
     const char* name;
     int exit_code;
     bool oom;
-    JobStatus want;
+    store::JobStatus want;
   };
   const std::vector<Case> cases = {
-      {"exit 0", 0, false, JobStatus::kSucceeded},
-      {"exit 3", 3, false, JobStatus::kFailed},
-      {"oom killed", 137, true, JobStatus::kOom},
+      {"exit 0", 0, false, store::JobStatus::kSucceeded},
+      {"exit 3", 3, false, store::JobStatus::kFailed},
+      {"oom killed", 137, true, store::JobStatus::kOom},
   };
   int n = 0;
   for (const Case& c : cases) {
@@ -255,7 +256,7 @@ TEST_F(RecoveryTest, RunningJobWithExitedContainerTakesItsResultFromTheContainer
     std::string job = "job-r" + std::to_string(n);
     std::string cid = "c0ffee" + std::to_string(n++);
     Reset();
-    AddJob(job, JobStatus::kRunning);
+    AddJob(job, store::JobStatus::kRunning);
     ListContainers({Row(cid, job, "exited")});
     AnswerInspect(Inspect(cid, job, "exited", c.exit_code, c.oom));
 
@@ -265,7 +266,7 @@ TEST_F(RecoveryTest, RunningJobWithExitedContainerTakesItsResultFromTheContainer
     EXPECT_EQ(report->requeued_running, 0);
     EXPECT_EQ(report->orphans_removed, 0);
 
-    JobRecord r = Get(job);
+    store::JobRecord r = Get(job);
     EXPECT_EQ(r.status, c.want);
     EXPECT_EQ(r.image_digest, kImageDigest);
     EXPECT_GT(r.finished_at_ms, 0);
@@ -273,7 +274,7 @@ TEST_F(RecoveryTest, RunningJobWithExitedContainerTakesItsResultFromTheContainer
     EXPECT_EQ(r.transitions.back().status, c.want);
     json result = json::parse(r.result_json, nullptr, false);
     ASSERT_TRUE(result.is_object()) << r.result_json;
-    EXPECT_EQ(result["status"], JobStatusName(c.want));
+    EXPECT_EQ(result["status"], store::JobStatusName(c.want));
     EXPECT_EQ(result["exit_code"], c.exit_code);
     EXPECT_EQ(result["recovered"], true);
     EXPECT_EQ(result["output_lost"], true);
@@ -292,7 +293,7 @@ TEST_F(RecoveryTest, RecordedExitedContainerOfBothEnginesFinishesTheJob) {
   for (const char* engine : {"docker", "podman"}) {
     SCOPED_TRACE(engine);
     Reset();
-    AddJob("job-rec", JobStatus::kRunning);
+    AddJob("job-rec", store::JobStatus::kRunning);
     Recording list = transport_->Replay(engine, "container_list");
     ASSERT_EQ(list.request.path, list_path_);
     Recording inspect = transport_->Replay(engine, "container_inspect_exited");
@@ -302,8 +303,8 @@ TEST_F(RecoveryTest, RecordedExitedContainerOfBothEnginesFinishesTheJob) {
     auto report = RecoverJobs(Context());
     ASSERT_TRUE(report.ok()) << report.status().ToString();
     EXPECT_EQ(report->recovered_finished, 1);
-    JobRecord r = Get("job-rec");
-    EXPECT_EQ(r.status, JobStatus::kFailed);
+    store::JobRecord r = Get("job-rec");
+    EXPECT_EQ(r.status, store::JobStatus::kFailed);
     EXPECT_EQ(r.image_digest, inspect.body["Image"].get<std::string>());
     json result = json::parse(r.result_json);
     EXPECT_EQ(result["exit_code"], 3);
@@ -314,7 +315,7 @@ TEST_F(RecoveryTest, RecordedExitedContainerOfBothEnginesFinishesTheJob) {
 }
 
 TEST_F(RecoveryTest, RunningJobWithRunningContainerIsKilledAndRequeuedAsAttempt2) {
-  AddJob("job-run", JobStatus::kRunning);
+  AddJob("job-run", store::JobStatus::kRunning);
   ListContainers({Row("cafe01", "job-run", "running")});
   AnswerInspect(Inspect("cafe01", "job-run", "running", 0, false));
   auto report = RecoverJobs(Context());
@@ -323,35 +324,35 @@ TEST_F(RecoveryTest, RunningJobWithRunningContainerIsKilledAndRequeuedAsAttempt2
   EXPECT_EQ(report->recovered_finished, 0);
   EXPECT_EQ(report->orphans_removed, 0);
   EXPECT_EQ(DeletedContainers(), std::set<std::string>{"cafe01"});
-  JobRecord r = Get("job-run");
-  EXPECT_EQ(r.status, JobStatus::kQueued);
+  store::JobRecord r = Get("job-run");
+  EXPECT_EQ(r.status, store::JobStatus::kQueued);
   EXPECT_EQ(r.attempt, 2);
   ASSERT_FALSE(r.transitions.empty());
-  EXPECT_EQ(r.transitions.back().status, JobStatus::kQueued);
+  EXPECT_EQ(r.transitions.back().status, store::JobStatus::kQueued);
   EXPECT_EQ(r.result_json, "");
   EXPECT_NE(hub_->Find("job-run"), nullptr);
   EXPECT_EQ(Drain(), (std::vector<std::string>{"job-run"}));
 }
 
 TEST_F(RecoveryTest, RunningJobWhoseContainerNeverStartedIsRequeued) {
-  AddJob("job-c", JobStatus::kRunning);
+  AddJob("job-c", store::JobStatus::kRunning);
   ListContainers({Row("cafe02", "job-c", "created")});
   AnswerInspect(Inspect("cafe02", "job-c", "created", 0, false));
   auto report = RecoverJobs(Context());
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_EQ(report->requeued_running, 1);
   EXPECT_EQ(DeletedContainers(), std::set<std::string>{"cafe02"});
-  EXPECT_EQ(Get("job-c").status, JobStatus::kQueued);
+  EXPECT_EQ(Get("job-c").status, store::JobStatus::kQueued);
 }
 
 TEST_F(RecoveryTest, RunningJobWithoutContainerIsRequeuedAsAttempt2) {
-  AddJob("job-gone", JobStatus::kRunning);
+  AddJob("job-gone", store::JobStatus::kRunning);
   ListContainers({});
   auto report = RecoverJobs(Context());
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_EQ(report->requeued_running, 1);
-  JobRecord r = Get("job-gone");
-  EXPECT_EQ(r.status, JobStatus::kQueued);
+  store::JobRecord r = Get("job-gone");
+  EXPECT_EQ(r.status, store::JobStatus::kQueued);
   EXPECT_EQ(r.attempt, 2);
   EXPECT_TRUE(DeletedContainers().empty());
   EXPECT_EQ(Drain(), (std::vector<std::string>{"job-gone"}));
@@ -368,7 +369,7 @@ TEST_F(RecoveryTest, SecondInterruptionEndsAsErrorInterrupted) {
     std::string job = "job-twice" + std::to_string(n);
     std::string cid = "beef0" + std::to_string(n++);
     Reset();
-    AddJob(job, JobStatus::kRunning, /*attempt=*/2);
+    AddJob(job, store::JobStatus::kRunning, /*attempt=*/2);
     if (c.has_container) {
       ListContainers({Row(cid, job, "running")});
       AnswerInspect(Inspect(cid, job, "running", 0, false));
@@ -380,8 +381,8 @@ TEST_F(RecoveryTest, SecondInterruptionEndsAsErrorInterrupted) {
     EXPECT_EQ(report->interrupted, 1);
     EXPECT_EQ(report->requeued_running, 0);
 
-    JobRecord r = Get(job);
-    EXPECT_EQ(r.status, JobStatus::kError);
+    store::JobRecord r = Get(job);
+    EXPECT_EQ(r.status, store::JobStatus::kError);
     EXPECT_EQ(r.attempt, 2);
     EXPECT_GT(r.finished_at_ms, 0);
     json result = json::parse(r.result_json, nullptr, false);
@@ -397,7 +398,7 @@ TEST_F(RecoveryTest, SecondInterruptionEndsAsErrorInterrupted) {
 }
 
 TEST_F(RecoveryTest, ContainersNoLiveJobOwnsAreRemoved) {
-  AddJob("job-done", JobStatus::kSucceeded);
+  AddJob("job-done", store::JobStatus::kSucceeded);
   ListContainers({
       Row("aaaa01", "job-unknown", "exited"),
       Row("aaaa02", "job-done", "exited"),  // Terminal job: nothing to recover.
@@ -409,12 +410,12 @@ TEST_F(RecoveryTest, ContainersNoLiveJobOwnsAreRemoved) {
   EXPECT_EQ(DeletedContainers(), (std::set<std::string>{"aaaa01", "aaaa02", "aaaa03"}));
   // Nothing was inspected: they are removed unread.
   EXPECT_FALSE(Inspected("aaaa01"));
-  EXPECT_EQ(Get("job-done").status, JobStatus::kSucceeded);
+  EXPECT_EQ(Get("job-done").status, store::JobStatus::kSucceeded);
   EXPECT_EQ(queue_->size(), 0u);
 }
 
 TEST_F(RecoveryTest, LeftoverContainerOfAQueuedJobIsRemovedAndTheJobRequeued) {
-  AddJob("job-q", JobStatus::kQueued);
+  AddJob("job-q", store::JobStatus::kQueued);
   ListContainers({Row("dddd01", "job-q", "created")});
   auto report = RecoverJobs(Context());
   ASSERT_TRUE(report.ok()) << report.status().ToString();
@@ -424,11 +425,11 @@ TEST_F(RecoveryTest, LeftoverContainerOfAQueuedJobIsRemovedAndTheJobRequeued) {
 }
 
 TEST_F(RecoveryTest, MixedStartupRecoversEachJobItsOwnWay) {
-  AddJob("job-a", JobStatus::kQueued, 1, kT0 + 1, "t1");
-  AddJob("job-b", JobStatus::kRunning, 1, kT0 + 2, "t1");  // Exited: finished.
-  AddJob("job-c", JobStatus::kRunning, 1, kT0 + 3, "t2");  // Running: re-queued.
-  AddJob("job-d", JobStatus::kRunning, 2, kT0 + 4, "t2");  // Gone, 2nd time: error.
-  AddJob("job-e", JobStatus::kFailed, 1, kT0 + 5, "t1");   // Terminal: untouched.
+  AddJob("job-a", store::JobStatus::kQueued, 1, kT0 + 1, "t1");
+  AddJob("job-b", store::JobStatus::kRunning, 1, kT0 + 2, "t1");  // Exited: finished.
+  AddJob("job-c", store::JobStatus::kRunning, 1, kT0 + 3, "t2");  // Running: re-queued.
+  AddJob("job-d", store::JobStatus::kRunning, 2, kT0 + 4, "t2");  // Gone, 2nd time: error.
+  AddJob("job-e", store::JobStatus::kFailed, 1, kT0 + 5, "t1");   // Terminal: untouched.
   ListContainers({Row("bbbb01", "job-b", "exited"), Row("cccc01", "job-c", "running"),
                   Row("eeee01", "job-x", "exited")});
   AnswerInspect(Inspect("bbbb01", "job-b", "exited", 0, false));
@@ -440,11 +441,11 @@ TEST_F(RecoveryTest, MixedStartupRecoversEachJobItsOwnWay) {
   EXPECT_EQ(report->requeued_running, 1);
   EXPECT_EQ(report->interrupted, 1);
   EXPECT_EQ(report->orphans_removed, 1);
-  EXPECT_EQ(Get("job-a").status, JobStatus::kQueued);
-  EXPECT_EQ(Get("job-b").status, JobStatus::kSucceeded);
-  EXPECT_EQ(Get("job-c").status, JobStatus::kQueued);
-  EXPECT_EQ(Get("job-d").status, JobStatus::kError);
-  EXPECT_EQ(Get("job-e").status, JobStatus::kFailed);
+  EXPECT_EQ(Get("job-a").status, store::JobStatus::kQueued);
+  EXPECT_EQ(Get("job-b").status, store::JobStatus::kSucceeded);
+  EXPECT_EQ(Get("job-c").status, store::JobStatus::kQueued);
+  EXPECT_EQ(Get("job-d").status, store::JobStatus::kError);
+  EXPECT_EQ(Get("job-e").status, store::JobStatus::kFailed);
   EXPECT_EQ(DeletedContainers(), (std::set<std::string>{"bbbb01", "cccc01", "eeee01"}));
   // Round-robin over t1 and t2, each oldest first.
   EXPECT_EQ(Drain(), (std::vector<std::string>{"job-a", "job-c"}));
@@ -452,8 +453,8 @@ TEST_F(RecoveryTest, MixedStartupRecoversEachJobItsOwnWay) {
 }
 
 TEST_F(RecoveryTest, UnreachableEngineRequeuesQueuedJobsAndLeavesInterruptedOnes) {
-  AddJob("job-q", JobStatus::kQueued);
-  AddJob("job-r", JobStatus::kRunning);
+  AddJob("job-q", store::JobStatus::kQueued);
+  AddJob("job-r", store::JobStatus::kRunning);
   transport_->FailEverything(UnavailableError("connect: no such file", "engine_unavailable"));
   auto report = RecoverJobs(Context());
   ASSERT_FALSE(report.ok());
@@ -463,9 +464,9 @@ TEST_F(RecoveryTest, UnreachableEngineRequeuesQueuedJobsAndLeavesInterruptedOnes
   // engine, unchanged.
   EXPECT_EQ(queue_->size(), 1u);
   EXPECT_EQ(hub_->size(), 2u);
-  EXPECT_EQ(Get("job-q").status, JobStatus::kQueued);
-  JobRecord r = Get("job-r");
-  EXPECT_EQ(r.status, JobStatus::kRunning);
+  EXPECT_EQ(Get("job-q").status, store::JobStatus::kQueued);
+  store::JobRecord r = Get("job-r");
+  EXPECT_EQ(r.status, store::JobStatus::kRunning);
   EXPECT_EQ(r.attempt, 1);
 }
 

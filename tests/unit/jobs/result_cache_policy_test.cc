@@ -1,4 +1,4 @@
-#include "coderunner/jobs/result_cache_policy.h"
+#include "jobs/result_cache_policy.h"
 
 #include <gtest/gtest.h>
 
@@ -10,8 +10,8 @@ namespace coderunner::jobs {
 namespace {
 
 // A run the program ended on its own, as coderunner-init reported it.
-sandbox::RunResult ProgramEnded(sandbox::RunStatus status, int exit_code) {
-  sandbox::RunResult r;
+isolation::RunResult ProgramEnded(isolation::RunStatus status, int exit_code) {
+  isolation::RunResult r;
   r.status = status;
   r.exit_code = exit_code;
   r.reported_by_init = true;
@@ -22,64 +22,66 @@ sandbox::RunResult ProgramEnded(sandbox::RunStatus status, int exit_code) {
 TEST(ResultCachePolicyTest, OnlyResultsTheProgramDeterminedAreCached) {
   struct Case {
     const char* name;
-    JobStatus status;
-    std::function<void(sandbox::RunResult&)> shape;
+    store::JobStatus status;
+    std::function<void(isolation::RunResult&)> shape;
     bool cached;
   };
-  auto none = [](sandbox::RunResult&) {};
+  auto none = [](isolation::RunResult&) {};
   const std::vector<Case> cases = {
-      {"succeeded", JobStatus::kSucceeded, none, true},
-      {"failed with an exit code", JobStatus::kFailed, none, true},
-      {"failed on a signal it raised", JobStatus::kFailed,
-       [](sandbox::RunResult& r) { r.signal = 6; }, true},
-      {"timeout", JobStatus::kTimeout, none, false},
-      {"oom", JobStatus::kOom, none, false},
-      {"cancelled (a caller, or a shutdown that re-queues)", JobStatus::kCancelled, none, false},
-      {"error", JobStatus::kError, none, false},
-      {"queued", JobStatus::kQueued, none, false},
-      {"running", JobStatus::kRunning, none, false},
-      {"engine failure (no trailer)", JobStatus::kError,
-       [](sandbox::RunResult& r) {
+      {"succeeded", store::JobStatus::kSucceeded, none, true},
+      {"failed with an exit code", store::JobStatus::kFailed, none, true},
+      {"failed on a signal it raised", store::JobStatus::kFailed,
+       [](isolation::RunResult& r) { r.signal = 6; }, true},
+      {"timeout", store::JobStatus::kTimeout, none, false},
+      {"oom", store::JobStatus::kOom, none, false},
+      {"cancelled (a caller, or a shutdown that re-queues)", store::JobStatus::kCancelled, none,
+       false},
+      {"error", store::JobStatus::kError, none, false},
+      {"queued", store::JobStatus::kQueued, none, false},
+      {"running", store::JobStatus::kRunning, none, false},
+      {"engine failure (no trailer)", store::JobStatus::kError,
+       [](isolation::RunResult& r) {
          r.reported_by_init = false;
          r.error = UnavailableError("engine went away", "engine_unavailable");
        },
        false},
-      {"policy_not_applied start error", JobStatus::kError,
-       [](sandbox::RunResult& r) {
+      {"policy_not_applied start error", store::JobStatus::kError,
+       [](isolation::RunResult& r) {
          r.error = FailedPreconditionError("refused", "policy_not_applied");
        },
        false},
-      {"job_start_failed start error", JobStatus::kError,
-       [](sandbox::RunResult& r) { r.error = InternalError("exec failed", "job_start_failed"); },
+      {"job_start_failed start error", store::JobStatus::kError,
+       [](isolation::RunResult& r) { r.error = InternalError("exec failed", "job_start_failed"); },
        false},
       {"failed, but only the engine saw the end (container killed from outside)",
-       JobStatus::kFailed, [](sandbox::RunResult& r) { r.reported_by_init = false; }, false},
-      {"succeeded, but only the engine saw the end", JobStatus::kSucceeded,
-       [](sandbox::RunResult& r) { r.reported_by_init = false; }, false},
-      {"failed on an /output bound of the service's config", JobStatus::kFailed,
-       [](sandbox::RunResult& r) {
+       store::JobStatus::kFailed, [](isolation::RunResult& r) { r.reported_by_init = false; },
+       false},
+      {"succeeded, but only the engine saw the end", store::JobStatus::kSucceeded,
+       [](isolation::RunResult& r) { r.reported_by_init = false; }, false},
+      {"failed on an /output bound of the service's config", store::JobStatus::kFailed,
+       [](isolation::RunResult& r) {
          r.error = FailedPreconditionError("too big", "artifacts_too_large");
        },
        false},
-      {"left artifacts", JobStatus::kSucceeded,
-       [](sandbox::RunResult& r) {
+      {"left artifacts", store::JobStatus::kSucceeded,
+       [](isolation::RunResult& r) {
          r.artifacts.push_back({"out.txt", 3, "abc"});
        },
        false},
-      {"left entries in /output that were skipped", JobStatus::kSucceeded,
-       [](sandbox::RunResult& r) {
+      {"left entries in /output that were skipped", store::JobStatus::kSucceeded,
+       [](isolation::RunResult& r) {
          r.artifacts_skipped.push_back({"link", "symlink"});
        },
        false},
-      {"truncated output is still the program's", JobStatus::kSucceeded,
-       [](sandbox::RunResult& r) { r.stdout_truncated = true; }, true},
+      {"truncated output is still the program's", store::JobStatus::kSucceeded,
+       [](isolation::RunResult& r) { r.stdout_truncated = true; }, true},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    sandbox::RunResult r =
-        ProgramEnded(c.status == JobStatus::kSucceeded ? sandbox::RunStatus::kSucceeded
-                                                       : sandbox::RunStatus::kFailed,
-                     c.status == JobStatus::kSucceeded ? 0 : 1);
+    isolation::RunResult r =
+        ProgramEnded(c.status == store::JobStatus::kSucceeded ? isolation::RunStatus::kSucceeded
+                                                              : isolation::RunStatus::kFailed,
+                     c.status == store::JobStatus::kSucceeded ? 0 : 1);
     c.shape(r);
     EXPECT_EQ(MayCacheResult(c.status, r), c.cached);
   }
@@ -87,18 +89,18 @@ TEST(ResultCachePolicyTest, OnlyResultsTheProgramDeterminedAreCached) {
 
 TEST(ResultCachePolicyTest, CacheableStatuses) {
   struct Case {
-    JobStatus status;
+    store::JobStatus status;
     bool cacheable;
   };
-  for (const Case& c : std::vector<Case>{{JobStatus::kSucceeded, true},
-                                         {JobStatus::kFailed, true},
-                                         {JobStatus::kTimeout, false},
-                                         {JobStatus::kOom, false},
-                                         {JobStatus::kCancelled, false},
-                                         {JobStatus::kError, false},
-                                         {JobStatus::kQueued, false},
-                                         {JobStatus::kRunning, false}}) {
-    SCOPED_TRACE(std::string(JobStatusName(c.status)));
+  for (const Case& c : std::vector<Case>{{store::JobStatus::kSucceeded, true},
+                                         {store::JobStatus::kFailed, true},
+                                         {store::JobStatus::kTimeout, false},
+                                         {store::JobStatus::kOom, false},
+                                         {store::JobStatus::kCancelled, false},
+                                         {store::JobStatus::kError, false},
+                                         {store::JobStatus::kQueued, false},
+                                         {store::JobStatus::kRunning, false}}) {
+    SCOPED_TRACE(std::string(store::JobStatusName(c.status)));
     EXPECT_EQ(IsCacheableStatus(c.status), c.cacheable);
   }
 }

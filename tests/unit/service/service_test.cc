@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "../../../src/service/startup_steps.h"
+#include "service/startup_steps.h"
 
 namespace coderunner::service {
 namespace {

@@ -1,4 +1,4 @@
-#include "../../../src/service/step_list.h"
+#include "service/step_list.h"
 
 #include <gtest/gtest.h>
 

@@ -23,8 +23,8 @@ namespace coderunner::store {
 namespace {
 
 namespace fs = std::filesystem;
-using jobs::JobRecord;
-using jobs::JobStatus;
+using store::JobRecord;
+using store::JobStatus;
 
 constexpr JobStatus kTerminalStatuses[] = {JobStatus::kSucceeded, JobStatus::kFailed,
                                            JobStatus::kTimeout,   JobStatus::kOom,
@@ -135,8 +135,8 @@ class SqliteJobStoreTest : public ::testing::Test {
   std::unique_ptr<JobStore> store_;  // Called through the interface.
 };
 
-void ExpectSameTransitions(const std::vector<jobs::Transition>& got,
-                           const std::vector<jobs::Transition>& want) {
+void ExpectSameTransitions(const std::vector<store::Transition>& got,
+                           const std::vector<store::Transition>& want) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i) {
     SCOPED_TRACE(i);
@@ -474,7 +474,7 @@ TEST_F(SqliteJobStoreTest, TransitionQueuedToRunningSetsStartedAt) {
 TEST_F(SqliteJobStoreTest, TransitionRunningToTerminalSetsFinishedAtResultAndDigest) {
   int n = 0;
   for (JobStatus to : kTerminalStatuses) {
-    SCOPED_TRACE(std::string(jobs::JobStatusName(to)));
+    SCOPED_TRACE(std::string(store::JobStatusName(to)));
     std::string id = "job-" + std::to_string(n++);
     Insert({MakeJob(id, 100)});
     MoveTo(id, JobStatus::kRunning, 150);
@@ -514,12 +514,12 @@ TEST_F(SqliteJobStoreTest, TransitionFromTerminalIsFailedPrecondition) {
   int n = 0;
   for (JobStatus terminal : kTerminalStatuses) {
     for (JobStatus to : kAllStatuses) {
-      SCOPED_TRACE(std::string(jobs::JobStatusName(terminal)) + " -> " +
-                   std::string(jobs::JobStatusName(to)));
+      SCOPED_TRACE(std::string(store::JobStatusName(terminal)) + " -> " +
+                   std::string(store::JobStatusName(to)));
       std::string id = "job-" + std::to_string(n++);
       Insert({MakeJob(id, 100)});
       ASSERT_TRUE(store_->Transition(id, terminal, 200, R"({"first":true})", "sha256:1").ok());
-      Status s = store_->Transition(id, to, 300, jobs::IsTerminal(to) ? R"({"second":1})" : "",
+      Status s = store_->Transition(id, to, 300, store::IsTerminal(to) ? R"({"second":1})" : "",
                                     "sha256:2");
       EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition) << s.ToString();
       EXPECT_EQ(s.reason(), "job_terminal");

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-#include "coderunner/engine/resource_util.h"
+#include "engine/resource_util.h"
 #include "unit/engine/fake_transport.h"
 
 namespace coderunner::volumes {
@@ -60,7 +60,7 @@ class VolumeServiceTest : public ::testing::Test {
   config::Config config_;
   FakeTransport t_;
   engine::VolumeClient client_{t_, std::chrono::milliseconds(500)};
-  sandbox::UidPool uids_{3000000, 16};
+  isolation::UidPool uids_{3000000, 16};
 };
 
 TEST_F(VolumeServiceTest, CreateRefusesTiersWithoutVolumesBeforeTouchingTheEngine) {

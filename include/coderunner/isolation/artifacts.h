@@ -1,0 +1,51 @@
+// Artifacts: the files a job leaves in its per-job /output directory, taken
+// over by the service after the job's container is gone.
+#ifndef CODERUNNER_ISOLATION_ARTIFACTS_H_
+#define CODERUNNER_ISOLATION_ARTIFACTS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "coderunner/common/status.h"
+#include "coderunner/config/artifact_caps.h"
+#include "coderunner/isolation/safe_tree.h"
+
+namespace coderunner::isolation {
+
+using config::ArtifactCaps;  // Bounds on one job's artifacts (config/artifact_caps.h).
+
+struct Artifact {
+  std::string path;  // Relative to /output.
+  int64_t size = 0;
+  std::string sha256;      // Lower-case hex.
+  int64_t disk_bytes = 0;  // Allocated on disk (st_blocks * 512), as du counts.
+};
+
+struct ArtifactSet {
+  std::vector<Artifact> files;       // Sorted by path.
+  std::vector<TreeProblem> skipped;  // Not kept, with the reason; removed from disk.
+  int64_t total_bytes = 0;           // Sum of files[].size.
+};
+
+// Creates the host directory <root>/<job_id> that becomes the job's /output:
+// mode 0700, owned by `uid` (the container's uid, and gid of the same
+// number) so only the job can write it; `root` is created 0700 if missing.
+// A leftover from an earlier attempt of the same job is removed first.
+// Returns its path.
+StatusOr<std::string> CreateOutputDir(const std::string& root, const std::string& job_id,
+                                      int64_t uid);
+
+// Takes over `dir` after the job's container is gone: never follows a
+// symlink, removes (and reports) symlinks, special files, hard links, bad
+// names and everything beyond a cap (files are kept in path order while
+// they fit, directories' blocks counted first), hashes what is kept, frees
+// blocks preallocated past a kept file's end, and makes every kept entry
+// root's alone (0600 files, 0700 directories: no other host user reads a
+// tenant's files). Removes `dir` when nothing is kept. NotFound if `dir` is
+// missing.
+StatusOr<ArtifactSet> CollectArtifacts(const std::string& dir, const ArtifactCaps& caps);
+
+}  // namespace coderunner::isolation
+
+#endif  // CODERUNNER_ISOLATION_ARTIFACTS_H_

@@ -1,0 +1,151 @@
+// ContainerRunner: runs one job in a fresh container, end to end.
+#ifndef CODERUNNER_ISOLATION_CONTAINER_RUNNER_H_
+#define CODERUNNER_ISOLATION_CONTAINER_RUNNER_H_
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "coderunner/common/status.h"
+#include "coderunner/engine/containers.h"
+#include "coderunner/engine/stream_demux.h"
+#include "coderunner/isolation/attached_container.h"
+#include "coderunner/isolation/cancel_token.h"
+#include "coderunner/isolation/container_policy.h"
+#include "coderunner/isolation/job_output.h"
+#include "coderunner/isolation/job_spec.h"
+#include "coderunner/isolation/uid_pool.h"
+#include "coderunner/isolation/warm_pool.h"
+#include "coderunner/isolation/workspace.h"
+
+namespace coderunner::isolation {
+
+struct RunnerOptions {
+  std::string workspace_root;  // Host directory holding per-job workspaces.
+  // Host directory holding per-job /output directories, which stay behind
+  // as the jobs' artifacts. "" = jobs without a volume get no /output.
+  std::string artifacts_root;
+  ArtifactCaps artifact_caps;
+  // How long to wait for a killed container's stream to close before giving
+  // up on it (its removal still follows).
+  std::chrono::milliseconds kill_grace{10000};
+  // How long coderunner-init gets to stop a job past its deadline (and
+  // check /output) before the container is killed outright.
+  std::chrono::milliseconds stop_grace{2000};
+  // Bound on establishing the attach stream.
+  std::chrono::milliseconds attach_timeout{10000};
+  // Where each container's own uid comes from; not owned, shared with the
+  // warm pool and the sandboxes (main wires one). nullptr: the runner
+  // keeps a pool of its own over the default range (tests).
+  UidPool* uids = nullptr;
+};
+
+// Optional observers and controls for one Run.
+struct RunHooks {
+  // Receives output as it is produced, only the bytes within the job's cap.
+  // Called on the attach thread; must be quick and must not block.
+  std::function<void(engine::StreamId, std::string_view)> on_output;
+  // Cancel() kills the container; the result's status is then kCancelled.
+  CancelToken* cancel = nullptr;
+};
+
+// Sequence per job: workspace (and /output) → create → (runtime check) →
+// attach → start → stream until the output closes or the wall-clock deadline
+// (then stop) → inspect → remove → collect artifacts. The container and
+// workspace are removed on every path; a per-job /output directory stays
+// only when it holds artifacts of a job that ran.
+//
+// Warm pool: with a pool set, a job the pool finds eligible takes a
+// pre-started container of exactly its shape when one is idle: its files
+// are written into the container's workspace, a "go" message starts it,
+// and the used container is removed in the background (before the result
+// only when init's trailer is missing). Otherwise the cold path above runs.
+//
+// Runtime check: when the job has an OCI runtime (ContainerPolicy::RuntimeOf),
+// the created container is asked which runtime the engine will really use;
+// any other answer ends the job, unstarted, as kError with reason
+// "runtime_not_applied", so a job configured for gVisor never runs under runc.
+//
+// Thread-safe: any number of Run calls may proceed at once. Does not own the
+// client or policy, which must outlive it.
+class ContainerRunner {
+ public:
+  ContainerRunner(engine::ContainerClient& containers, const ContainerPolicy& policy,
+                  RunnerOptions options);
+
+  // Runs `job`. A job that was attempted always yields a RunResult, with
+  // status kError and `error` set for our own or the engine's failures.
+  // Returns a non-OK Status only when the engine could not be reached at all
+  // (Unavailable), so the job never ran and the caller may answer 503.
+  StatusOr<RunResult> Run(const JobSpec& job, const RunHooks& hooks = {});
+
+  // Uses `pool` (nullptr: none) for eligible jobs from now on. Call before
+  // the first Run; the pool must outlive this runner's use of it.
+  void set_pool(WarmPool* pool) { pool_ = pool; }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  // How one container's run went, as Supervise saw it.
+  struct Supervised {
+    Status failure;  // Attach, start or go failed.
+    bool timed_out = false;
+    bool cancelled = false;
+    bool started = false;  // The engine started the container.
+    Clock::time_point run_start;
+    Clock::time_point run_end;
+  };
+  // Everything BuildResult needs besides the output.
+  struct Finished {
+    Supervised sv;
+    bool stream_done = false;
+    Status stream_status;          // How the attach call ended.
+    engine::ContainerState state;  // From inspect, when it was needed.
+    Status inspected;
+    std::string image_digest;
+    // The nonce init was given: only a trailer carrying it is init's (the
+    // job can print trailer-shaped lines of its own).
+    std::string nonce;
+  };
+
+  // What a cold job's container needs before it is created.
+  struct ColdSetup {
+    UidLease lease;  // Empty for a volume's job (the volume's uid).
+    int64_t uid = kJobUid;
+    OutputMount output;
+    std::string output_dir;  // Host directory of a per-job /output; "" = none.
+    std::unique_ptr<Workspace> ws;
+    void DiscardOutput();  // Paths that end without a run leave no artifacts.
+  };
+  // Leases the uid, creates /output and the workspace with the job's files.
+  StatusOr<ColdSetup> PrepareCold(const JobSpec& job);
+  StatusOr<RunResult> RunCold(const JobSpec& job, const RunHooks& hooks);
+  StatusOr<RunResult> RunPooled(const JobSpec& job, const RunHooks& hooks,
+                                std::unique_ptr<PooledContainer> warm);
+  // Waits for the stream (cold path), calls `start`, then waits for the
+  // end, the deadline or a cancel, and stops the container on the latter
+  // two (SIGUSR1 to init, then SIGKILL).
+  Supervised Supervise(const JobSpec& job, const RunHooks& hooks, AttachedContainer& attach,
+                       const std::function<Status()>& start, bool wait_for_attach);
+  static Status WriteJobFiles(const JobSpec& job, Workspace& ws);
+  // Inspect, after waiting for a still-running container to settle.
+  StatusOr<engine::ContainerState> InspectSettled(const std::string& id);
+  void CollectInto(const JobSpec& job, const std::string& dir, RunResult& result);
+  RunResult BuildResult(const JobSpec& job, const OutputMount& output, JobOutput& io,
+                        const Finished& f, Clock::time_point t0);
+
+  // OK if the engine runs container `id` under `runtime`; FailedPrecondition
+  // "runtime_not_applied" naming both runtimes if not; the engine's error
+  // if it cannot tell.
+  Status CheckRuntime(const std::string& id, const std::string& runtime);
+
+  engine::ContainerClient& containers_;
+  const ContainerPolicy& policy_;
+  RunnerOptions options_;
+  std::unique_ptr<UidPool> own_uids_;  // When options_.uids was nullptr.
+  UidPool* uids_;
+  WarmPool* pool_ = nullptr;
+};
+
+}  // namespace coderunner::isolation
+
+#endif  // CODERUNNER_ISOLATION_CONTAINER_RUNNER_H_

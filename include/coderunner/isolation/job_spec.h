@@ -1,0 +1,93 @@
+// JobSpec and RunResult: what a sandbox mechanism is asked to run, and what
+// comes back.
+#ifndef CODERUNNER_ISOLATION_JOB_SPEC_H_
+#define CODERUNNER_ISOLATION_JOB_SPEC_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "coderunner/common/status.h"
+#include "coderunner/config/language_spec.h"
+#include "coderunner/isolation/artifacts.h"
+#include "coderunner/isolation/limits.h"
+
+namespace coderunner::isolation {
+
+using config::LanguageSpec;  // How one language runs (config/language_spec.h).
+
+struct InputFile {
+  std::string path;     // Relative, validated (see file_path.h).
+  std::string content;  // Raw bytes.
+};
+
+// A tenant's persistent volume, mounted read-write at /output.
+struct VolumeMount {
+  std::string id;           // "vol-<hex>" as the request named it; "" = no volume.
+  std::string engine_name;  // The engine volume, filled in when resolved before the run.
+  int64_t quota_bytes = 0;  // Its size_bytes: the most all its files may hold.
+  int64_t max_files = 0;    // Most entries it may hold; 0 = unbounded.
+  // The volume's own host uid (and gid): every file in it is this uid's, and
+  // every container that mounts it runs as it. 65534 for a volume created
+  // before volumes had a uid of their own.
+  int64_t uid = 65534;
+};
+
+struct JobSpec {
+  std::string id;  // "job-<hex>"; names the container and workspace.
+  LanguageSpec language;
+  std::string code;
+  std::string stdin_data;
+  std::vector<std::string> args;
+  std::vector<InputFile> files;
+  Limits limits;
+  // With an id, /output is this volume; without, a fresh per-job artifact
+  // directory (when the runner has an artifacts root).
+  VolumeMount volume;
+  // The OCI runtime this job runs under: the tier's runtime if set, else the
+  // language's, else "" (the service-wide sandbox.runtime, which
+  // ContainerPolicy applies). "runc" or "runsc" otherwise.
+  std::string runtime;
+};
+
+enum class RunStatus { kSucceeded, kFailed, kTimeout, kOom, kCancelled, kError };
+
+// "succeeded", "failed", "timeout", "oom", "cancelled", "error".
+std::string_view RunStatusName(RunStatus status);
+
+struct RunMetrics {
+  int64_t wall_ms = 0;            // Whole handling, from Run() entry to result.
+  int64_t run_ms = 0;             // The program itself, from exec to exit.
+  int64_t cpu_ms = 0;             // CPU time of everything in the container.
+  int64_t memory_peak_bytes = 0;  // Peak of the container's memory cgroup.
+};
+
+struct RunResult {
+  RunStatus status = RunStatus::kError;
+  int exit_code = -1;       // -1 when the program never exited on its own terms.
+  int signal = 0;           // Signal that ended the program, 0 if none.
+  std::string stdout_data;  // Raw bytes, at most limits.output_bytes.
+  std::string stderr_data;
+  bool stdout_truncated = false;
+  bool stderr_truncated = false;
+  std::string image;
+  std::string image_digest;  // "sha256:..." of the image actually used.
+  RunMetrics metrics;
+  // Non-OK when status == kError, and when a bound on /output stopped the
+  // job (status kFailed; reason e.g. "artifact_too_large").
+  Status error;
+  std::vector<Artifact> artifacts;             // Kept files of a per-job /output.
+  std::vector<TreeProblem> artifacts_skipped;  // Entries of /output not kept, and why.
+  // What /output used at the end against its bounds, bytes (allocated
+  // blocks, a file at least its size); -1 if unknown.
+  int64_t output_bytes = -1;
+  // coderunner-init's trailer, carrying this run's nonce, reported how the
+  // program ended. False when the end is only the engine's view (init was
+  // killed, the container was stopped from outside) or the job never ran.
+  bool reported_by_init = false;
+};
+
+}  // namespace coderunner::isolation
+
+#endif  // CODERUNNER_ISOLATION_JOB_SPEC_H_

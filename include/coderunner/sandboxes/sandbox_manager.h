@@ -1,0 +1,129 @@
+// SandboxManager: the stateful sandboxes of every tenant.
+#ifndef CODERUNNER_SANDBOXES_SANDBOX_MANAGER_H_
+#define CODERUNNER_SANDBOXES_SANDBOX_MANAGER_H_
+
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "coderunner/auth/authenticator.h"
+#include "coderunner/common/metrics.h"
+#include "coderunner/common/status.h"
+#include "coderunner/config/config.h"
+#include "coderunner/engine/containers.h"
+#include "coderunner/isolation/container_policy.h"
+#include "coderunner/isolation/safe_tree.h"
+#include "coderunner/sandboxes/live_sandbox.h"
+#include "coderunner/sandboxes/sandbox_record.h"
+#include "coderunner/sandboxes/sandbox_spec.h"
+#include "coderunner/sandboxes/sandbox_store.h"
+#include "coderunner/volumes/volume_service.h"
+
+namespace coderunner::sandboxes {
+
+// The answer to one execute call.
+struct ExecuteOutcome {
+  CallResult result;
+  std::vector<isolation::Artifact> files;  // Everything under /output now.
+  SandboxRecord record;                    // After the call.
+};
+
+// Creates, serves, lists, expires and deletes sandboxes, tenant-scoped (a
+// sandbox of another tenant is NotFound). Records are durable (SandboxStore);
+// containers outlive the service and are re-adopted by Start(). Calls to one
+// sandbox are serialized; different sandboxes run in parallel. All public
+// methods are thread-safe. `config`, `containers`, `policy`, `store` and
+// `metrics` must outlive the manager.
+class SandboxManager {
+ public:
+  // `volumes` (may be null: no volumes in sandboxes) resolves volume_id.
+  SandboxManager(const config::Config& config, engine::ContainerClient& containers,
+                 const isolation::ContainerPolicy& policy, SandboxStore& store,
+                 MetricsRegistry* metrics, SandboxLayout layout,
+                 volumes::VolumeService* volumes = nullptr);
+  ~SandboxManager();
+
+  // Loads the records, re-attaches to the containers of running sandboxes
+  // (one whose container is gone becomes stopped), removes this instance's
+  // sandbox containers nobody owns, and starts the expiry thread.
+  void Start();
+  // Stops the expiry thread and detaches from every container, after the
+  // calls in progress; the containers keep running for the next start.
+  void Stop();
+
+  // Starts the sandbox `create` (validated for `who`'s tier). Over the
+  // tier's count or memory cap: ResourceExhausted "sandbox_limit" naming
+  // the cap and the tier. Engine errors keep their Status.
+  StatusOr<SandboxRecord> Create(const auth::Principal& who, SandboxCreateSpec create);
+  StatusOr<SandboxRecord> Get(const std::string& tenant, const std::string& id);
+  // Newest first; filters are optional.
+  std::vector<SandboxRecord> List(const std::string& tenant, std::optional<SandboxState> state,
+                                  const std::string& language);
+  // Runs `call` in the sandbox. A timeout over the tier's maximum:
+  // FailedPrecondition "limit_exceeded"; a sandbox not running:
+  // "sandbox_not_running"; another call holding it past the wait:
+  // "sandbox_busy".
+  StatusOr<ExecuteOutcome> Execute(const auth::Principal& who, const std::string& id,
+                                   const SandboxCallSpec& call);
+  // Removes the container, files and record (after a call in progress).
+  Status Delete(const std::string& tenant, const std::string& id);
+  // A file under the sandbox's /output (see OpenTreeFile).
+  StatusOr<isolation::UniqueFd> OpenFile(const std::string& tenant, const std::string& id,
+                                         const std::string& path);
+  // The files under /output of a running sandbox ([] otherwise).
+  StatusOr<std::vector<isolation::Artifact>> Files(const std::string& tenant,
+                                                   const std::string& id);
+
+  // Expires what is due at `now_ms` and forgets old expired/stopped records;
+  // returns how many sandboxes expired. Called by the expiry thread.
+  int ExpireDue(int64_t now_ms);
+
+ private:
+  struct Entry {
+    std::timed_mutex call_mu;           // Held for a call, a removal or an expiry.
+    SandboxRecord record;               // Guarded by the manager's mu_.
+    std::unique_ptr<LiveSandbox> live;  // Guarded by call_mu.
+    isolation::JobSpec spec;            // Immutable after creation.
+    ReplDriver driver;                  // Immutable after creation.
+    std::string volume_dir;             // Host directory of its volume; "" = none. Immutable.
+    bool gone = false;                  // Deleted; guarded by mu_.
+  };
+
+  // The tenant's sandbox `id`; NotFound "sandbox_not_found" otherwise.
+  StatusOr<std::shared_ptr<Entry>> Find(const std::string& tenant, const std::string& id);
+  // Waits up to 30 s for the sandbox's call lock; FailedPrecondition
+  // "sandbox_busy" past it.
+  static StatusOr<std::unique_lock<std::timed_mutex>> LockCall(Entry& e, const std::string& id);
+  void Persist(const SandboxRecord& record);
+  void UpdateGauges();  // Requires mu_.
+  StatusOr<isolation::JobSpec> SpecOf(const SandboxRecord& record, ReplDriver* driver) const;
+  // Fills spec->volume from spec->volume.id (tenant-checked; `tier` may be
+  // null after a restart) and returns the volume's host directory ("" when
+  // there is no volume).
+  StatusOr<std::string> ResolveVolume(const std::string& tenant, const config::TierConfig* tier,
+                                      isolation::JobSpec* spec);
+  void ExpiryLoop();
+
+  const config::Config& config_;
+  engine::ContainerClient& containers_;
+  const isolation::ContainerPolicy& policy_;
+  SandboxStore& store_;
+  MetricsRegistry* metrics_;
+  const SandboxLayout layout_;
+  volumes::VolumeService* volumes_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<std::string, std::shared_ptr<Entry>> entries_;
+  bool stopping_ = false;
+  std::thread expiry_;
+};
+
+}  // namespace coderunner::sandboxes
+
+#endif  // CODERUNNER_SANDBOXES_SANDBOX_MANAGER_H_

@@ -1,0 +1,31 @@
+// What a validated request asks of the sandbox manager.
+#ifndef CODERUNNER_SANDBOXES_SANDBOX_SPEC_H_
+#define CODERUNNER_SANDBOXES_SANDBOX_SPEC_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "coderunner/isolation/job_spec.h"
+
+namespace coderunner::sandboxes {
+
+// A new sandbox: its id, language, limits (limits.timeout_ms is a call's
+// default timeout) and runtime, as for a job; and its idle lifetime.
+struct SandboxCreateSpec {
+  isolation::JobSpec spec;
+  int64_t ttl_s = 0;  // s.
+};
+
+// One call: code, files to place under /workspace first, and the timeout
+// (the sandbox's default when unset).
+struct SandboxCallSpec {
+  std::string code;
+  std::vector<isolation::InputFile> files;
+  std::optional<int64_t> timeout_ms;  // ms.
+};
+
+}  // namespace coderunner::sandboxes
+
+#endif  // CODERUNNER_SANDBOXES_SANDBOX_SPEC_H_

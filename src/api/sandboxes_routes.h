@@ -1,0 +1,33 @@
+// The /v1/sandboxes routes: stateful sandboxes.
+#ifndef CODERUNNER_API_SANDBOXES_ROUTES_H_
+#define CODERUNNER_API_SANDBOXES_ROUTES_H_
+
+#include "coderunner/api/route_table.h"
+#include "coderunner/auth/authenticator.h"
+#include "coderunner/auth/long_request_limiter.h"
+#include "coderunner/auth/rate_limiter.h"
+#include "coderunner/common/metrics.h"
+#include "coderunner/config/config.h"
+#include "coderunner/sandboxes/sandbox_manager.h"
+
+namespace coderunner::api {
+
+// Registers on `http`:
+//   POST   /v1/sandboxes                      {"language"?,"ttl_s"?,"limits"?,"volume_id"?}
+//   GET    /v1/sandboxes?state=&language=     {"sandboxes":[...]}
+//   GET    /v1/sandboxes/{id}                 the sandbox (config, state, expiry, use)
+//   POST   /v1/sandboxes/{id}/execute         {"code","files"?,"timeout_ms"?} -> the call
+//   GET    /v1/sandboxes/{id}/files           {"files":[{path,size,sha256}]}
+//   GET    /v1/sandboxes/{id}/files/{path}    the file's bytes
+//   DELETE /v1/sandboxes/{id}                 {"id","deleted":true}
+// Authenticated and tenant-scoped (another tenant's sandbox is 404). An
+// execute holds one of the tenant's long-request slots while it runs (429
+// too_many_long_requests beyond). All arguments must outlive `http`.
+void RegisterSandboxRoutes(RouteTable& http, sandboxes::SandboxManager& manager,
+                           const config::Config& config, MetricsRegistry& metrics,
+                           const auth::Authenticator& authenticator, auth::RateLimiter& limiter,
+                           auth::LongRequestLimiter& long_requests);
+
+}  // namespace coderunner::api
+
+#endif  // CODERUNNER_API_SANDBOXES_ROUTES_H_

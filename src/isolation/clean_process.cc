@@ -1,0 +1,93 @@
+// Clean process: coderunner-init as PID 1 runs the job with exactly the
+// allowlisted environment, stdin from a file or /dev/null, and no log driver
+// (output is taken from the attach stream, never stored by the engine).
+// Under gVisor it also enforces the CPU-time limit (-c), and does not ask
+// init to check /output's mount flags, which gVisor does not show (-m).
+#include "coderunner/isolation/mechanism.h"
+
+namespace coderunner::isolation {
+namespace {
+
+class CleanProcess : public Mechanism {
+ public:
+  std::string_view name() const override { return "process"; }
+
+  void Apply(const PolicySettings& settings, const ContainerContext& ctx,
+             nlohmann::json& create) const override {
+    const JobSpec& job = ctx.job;
+    std::string program = std::string(kWorkspaceMount) + "/" + job.language.file;
+    nlohmann::json cmd = nlohmann::json::array();
+    for (const auto& kv : settings.env) {
+      cmd.push_back("-e");
+      cmd.push_back(kv);
+    }
+    if (ctx.pooled) {
+      cmd.push_back("-W");
+      cmd.push_back(std::string(kWorkspaceMount) + "/" + std::string(kGoFifo));
+    } else if (ctx.has_stdin) {
+      cmd.push_back("-i");
+      cmd.push_back(std::string(kWorkspaceMount) + "/" + std::string(kStdinFile));
+    }
+    if (!ctx.output.source.empty()) {
+      cmd.push_back("-o");
+      cmd.push_back(std::string(kOutputMount));
+      for (auto [flag, value] :
+           {std::pair{"-q", ctx.output.max_bytes}, std::pair{"-f", ctx.output.max_file_bytes},
+            std::pair{"-n", ctx.output.max_entries}}) {
+        if (value <= 0) continue;
+        cmd.push_back(flag);
+        cmd.push_back(std::to_string(value));
+      }
+      if (ctx.output.is_volume) cmd.push_back("-r");
+      // init refuses a /output that is not nosuid,nodev (statvfs). gVisor
+      // (runsc 20221219) shows no such mount flags at all, not even for a
+      // tmpfs mounted nosuid: there the host mount the gofer opens /output
+      // on carries them (host_mount.h), and no_new_privileges and CapDrop
+      // ALL leave a setuid file or device node nothing to grant.
+      if (EffectiveRuntime(settings, job) == kGvisorRuntime) cmd.push_back("-m");
+    }
+    // gVisor (runsc 20221219) never enforces RLIMIT_CPU (see
+    // resource_limits.cc): init's own watchdog bounds the job's CPU time.
+    if (EffectiveRuntime(settings, job) == kGvisorRuntime) {
+      cmd.push_back("-c");
+      cmd.push_back(std::to_string(job.limits.cpu_ms));
+    }
+    cmd.push_back("--");
+    for (const auto& part : job.language.command) cmd.push_back(part == "{file}" ? program : part);
+    // A pooled container gets the arguments with its "go" message.
+    if (!ctx.pooled) {
+      for (const auto& arg : job.args) cmd.push_back(arg);
+    }
+    create["Entrypoint"] = {std::string(kInitMount)};
+    create["Cmd"] = cmd;
+    // The container's own Env is init's alone (the job gets only -e): it
+    // carries nothing but what init itself is told, such as the nonce.
+    if (!create.contains("Env")) create["Env"] = nlohmann::json::array();
+    if (!ctx.pooled && !ctx.eof_nonce.empty()) {
+      create["Env"].push_back("CODERUNNER_EOF_NONCE=" + ctx.eof_nonce);
+    }
+    create["Tty"] = false;
+    create["OpenStdin"] = false;
+    create["AttachStdin"] = false;
+    create["AttachStdout"] = true;
+    create["AttachStderr"] = true;
+    create["HostConfig"]["LogConfig"] = {{"Type", "none"}, {"Config", nlohmann::json::object()}};
+  }
+
+  Status Verify(const PolicySettings&, const ContainerContext&,
+                const nlohmann::json& inspect) const override {
+    const auto& ep = InspectField(inspect, "Config", "Entrypoint");
+    nlohmann::json want = {std::string(kInitMount)};
+    // Podman reports a one-element Entrypoint as a plain string.
+    if (ep != want && ep != std::string(kInitMount)) {
+      return PolicyMismatch(name(), "Config.Entrypoint", want, ep);
+    }
+    return OkStatus();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Mechanism> MakeCleanProcess() { return std::make_unique<CleanProcess>(); }
+
+}  // namespace coderunner::isolation

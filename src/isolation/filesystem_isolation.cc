@@ -1,0 +1,88 @@
+// Filesystem isolation: a read-only root, a read-only workspace, and a
+// size-capped /tmp as the only writable place.
+#include "coderunner/isolation/mechanism.h"
+
+namespace coderunner::isolation {
+namespace {
+
+std::string TmpfsOptions(int64_t bytes) {
+  // mode=1777 so uid 65534 can write; noexec/nosuid/nodev as defence in depth.
+  return "rw,noexec,nosuid,nodev,size=" + std::to_string(bytes) + ",mode=1777";
+}
+
+constexpr const char* kReadOnlyTmpfs = "ro,noexec,nosuid,nodev,size=4096,mode=0755";
+
+nlohmann::json InspectMounts(const nlohmann::json& inspect) {
+  auto it = inspect.find("Mounts");
+  return it == inspect.end() ? nlohmann::json(nullptr) : *it;
+}
+
+class FilesystemIsolation : public Mechanism {
+ public:
+  std::string_view name() const override { return "filesystem"; }
+
+  void Apply(const PolicySettings& settings, const ContainerContext& ctx,
+             nlohmann::json& create) const override {
+    auto& host = create["HostConfig"];
+    host["ReadonlyRootfs"] = true;
+    // Podman, under ReadonlyRootfs, silently adds writable, unsized tmpfs
+    // mounts on /run and /var/tmp (containers.conf read_only_tmpfs). An
+    // explicit mount at those paths replaces its own, so cover both with
+    // empty read-only tmpfs; on Docker this changes nothing but hides the
+    // image's /run. Either way /tmp stays the only writable place.
+    host["Tmpfs"] = {{"/tmp", TmpfsOptions(ctx.job.limits.tmp_bytes)},
+                     {"/run", kReadOnlyTmpfs},
+                     {"/var/tmp", kReadOnlyTmpfs}};
+    host["Binds"] = {
+        ctx.workspace_host_path + ":" + std::string(kWorkspaceMount) + ":ro",
+        settings.init_host_path + ":" + std::string(kInitMount) + ":ro",
+    };
+    // /output: the job's own artifact directory or its tenant's volume, the
+    // one writable place besides /tmp. coderunner-init bounds what it holds.
+    if (!ctx.output.source.empty()) {
+      host["Binds"].push_back(ctx.output.source + ":" + std::string(kOutputMount) + ":rw");
+    }
+    // No /dev/shm at all: a shared-memory tmpfs would be a second writable
+    // place that is not size-capped by our /tmp setting.
+    host["IpcMode"] = "none";
+    create["WorkingDir"] = std::string(kWorkspaceMount);
+  }
+
+  Status Verify(const PolicySettings&, const ContainerContext& ctx,
+                const nlohmann::json& inspect) const override {
+    const auto& ro = InspectField(inspect, "HostConfig", "ReadonlyRootfs");
+    if (ro != true) return PolicyMismatch(name(), "HostConfig.ReadonlyRootfs", true, ro);
+    // Mounts is the engine's view of what it actually mounted.
+    bool workspace_ro = false;
+    if (inspect.contains("Mounts") && inspect["Mounts"].is_array()) {
+      for (const auto& m : inspect["Mounts"]) {
+        if (m.is_object() && m.value("Destination", "") == kWorkspaceMount) {
+          workspace_ro =
+              m.value("RW", true) == false && m.value("Source", "") == ctx.workspace_host_path;
+        }
+      }
+    }
+    if (!workspace_ro) {
+      return PolicyMismatch(name(), "Mounts[/workspace].RW", false, InspectMounts(inspect));
+    }
+    // Nothing but /output may be a writable mount (tmpfs mounts are not
+    // listed in Mounts).
+    if (inspect.contains("Mounts") && inspect["Mounts"].is_array()) {
+      for (const auto& m : inspect["Mounts"]) {
+        if (!m.is_object() || !m.value("RW", false)) continue;
+        if (m.value("Destination", "") != kOutputMount || ctx.output.source.empty()) {
+          return PolicyMismatch(name(), "Mounts[].RW", "only /output", InspectMounts(inspect));
+        }
+      }
+    }
+    return OkStatus();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Mechanism> MakeFilesystemIsolation() {
+  return std::make_unique<FilesystemIsolation>();
+}
+
+}  // namespace coderunner::isolation

@@ -1,0 +1,484 @@
+#include "coderunner/sandboxes/sandbox_manager.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+
+namespace coderunner::sandboxes {
+namespace {
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// How long an expired or stopped record stays listable.
+constexpr int64_t kEndedRetentionMs = 24LL * 3600 * 1000;
+// How long a call waits for another call on the same sandbox.
+constexpr auto kBusyWait = std::chrono::seconds(30);
+
+}  // namespace
+
+SandboxManager::SandboxManager(const config::Config& config, engine::ContainerClient& containers,
+                               const isolation::ContainerPolicy& policy, SandboxStore& store,
+                               MetricsRegistry* metrics, SandboxLayout layout,
+                               volumes::VolumeService* volumes)
+    : config_(config),
+      containers_(containers),
+      policy_(policy),
+      store_(store),
+      metrics_(metrics),
+      layout_(std::move(layout)),
+      volumes_(volumes) {
+  if (metrics_ != nullptr) {
+    metrics_->DeclareGauge("coderunner_sandboxes", "Stateful sandboxes by state.");
+    metrics_->DeclareCounter("coderunner_sandbox_executions_total",
+                             "Sandbox execute calls by outcome.");
+    metrics_->DeclareCounter("coderunner_sandbox_restarts_total",
+                             "Sandbox containers replaced (the state was lost).");
+    metrics_->DeclareCounter("coderunner_sandboxes_expired_total", "Sandboxes past their TTL.");
+  }
+}
+
+SandboxManager::~SandboxManager() { Stop(); }
+
+StatusOr<isolation::JobSpec> SandboxManager::SpecOf(const SandboxRecord& record,
+                                                    ReplDriver* driver) const {
+  const isolation::LanguageSpec* language = config_.FindLanguage(record.language);
+  if (language == nullptr) {
+    return FailedPreconditionError("language " + record.language + " is no longer configured",
+                                   "unknown_language");
+  }
+  CR_ASSIGN_OR_RETURN(*driver, DriverFor(*language));
+  isolation::JobSpec spec;
+  spec.id = record.id;
+  spec.language = *language;
+  spec.language.command = driver->command;
+  spec.limits = record.limits;
+  spec.runtime = record.runtime;
+  spec.volume.id = record.volume_id;
+  return spec;
+}
+
+StatusOr<std::string> SandboxManager::ResolveVolume(const std::string& tenant,
+                                                    const config::TierConfig* tier,
+                                                    isolation::JobSpec* spec) {
+  if (spec->volume.id.empty()) return std::string();
+  if (volumes_ == nullptr) {
+    return FailedPreconditionError("persistent volumes are not available", "volumes_unavailable");
+  }
+  CR_ASSIGN_OR_RETURN(spec->volume, volumes_->Resolve(tenant, tier, spec->volume.id));
+  CR_ASSIGN_OR_RETURN(volumes::Volume v, volumes_->Get(tenant, spec->volume.id));
+  return v.host_dir;
+}
+
+void SandboxManager::Start() {
+  std::vector<SandboxRecord> records = store_.LoadAll();
+  auto listed = containers_.List(
+      {{isolation::kLabelManaged, "true"}, {isolation::kLabelInstance, config_.instance}});
+  int adopted = 0;
+  for (auto& rec : records) {
+    auto e = std::make_shared<Entry>();
+    if (rec.state == SandboxState::kRunning) {
+      auto spec = SpecOf(rec, &e->driver);
+      Status st = spec.status();
+      StatusOr<std::string> volume_dir = std::string();
+      if (spec.ok()) {
+        e->spec = *spec;
+        volume_dir = ResolveVolume(rec.tenant, nullptr, &e->spec);
+        st = volume_dir.status();
+      }
+      if (st.ok()) {
+        e->volume_dir = *volume_dir;
+        auto live = LiveSandbox::Adopt(containers_, policy_, layout_, e->spec, e->driver,
+                                       rec.container_id, e->volume_dir);
+        st = live.status();
+        if (live.ok()) {
+          e->live = std::move(*live);
+          ++adopted;
+        }
+      }
+      if (!st.ok() && st.code() == StatusCode::kUnavailable) {
+        // The engine is away: the first call re-attaches.
+        spdlog::warn("sandbox {}: engine unreachable, re-attaching later: {}", rec.id,
+                     st.message());
+      } else if (!st.ok()) {
+        spdlog::warn("sandbox {}: cannot re-attach: {}", rec.id, st.ToString());
+        rec.state = SandboxState::kStopped;
+        rec.stopped_reason =
+            "its container could not be re-attached after a restart: " + st.message();
+        rec.ended_at_ms = NowMs();
+        Persist(rec);
+      }
+    }
+    e->record = rec;
+    std::lock_guard<std::mutex> lock(mu_);
+    entries_[rec.id] = std::move(e);
+  }
+  // Sandbox containers of this instance that no running sandbox owns.
+  if (listed.ok()) {
+    for (const auto& c : *listed) {
+      auto label = c.labels.find(isolation::kLabelSandbox);
+      if (label == c.labels.end()) continue;
+      bool owned = false;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        auto it = entries_.find(label->second);
+        owned = it != entries_.end() && it->second->record.state == SandboxState::kRunning &&
+                it->second->record.container_id == c.id;
+      }
+      if (!owned) (void)containers_.Remove(c.id);
+    }
+  }
+  spdlog::info("sandboxes: {} record(s), {} re-attached", records.size(), adopted);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = false;
+    UpdateGauges();
+  }
+  expiry_ = std::thread([this] { ExpiryLoop(); });
+}
+
+void SandboxManager::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_ && !expiry_.joinable()) return;
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (expiry_.joinable()) expiry_.join();
+  std::map<std::string, std::shared_ptr<Entry>> all;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    all = entries_;
+  }
+  for (auto& [id, e] : all) {
+    std::lock_guard<std::timed_mutex> call(e->call_mu);
+    e->live.reset();  // Detach only: the container keeps the state.
+  }
+}
+
+void SandboxManager::Persist(const SandboxRecord& record) {
+  Status s = store_.Put(record);
+  if (!s.ok()) spdlog::error("sandbox {}: store: {}", record.id, s.ToString());
+}
+
+void SandboxManager::UpdateGauges() {
+  if (metrics_ == nullptr) return;
+  int counts[3] = {0, 0, 0};
+  for (const auto& [id, e] : entries_) ++counts[static_cast<int>(e->record.state)];
+  for (SandboxState s : {SandboxState::kRunning, SandboxState::kStopped, SandboxState::kExpired}) {
+    metrics_->Set("coderunner_sandboxes", {{"state", std::string(StateName(s))}},
+                  counts[static_cast<int>(s)]);
+  }
+}
+
+StatusOr<std::shared_ptr<SandboxManager::Entry>> SandboxManager::Find(const std::string& tenant,
+                                                                      const std::string& id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = entries_.find(id);
+  if (it == entries_.end() || it->second->gone || it->second->record.tenant != tenant) {
+    return NotFoundError("no sandbox " + id, "sandbox_not_found");
+  }
+  return it->second;
+}
+
+StatusOr<std::unique_lock<std::timed_mutex>> SandboxManager::LockCall(Entry& e,
+                                                                      const std::string& id) {
+  std::unique_lock<std::timed_mutex> call(e.call_mu, std::defer_lock);
+  if (!call.try_lock_for(kBusyWait)) {
+    return FailedPreconditionError("sandbox " + id + " is busy with another call", "sandbox_busy");
+  }
+  return call;
+}
+
+StatusOr<SandboxRecord> SandboxManager::Create(const auth::Principal& who, SandboxCreateSpec req) {
+  if (who.tier == nullptr) return InternalError("no tier for tenant " + who.tenant);
+  const config::TierConfig& tier = *who.tier;
+  const std::string id = req.spec.id;
+  auto e = std::make_shared<Entry>();
+  CR_ASSIGN_OR_RETURN(e->driver, DriverFor(req.spec.language));
+  if (policy_.RuntimeOf(req.spec) == "runsc") {
+    return FailedPreconditionError(
+        "sandboxes cannot run under gVisor (runsc) yet: the call channel is a FIFO in a bind "
+        "mount, which gVisor's gofer does not pass through",
+        "sandbox_runtime_unsupported");
+  }
+  e->spec = req.spec;
+  e->spec.language.command = e->driver.command;
+  // A volume of the tenant's (403 on a tier without volumes, 404 otherwise).
+  CR_ASSIGN_OR_RETURN(e->volume_dir, ResolveVolume(who.tenant, &tier, &e->spec));
+  // The container lives for the whole TTL: RLIMIT_CPU must not end it (a
+  // call's wall timeout bounds each call instead).
+  e->spec.limits.cpu_ms = std::max<int64_t>(e->spec.limits.cpu_ms, req.ttl_s * 1000 * 4);
+  SandboxRecord& rec = e->record;
+  rec.id = id;
+  rec.tenant = who.tenant;
+  rec.language = req.spec.language.name;
+  rec.created_at_ms = rec.last_used_at_ms = NowMs();
+  rec.ttl_s = req.ttl_s;
+  rec.limits = e->spec.limits;
+  rec.limits.timeout_ms = req.spec.limits.timeout_ms;
+  rec.runtime = req.spec.runtime;
+  rec.volume_id = e->spec.volume.id;
+  {
+    // Reserve the slot before the slow launch, so concurrent creates count it.
+    std::lock_guard<std::mutex> lock(mu_);
+    int live = 0;
+    int64_t memory = 0;
+    for (const auto& [other_id, other] : entries_) {
+      if (other->gone || other->record.tenant != who.tenant ||
+          other->record.state != SandboxState::kRunning) {
+        continue;
+      }
+      ++live;
+      memory += other->record.limits.memory_bytes;
+    }
+    if (live >= tier.max_sandboxes) {
+      return ResourceExhaustedError("tenant " + who.tenant + " has " + std::to_string(live) +
+                                        " live sandboxes, the maximum of tier " + tier.name +
+                                        " (max_sandboxes)",
+                                    "sandbox_limit");
+    }
+    if (memory + rec.limits.memory_bytes > tier.max_sandbox_memory_bytes) {
+      return ResourceExhaustedError("the live sandboxes of tenant " + who.tenant + " would hold " +
+                                        std::to_string(memory + rec.limits.memory_bytes) +
+                                        " bytes of memory, over the " +
+                                        std::to_string(tier.max_sandbox_memory_bytes) +
+                                        " of tier " + tier.name + " (max_sandbox_memory_bytes)",
+                                    "sandbox_limit");
+    }
+    entries_[id] = e;
+  }
+  std::unique_lock<std::timed_mutex> call(e->call_mu);
+  auto live = LiveSandbox::Launch(containers_, policy_, layout_, e->spec, e->driver, e->volume_dir);
+  if (!live.ok()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    entries_.erase(id);
+    return live.status();
+  }
+  e->live = std::move(*live);
+  SandboxRecord snapshot;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    rec.container_id = e->live->container_id();
+    snapshot = rec;
+    UpdateGauges();
+  }
+  Persist(snapshot);
+  spdlog::info("sandbox {} created for tenant {} ({}, ttl {} s)", id, who.tenant, rec.language,
+               rec.ttl_s);
+  return snapshot;
+}
+
+StatusOr<SandboxRecord> SandboxManager::Get(const std::string& tenant, const std::string& id) {
+  CR_ASSIGN_OR_RETURN(std::shared_ptr<Entry> e, Find(tenant, id));
+  std::lock_guard<std::mutex> lock(mu_);
+  return e->record;
+}
+
+std::vector<SandboxRecord> SandboxManager::List(const std::string& tenant,
+                                                std::optional<SandboxState> state,
+                                                const std::string& language) {
+  std::vector<SandboxRecord> out;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [id, e] : entries_) {
+      const SandboxRecord& r = e->record;
+      if (e->gone || r.tenant != tenant) continue;
+      if (state && r.state != *state) continue;
+      if (!language.empty() && r.language != language) continue;
+      out.push_back(r);
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const SandboxRecord& a, const SandboxRecord& b) {
+    return a.created_at_ms != b.created_at_ms ? a.created_at_ms > b.created_at_ms : a.id > b.id;
+  });
+  return out;
+}
+
+StatusOr<ExecuteOutcome> SandboxManager::Execute(const auth::Principal& who, const std::string& id,
+                                                 const SandboxCallSpec& req) {
+  CR_ASSIGN_OR_RETURN(std::shared_ptr<Entry> e, Find(who.tenant, id));
+  int64_t timeout_ms = req.timeout_ms.value_or(e->spec.limits.timeout_ms);
+  if (who.tier != nullptr && timeout_ms > who.tier->max_timeout_ms) {
+    return FailedPreconditionError("timeout_ms " + std::to_string(timeout_ms) +
+                                       " exceeds the maximum of tier " + who.tier->name + " (" +
+                                       std::to_string(who.tier->max_timeout_ms) + " ms)",
+                                   "limit_exceeded");
+  }
+  if (!e->driver.allows_nul && req.code.find('\0') != std::string::npos) {
+    return InvalidArgumentError("code: a bash sandbox cannot run code containing NUL bytes",
+                                "invalid_request");
+  }
+  CR_ASSIGN_OR_RETURN(std::unique_lock<std::timed_mutex> call, LockCall(*e, id));
+  if (e->live == nullptr && !e->spec.id.empty()) {
+    // Not re-attached at startup (the engine was away): now.
+    std::string container_id;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      container_id = e->record.container_id;
+    }
+    auto live = LiveSandbox::Adopt(containers_, policy_, layout_, e->spec, e->driver, container_id,
+                                   e->volume_dir);
+    if (!live.ok() && live.status().code() == StatusCode::kUnavailable) return live.status();
+    std::lock_guard<std::mutex> lock(mu_);
+    if (live.ok()) {
+      e->live = std::move(*live);
+    } else if (e->record.state == SandboxState::kRunning) {
+      e->record.state = SandboxState::kStopped;
+      e->record.stopped_reason =
+          "its container could not be re-attached after a restart: " + live.status().message();
+      e->record.ended_at_ms = NowMs();
+      Persist(e->record);
+      UpdateGauges();
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (e->gone) return NotFoundError("no sandbox " + id, "sandbox_not_found");
+    if (e->record.state != SandboxState::kRunning || e->live == nullptr) {
+      return FailedPreconditionError(
+          "sandbox " + id + " is " + std::string(StateName(e->record.state)) +
+              (e->record.stopped_reason.empty() ? std::string() : ": " + e->record.stopped_reason),
+          "sandbox_not_running");
+    }
+  }
+  ExecuteOutcome out;
+  out.result = e->live->Execute(req.files, req.code, timeout_ms);
+  const CallResult& r = out.result;
+  out.files = e->live->ListOutput();
+  // A container that died after the call is replaced by the next one; only
+  // a failed replacement stops the sandbox.
+  bool dead = e->live->container_id().empty();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    SandboxRecord& rec = e->record;
+    ++rec.executions;
+    rec.last_used_at_ms = NowMs();
+    if (r.cpu_ms > 0) rec.cpu_ms_total += r.cpu_ms;
+    rec.memory_peak_bytes = std::max(rec.memory_peak_bytes, r.memory_peak_bytes);
+    if (r.state_lost) ++rec.restarts;
+    rec.container_id = e->live->container_id();
+    if (dead) {
+      rec.state = SandboxState::kStopped;
+      rec.stopped_reason = "its container could not be restarted: " +
+                           (r.error.ok() ? std::string("unknown error") : r.error.message());
+      rec.ended_at_ms = rec.last_used_at_ms;
+    }
+    out.record = rec;
+    UpdateGauges();
+  }
+  if (dead) (void)e->live->Destroy();
+  Persist(out.record);
+  if (metrics_ != nullptr) {
+    metrics_->Increment("coderunner_sandbox_executions_total",
+                        {{"status", std::string(isolation::RunStatusName(r.status))}});
+    if (r.state_lost) metrics_->Increment("coderunner_sandbox_restarts_total");
+  }
+  return out;
+}
+
+Status SandboxManager::Delete(const std::string& tenant, const std::string& id) {
+  CR_ASSIGN_OR_RETURN(std::shared_ptr<Entry> e, Find(tenant, id));
+  CR_ASSIGN_OR_RETURN(std::unique_lock<std::timed_mutex> call, LockCall(*e, id));
+  if (e->live != nullptr) {
+    CR_RETURN_IF_ERROR(e->live->Destroy());
+    e->live.reset();
+  }
+  CR_RETURN_IF_ERROR(store_.Delete(id));
+  std::lock_guard<std::mutex> lock(mu_);
+  e->gone = true;
+  entries_.erase(id);
+  UpdateGauges();
+  return OkStatus();
+}
+
+StatusOr<isolation::UniqueFd> SandboxManager::OpenFile(const std::string& tenant,
+                                                       const std::string& id,
+                                                       const std::string& path) {
+  CR_ASSIGN_OR_RETURN(std::shared_ptr<Entry> e, Find(tenant, id));
+  CR_ASSIGN_OR_RETURN(std::unique_lock<std::timed_mutex> call, LockCall(*e, id));
+  if (e->live == nullptr) return NotFoundError("no such file", "file_not_found");
+  return e->live->OpenOutputFile(path);
+}
+
+StatusOr<std::vector<isolation::Artifact>> SandboxManager::Files(const std::string& tenant,
+                                                                 const std::string& id) {
+  CR_ASSIGN_OR_RETURN(std::shared_ptr<Entry> e, Find(tenant, id));
+  CR_ASSIGN_OR_RETURN(std::unique_lock<std::timed_mutex> call, LockCall(*e, id));
+  if (e->live == nullptr) return std::vector<isolation::Artifact>{};
+  return e->live->ListOutput();
+}
+
+int SandboxManager::ExpireDue(int64_t now_ms) {
+  std::vector<std::shared_ptr<Entry>> due;
+  std::vector<std::string> forget;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [id, e] : entries_) {
+      const SandboxRecord& r = e->record;
+      if (r.state == SandboxState::kRunning && r.expires_at_ms() <= now_ms) due.push_back(e);
+      if (r.state != SandboxState::kRunning && r.ended_at_ms + kEndedRetentionMs <= now_ms) {
+        forget.push_back(id);
+      }
+    }
+  }
+  int expired = 0;
+  for (auto& e : due) {
+    // A sandbox in a call is in use: its TTL restarts when the call ends.
+    std::unique_lock<std::timed_mutex> call(e->call_mu, std::try_to_lock);
+    if (!call.owns_lock()) continue;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (e->gone || e->record.state != SandboxState::kRunning ||
+          e->record.expires_at_ms() > now_ms) {
+        continue;
+      }
+    }
+    if (e->live != nullptr) {
+      Status s = e->live->Destroy();
+      if (!s.ok()) {
+        spdlog::warn("sandbox {}: expire: {}", e->record.id, s.ToString());
+        continue;  // The engine is away: try again on the next pass.
+      }
+      e->live.reset();
+    }
+    SandboxRecord snapshot;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      e->record.state = SandboxState::kExpired;
+      e->record.ended_at_ms = now_ms;
+      e->record.container_id.clear();
+      snapshot = e->record;
+      UpdateGauges();
+    }
+    Persist(snapshot);
+    spdlog::info("sandbox {} expired (idle for {} s)", snapshot.id, snapshot.ttl_s);
+    if (metrics_ != nullptr) metrics_->Increment("coderunner_sandboxes_expired_total");
+    ++expired;
+  }
+  for (const auto& id : forget) {
+    (void)store_.Delete(id);
+    std::lock_guard<std::mutex> lock(mu_);
+    entries_.erase(id);
+    UpdateGauges();
+  }
+  return expired;
+}
+
+void SandboxManager::ExpiryLoop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stopping_) {
+    // Once a second: a TTL is whole seconds.
+    cv_.wait_for(lock, std::chrono::seconds(1));
+    if (stopping_) break;
+    lock.unlock();
+    ExpireDue(NowMs());
+    lock.lock();
+  }
+}
+
+}  // namespace coderunner::sandboxes

@@ -1,0 +1,155 @@
+#include "coderunner/sandboxes/marker_cut.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace coderunner::sandboxes {
+namespace {
+
+const std::string kEnd = "\"eof\":\"abc123\"}\n";
+const std::string kMarker =
+    "\x1e"
+    "coderunner-init {\"eof\":\"abc123\"}\n";
+const std::string kTrailer =
+    "\x1e"
+    "coderunner-init {\"exit_code\":0,\"timed_out\":0,\"eof\":\"abc123\"}\n";
+
+// How the feeds reach the cut: as given, or one byte per Feed call (the
+// bytes are split in the test body, not here: a table of 300k one-byte
+// strings built at registration made every process of the suite slow).
+enum class Split { kAsGiven, kOneByteEach };
+
+struct Case {
+  const char* name;
+  std::vector<std::string> feeds;
+  Split split;
+  size_t cap;
+  bool want_found;
+  std::string want_out;  // After Flush when not found.
+  std::string want_marker;
+  bool want_truncated;
+};
+
+class MarkerCutTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(MarkerCutTest, CutsAtTheMarkerWhereverItLands) {
+  const Case& c = GetParam();
+  MarkerCut cut(kEnd, c.cap);
+  for (const auto& f : c.feeds) {
+    if (c.split == Split::kAsGiven) {
+      cut.Feed(f);
+      continue;
+    }
+    for (size_t i = 0; i < f.size(); ++i) cut.Feed(std::string_view(f).substr(i, 1));
+  }
+  EXPECT_EQ(cut.found(), c.want_found);
+  if (!cut.found()) cut.Flush();
+  EXPECT_EQ(cut.out().kept(), c.want_out);
+  EXPECT_EQ(cut.marker(), c.want_marker);
+  EXPECT_EQ(cut.out().truncated(), c.want_truncated);
+}
+
+// 64 KiB of marker prefixes that never complete.
+std::string LookalikeFlood() {
+  std::string s;
+  while (s.size() < (64 << 10))
+    s += "\x1e"
+         "coderunner-init {\"eof\":";
+  return s;
+}
+
+constexpr Split kAsGiven = Split::kAsGiven;
+constexpr Split kOneByteEach = Split::kOneByteEach;
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, MarkerCutTest,
+    ::testing::Values(
+        Case{"MarkerAtTheEnd",
+             {"hello\n" + kMarker},
+             kAsGiven,
+             100,
+             true,
+             "hello\n",
+             kMarker,
+             false},
+        Case{"NoNewlineBeforeTheMarker", {"a" + kMarker}, kAsGiven, 100, true, "a", kMarker, false},
+        Case{"SplitIntoSingleBytes",
+             {"out\n" + kMarker},
+             kOneByteEach,
+             100,
+             true,
+             "out\n",
+             kMarker,
+             false},
+        Case{"OutputAfterTheMarkerIsNotTheCalls",
+             {"x\n" + kMarker + "background noise\n", "more noise"},
+             kAsGiven,
+             100,
+             true,
+             "x\n",
+             kMarker,
+             false},
+        Case{"TrailerOnStderr",
+             {"err\n", kTrailer, "qqqq"},
+             kAsGiven,
+             100,
+             true,
+             "err\n",
+             kTrailer,
+             false},
+        Case{"EndWithoutItsLineStartIsOutput",
+             {"print " + kEnd + "and on\n"},
+             kAsGiven,
+             100,
+             false,
+             "print " + kEnd + "and on\n",
+             "",
+             false},
+        Case{"AnotherNonceIsOutput",
+             {"\x1e"
+              "coderunner-init {\"eof\":\"zzz\"}\n"},
+             kAsGiven,
+             100,
+             false,
+             "\x1e"
+             "coderunner-init {\"eof\":\"zzz\"}\n",
+             "",
+             false},
+        Case{"CappedOutputStillFindsTheMarker",
+             {std::string(5000, 'y'), kMarker},
+             kAsGiven,
+             10,
+             true,
+             std::string(10, 'y'),
+             kMarker,
+             true},
+        Case{"NoMarkerAtAll",
+             {"partial", " output"},
+             kAsGiven,
+             100,
+             false,
+             "partial output",
+             "",
+             false},
+        Case{"RecordSeparatorFloodByteByByte",
+             {std::string(256 << 10, '\x1e') + kMarker},
+             kOneByteEach,
+             1 << 20,
+             true,
+             std::string(256 << 10, '\x1e'),
+             kMarker,
+             false},
+        Case{"MarkerLookalikeFloodThenTheMarker",
+             {LookalikeFlood() + kMarker},
+             kOneByteEach,
+             1 << 20,
+             true,
+             LookalikeFlood(),
+             kMarker,
+             false}),
+    [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace coderunner::sandboxes
