@@ -17,6 +17,12 @@
 
 namespace coderunner::store {
 
+// Reasons of the errors a JobStore returns (Status::reason()).
+inline constexpr const char* kReasonJobNotFound = "job_not_found";
+inline constexpr const char* kReasonJobTerminal = "job_terminal";
+inline constexpr const char* kReasonJobExists = "job_exists";
+inline constexpr const char* kReasonInvalidCursor = "invalid_cursor";
+
 // Rewrites a finished job's stored request (the envelope of
 // jobs::EncodeStoredRequest) and callback URL in place, removing what
 // looks secret (jobs::RedactStoredRequest). A store applies it to every

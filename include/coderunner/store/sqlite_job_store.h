@@ -12,6 +12,9 @@ struct sqlite3;
 
 namespace coderunner::store {
 
+class SqliteResultCache;
+class SqliteStatementCache;
+
 // journal_mode=WAL and synchronous=FULL: a commit survives kill -9 and power
 // loss. One connection, serialized by a mutex (SQLite serializes writers
 // anyway). Thread-safe.
@@ -41,14 +44,12 @@ class SqliteJobStore : public JobStore {
   StatusOr<int> CachePurgeExpired(int64_t now_ms) override;
 
  private:
-  // Prepared statements, kept across calls; defined in the .cc.
-  class StatementCache;
-
   SqliteJobStore(sqlite3* db, RequestRedactor redactor);
 
   std::mutex mu_;
-  sqlite3* db_;                                 // Guarded by mu_.
-  std::unique_ptr<StatementCache> statements_;  // Guarded by mu_.
+  sqlite3* db_;                                       // Guarded by mu_.
+  std::unique_ptr<SqliteStatementCache> statements_;  // Guarded by mu_; kept across calls.
+  std::unique_ptr<SqliteResultCache> cache_;          // Guarded by mu_.
   const RequestRedactor redactor_;
 };
 

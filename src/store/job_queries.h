@@ -1,0 +1,65 @@
+// The SQL texts of the jobs table. Internal to src/store. Columns are
+// listed in JobColumn order (job_row_codec.h), which ReadJob reads.
+#ifndef CODERUNNER_SRC_STORE_JOB_QUERIES_H_
+#define CODERUNNER_SRC_STORE_JOB_QUERIES_H_
+
+namespace coderunner::store {
+
+// Every column, in JobColumn order.
+#define CR_JOB_COLUMNS                                                                         \
+  "id, tenant, status, language, request_json, code_sha256, inputs_sha256, cache_key, image, " \
+  "image_digest, limits_json, callback_url, replay_of, cached, attempt, created_at_ms, "       \
+  "started_at_ms, finished_at_ms, transitions, result_json, kind, progress_json"
+// The same, with request_json, result_json and progress_json left empty
+// (list pages).
+#define CR_LIST_COLUMNS                                                                  \
+  "id, tenant, status, language, '', code_sha256, inputs_sha256, cache_key, image, "     \
+  "image_digest, limits_json, callback_url, replay_of, cached, attempt, created_at_ms, " \
+  "started_at_ms, finished_at_ms, transitions, '', kind, ''"
+
+inline constexpr const char* kInsertJobSql =
+    "INSERT INTO jobs (" CR_JOB_COLUMNS
+    ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
+    "?19, ?20, ?21, ?22)";
+inline constexpr const char* kGetJobSql =
+    "SELECT " CR_JOB_COLUMNS " FROM jobs WHERE id = ?1 AND (?2 = '' OR tenant = ?2)";
+// Progress of a job that is not terminal yet (see UpdateProgress).
+inline constexpr const char* kUpdateProgressSql =
+    "UPDATE jobs SET progress_json = ?2 WHERE id = ?1 AND status IN ('queued', 'running')";
+inline constexpr const char* kSelectForTransitionSql =
+    "SELECT status, transitions, request_json, callback_url FROM jobs WHERE id = ?1";
+inline constexpr const char* kRedactRequestSql =
+    "UPDATE jobs SET request_json = ?2, callback_url = ?3 WHERE id = ?1";
+inline constexpr const char* kUpdateForTransitionSql =
+    "UPDATE jobs SET status = ?2, transitions = ?3, attempt = attempt + ?4, "
+    "started_at_ms = CASE WHEN ?5 THEN ?6 ELSE started_at_ms END, "
+    "finished_at_ms = CASE WHEN ?7 THEN ?6 ELSE finished_at_ms END, "
+    "result_json = CASE WHEN ?8 <> '' THEN ?8 ELSE result_json END, "
+    "image_digest = CASE WHEN ?9 <> '' THEN ?9 ELSE image_digest END "
+    "WHERE id = ?1";
+// List: ?1 tenant, ?2 status, ?3/?4 cursor (created_at_ms, id), ?5 limit.
+// One fixed text per combination of filters, so that each uses the index.
+#define CR_LIST_PREFIX "SELECT " CR_LIST_COLUMNS " FROM jobs WHERE tenant = ?1"
+#define CR_LIST_SUFFIX " ORDER BY created_at_ms DESC, id DESC LIMIT ?5"
+inline constexpr const char* kListSql = CR_LIST_PREFIX CR_LIST_SUFFIX;
+inline constexpr const char* kListByStatusSql = CR_LIST_PREFIX " AND status = ?2" CR_LIST_SUFFIX;
+inline constexpr const char* kListAfterSql =
+    CR_LIST_PREFIX " AND (created_at_ms, id) < (?3, ?4)" CR_LIST_SUFFIX;
+inline constexpr const char* kListByStatusAfterSql =
+    CR_LIST_PREFIX " AND status = ?2 AND (created_at_ms, id) < (?3, ?4)" CR_LIST_SUFFIX;
+inline constexpr const char* kNonTerminalSql = "SELECT " CR_JOB_COLUMNS
+                                               " FROM jobs WHERE status IN ('queued', 'running') "
+                                               "ORDER BY created_at_ms ASC, id ASC";
+#define CR_PURGE_WHERE " WHERE finished_at_ms < ?1 AND status NOT IN ('queued', 'running')"
+inline constexpr const char* kSelectPurgeSql = "SELECT id FROM jobs" CR_PURGE_WHERE;
+inline constexpr const char* kDeletePurgeSql = "DELETE FROM jobs" CR_PURGE_WHERE;
+
+#undef CR_JOB_COLUMNS
+#undef CR_LIST_COLUMNS
+#undef CR_LIST_PREFIX
+#undef CR_LIST_SUFFIX
+#undef CR_PURGE_WHERE
+
+}  // namespace coderunner::store
+
+#endif  // CODERUNNER_SRC_STORE_JOB_QUERIES_H_
