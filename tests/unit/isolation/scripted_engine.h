@@ -9,6 +9,7 @@
 //    killed or removed, so a job runs into its deadline or can be cancelled.
 //  - SetAttachBody(): the attach body is computed from the last create body,
 //    so a test can write coderunner-init's trailer with the run's nonce.
+//  - PushAttach(): more output on a held attach stream, after it opened.
 //  - WaitForRequest(): blocks until a request was received (bounded by a
 //    hang guard, never a timing assertion).
 #ifndef CODERUNNER_TESTS_UNIT_SANDBOX_SCRIPTED_ENGINE_H_
@@ -22,6 +23,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "unit/engine/fake_transport.h"
@@ -80,6 +82,14 @@ class ScriptedEngine : public FakeTransport {
     create_id_ = id;
     running_ = running;
     inspect_status_ = inspect_status;
+  }
+
+  // Appends `bytes` to the attach stream held open by HoldAttach(), as a
+  // running container writes more output (a sandbox's reply to a call).
+  void PushAttach(std::string bytes) {
+    std::lock_guard<std::mutex> lock(mu_);
+    pushed_.push_back(std::move(bytes));
+    cv_.notify_all();
   }
 
   // True once a `method` request whose path starts with `path_prefix` came.
@@ -151,8 +161,20 @@ class ScriptedEngine : public FakeTransport {
     if (!answer->body.empty() && !sink(answer->body)) {
       return UnavailableError("transfer aborted", "aborted");
     }
-    if (attached && hold && !WaitUntil(abort, [&] { return released_.count(id) > 0; })) {
-      return UnavailableError("transfer aborted", "aborted");
+    // Held open: what PushAttach adds is delivered until the release.
+    while (attached && hold) {
+      if (!WaitUntil(abort, [&] { return released_.count(id) > 0 || !pushed_.empty(); })) {
+        return UnavailableError("transfer aborted", "aborted");
+      }
+      std::vector<std::string> chunks;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        chunks.swap(pushed_);
+      }
+      if (chunks.empty()) break;  // Released (or the hang guard).
+      for (const std::string& chunk : chunks) {
+        if (!sink(chunk)) return UnavailableError("transfer aborted", "aborted");
+      }
     }
     return engine::HttpResponse{answer->status, ""};
   }
@@ -224,6 +246,7 @@ class ScriptedEngine : public FakeTransport {
   bool running_ = false;
   long inspect_status_ = 200;
   BodyFn body_fn_;
+  std::vector<std::string> pushed_;  // For the held attach stream (PushAttach).
   std::vector<std::string> seen_;
   std::set<std::string> started_;
   std::set<std::string> released_;

@@ -1,22 +1,32 @@
-// LiveSandbox's launch and removal over the fake engine transport: what is
-// created, started and removed on the engine, and what stays on disk.
+// LiveSandbox over the fake engine transport: what launch and removal
+// create, start and remove on the engine and leave on disk, and how a call
+// (Execute) goes through the channel FIFO and comes back on the attach
+// stream, with the test playing the REPL driver.
 #include "coderunner/sandboxes/live_sandbox.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "coderunner/isolation/init_trailer.h"
 #include "unit/isolation/scripted_engine.h"
 
 namespace coderunner::sandboxes {
 namespace {
 
 using nlohmann::json;
+using testutil::MuxFrame;
 
 constexpr const char* kStart = "/containers/s1/start";
 constexpr const char* kAttach = "/containers/s1/attach?stream=1&stdout=1&stderr=1";
@@ -140,6 +150,127 @@ TEST_F(LiveSandboxTest, EngineThatCannotCreateLeavesNothingBehind) {
   EXPECT_EQ(live.status().code(), StatusCode::kUnavailable);
   EXPECT_TRUE(DirsGone());
   EXPECT_EQ(uids_.in_use(), 0);
+}
+
+// One call as the REPL driver received it from the channel FIFO.
+struct ReceivedCall {
+  std::string nonce;
+  std::string timeout_ms;
+  std::string code;
+};
+
+// Reads one call frame ("CRX1", uint32 LE length, nonce NUL timeout NUL
+// code) from the FIFO at `path`; nullopt if none came within the hang guard.
+std::optional<ReceivedCall> ReadCall(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::string frame;
+  const auto guard = std::chrono::steady_clock::now() + testutil::kHangGuard;
+  auto complete = [&frame] {
+    if (frame.size() < 8) return false;
+    uint32_t n = 0;
+    for (int i = 0; i < 4; ++i)
+      n |= static_cast<uint32_t>(static_cast<uint8_t>(frame[4 + i])) << (8 * i);
+    return frame.size() >= 8 + static_cast<size_t>(n);
+  };
+  while (!complete() && std::chrono::steady_clock::now() < guard) {
+    pollfd p{fd, POLLIN, 0};
+    (void)poll(&p, 1, 50);
+    char buf[4096];
+    ssize_t got = read(fd, buf, sizeof(buf));
+    if (got > 0) frame.append(buf, static_cast<size_t>(got));
+  }
+  close(fd);
+  if (!complete() || frame.compare(0, 4, "CRX1") != 0) return std::nullopt;
+  std::string payload = frame.substr(8);
+  size_t a = payload.find('\0');
+  size_t b = a == std::string::npos ? a : payload.find('\0', a + 1);
+  if (b == std::string::npos) return std::nullopt;
+  return ReceivedCall{payload.substr(0, a), payload.substr(a + 1, b - a - 1),
+                      payload.substr(b + 1)};
+}
+
+// The driver's end of a call on stderr: init's trailer shape, ending with
+// the call's nonce (the bytes MarkerCut looks for).
+std::string StderrEnd(const std::string& nonce, int exit_code, bool timed_out) {
+  return "\x1e"
+         "coderunner-init {\"exit_code\":" +
+         std::to_string(exit_code) +
+         ",\"wall_us\":7000,\"cpu_us\":3000,\"timed_out\":" + (timed_out ? "1" : "0") +
+         ",\"eof\":\"" + nonce + "\"}\n";
+}
+
+TEST_F(LiveSandboxTest, ExecuteSendsTheCallAndCollectsTheDriversReply) {
+  struct Case {
+    const char* name;
+    std::string out;
+    std::string err;
+    int exit_code;
+    bool timed_out;
+    isolation::RunStatus status;
+  };
+  const std::vector<Case> cases = {
+      {"succeeds", "hi\n", "", 0, false, isolation::RunStatus::kSucceeded},
+      {"fails", "partial\n", "Traceback\nNameError: x\n", 1, false, isolation::RunStatus::kFailed},
+      {"cut short by the driver's timer", "", "KeyboardInterrupt\n", 1, true,
+       isolation::RunStatus::kTimeout},
+      {"silent", "", "", 0, false, isolation::RunStatus::kSucceeded},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    testutil::ScriptedEngine engine;
+    ScriptEngine(engine, /*running=*/true);
+    auto live = Launch(engine);
+    ASSERT_TRUE(live.ok()) << live.status().ToString();
+
+    std::optional<ReceivedCall> received;
+    std::thread driver([&] {
+      received = ReadCall(layout_.workspace_root + "/sbx-1/" + kChannelFifo);
+      if (!received) return;
+      engine.PushAttach(MuxFrame(1, c.out + isolation::StdoutEndMarker(received->nonce)) +
+                        MuxFrame(2, c.err + StderrEnd(received->nonce, c.exit_code, c.timed_out)));
+    });
+    CallResult r = (*live)->Execute({{"data.txt", "input"}}, "print('hi')", 5000);
+    driver.join();
+
+    ASSERT_TRUE(received.has_value()) << "the driver got no call";
+    EXPECT_EQ(received->code, "print('hi')");
+    EXPECT_EQ(received->timeout_ms, "5000");
+    EXPECT_EQ(r.status, c.status) << r.error.ToString();
+    EXPECT_EQ(r.exit_code, c.exit_code);
+    EXPECT_EQ(r.stdout_data, c.out);
+    EXPECT_EQ(r.stderr_data, c.err);
+    EXPECT_EQ(r.run_ms, 7);
+    EXPECT_EQ(r.cpu_ms, 3);
+    EXPECT_FALSE(r.state_lost);
+    EXPECT_TRUE(r.error.ok()) << r.error.ToString();
+    // The file is in the workspace; the container is the same one.
+    EXPECT_TRUE(std::filesystem::exists(layout_.workspace_root + "/sbx-1/data.txt"));
+    EXPECT_EQ(engine.Count("POST", kStart), 1);
+    EXPECT_EQ(engine.Count("DELETE", kRemove), 0);
+    EXPECT_TRUE((*live)->Destroy().ok());
+  }
+}
+
+TEST_F(LiveSandboxTest, OutputOverTheCapIsCutAndFlagged) {
+  spec_.limits.output_bytes = 4;
+  testutil::ScriptedEngine engine;
+  ScriptEngine(engine, /*running=*/true);
+  auto live = Launch(engine);
+  ASSERT_TRUE(live.ok()) << live.status().ToString();
+  std::thread driver([&] {
+    auto call = ReadCall(layout_.workspace_root + "/sbx-1/" + kChannelFifo);
+    if (!call) return;
+    engine.PushAttach(MuxFrame(1, "0123456789\n" + isolation::StdoutEndMarker(call->nonce)) +
+                      MuxFrame(2, StderrEnd(call->nonce, 0, false)));
+  });
+  CallResult r = (*live)->Execute({}, "print('0123456789')", 5000);
+  driver.join();
+  EXPECT_EQ(r.status, isolation::RunStatus::kSucceeded);
+  EXPECT_EQ(r.stdout_data, "0123");
+  EXPECT_TRUE(r.stdout_truncated);
+  EXPECT_FALSE(r.stderr_truncated);
+  EXPECT_TRUE((*live)->Destroy().ok());
 }
 
 }  // namespace
