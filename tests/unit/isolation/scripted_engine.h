@@ -15,6 +15,7 @@
 #ifndef CODERUNNER_TESTS_UNIT_SANDBOX_SCRIPTED_ENGINE_H_
 #define CODERUNNER_TESTS_UNIT_SANDBOX_SCRIPTED_ENGINE_H_
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -84,8 +85,9 @@ class ScriptedEngine : public FakeTransport {
     inspect_status_ = inspect_status;
   }
 
-  // Appends `bytes` to the attach stream held open by HoldAttach(), as a
-  // running container writes more output (a sandbox's reply to a call).
+  // Appends `bytes` to the oldest attach stream held open by HoldAttach(),
+  // as a running container writes more output (a sandbox's reply to a
+  // call, a pooled job's output after "go").
   void PushAttach(std::string bytes) {
     std::lock_guard<std::mutex> lock(mu_);
     pushed_.push_back(std::move(bytes));
@@ -162,24 +164,48 @@ class ScriptedEngine : public FakeTransport {
       return UnavailableError("transfer aborted", "aborted");
     }
     // Held open: what PushAttach adds is delivered until the release.
-    while (attached && hold) {
-      if (!WaitUntil(abort, [&] { return released_.count(id) > 0 || !pushed_.empty(); })) {
+    if (attached && hold) return Hold(id, sink, abort, answer->status);
+    return engine::HttpResponse{answer->status, ""};
+  }
+
+ private:
+  // Delivers what PushAttach adds to the held stream of container `id`
+  // until it is released; the oldest held stream still open gets it.
+  StatusOr<engine::HttpResponse> Hold(const std::string& id, const engine::ChunkSink& sink,
+                                      engine::StreamAbort* abort, long status) {
+    int serial;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      serial = next_serial_++;
+      held_.push_back(serial);
+    }
+    auto leave = [this, serial] {
+      std::lock_guard<std::mutex> lock(mu_);
+      held_.erase(std::find(held_.begin(), held_.end(), serial));
+      cv_.notify_all();
+    };
+    while (true) {
+      auto mine = [&] { return !pushed_.empty() && held_.front() == serial; };
+      if (!WaitUntil(abort, [&] { return released_.count(id) > 0 || mine(); })) {
+        leave();
         return UnavailableError("transfer aborted", "aborted");
       }
       std::vector<std::string> chunks;
       {
         std::lock_guard<std::mutex> lock(mu_);
-        chunks.swap(pushed_);
+        if (mine()) chunks.swap(pushed_);
       }
       if (chunks.empty()) break;  // Released (or the hang guard).
       for (const std::string& chunk : chunks) {
-        if (!sink(chunk)) return UnavailableError("transfer aborted", "aborted");
+        if (!sink(chunk)) {
+          leave();
+          return UnavailableError("transfer aborted", "aborted");
+        }
       }
     }
-    return engine::HttpResponse{answer->status, ""};
+    leave();
+    return engine::HttpResponse{status, ""};
   }
-
- private:
   static std::string IdOf(const std::string& path) {
     size_t start = path.find("/containers/");
     if (start == std::string::npos) return "";
@@ -246,7 +272,9 @@ class ScriptedEngine : public FakeTransport {
   bool running_ = false;
   long inspect_status_ = 200;
   BodyFn body_fn_;
-  std::vector<std::string> pushed_;  // For the held attach stream (PushAttach).
+  std::vector<std::string> pushed_;  // For the oldest held attach stream (PushAttach).
+  std::vector<int> held_;            // Held streams still open, oldest first.
+  int next_serial_ = 0;
   std::vector<std::string> seen_;
   std::set<std::string> started_;
   std::set<std::string> released_;
