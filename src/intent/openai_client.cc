@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -121,90 +122,52 @@ std::string OpenAiClient::Redact(std::string text) const {
   return text;
 }
 
-StatusOr<ChatReply> OpenAiClient::Complete(const ChatRequest& request,
-                                           const isolation::CancelToken* cancel) {
+namespace {
+
+// The Chat Completions request for `request`; `prompt_bytes` gets the size
+// of the messages' contents (the estimate when the model reports no usage).
+std::string ChatPayload(const ChatRequest& request, const config::LlmConfig& config,
+                        size_t* prompt_bytes) {
   json messages = json::array();
-  size_t prompt_bytes = 0;
+  *prompt_bytes = 0;
   for (const auto& m : request.messages) {
     messages.push_back({{"role", m.role}, {"content", m.content}});
-    prompt_bytes += m.content.size();
+    *prompt_bytes += m.content.size();
   }
-  int max_tokens = config_.max_tokens;
+  int max_tokens = config.max_tokens;
   if (request.max_tokens > 0) max_tokens = std::min(max_tokens, request.max_tokens);
-  std::string payload = json{
-      {"model", config_.model},
-      {"messages", messages},
-      {"max_tokens", max_tokens},
-      {"temperature", config_.temperature},
-      {"stream", false}}.dump(-1, ' ', false, json::error_handler_t::replace);
+  return json{{"model", config.model},
+              {"messages", messages},
+              {"max_tokens", max_tokens},
+              {"temperature", config.temperature},
+              {"stream", false}}
+      .dump(-1, ' ', false, json::error_handler_t::replace);
+}
 
-  CurlEasyPtr curl(curl_easy_init());
-  if (!curl) return InternalError("curl_easy_init failed", "llm_unreachable");
-  curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
-  std::string auth;
-  if (!api_key_.empty()) {
-    auth = "Authorization: Bearer " + api_key_;
-    headers = curl_slist_append(headers, auth.c_str());
-  }
-  CurlListPtr header_list(headers);
-  Transfer t;
-  t.cancel = cancel;
-  CURL* h = curl.get();
-  curl_easy_setopt(h, CURLOPT_URL, url_.c_str());
+void SetTransferOptions(CURL* h, const std::string& url, const std::string& payload,
+                        curl_slist* headers, Transfer* t, const config::LlmConfig& config) {
+  curl_easy_setopt(h, CURLOPT_URL, url.c_str());
   curl_easy_setopt(h, CURLOPT_POST, 1L);
   curl_easy_setopt(h, CURLOPT_POSTFIELDS, payload.data());
   curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(payload.size()));
   curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, OnBody);
-  curl_easy_setopt(h, CURLOPT_WRITEDATA, &t);
+  curl_easy_setopt(h, CURLOPT_WRITEDATA, t);
   curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
   curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, OnProgress);
-  curl_easy_setopt(h, CURLOPT_XFERINFODATA, &t);
-  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(config_.timeout_ms));
-  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(config_.connect_timeout_ms));
+  curl_easy_setopt(h, CURLOPT_XFERINFODATA, t);
+  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(config.timeout_ms));
+  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(config.connect_timeout_ms));
   // Worker threads must never get SIGALRM from curl's resolver.
   curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
   curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+}
 
-  auto t0 = std::chrono::steady_clock::now();
-  CURLcode rc = curl_easy_perform(h);
-  int64_t latency =
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
-          .count();
-  if (t.cancelled) return FailedPreconditionError("the model call was cancelled", "cancelled");
-  if (t.too_large) {
-    return InternalError("the model's answer is larger than 4 MiB", "llm_bad_reply");
-  }
-  if (rc == CURLE_OPERATION_TIMEDOUT) {
-    // curl reports a connect that never completed (a firewalled or
-    // black-holed host) with the same code as a slow model; only the latter
-    // is the model's fault, the former is an endpoint we cannot reach.
-    curl_off_t connect_us = 0;
-    curl_easy_getinfo(h, CURLINFO_CONNECT_TIME_T, &connect_us);
-    if (connect_us == 0) {
-      return UnavailableError(
-          "cannot reach the model at " + config_.base_url + ": no connection within " +
-              std::to_string(std::min(config_.connect_timeout_ms, config_.timeout_ms)) + " ms",
-          "llm_unreachable");
-    }
-    return DeadlineExceededError(
-        "the model did not answer within " + std::to_string(config_.timeout_ms) + " ms",
-        "llm_timeout");
-  }
-  if (rc != CURLE_OK) {
-    return UnavailableError(std::string("cannot reach the model at ") + config_.base_url + ": " +
-                                curl_easy_strerror(rc),
-                            "llm_unreachable");
-  }
-  long status = 0;
-  curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-  if (status < 200 || status > 299) {
-    return UnavailableError(
-        "the model answered HTTP " + std::to_string(status) + ": " + ErrorDetail(Redact(t.body)),
-        "llm_http_error");
-  }
-  json j = ParseBoundedJsonOrDiscarded(t.body, ReplyBounds());
+// The reply of a 2xx answer `body`; nullopt when it is not a chat
+// completion.
+std::optional<ChatReply> ParseChatReply(const std::string& body, size_t prompt_bytes) {
+  json j = ParseBoundedJsonOrDiscarded(body, ReplyBounds());
   const json* content = nullptr;
   if (j.is_object() && j.contains("choices") && j["choices"].is_array() && !j["choices"].empty() &&
       j["choices"][0].is_object()) {
@@ -214,14 +177,9 @@ StatusOr<ChatReply> OpenAiClient::Complete(const ChatRequest& request,
       content = &choice["message"]["content"];
     }
   }
-  if (content == nullptr) {
-    return InternalError(
-        "the model's answer is not a chat completion: " + Excerpt(Redact(t.body), 200),
-        "llm_bad_reply");
-  }
+  if (content == nullptr) return std::nullopt;
   ChatReply reply;
   reply.content = content->get<std::string>();
-  reply.latency_ms = latency;
   const json* usage = j.contains("usage") && j["usage"].is_object() ? &j["usage"] : nullptr;
   auto count = [&](const char* key, int64_t estimate) -> int64_t {
     if (usage != nullptr && usage->contains(key) && (*usage)[key].is_number_integer()) {
@@ -232,6 +190,79 @@ StatusOr<ChatReply> OpenAiClient::Complete(const ChatRequest& request,
   reply.prompt_tokens = count("prompt_tokens", Estimate(prompt_bytes));
   reply.completion_tokens = count("completion_tokens", Estimate(reply.content.size()));
   return reply;
+}
+
+}  // namespace
+
+StatusOr<std::string> OpenAiClient::Post(const std::string& payload,
+                                         const isolation::CancelToken* cancel,
+                                         int64_t* latency_ms) const {
+  CurlEasyPtr curl(curl_easy_init());
+  if (!curl) return InternalError("curl_easy_init failed", kLlmUnreachable);
+  curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
+  std::string auth;
+  if (!api_key_.empty()) {
+    auth = "Authorization: Bearer " + api_key_;
+    headers = curl_slist_append(headers, auth.c_str());
+  }
+  CurlListPtr header_list(headers);
+  Transfer t;
+  t.cancel = cancel;
+  CURL* h = curl.get();
+  SetTransferOptions(h, url_, payload, headers, &t, config_);
+  auto t0 = std::chrono::steady_clock::now();
+  CURLcode rc = curl_easy_perform(h);
+  *latency_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
+          .count();
+  if (t.cancelled) return FailedPreconditionError("the model call was cancelled", kLlmCancelled);
+  if (t.too_large) return InternalError("the model's answer is larger than 4 MiB", kLlmBadReply);
+  if (rc == CURLE_OPERATION_TIMEDOUT) {
+    // curl reports a connect that never completed (a firewalled or
+    // black-holed host) with the same code as a slow model; only the latter
+    // is the model's fault, the former is an endpoint we cannot reach.
+    curl_off_t connect_us = 0;
+    curl_easy_getinfo(h, CURLINFO_CONNECT_TIME_T, &connect_us);
+    if (connect_us == 0) {
+      return UnavailableError(
+          "cannot reach the model at " + config_.base_url + ": no connection within " +
+              std::to_string(std::min(config_.connect_timeout_ms, config_.timeout_ms)) + " ms",
+          kLlmUnreachable);
+    }
+    return DeadlineExceededError(
+        "the model did not answer within " + std::to_string(config_.timeout_ms) + " ms",
+        kLlmTimeout);
+  }
+  if (rc != CURLE_OK) {
+    return UnavailableError(std::string("cannot reach the model at ") + config_.base_url + ": " +
+                                curl_easy_strerror(rc),
+                            kLlmUnreachable);
+  }
+  long status = 0;
+  curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+  if (status < 200 || status > 299) {
+    return UnavailableError(
+        "the model answered HTTP " + std::to_string(status) + ": " + ErrorDetail(Redact(t.body)),
+        kLlmHttpError);
+  }
+  return std::move(t.body);
+}
+
+StatusOr<ChatReply> OpenAiClient::Complete(const ChatRequest& request,
+                                           const isolation::CancelToken* cancel) {
+  size_t prompt_bytes = 0;
+  std::string payload = ChatPayload(request, config_, &prompt_bytes);
+  int64_t latency = 0;
+  StatusOr<std::string> body = Post(payload, cancel, &latency);
+  if (!body.ok()) return body.status();
+  std::optional<ChatReply> reply = ParseChatReply(*body, prompt_bytes);
+  if (!reply) {
+    return InternalError(
+        "the model's answer is not a chat completion: " + Excerpt(Redact(*body), 200),
+        kLlmBadReply);
+  }
+  reply->latency_ms = latency;
+  return *std::move(reply);
 }
 
 }  // namespace coderunner::intent

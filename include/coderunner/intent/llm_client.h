@@ -31,19 +31,26 @@ struct ChatReply {
   int64_t total_tokens() const { return prompt_tokens + completion_tokens; }
 };
 
-// Errors every implementation maps its failures to (reason in parentheses):
-//   Unavailable (llm_unreachable)   the endpoint cannot be connected to
-//   DeadlineExceeded (llm_timeout)  no complete answer within the timeout
-//   Unavailable (llm_http_error)    a non-2xx answer; the message names the
-//                                   HTTP status and the model's own message
-//   Internal (llm_bad_reply)        2xx, but not a Chat Completions answer
-//   FailedPrecondition (cancelled)  `cancel` fired during the call
+// The reasons every implementation maps its failures to.
+// Unavailable: the endpoint cannot be connected to.
+inline constexpr char kLlmUnreachable[] = "llm_unreachable";
+// DeadlineExceeded: no complete answer within the timeout.
+inline constexpr char kLlmTimeout[] = "llm_timeout";
+// Unavailable: a non-2xx answer; the message names the HTTP status and the
+// model's own message.
+inline constexpr char kLlmHttpError[] = "llm_http_error";
+// Internal: 2xx, but not a Chat Completions answer.
+inline constexpr char kLlmBadReply[] = "llm_bad_reply";
+// FailedPrecondition: `cancel` fired during the call (also the reason of an
+// intent cancelled between calls).
+inline constexpr char kLlmCancelled[] = "cancelled";
+
 // Implementations must be thread-safe: one client serves every intent.
 class LlmClient {
  public:
   virtual ~LlmClient() = default;
   // Sends `request` and waits for the whole reply (no streaming), bounded by
-  // the client's timeout; returns early with "cancelled" once `cancel`
+  // the client's timeout; returns early with kLlmCancelled once `cancel`
   // (nullable, not owned) fires.
   virtual StatusOr<ChatReply> Complete(const ChatRequest& request,
                                        const isolation::CancelToken* cancel) = 0;

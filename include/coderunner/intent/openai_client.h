@@ -37,6 +37,10 @@ class OpenAiClient : public LlmClient {
  private:
   // `text` with every occurrence of the API key replaced by "[redacted]".
   std::string Redact(std::string text) const;
+  // Posts `payload` and returns the 2xx answer's body, or the error Complete
+  // documents. `latency_ms` gets the call's wall time.
+  StatusOr<std::string> Post(const std::string& payload, const isolation::CancelToken* cancel,
+                             int64_t* latency_ms) const;
 
   config::LlmConfig config_;
   std::string api_key_;
