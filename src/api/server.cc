@@ -5,6 +5,7 @@
 
 #include <chrono>
 
+#include "auth_adapter.h"
 #include "coderunner/common/logging.h"
 #include "http_reply.h"
 #include "http_status.h"
@@ -13,6 +14,7 @@
 #include "openapi.h"
 #include "piston_request.h"
 #include "piston_routes.h"
+#include "route.h"
 #include "sandboxes_routes.h"
 #include "volumes_routes.h"
 
@@ -93,44 +95,39 @@ Server::Server(ServerDeps deps)
 Server::~Server() = default;
 
 void Server::Routes() {
-  routes_.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
-    Reply(res, 200, {{"status", "ok"}});
-  });
+  AuthAdapter auth(
+      AuthDeps{deps_.authenticator, &rate_limiter_, &long_requests_, deps_.config, deps_.metrics});
+  routes_.Get("/healthz", auth.Open([](const httplib::Request&) -> StatusOr<Answer> {
+    return Answer::Json(200, {{"status", "ok"}});
+  }));
 
   // Both ask the engine and need no key: answered from a short cache, so
   // an anonymous flood makes at most one engine check per
   // server.probe_cache_ms.
-  routes_.Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
+  routes_.Get("/readyz", auth.Open([this](const httplib::Request&) -> StatusOr<Answer> {
     ProbeAnswer a = readyz_cache_.Get([this] {
       Status ready = CheckReady();
       return ready.ok() ? ProbeAnswer{200, json{{"status", "ready"}}.dump()}
                         : ProbeAnswer{HttpStatusFor(ready), ErrorJson(ready).dump()};
     });
-    ReplyRaw(res, a.status, a.body);
-  });
+    return Answer::Text(a.status, a.body);
+  }));
 
-  routes_.Get("/v1/languages", [this](const httplib::Request&, httplib::Response& res) {
+  routes_.Get("/v1/languages", auth.Open([this](const httplib::Request&) -> StatusOr<Answer> {
     ProbeAnswer a = languages_cache_.Get([this] { return LanguagesAnswer(); });
-    ReplyRaw(res, a.status, a.body);
-  });
+    return Answer::Text(a.status, a.body);
+  }));
 
-  routes_.Get("/openapi.json", [](const httplib::Request&, httplib::Response& res) {
-    res.status = 200;
-    res.set_content(std::string(OpenApiDocument()), "application/json");
-  });
+  routes_.Get("/openapi.json", auth.Open([](const httplib::Request&) -> StatusOr<Answer> {
+    return Answer::Text(200, std::string(OpenApiDocument()));
+  }));
 
   RegisterJobRoutes(routes_, *deps_.jobs, *deps_.metrics, *deps_.authenticator, rate_limiter_,
                     long_requests_);
-  RegisterIntentRoutes(routes_, *deps_.jobs, deps_.agents, *deps_.metrics, *deps_.authenticator,
-                       rate_limiter_);
-  if (deps_.volumes != nullptr) {
-    RegisterVolumeRoutes(routes_, *deps_.volumes, *deps_.metrics, *deps_.authenticator,
-                         rate_limiter_);
-  }
-
+  RegisterIntentRoutes(routes_, *deps_.jobs, deps_.agents, auth);
+  if (deps_.volumes != nullptr) RegisterVolumeRoutes(routes_, *deps_.volumes, auth);
   if (deps_.sandboxes != nullptr) {
-    RegisterSandboxRoutes(routes_, *deps_.sandboxes, *deps_.config, *deps_.metrics,
-                          *deps_.authenticator, rate_limiter_, long_requests_);
+    RegisterSandboxRoutes(routes_, *deps_.sandboxes, *deps_.config, auth);
   }
   RegisterPistonRoutes(routes_, *deps_.jobs, *deps_.metrics, *deps_.authenticator, rate_limiter_,
                        long_requests_);
