@@ -125,7 +125,7 @@ void Server::Routes() {
   RegisterJobRoutes(routes_, *deps_.jobs, *deps_.metrics, *deps_.authenticator, rate_limiter_,
                     long_requests_);
   RegisterIntentRoutes(routes_, *deps_.jobs, deps_.agents, auth);
-  if (deps_.volumes != nullptr) RegisterVolumeRoutes(routes_, *deps_.volumes, auth);
+  if (deps_.volumes != nullptr) RegisterVolumeRoutes(routes_, *deps_.volumes, *deps_.config, auth);
   if (deps_.sandboxes != nullptr) {
     RegisterSandboxRoutes(routes_, *deps_.sandboxes, *deps_.config, auth);
   }

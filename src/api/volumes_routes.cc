@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "coderunner/api/job_json.h"
+#include "volume_request.h"
 
 namespace coderunner::api {
 namespace {
@@ -32,12 +33,18 @@ json FilesJson(const isolation::TreeListing& listing) {
 }  // namespace
 
 void RegisterVolumeRoutes(RouteTable& http, volumes::VolumeService& service,
-                          const AuthAdapter& auth) {
+                          const config::Config& config, const AuthAdapter& auth) {
   const std::string id_re = "(vol-[0-9a-f]{24})";
 
-  http.Post("/v1/volumes", auth.Wrap([&service](const auth::Principal& p,
-                                                const httplib::Request& req) -> StatusOr<Answer> {
-    CR_ASSIGN_OR_RETURN(volumes::Volume v, service.Create(p.tenant, p.tier, req.body));
+  http.Post("/v1/volumes", auth.Wrap([&service, &config](
+                                         const auth::Principal& p,
+                                         const httplib::Request& req) -> StatusOr<Answer> {
+    // A tier without volumes learns nothing about its body.
+    CR_RETURN_IF_ERROR(volumes::CheckVolumesAllowed(p.tier));
+    JsonBounds bounds;
+    bounds.max_depth = config.server.max_json_depth;
+    CR_ASSIGN_OR_RETURN(volumes::VolumeRequest request, ParseVolumeRequest(req.body, bounds));
+    CR_ASSIGN_OR_RETURN(volumes::Volume v, service.Create(p.tenant, p.tier, request));
     json j = VolumeJson(v);
     j["used_bytes"] = 0;
     return Answer::Json(201, std::move(j));
