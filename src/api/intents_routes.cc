@@ -4,12 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "coderunner/api/execute_request.h"
 #include "coderunner/api/job_json.h"
-#include "coderunner/common/ids.h"
-#include "coderunner/common/sha256.h"
+#include "coderunner/intent/intent_record.h"
 #include "coderunner/intent/intent_request.h"
-#include "coderunner/jobs/job_request.h"
 
 namespace coderunner::api {
 namespace {
@@ -25,41 +22,6 @@ json AgentJson(const intent::AgentProfile& a) {
           {"conventions", a.conventions},
           {"builtin", a.builtin},
           {"created_at", Rfc3339(a.created_at_ms)}};
-}
-
-// The record of an accepted intent: a job of kind "intent" whose stored
-// request is the normalized intent (see intent_request.h).
-StatusOr<store::JobRecord> IntentRecord(const std::string& tenant, const config::TierConfig* tier,
-                                        const intent::IntentRequest& req,
-                                        const config::Config& config) {
-  CR_ASSIGN_OR_RETURN(ExecuteRequest probe,
-                      ParseExecuteRequest(intent::AttemptBody(req, ""), CapsFromConfig(config)));
-  store::JobRecord rec;
-  rec.id = NewId("job");
-  CR_ASSIGN_OR_RETURN(isolation::JobSpec spec, BuildJobSpec(probe, config, rec.id, tier));
-  int64_t now = jobs::NowMs();
-  rec.kind = "intent";
-  rec.tenant = tenant;
-  rec.language = req.language;
-  rec.request_json = jobs::EncodeStoredRequest(intent::IntentRequestToJson(req), "", false,
-                                               tier != nullptr ? tier->name : "");
-  // The code is the model's and not known yet: code_sha256 names the
-  // intent instead, inputs_sha256 the inputs.
-  rec.code_sha256 = Sha256Hex(req.intent);
-  rec.inputs_sha256 = Sha256Hex(req.inputs.dump());
-  rec.image = spec.language.image;
-  rec.limits_json = json{{"timeout_ms", spec.limits.timeout_ms},
-                         {"cpu_ms", spec.limits.cpu_ms},
-                         {"memory_bytes", spec.limits.memory_bytes},
-                         {"pids", spec.limits.pids},
-                         {"output_bytes", spec.limits.output_bytes},
-                         {"tmp_bytes", spec.limits.tmp_bytes},
-                         {"cpus", spec.limits.cpus}}
-                        .dump();
-  rec.callback_url = req.callback_url;
-  rec.created_at_ms = now;
-  rec.transitions.push_back({store::JobStatus::kQueued, now});
-  return rec;
 }
 
 }  // namespace
@@ -86,7 +48,8 @@ void RegisterIntentRoutes(RouteTable& http, jobs::JobService& service, intent::A
           }
           CR_RETURN_IF_ERROR(volumes->Resolve(p.tenant, p.tier, parsed.volume_id).status());
         }
-        CR_ASSIGN_OR_RETURN(store::JobRecord rec, IntentRecord(p.tenant, p.tier, parsed, config));
+        CR_ASSIGN_OR_RETURN(store::JobRecord rec,
+                            intent::IntentRecord(p.tenant, p.tier, parsed, config));
         int64_t output_cap = config.max_limits.output_bytes;
         CR_ASSIGN_OR_RETURN(jobs::Accepted accepted,
                             service.SubmitRecord(std::move(rec), p.tier, output_cap));
