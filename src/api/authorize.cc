@@ -51,13 +51,4 @@ StatusOr<std::shared_ptr<auth::LongRequestLimiter::Lease>> HoldLongRequest(
       auth::kTooManyLongRequests);
 }
 
-std::shared_ptr<auth::LongRequestLimiter::Lease> HoldLongRequest(
-    httplib::Response& res, const auth::Principal& who, auth::LongRequestLimiter& long_requests,
-    const config::Config& config, MetricsRegistry& metrics) {
-  auto lease = HoldLongRequest(who, long_requests, config, metrics);
-  if (lease.ok()) return *lease;
-  ReplyError(res, lease.status());
-  return nullptr;
-}
-
 }  // namespace coderunner::api

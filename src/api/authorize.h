@@ -39,12 +39,6 @@ StatusOr<std::shared_ptr<auth::LongRequestLimiter::Lease>> HoldLongRequest(
     const auth::Principal& who, auth::LongRequestLimiter& long_requests,
     const config::Config& config, MetricsRegistry& metrics);
 
-// The same, writing the 429 into `res` (ReplyError) and giving nullptr.
-// For the routes not yet on AuthAdapter.
-std::shared_ptr<auth::LongRequestLimiter::Lease> HoldLongRequest(
-    httplib::Response& res, const auth::Principal& who, auth::LongRequestLimiter& long_requests,
-    const config::Config& config, MetricsRegistry& metrics);
-
 }  // namespace coderunner::api
 
 #endif  // CODERUNNER_API_AUTHORIZE_H_

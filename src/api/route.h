@@ -40,7 +40,8 @@ struct FileBody {
 
 // A chunked body written piece by piece as httplib asks for it (Server-Sent
 // Events). The provider owns whatever must live as long as the stream
-// (a long-request lease, say).
+// (a long-request lease, say). httplib gives it its status (200); the
+// Answer's is not used.
 struct StreamBody {
   std::string content_type;
   httplib::ContentProviderWithoutLength provider;
@@ -63,7 +64,7 @@ struct Answer {
   // application/octet-stream, its size read now; `stat_error` when the
   // size cannot be read (the file is closed then).
   static StatusOr<Answer> File(isolation::UniqueFd fd, const Status& stat_error);
-  // 200 with a chunked body of `content_type` written by `provider`.
+  // A chunked body of `content_type` written by `provider` (status 200).
   static Answer Stream(std::string content_type, httplib::ContentProviderWithoutLength provider);
 
   // Adds a header; returns *this for chaining.

@@ -122,15 +122,16 @@ void Server::Routes() {
     return Answer::Text(200, std::string(OpenApiDocument()));
   }));
 
-  RegisterJobRoutes(routes_, *deps_.jobs, *deps_.metrics, *deps_.authenticator, rate_limiter_,
-                    long_requests_);
+  RegisterJobRoutes(routes_, *deps_.jobs, auth);
+  routes_.Get("/metrics", auth.Open([this](const httplib::Request&) -> StatusOr<Answer> {
+    return Answer::Text(200, MetricsText(), "text/plain; version=0.0.4");
+  }));
   RegisterIntentRoutes(routes_, *deps_.jobs, deps_.agents, auth);
   if (deps_.volumes != nullptr) RegisterVolumeRoutes(routes_, *deps_.volumes, *deps_.config, auth);
   if (deps_.sandboxes != nullptr) {
     RegisterSandboxRoutes(routes_, *deps_.sandboxes, *deps_.config, auth);
   }
-  RegisterPistonRoutes(routes_, *deps_.jobs, *deps_.metrics, *deps_.authenticator, rate_limiter_,
-                       long_requests_);
+  RegisterPistonRoutes(routes_, *deps_.jobs, auth);
 
   // Turns httplib's own error answers (unknown route, body too large, bad
   // HTTP) into our JSON shape. Handlers' answers already have a body.
@@ -179,6 +180,19 @@ void Server::Routes() {
     }
     ClearRequestId();
   });
+}
+
+std::string Server::MetricsText() {
+  MetricsRegistry& metrics = *deps_.metrics;
+  const auto& ctx = deps_.jobs->context();
+  metrics.Set("coderunner_queue_depth", {}, static_cast<double>(ctx.queue->size()));
+  if (ctx.webhooks != nullptr) {
+    auto w = ctx.webhooks->stats();
+    metrics.Set("coderunner_webhooks", {{"result", "delivered"}}, static_cast<double>(w.delivered));
+    metrics.Set("coderunner_webhooks", {{"result", "failed"}}, static_cast<double>(w.failed));
+    metrics.Set("coderunner_webhooks", {{"result", "dropped"}}, static_cast<double>(w.dropped));
+  }
+  return metrics.RenderPrometheus();
 }
 
 ProbeAnswer Server::LanguagesAnswer() {
