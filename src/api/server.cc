@@ -90,6 +90,7 @@ Server::Server(ServerDeps deps)
     return httplib::Server::HandlerResponse::Unhandled;
   });
   Routes();
+  Hooks();
 }
 
 Server::~Server() = default;
@@ -132,7 +133,9 @@ void Server::Routes() {
     RegisterSandboxRoutes(routes_, *deps_.sandboxes, *deps_.config, auth);
   }
   RegisterPistonRoutes(routes_, *deps_.jobs, auth);
+}
 
+void Server::Hooks() {
   // Turns httplib's own error answers (unknown route, body too large, bad
   // HTTP) into our JSON shape. Handlers' answers already have a body.
   http_->set_error_handler(

@@ -80,6 +80,8 @@ class Server {
 
  private:
   void Routes();
+  // httplib's error, exception and access-log handlers.
+  void Hooks();
   // The GET /v1/languages answer, asking the engine for each image.
   ProbeAnswer LanguagesAnswer();
   // The GET /metrics answer (Prometheus text), with the queue depth and
