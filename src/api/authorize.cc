@@ -8,29 +8,30 @@ namespace coderunner::api {
 
 std::optional<auth::Principal> Authorize(const httplib::Request& req, httplib::Response& res,
                                          const auth::Authenticator& authenticator,
-                                         auth::RateLimiter& limiter, MetricsRegistry& metrics) {
+                                         auth::RateLimiter& limiter, MetricsRegistry& metrics,
+                                         ErrorWriter write_error) {
   auto p = authenticator.Authenticate(req.get_header_value("Authorization"));
   if (!p.ok()) {
     res.set_header("WWW-Authenticate", "Bearer");
-    ReplyError(res, p.status());
+    write_error(res, p.status());
     return std::nullopt;
   }
   int retry_after = 1;
   int per_minute = p->tier != nullptr ? p->tier->requests_per_minute : 0;
   if (per_minute > 0 && !limiter.Allow(p->tenant, per_minute, &retry_after)) {
     metrics.Increment("coderunner_jobs_rejected_total", {{"reason", "rate_limited"}});
-    ReplyError(res, ResourceExhaustedError("tier " + p->tier->name + " allows " +
-                                               std::to_string(per_minute) +
-                                               " requests per minute (requests_per_minute)",
-                                           "rate_limited"));
+    write_error(res, ResourceExhaustedError("tier " + p->tier->name + " allows " +
+                                                std::to_string(per_minute) +
+                                                " requests per minute (requests_per_minute)",
+                                            "rate_limited"));
     res.set_header("Retry-After", std::to_string(retry_after));
     return std::nullopt;
   }
   return *p;
 }
 
-std::shared_ptr<auth::LongRequestLimiter::Lease> HoldLongRequest(
-    httplib::Response& res, const auth::Principal& who, auth::LongRequestLimiter& long_requests,
+StatusOr<std::shared_ptr<auth::LongRequestLimiter::Lease>> HoldLongRequest(
+    const auth::Principal& who, auth::LongRequestLimiter& long_requests,
     const config::Config& config, MetricsRegistry& metrics) {
   int limit = auth::LongRequestLimit(config, who.tier);
   std::shared_ptr<auth::LongRequestLimiter::Lease> lease =
@@ -40,17 +41,14 @@ std::shared_ptr<auth::LongRequestLimiter::Lease> HoldLongRequest(
   std::string source = who.tier != nullptr && who.tier->max_long_requests > 0
                            ? "tier " + who.tier->name + "'s max_long_requests"
                            : "server.long_requests_per_tenant";
-  ReplyError(res, ResourceExhaustedError(
-                      "tenant " + who.tenant + " already holds " + std::to_string(limit) +
-                          " long requests (/v1/execute, /wait, /events and other calls that "
-                          "wait for a job) at once, the most allowed (" +
-                          source +
-                          "); wait for one to end, or submit with POST /v1/jobs and poll "
-                          "GET /v1/jobs/{id}",
-                      auth::kTooManyLongRequests));
-  res.headers.erase("Retry-After");  // ReplyError's 1 s: a held request lasts longer.
-  res.set_header("Retry-After", "2");
-  return nullptr;
+  return ResourceExhaustedError(
+      "tenant " + who.tenant + " already holds " + std::to_string(limit) +
+          " long requests (/v1/execute, /wait, /events and other calls that "
+          "wait for a job) at once, the most allowed (" +
+          source +
+          "); wait for one to end, or submit with POST /v1/jobs and poll "
+          "GET /v1/jobs/{id}",
+      auth::kTooManyLongRequests);
 }
 
 }  // namespace coderunner::api

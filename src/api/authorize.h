@@ -9,6 +9,8 @@
 #include "coderunner/auth/long_request_limiter.h"
 #include "coderunner/auth/rate_limiter.h"
 #include "coderunner/common/metrics.h"
+#include "coderunner/common/status.h"
+#include "http_reply.h"
 
 namespace httplib {
 struct Request;
@@ -18,20 +20,23 @@ struct Response;
 namespace coderunner::api {
 
 // Who is calling, once authenticated and within the tier's request rate;
-// nullopt after an error answer (401, or 429 with Retry-After) has been
-// written to `res`. Thread-safe (the limiter and metrics are).
+// nullopt after an error answer (401 with WWW-Authenticate, or 429 with
+// Retry-After) has been written to `res` by `write_error` (ReplyError, or
+// a route family's own shape). Thread-safe (the limiter and metrics are).
 std::optional<auth::Principal> Authorize(const httplib::Request& req, httplib::Response& res,
                                          const auth::Authenticator& authenticator,
-                                         auth::RateLimiter& limiter, MetricsRegistry& metrics);
+                                         auth::RateLimiter& limiter, MetricsRegistry& metrics,
+                                         ErrorWriter write_error = ReplyError);
 
 // One of `who`'s long-held request slots (auth::LongRequestLimit of its
 // tier), held until the last copy of the pointer goes (capture it in a
 // streaming response's provider to hold it while the stream lasts).
-// nullptr after a 429 auth::kTooManyLongRequests answer, naming the limit,
-// with Retry-After, has been written to `res`. Call it only for a request
-// that will wait (a job that is not finished yet). Thread-safe.
-std::shared_ptr<auth::LongRequestLimiter::Lease> HoldLongRequest(
-    httplib::Response& res, const auth::Principal& who, auth::LongRequestLimiter& long_requests,
+// Fails as ResourceExhausted auth::kTooManyLongRequests naming the limit
+// (ReplyError answers it 429 with Retry-After: 2), counted in
+// coderunner_jobs_rejected_total. Call it only for a request that will wait
+// (a job that is not finished yet). Thread-safe.
+StatusOr<std::shared_ptr<auth::LongRequestLimiter::Lease>> HoldLongRequest(
+    const auth::Principal& who, auth::LongRequestLimiter& long_requests,
     const config::Config& config, MetricsRegistry& metrics);
 
 }  // namespace coderunner::api

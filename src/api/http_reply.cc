@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "coderunner/auth/long_request_limiter.h"
 #include "coderunner/isolation/safe_tree.h"
 #include "http_status.h"
 
@@ -39,8 +40,13 @@ void ReplyFile(httplib::Response& res, int fd, int64_t size, const std::string& 
       [owned](bool) {});
 }
 
+void SetRetryAfter(httplib::Response& res, const Status& status) {
+  if (status.code() != StatusCode::kResourceExhausted) return;
+  res.set_header("Retry-After", status.reason() == auth::kTooManyLongRequests ? "2" : "1");
+}
+
 void ReplyError(httplib::Response& res, const Status& status) {
-  if (status.code() == StatusCode::kResourceExhausted) res.set_header("Retry-After", "1");
+  SetRetryAfter(res, status);
   Reply(res, HttpStatusFor(status), ErrorJson(status));
 }
 

@@ -23,8 +23,17 @@ void ReplyRaw(httplib::Response& res, int status, const std::string& json_text);
 // `size` bytes from offset 0, read as httplib asks for it.
 void ReplyFile(httplib::Response& res, int fd, int64_t size, const std::string& content_type);
 // The error envelope with the status from HttpStatusFor; adds Retry-After
-// for ResourceExhausted (429).
+// for ResourceExhausted (429; see SetRetryAfter).
 void ReplyError(httplib::Response& res, const Status& status);
+
+// Writes an error answer for a Status: ReplyError, or a route family's own
+// shape (Piston's). Must be thread-safe.
+using ErrorWriter = void (*)(httplib::Response& res, const Status& status);
+
+// Adds Retry-After for a ResourceExhausted `status` (nothing for another):
+// 2 s for auth::kTooManyLongRequests (a held request lasts longer), 1 s
+// for any other.
+void SetRetryAfter(httplib::Response& res, const Status& status);
 
 }  // namespace coderunner::api
 

@@ -2,10 +2,8 @@
 #ifndef CODERUNNER_API_INTENTS_ROUTES_H_
 #define CODERUNNER_API_INTENTS_ROUTES_H_
 
+#include "auth_adapter.h"
 #include "coderunner/api/route_table.h"
-#include "coderunner/auth/authenticator.h"
-#include "coderunner/auth/rate_limiter.h"
-#include "coderunner/common/metrics.h"
 #include "coderunner/intent/agent_catalog.h"
 #include "coderunner/jobs/job_service.h"
 
@@ -18,10 +16,10 @@ namespace coderunner::api {
 // When `agents` is nullptr (no LLM configured: llm.base_url is empty),
 // POST /v1/intents answers 503 llm_not_configured and GET /v1/agents lists
 // nothing; every other route works as before. Authentication, tenant scope
-// and rate limits as for /v1/jobs. All arguments must outlive `http`.
+// and rate limits as for /v1/jobs (each handler wrapped by `auth`).
+// `service` and `agents` must outlive `http`.
 void RegisterIntentRoutes(RouteTable& http, jobs::JobService& service, intent::AgentCatalog* agents,
-                          MetricsRegistry& metrics, const auth::Authenticator& authenticator,
-                          auth::RateLimiter& limiter);
+                          const AuthAdapter& auth);
 
 }  // namespace coderunner::api
 

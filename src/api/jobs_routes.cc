@@ -1,23 +1,25 @@
 #include "jobs_routes.h"
 
 #include <httplib.h>
-#include <sys/stat.h>
 
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "authorize.h"
 #include "coderunner/api/job_json.h"
 #include "coderunner/common/utf8.h"
 #include "coderunner/isolation/safe_tree.h"
-#include "http_reply.h"
 #include "job_event_stream.h"
 
 namespace coderunner::api {
 namespace {
 
 using nlohmann::json;
+
+// A route under /v1/jobs/{id}: the id's pattern, then `suffix`.
+std::string JobPath(const char* suffix) {
+  return std::string("/v1/jobs/(job-[0-9a-f]{24})") + suffix;
+}
 
 json AcceptedJson(const jobs::Accepted& a) {
   json j = {{"id", a.record.id}, {"status", store::JobStatusName(a.record.status)}};
@@ -41,214 +43,189 @@ StatusOr<int64_t> IntParam(const httplib::Request& req, const char* name, int64_
                               "invalid_request");
 }
 
-}  // namespace
-
-void RegisterJobRoutes(RouteTable& http, jobs::JobService& service, MetricsRegistry& metrics,
-                       const auth::Authenticator& authenticator, auth::RateLimiter& limiter,
-                       auth::LongRequestLimiter& long_requests) {
+// POST /v1/execute, /v1/jobs and /v1/jobs/batch.
+void RegisterSubmitRoutes(RouteTable& http, jobs::JobService& service, const AuthAdapter& auth) {
   const config::Config& config = *service.context().config;
-  // Captured by every /v1 handler: authenticate, rate-limit, then act.
-  auto who = [&authenticator, &limiter, &metrics](const httplib::Request& req,
-                                                  httplib::Response& res) {
-    return Authorize(req, res, authenticator, limiter, metrics);
-  };
-  // Captured by the handlers that wait for a job: one of the tenant's
-  // long-request slots, or a 429 written to `res` (nullptr).
-  auto hold = [&long_requests, &config, &metrics](httplib::Response& res,
-                                                  const auth::Principal& p) {
-    return HoldLongRequest(res, p, long_requests, config, metrics);
-  };
 
   http.Post("/v1/execute",
-            [&service, who, hold](const httplib::Request& req, httplib::Response& res) {
-              auto p = who(req, res);
-              if (!p) return;
-              auto slot = hold(res, *p);
-              if (!slot) return;
-              auto result = service.Execute(p->tenant, req.body, p->tier);
-              if (!result.ok()) return ReplyError(res, result.status());
-              ReplyRaw(res, 200, *result);
-            });
+            auth.Wrap([&service, auth](const auth::Principal& p,
+                                       const httplib::Request& req) -> StatusOr<Answer> {
+              CR_ASSIGN_OR_RETURN(auto slot, auth.HoldLongRequest(p));
+              auto result = service.Execute(p.tenant, req.body, p.tier);
+              if (!result.ok()) return result.status();
+              return Answer::Text(200, std::move(*result));
+            }));
 
-  http.Post("/v1/jobs", [&service, who](const httplib::Request& req, httplib::Response& res) {
-    auto p = who(req, res);
-    if (!p) return;
-    auto accepted = service.Submit(p->tenant, req.body, p->tier);
-    if (!accepted.ok()) return ReplyError(res, accepted.status());
-    Reply(res, 202, AcceptedJson(*accepted));
-  });
+  http.Post("/v1/jobs", auth.Wrap([&service](const auth::Principal& p,
+                                             const httplib::Request& req) -> StatusOr<Answer> {
+    auto accepted = service.Submit(p.tenant, req.body, p.tier);
+    if (!accepted.ok()) return accepted.status();
+    return Answer::Json(202, AcceptedJson(*accepted));
+  }));
 
   // The body arrives parsed within server.max_json_depth (RouteTable), so
   // dumping each entry below is bounded.
-  http.Post("/v1/jobs/batch", [&service, &config, who](const httplib::Request& req,
-                                                       httplib::Response& res, const json& body) {
-    auto p = who(req, res);
-    if (!p) return;
+  http.Post("/v1/jobs/batch", auth.WrapJson([&service, &config](
+                                                const auth::Principal& p, const httplib::Request&,
+                                                const json& body) -> StatusOr<Answer> {
     if (!body.is_object() || !body.contains("jobs") || !body.at("jobs").is_array()) {
-      return ReplyError(res,
-                        InvalidArgumentError("body must be {\"jobs\":[...]}", "invalid_request"));
+      return InvalidArgumentError("body must be {\"jobs\":[...]}", "invalid_request");
     }
     const json& jobs = body.at("jobs");
     if (jobs.empty() || jobs.size() > static_cast<size_t>(config.jobs.max_batch)) {
-      return ReplyError(
-          res, InvalidArgumentError(
-                   "jobs: must hold 1 to " + std::to_string(config.jobs.max_batch) + " entries",
-                   "invalid_request"));
+      return InvalidArgumentError(
+          "jobs: must hold 1 to " + std::to_string(config.jobs.max_batch) + " entries",
+          "invalid_request");
     }
     std::vector<std::string> bodies;
     for (const auto& j : jobs) bodies.push_back(j.dump());
     json out = json::array();
-    for (auto& r : service.SubmitBatch(p->tenant, bodies, p->tier)) {
+    for (auto& r : service.SubmitBatch(p.tenant, bodies, p.tier)) {
       out.push_back(
           r.ok() ? AcceptedJson(*r)
                  : json{{"error",
                          {{"code", r.status().reason()}, {"message", r.status().message()}}}});
     }
-    Reply(res, 202, {{"jobs", out}});
-  });
+    return Answer::Json(202, {{"jobs", out}});
+  }));
+}
 
-  http.Get("/v1/jobs", [&service, who](const httplib::Request& req, httplib::Response& res) {
-    auto p = who(req, res);
-    if (!p) return;
-    store::ListFilter filter;
-    filter.tenant = p->tenant;
-    if (req.has_param("status")) {
-      auto st = store::ParseJobStatus(req.get_param_value("status"));
-      if (!st) {
-        return ReplyError(res, InvalidArgumentError("status: unknown status", "invalid_request"));
-      }
-      filter.status = *st;
+// GET /v1/jobs: a page of the tenant's jobs.
+StatusOr<Answer> ListJobs(jobs::JobService& service, const auth::Principal& p,
+                          const httplib::Request& req) {
+  store::ListFilter filter;
+  filter.tenant = p.tenant;
+  if (req.has_param("status")) {
+    auto st = store::ParseJobStatus(req.get_param_value("status"));
+    if (!st) return InvalidArgumentError("status: unknown status", "invalid_request");
+    filter.status = *st;
+  }
+  CR_ASSIGN_OR_RETURN(int64_t limit, IntParam(req, "limit", 50, 1, 500));
+  filter.limit = static_cast<int>(limit);
+  if (req.has_param("cursor")) filter.cursor = req.get_param_value("cursor");
+  auto page = service.List(filter);
+  if (!page.ok()) return page.status();
+  json jobs_json = json::array();
+  for (const auto& r : page->jobs) jobs_json.push_back(JobSummaryJson(r));
+  return Answer::Json(
+      200, {{"jobs", jobs_json},
+            {"next_cursor", page->next_cursor.empty() ? json(nullptr) : json(page->next_cursor)}});
+}
+
+// GET /v1/jobs/{id}/wait?timeout_s=N: 200 terminal, 202 not yet.
+StatusOr<Answer> WaitForJob(jobs::JobService& service, const AuthAdapter& auth,
+                            const auth::Principal& p, const httplib::Request& req) {
+  const config::Config& config = *service.context().config;
+  CR_ASSIGN_OR_RETURN(int64_t timeout, IntParam(req, "timeout_s", 30, 0, config.jobs.max_wait_s));
+  auto now = service.Get(req.matches[1], p.tenant);
+  if (!now.ok()) return now.status();
+  // Only a wait that may last holds a long-request slot.
+  std::shared_ptr<auth::LongRequestLimiter::Lease> slot;
+  if (!store::IsTerminal(now->status) && timeout > 0) {
+    CR_ASSIGN_OR_RETURN(slot, auth.HoldLongRequest(p));
+  }
+  auto rec = service.Wait(req.matches[1], p.tenant, std::chrono::seconds(timeout));
+  if (!rec.ok()) return rec.status();
+  return Answer::Json(store::IsTerminal(rec->status) ? 200 : 202, JobToJson(*rec));
+}
+
+// GET, wait, DELETE and replay of /v1/jobs/{id}, and GET /v1/jobs.
+void RegisterJobRecordRoutes(RouteTable& http, jobs::JobService& service, const AuthAdapter& auth) {
+  http.Get("/v1/jobs", auth.Wrap([&service](const auth::Principal& p, const httplib::Request& req) {
+    return ListJobs(service, p, req);
+  }));
+
+  http.Get(JobPath(""), auth.Wrap([&service](const auth::Principal& p,
+                                             const httplib::Request& req) -> StatusOr<Answer> {
+    auto rec = service.Get(req.matches[1], p.tenant);
+    if (!rec.ok()) return rec.status();
+    return Answer::Json(200, JobToJson(*rec));
+  }));
+
+  http.Get(JobPath("/wait"),
+           auth.Wrap([&service, auth](const auth::Principal& p, const httplib::Request& req) {
+             return WaitForJob(service, auth, p, req);
+           }));
+
+  http.Delete(JobPath(""), auth.Wrap([&service](const auth::Principal& p,
+                                                const httplib::Request& req) -> StatusOr<Answer> {
+    auto rec = service.Cancel(req.matches[1], p.tenant);
+    if (!rec.ok()) return rec.status();
+    return Answer::Json(200, JobToJson(*rec));
+  }));
+
+  http.Post(JobPath("/replay"),
+            auth.Wrap([&service](const auth::Principal& p,
+                                 const httplib::Request& req) -> StatusOr<Answer> {
+              auto accepted = service.Replay(req.matches[1], p.tenant, p.tier);
+              if (!accepted.ok()) return accepted.status();
+              return Answer::Json(202, AcceptedJson(*accepted));
+            }));
+}
+
+// GET /v1/jobs/{id}/artifacts/{path}: one artifact the result lists.
+StatusOr<Answer> ArtifactAnswer(jobs::JobService& service, const auth::Principal& p,
+                                const httplib::Request& req) {
+  const config::Config& config = *service.context().config;
+  auto rec = service.Get(req.matches[1], p.tenant);
+  if (!rec.ok()) return rec.status();
+  std::string path = req.matches[2];
+  // The result's list is the contract: only what it names is served.
+  json result = json::parse(rec->result_json, nullptr, /*allow_exceptions=*/false);
+  bool listed = false;
+  if (result.is_object() && result.contains("artifacts") && result["artifacts"].is_array()) {
+    for (const auto& a : result["artifacts"]) {
+      if (a.is_object() && a.value("path", "") == path) listed = true;
     }
-    auto limit = IntParam(req, "limit", 50, 1, 500);
-    if (!limit.ok()) return ReplyError(res, limit.status());
-    filter.limit = static_cast<int>(*limit);
-    if (req.has_param("cursor")) filter.cursor = req.get_param_value("cursor");
-    auto page = service.List(filter);
-    if (!page.ok()) return ReplyError(res, page.status());
-    json jobs_json = json::array();
-    for (const auto& r : page->jobs) jobs_json.push_back(JobSummaryJson(r));
-    Reply(res, 200,
-          {{"jobs", jobs_json},
-           {"next_cursor", page->next_cursor.empty() ? json(nullptr) : json(page->next_cursor)}});
-  });
+  }
+  auto missing = NotFoundError(
+      "job " + rec->id + " has no artifact '" + SanitizeUtf8(path.substr(0, 256)) + "'",
+      "artifact_not_found");
+  if (!listed) return missing;
+  auto fd = isolation::OpenTreeFile(config.artifacts.dir + "/" + rec->id, path);
+  if (!fd.ok()) return fd.status().code() == StatusCode::kNotFound ? missing : fd.status();
+  return Answer::File(std::move(*fd), InternalError("stat artifact"));
+}
 
-  const std::string id_re = "(job-[0-9a-f]{24})";
+// GET /v1/jobs/{id}/events: Server-Sent Events until the job ends.
+StatusOr<Answer> EventsAnswer(jobs::JobService& service, const AuthAdapter& auth,
+                              const std::shared_ptr<FinalRecords>& finals, const auth::Principal& p,
+                              const httplib::Request& req) {
+  std::string id = req.matches[1];
+  std::string tenant = p.tenant;
+  auto rec = service.Get(id, tenant);
+  if (!rec.ok()) return rec.status();
+  auto channel = service.Channel(id);
+  // A live stream holds a long-request slot for as long as it lasts (the
+  // provider owns it); a finished job's stream ends at once.
+  std::shared_ptr<auth::LongRequestLimiter::Lease> slot;
+  if (channel) {
+    CR_ASSIGN_OR_RETURN(slot, auth.HoldLongRequest(p));
+  }
+  auto stream = std::make_shared<JobEventStream>(service, *finals, id, tenant, std::move(channel));
+  return Answer::Stream(
+             "text/event-stream",
+             [stream, slot](size_t, httplib::DataSink& sink) { return stream->WriteNext(sink); })
+      .WithHeader("Cache-Control", "no-cache");
+}
 
-  http.Get("/v1/jobs/" + id_re,
-           [&service, who](const httplib::Request& req, httplib::Response& res) {
-             auto p = who(req, res);
-             if (!p) return;
-             auto rec = service.Get(req.matches[1], p->tenant);
-             if (!rec.ok()) return ReplyError(res, rec.status());
-             Reply(res, 200, JobToJson(*rec));
-           });
+}  // namespace
 
-  http.Get("/v1/jobs/" + id_re + "/wait",
-           [&service, &config, who, hold](const httplib::Request& req, httplib::Response& res) {
-             auto p = who(req, res);
-             if (!p) return;
-             auto timeout = IntParam(req, "timeout_s", 30, 0, config.jobs.max_wait_s);
-             if (!timeout.ok()) return ReplyError(res, timeout.status());
-             auto now = service.Get(req.matches[1], p->tenant);
-             if (!now.ok()) return ReplyError(res, now.status());
-             // Only a wait that may last holds a long-request slot.
-             std::shared_ptr<auth::LongRequestLimiter::Lease> slot;
-             if (!store::IsTerminal(now->status) && *timeout > 0) {
-               slot = hold(res, *p);
-               if (!slot) return;
-             }
-             auto rec = service.Wait(req.matches[1], p->tenant, std::chrono::seconds(*timeout));
-             if (!rec.ok()) return ReplyError(res, rec.status());
-             Reply(res, store::IsTerminal(rec->status) ? 200 : 202, JobToJson(*rec));
-           });
+void RegisterJobRoutes(RouteTable& http, jobs::JobService& service, const AuthAdapter& auth) {
+  RegisterSubmitRoutes(http, service, auth);
+  RegisterJobRecordRoutes(http, service, auth);
 
-  http.Delete("/v1/jobs/" + id_re,
-              [&service, who](const httplib::Request& req, httplib::Response& res) {
-                auto p = who(req, res);
-                if (!p) return;
-                auto rec = service.Cancel(req.matches[1], p->tenant);
-                if (!rec.ok()) return ReplyError(res, rec.status());
-                Reply(res, 200, JobToJson(*rec));
-              });
-
-  http.Post("/v1/jobs/" + id_re + "/replay",
-            [&service, who](const httplib::Request& req, httplib::Response& res) {
-              auto p = who(req, res);
-              if (!p) return;
-              auto accepted = service.Replay(req.matches[1], p->tenant, p->tier);
-              if (!accepted.ok()) return ReplyError(res, accepted.status());
-              Reply(res, 202, AcceptedJson(*accepted));
-            });
-
-  http.Get("/v1/jobs/" + id_re + "/artifacts/(.+)", [&service, &config, who](
-                                                        const httplib::Request& req,
-                                                        httplib::Response& res) {
-    auto p = who(req, res);
-    if (!p) return;
-    auto rec = service.Get(req.matches[1], p->tenant);
-    if (!rec.ok()) return ReplyError(res, rec.status());
-    std::string path = req.matches[2];
-    // The result's list is the contract: only what it names is served.
-    json result = json::parse(rec->result_json, nullptr, /*allow_exceptions=*/false);
-    bool listed = false;
-    if (result.is_object() && result.contains("artifacts") && result["artifacts"].is_array()) {
-      for (const auto& a : result["artifacts"]) {
-        if (a.is_object() && a.value("path", "") == path) listed = true;
-      }
-    }
-    auto missing = NotFoundError(
-        "job " + rec->id + " has no artifact '" + SanitizeUtf8(path.substr(0, 256)) + "'",
-        "artifact_not_found");
-    if (!listed) return ReplyError(res, missing);
-    auto fd = isolation::OpenTreeFile(config.artifacts.dir + "/" + rec->id, path);
-    if (!fd.ok())
-      return ReplyError(res, fd.status().code() == StatusCode::kNotFound ? missing : fd.status());
-    struct stat st;
-    if (fstat(fd->get(), &st) != 0) return ReplyError(res, InternalError("stat artifact"));
-    ReplyFile(res, fd->Release(), st.st_size, "application/octet-stream");
-  });
+  http.Get(JobPath("/artifacts/(.+)"),
+           auth.Wrap([&service](const auth::Principal& p, const httplib::Request& req) {
+             return ArtifactAnswer(service, p, req);
+           }));
 
   // Shared by every /events stream; lives as long as the routes.
   auto finals = std::make_shared<FinalRecords>();
-  http.Get("/v1/jobs/" + id_re + "/events",
-           [&service, who, hold, finals](const httplib::Request& req, httplib::Response& res) {
-             auto p = who(req, res);
-             if (!p) return;
-             std::string id = req.matches[1];
-             std::string tenant = p->tenant;
-             auto rec = service.Get(id, tenant);
-             if (!rec.ok()) return ReplyError(res, rec.status());
-             auto channel = service.Channel(id);
-             // A live stream holds a long-request slot for as long as it
-             // lasts (the provider owns it); a finished job's stream ends at
-             // once.
-             std::shared_ptr<auth::LongRequestLimiter::Lease> slot;
-             if (channel) {
-               slot = hold(res, *p);
-               if (!slot) return;
-             }
-             auto stream =
-                 std::make_shared<JobEventStream>(service, *finals, id, tenant, std::move(channel));
-             res.set_header("Cache-Control", "no-cache");
-             res.set_chunked_content_provider("text/event-stream",
-                                              [stream, slot](size_t, httplib::DataSink& sink) {
-                                                return stream->WriteNext(sink);
-                                              });
-           });
-
-  http.Get("/metrics", [&service, &metrics](const httplib::Request&, httplib::Response& res) {
-    const auto& ctx = service.context();
-    metrics.Set("coderunner_queue_depth", {}, static_cast<double>(ctx.queue->size()));
-    if (ctx.webhooks != nullptr) {
-      auto w = ctx.webhooks->stats();
-      metrics.Set("coderunner_webhooks", {{"result", "delivered"}},
-                  static_cast<double>(w.delivered));
-      metrics.Set("coderunner_webhooks", {{"result", "failed"}}, static_cast<double>(w.failed));
-      metrics.Set("coderunner_webhooks", {{"result", "dropped"}}, static_cast<double>(w.dropped));
-    }
-    res.status = 200;
-    res.set_content(metrics.RenderPrometheus(), "text/plain; version=0.0.4");
-  });
+  http.Get(JobPath("/events"), auth.Wrap([&service, auth, finals](const auth::Principal& p,
+                                                                  const httplib::Request& req) {
+    return EventsAnswer(service, auth, finals, p, req);
+  }));
 }
 
 }  // namespace coderunner::api

@@ -1,12 +1,9 @@
-// The /v1/jobs routes, /v1/execute and /metrics.
+// The /v1/jobs routes and /v1/execute.
 #ifndef CODERUNNER_API_JOBS_ROUTES_H_
 #define CODERUNNER_API_JOBS_ROUTES_H_
 
+#include "auth_adapter.h"
 #include "coderunner/api/route_table.h"
-#include "coderunner/auth/authenticator.h"
-#include "coderunner/auth/long_request_limiter.h"
-#include "coderunner/auth/rate_limiter.h"
-#include "coderunner/common/metrics.h"
 #include "coderunner/jobs/job_service.h"
 
 namespace coderunner::api {
@@ -22,17 +19,14 @@ namespace coderunner::api {
 //   POST   /v1/jobs/{id}/replay      202 {"id","status","replay_of"}
 //   GET    /v1/jobs/{id}/events      Server-Sent Events
 //   GET    /v1/jobs/{id}/artifacts/{path}  one artifact the result lists (bytes)
-//   GET    /metrics                  Prometheus text
 // Every /v1 job route authenticates (401 without a valid key, unless auth
 // mode is none), is scoped to the caller's tenant (another tenant's job is
 // 404), and counts against the tier's requests_per_minute (429 with
 // Retry-After). /v1/execute, and /wait and /events of a job not finished
 // yet, each hold one of the tenant's long-request slots while they last
-// (429 too_many_long_requests beyond; see HoldLongRequest). All arguments
-// must outlive `http`.
-void RegisterJobRoutes(RouteTable& http, jobs::JobService& service, MetricsRegistry& metrics,
-                       const auth::Authenticator& authenticator, auth::RateLimiter& limiter,
-                       auth::LongRequestLimiter& long_requests);
+// (429 too_many_long_requests beyond; see HoldLongRequest). Each handler
+// is wrapped by `auth`. `service` must outlive `http`.
+void RegisterJobRoutes(RouteTable& http, jobs::JobService& service, const AuthAdapter& auth);
 
 }  // namespace coderunner::api
 

@@ -2,11 +2,8 @@
 #ifndef CODERUNNER_API_PISTON_ROUTES_H_
 #define CODERUNNER_API_PISTON_ROUTES_H_
 
+#include "auth_adapter.h"
 #include "coderunner/api/route_table.h"
-#include "coderunner/auth/authenticator.h"
-#include "coderunner/auth/long_request_limiter.h"
-#include "coderunner/auth/rate_limiter.h"
-#include "coderunner/common/metrics.h"
 #include "coderunner/jobs/job_service.h"
 
 namespace coderunner::api {
@@ -21,10 +18,9 @@ namespace coderunner::api {
 // auth.mode none) and count against the tier's rate. Every error answer is
 // Piston's {"message"} with our {"error"} alongside, at the status of
 // http_status.cc. An execute holds one of the tenant's long-request slots
-// while it runs, like /v1/execute. All arguments must outlive `http`.
-void RegisterPistonRoutes(RouteTable& http, jobs::JobService& service, MetricsRegistry& metrics,
-                          const auth::Authenticator& authenticator, auth::RateLimiter& limiter,
-                          auth::LongRequestLimiter& long_requests);
+// while it runs, like /v1/execute. Each handler is wrapped by `auth`, with
+// Piston's error shape. `service` must outlive `http`.
+void RegisterPistonRoutes(RouteTable& http, jobs::JobService& service, const AuthAdapter& auth);
 
 }  // namespace coderunner::api
 

@@ -1,15 +1,12 @@
 #include "sandboxes_routes.h"
 
 #include <httplib.h>
-#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 
-#include "authorize.h"
 #include "coderunner/api/job_json.h"
 #include "coderunner/common/ids.h"
 #include "coderunner/common/utf8.h"
-#include "http_reply.h"
 #include "sandbox_requests.h"
 
 namespace coderunner::api {
@@ -92,100 +89,78 @@ json CallJson(const sandboxes::ExecuteOutcome& o) {
 }  // namespace
 
 void RegisterSandboxRoutes(RouteTable& http, sandboxes::SandboxManager& manager,
-                           const config::Config& config, MetricsRegistry& metrics,
-                           const auth::Authenticator& authenticator, auth::RateLimiter& limiter,
-                           auth::LongRequestLimiter& long_requests) {
-  auto who = [&authenticator, &limiter, &metrics](const httplib::Request& req,
-                                                  httplib::Response& res) {
-    return Authorize(req, res, authenticator, limiter, metrics);
-  };
+                           const config::Config& config, const AuthAdapter& auth) {
   const std::string id_re = "(sbx-[0-9a-f]{24})";
 
-  http.Post("/v1/sandboxes",
-            [&manager, &config, who](const httplib::Request& req, httplib::Response& res) {
-              auto p = who(req, res);
-              if (!p) return;
-              if (p->tier == nullptr)
-                return ReplyError(res, InternalError("tenant without a tier"));
-              auto create = ParseSandboxCreate(req.body, config, *p->tier, NewId("sbx"));
-              if (!create.ok()) return ReplyError(res, create.status());
-              auto rec = manager.Create(*p, std::move(*create));
-              if (!rec.ok()) return ReplyError(res, rec.status());
-              Reply(res, 201, SandboxJson(*rec));
-            });
+  http.Post("/v1/sandboxes", auth.Wrap([&manager, &config](
+                                           const auth::Principal& p,
+                                           const httplib::Request& req) -> StatusOr<Answer> {
+    if (p.tier == nullptr) return InternalError("tenant without a tier");
+    CR_ASSIGN_OR_RETURN(sandboxes::SandboxCreateSpec create,
+                        ParseSandboxCreate(req.body, config, *p.tier, NewId("sbx")));
+    CR_ASSIGN_OR_RETURN(sandboxes::SandboxRecord rec, manager.Create(p, std::move(create)));
+    return Answer::Json(201, SandboxJson(rec));
+  }));
 
-  http.Get("/v1/sandboxes", [&manager, who](const httplib::Request& req, httplib::Response& res) {
-    auto p = who(req, res);
-    if (!p) return;
+  http.Get("/v1/sandboxes", auth.Wrap([&manager](const auth::Principal& p,
+                                                 const httplib::Request& req) -> StatusOr<Answer> {
     std::optional<sandboxes::SandboxState> state;
     if (req.has_param("state")) {
       state = sandboxes::ParseState(req.get_param_value("state"));
       if (!state) {
-        return ReplyError(res, InvalidArgumentError("state: must be running, stopped or expired",
-                                                    "invalid_request"));
+        return InvalidArgumentError("state: must be running, stopped or expired",
+                                    "invalid_request");
       }
     }
     json out = json::array();
-    for (const auto& r : manager.List(p->tenant, state, req.get_param_value("language"))) {
+    for (const auto& r : manager.List(p.tenant, state, req.get_param_value("language"))) {
       out.push_back(SandboxJson(r));
     }
-    Reply(res, 200, {{"sandboxes", out}});
-  });
+    return Answer::Json(200, {{"sandboxes", out}});
+  }));
 
   http.Get("/v1/sandboxes/" + id_re,
-           [&manager, who](const httplib::Request& req, httplib::Response& res) {
-             auto p = who(req, res);
-             if (!p) return;
-             auto rec = manager.Get(p->tenant, req.matches[1]);
-             if (!rec.ok()) return ReplyError(res, rec.status());
-             Reply(res, 200, SandboxJson(*rec));
-           });
+           auth.Wrap([&manager](const auth::Principal& p,
+                                const httplib::Request& req) -> StatusOr<Answer> {
+             CR_ASSIGN_OR_RETURN(sandboxes::SandboxRecord rec,
+                                 manager.Get(p.tenant, req.matches[1]));
+             return Answer::Json(200, SandboxJson(rec));
+           }));
 
   http.Post("/v1/sandboxes/" + id_re + "/execute",
-            [&manager, &config, &metrics, &long_requests, who](const httplib::Request& req,
-                                                               httplib::Response& res) {
-              auto p = who(req, res);
-              if (!p) return;
-              auto call = ParseSandboxExecute(req.body, CapsFromConfig(config));
-              if (!call.ok()) return ReplyError(res, call.status());
-              auto slot = HoldLongRequest(res, *p, long_requests, config, metrics);
-              if (!slot) return;
-              auto out = manager.Execute(*p, req.matches[1], *call);
-              if (!out.ok()) return ReplyError(res, out.status());
-              Reply(res, 200, CallJson(*out));
-            });
+            auth.Wrap([&manager, &config, auth](const auth::Principal& p,
+                                                const httplib::Request& req) -> StatusOr<Answer> {
+              CR_ASSIGN_OR_RETURN(sandboxes::SandboxCallSpec call,
+                                  ParseSandboxExecute(req.body, CapsFromConfig(config)));
+              CR_ASSIGN_OR_RETURN(auto slot, auth.HoldLongRequest(p));
+              CR_ASSIGN_OR_RETURN(sandboxes::ExecuteOutcome out,
+                                  manager.Execute(p, req.matches[1], call));
+              return Answer::Json(200, CallJson(out));
+            }));
 
   http.Get("/v1/sandboxes/" + id_re + "/files",
-           [&manager, who](const httplib::Request& req, httplib::Response& res) {
-             auto p = who(req, res);
-             if (!p) return;
-             auto files = manager.Files(p->tenant, req.matches[1]);
-             if (!files.ok()) return ReplyError(res, files.status());
-             Reply(res, 200, {{"id", req.matches[1]}, {"files", FilesJson(*files)}});
-           });
+           auth.Wrap([&manager](const auth::Principal& p,
+                                const httplib::Request& req) -> StatusOr<Answer> {
+             CR_ASSIGN_OR_RETURN(std::vector<isolation::Artifact> files,
+                                 manager.Files(p.tenant, req.matches[1]));
+             return Answer::Json(200, {{"id", req.matches[1]}, {"files", FilesJson(files)}});
+           }));
 
   http.Get("/v1/sandboxes/" + id_re + "/files/(.+)",
-           [&manager, who](const httplib::Request& req, httplib::Response& res) {
-             auto p = who(req, res);
-             if (!p) return;
-             auto fd = manager.OpenFile(p->tenant, req.matches[1], req.matches[2]);
-             if (!fd.ok()) return ReplyError(res, fd.status());
-             struct stat st;
-             if (fstat(fd->get(), &st) != 0) {
-               return ReplyError(res, InternalError("stat sandbox file", "sandbox_io"));
-             }
-             ReplyFile(res, fd->Release(), st.st_size, "application/octet-stream");
-           });
+           auth.Wrap([&manager](const auth::Principal& p,
+                                const httplib::Request& req) -> StatusOr<Answer> {
+             CR_ASSIGN_OR_RETURN(isolation::UniqueFd fd,
+                                 manager.OpenFile(p.tenant, req.matches[1], req.matches[2]));
+             return Answer::File(std::move(fd), InternalError("stat sandbox file", "sandbox_io"));
+           }));
 
   http.Delete("/v1/sandboxes/" + id_re,
-              [&manager, who](const httplib::Request& req, httplib::Response& res) {
-                auto p = who(req, res);
-                if (!p) return;
+              auth.Wrap([&manager](const auth::Principal& p,
+                                   const httplib::Request& req) -> StatusOr<Answer> {
                 std::string id = req.matches[1];
-                Status s = manager.Delete(p->tenant, id);
-                if (!s.ok()) return ReplyError(res, s);
-                Reply(res, 200, {{"id", id}, {"deleted", true}});
-              });
+                CR_RETURN_IF_ERROR(manager.Delete(p.tenant, id));
+                return Answer::Json(200, {{"id", id}, {"deleted", true}});
+              }));
 }
 
 }  // namespace coderunner::api

@@ -2,11 +2,8 @@
 #ifndef CODERUNNER_API_SANDBOXES_ROUTES_H_
 #define CODERUNNER_API_SANDBOXES_ROUTES_H_
 
+#include "auth_adapter.h"
 #include "coderunner/api/route_table.h"
-#include "coderunner/auth/authenticator.h"
-#include "coderunner/auth/long_request_limiter.h"
-#include "coderunner/auth/rate_limiter.h"
-#include "coderunner/common/metrics.h"
 #include "coderunner/config/config.h"
 #include "coderunner/sandboxes/sandbox_manager.h"
 
@@ -22,11 +19,10 @@ namespace coderunner::api {
 //   DELETE /v1/sandboxes/{id}                 {"id","deleted":true}
 // Authenticated and tenant-scoped (another tenant's sandbox is 404). An
 // execute holds one of the tenant's long-request slots while it runs (429
-// too_many_long_requests beyond). All arguments must outlive `http`.
+// too_many_long_requests beyond). Each handler is wrapped by `auth`.
+// `manager` and `config` must outlive `http`.
 void RegisterSandboxRoutes(RouteTable& http, sandboxes::SandboxManager& manager,
-                           const config::Config& config, MetricsRegistry& metrics,
-                           const auth::Authenticator& authenticator, auth::RateLimiter& limiter,
-                           auth::LongRequestLimiter& long_requests);
+                           const config::Config& config, const AuthAdapter& auth);
 
 }  // namespace coderunner::api
 

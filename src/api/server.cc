@@ -5,6 +5,7 @@
 
 #include <chrono>
 
+#include "auth_adapter.h"
 #include "coderunner/common/logging.h"
 #include "http_reply.h"
 #include "http_status.h"
@@ -13,6 +14,7 @@
 #include "openapi.h"
 #include "piston_request.h"
 #include "piston_routes.h"
+#include "route.h"
 #include "sandboxes_routes.h"
 #include "volumes_routes.h"
 
@@ -88,53 +90,52 @@ Server::Server(ServerDeps deps)
     return httplib::Server::HandlerResponse::Unhandled;
   });
   Routes();
+  Hooks();
 }
 
 Server::~Server() = default;
 
 void Server::Routes() {
-  routes_.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
-    Reply(res, 200, {{"status", "ok"}});
-  });
+  AuthAdapter auth(
+      AuthDeps{deps_.authenticator, &rate_limiter_, &long_requests_, deps_.config, deps_.metrics});
+  routes_.Get("/healthz", auth.Open([](const httplib::Request&) -> StatusOr<Answer> {
+    return Answer::Json(200, {{"status", "ok"}});
+  }));
 
   // Both ask the engine and need no key: answered from a short cache, so
   // an anonymous flood makes at most one engine check per
   // server.probe_cache_ms.
-  routes_.Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
+  routes_.Get("/readyz", auth.Open([this](const httplib::Request&) -> StatusOr<Answer> {
     ProbeAnswer a = readyz_cache_.Get([this] {
       Status ready = CheckReady();
       return ready.ok() ? ProbeAnswer{200, json{{"status", "ready"}}.dump()}
                         : ProbeAnswer{HttpStatusFor(ready), ErrorJson(ready).dump()};
     });
-    ReplyRaw(res, a.status, a.body);
-  });
+    return Answer::Text(a.status, a.body);
+  }));
 
-  routes_.Get("/v1/languages", [this](const httplib::Request&, httplib::Response& res) {
+  routes_.Get("/v1/languages", auth.Open([this](const httplib::Request&) -> StatusOr<Answer> {
     ProbeAnswer a = languages_cache_.Get([this] { return LanguagesAnswer(); });
-    ReplyRaw(res, a.status, a.body);
-  });
+    return Answer::Text(a.status, a.body);
+  }));
 
-  routes_.Get("/openapi.json", [](const httplib::Request&, httplib::Response& res) {
-    res.status = 200;
-    res.set_content(std::string(OpenApiDocument()), "application/json");
-  });
+  routes_.Get("/openapi.json", auth.Open([](const httplib::Request&) -> StatusOr<Answer> {
+    return Answer::Text(200, std::string(OpenApiDocument()));
+  }));
 
-  RegisterJobRoutes(routes_, *deps_.jobs, *deps_.metrics, *deps_.authenticator, rate_limiter_,
-                    long_requests_);
-  RegisterIntentRoutes(routes_, *deps_.jobs, deps_.agents, *deps_.metrics, *deps_.authenticator,
-                       rate_limiter_);
-  if (deps_.volumes != nullptr) {
-    RegisterVolumeRoutes(routes_, *deps_.volumes, *deps_.metrics, *deps_.authenticator,
-                         rate_limiter_);
-  }
-
+  RegisterJobRoutes(routes_, *deps_.jobs, auth);
+  routes_.Get("/metrics", auth.Open([this](const httplib::Request&) -> StatusOr<Answer> {
+    return Answer::Text(200, MetricsText(), "text/plain; version=0.0.4");
+  }));
+  RegisterIntentRoutes(routes_, *deps_.jobs, deps_.agents, auth);
+  if (deps_.volumes != nullptr) RegisterVolumeRoutes(routes_, *deps_.volumes, *deps_.config, auth);
   if (deps_.sandboxes != nullptr) {
-    RegisterSandboxRoutes(routes_, *deps_.sandboxes, *deps_.config, *deps_.metrics,
-                          *deps_.authenticator, rate_limiter_, long_requests_);
+    RegisterSandboxRoutes(routes_, *deps_.sandboxes, *deps_.config, auth);
   }
-  RegisterPistonRoutes(routes_, *deps_.jobs, *deps_.metrics, *deps_.authenticator, rate_limiter_,
-                       long_requests_);
+  RegisterPistonRoutes(routes_, *deps_.jobs, auth);
+}
 
+void Server::Hooks() {
   // Turns httplib's own error answers (unknown route, body too large, bad
   // HTTP) into our JSON shape. Handlers' answers already have a body.
   http_->set_error_handler(
@@ -182,6 +183,19 @@ void Server::Routes() {
     }
     ClearRequestId();
   });
+}
+
+std::string Server::MetricsText() {
+  MetricsRegistry& metrics = *deps_.metrics;
+  const auto& ctx = deps_.jobs->context();
+  metrics.Set("coderunner_queue_depth", {}, static_cast<double>(ctx.queue->size()));
+  if (ctx.webhooks != nullptr) {
+    auto w = ctx.webhooks->stats();
+    metrics.Set("coderunner_webhooks", {{"result", "delivered"}}, static_cast<double>(w.delivered));
+    metrics.Set("coderunner_webhooks", {{"result", "failed"}}, static_cast<double>(w.failed));
+    metrics.Set("coderunner_webhooks", {{"result", "dropped"}}, static_cast<double>(w.dropped));
+  }
+  return metrics.RenderPrometheus();
 }
 
 ProbeAnswer Server::LanguagesAnswer() {

@@ -1,13 +1,11 @@
 #include "volumes_routes.h"
 
 #include <httplib.h>
-#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 
-#include "authorize.h"
 #include "coderunner/api/job_json.h"
-#include "http_reply.h"
+#include "volume_request.h"
 
 namespace coderunner::api {
 namespace {
@@ -35,89 +33,71 @@ json FilesJson(const isolation::TreeListing& listing) {
 }  // namespace
 
 void RegisterVolumeRoutes(RouteTable& http, volumes::VolumeService& service,
-                          MetricsRegistry& metrics, const auth::Authenticator& authenticator,
-                          auth::RateLimiter& limiter) {
-  auto who = [&authenticator, &limiter, &metrics](const httplib::Request& req,
-                                                  httplib::Response& res) {
-    return Authorize(req, res, authenticator, limiter, metrics);
-  };
+                          const config::Config& config, const AuthAdapter& auth) {
   const std::string id_re = "(vol-[0-9a-f]{24})";
 
-  http.Post("/v1/volumes", [&service, who](const httplib::Request& req, httplib::Response& res) {
-    auto p = who(req, res);
-    if (!p) return;
-    auto v = service.Create(p->tenant, p->tier, req.body);
-    if (!v.ok()) return ReplyError(res, v.status());
-    json j = VolumeJson(*v);
+  http.Post("/v1/volumes", auth.Wrap([&service, &config](
+                                         const auth::Principal& p,
+                                         const httplib::Request& req) -> StatusOr<Answer> {
+    // A tier without volumes learns nothing about its body.
+    CR_RETURN_IF_ERROR(volumes::CheckVolumesAllowed(p.tier));
+    JsonBounds bounds;
+    bounds.max_depth = config.server.max_json_depth;
+    CR_ASSIGN_OR_RETURN(volumes::VolumeRequest request, ParseVolumeRequest(req.body, bounds));
+    CR_ASSIGN_OR_RETURN(volumes::Volume v, service.Create(p.tenant, p.tier, request));
+    json j = VolumeJson(v);
     j["used_bytes"] = 0;
-    Reply(res, 201, j);
-  });
+    return Answer::Json(201, std::move(j));
+  }));
 
-  http.Get("/v1/volumes", [&service, who](const httplib::Request& req, httplib::Response& res) {
-    auto p = who(req, res);
-    if (!p) return;
-    auto list = service.List(p->tenant);
-    if (!list.ok()) return ReplyError(res, list.status());
+  http.Get("/v1/volumes", auth.Wrap([&service](const auth::Principal& p,
+                                               const httplib::Request&) -> StatusOr<Answer> {
+    CR_ASSIGN_OR_RETURN(std::vector<volumes::Volume> list, service.List(p.tenant));
     json out = json::array();
-    for (const auto& v : *list) out.push_back(VolumeJson(v));
-    Reply(res, 200, {{"volumes", out}});
-  });
+    for (const auto& v : list) out.push_back(VolumeJson(v));
+    return Answer::Json(200, {{"volumes", out}});
+  }));
 
   http.Get("/v1/volumes/" + id_re,
-           [&service, who](const httplib::Request& req, httplib::Response& res) {
-             auto p = who(req, res);
-             if (!p) return;
-             auto v = service.Get(p->tenant, req.matches[1]);
-             if (!v.ok()) return ReplyError(res, v.status());
-             json j = VolumeJson(*v);
-             auto files = service.ListFiles(*v);
+           auth.Wrap([&service](const auth::Principal& p,
+                                const httplib::Request& req) -> StatusOr<Answer> {
+             CR_ASSIGN_OR_RETURN(volumes::Volume v, service.Get(p.tenant, req.matches[1]));
+             json j = VolumeJson(v);
+             auto files = service.ListFiles(v);
              if (files.ok()) {
                j["used_bytes"] = files->used_bytes;
                j["files"] = files->files.size();
              }
-             Reply(res, 200, j);
-           });
+             return Answer::Json(200, std::move(j));
+           }));
 
   http.Delete("/v1/volumes/" + id_re,
-              [&service, who](const httplib::Request& req, httplib::Response& res) {
-                auto p = who(req, res);
-                if (!p) return;
+              auth.Wrap([&service](const auth::Principal& p,
+                                   const httplib::Request& req) -> StatusOr<Answer> {
                 std::string id = req.matches[1];
-                Status s = service.Delete(p->tenant, id);
-                if (!s.ok()) return ReplyError(res, s);
-                Reply(res, 200, {{"id", id}, {"deleted", true}});
-              });
+                CR_RETURN_IF_ERROR(service.Delete(p.tenant, id));
+                return Answer::Json(200, {{"id", id}, {"deleted", true}});
+              }));
 
   http.Get("/v1/volumes/" + id_re + "/files",
-           [&service, who](const httplib::Request& req, httplib::Response& res) {
-             auto p = who(req, res);
-             if (!p) return;
-             auto v = service.Get(p->tenant, req.matches[1]);
-             if (!v.ok()) return ReplyError(res, v.status());
-             auto files = service.ListFiles(*v);
-             if (!files.ok()) return ReplyError(res, files.status());
-             Reply(res, 200,
-                   {{"id", v->id},
-                    {"files", FilesJson(*files)},
-                    {"used_bytes", files->used_bytes},
-                    {"size_bytes", v->size_bytes},
-                    {"truncated", files->truncated}});
-           });
+           auth.Wrap([&service](const auth::Principal& p,
+                                const httplib::Request& req) -> StatusOr<Answer> {
+             CR_ASSIGN_OR_RETURN(volumes::Volume v, service.Get(p.tenant, req.matches[1]));
+             CR_ASSIGN_OR_RETURN(isolation::TreeListing files, service.ListFiles(v));
+             return Answer::Json(200, {{"id", v.id},
+                                       {"files", FilesJson(files)},
+                                       {"used_bytes", files.used_bytes},
+                                       {"size_bytes", v.size_bytes},
+                                       {"truncated", files.truncated}});
+           }));
 
   http.Get("/v1/volumes/" + id_re + "/files/(.+)",
-           [&service, who](const httplib::Request& req, httplib::Response& res) {
-             auto p = who(req, res);
-             if (!p) return;
-             auto v = service.Get(p->tenant, req.matches[1]);
-             if (!v.ok()) return ReplyError(res, v.status());
-             auto fd = service.OpenFile(*v, req.matches[2]);
-             if (!fd.ok()) return ReplyError(res, fd.status());
-             struct stat st;
-             if (fstat(fd->get(), &st) != 0) {
-               return ReplyError(res, InternalError("stat volume file", "volume_io"));
-             }
-             ReplyFile(res, fd->Release(), st.st_size, "application/octet-stream");
-           });
+           auth.Wrap([&service](const auth::Principal& p,
+                                const httplib::Request& req) -> StatusOr<Answer> {
+             CR_ASSIGN_OR_RETURN(volumes::Volume v, service.Get(p.tenant, req.matches[1]));
+             CR_ASSIGN_OR_RETURN(isolation::UniqueFd fd, service.OpenFile(v, req.matches[2]));
+             return Answer::File(std::move(fd), InternalError("stat volume file", "volume_io"));
+           }));
 }
 
 }  // namespace coderunner::api

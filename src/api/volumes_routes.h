@@ -2,10 +2,9 @@
 #ifndef CODERUNNER_API_VOLUMES_ROUTES_H_
 #define CODERUNNER_API_VOLUMES_ROUTES_H_
 
+#include "auth_adapter.h"
 #include "coderunner/api/route_table.h"
-#include "coderunner/auth/authenticator.h"
-#include "coderunner/auth/rate_limiter.h"
-#include "coderunner/common/metrics.h"
+#include "coderunner/config/config.h"
 #include "coderunner/volumes/volume_service.h"
 
 namespace coderunner::api {
@@ -18,10 +17,11 @@ namespace coderunner::api {
 //   GET    /v1/volumes/{id}/files         {"files":[{path,size,modified_at}],...}
 //   GET    /v1/volumes/{id}/files/{path}  the file's bytes
 // Authenticated and tenant-scoped like the job routes (another tenant's
-// volume is 404). All arguments must outlive `http`.
+// volume is 404), each handler wrapped by `auth`. The body is parsed here
+// (volume_request.h) within server.max_json_depth of `config`. `service`
+// and `config` must outlive `http`.
 void RegisterVolumeRoutes(RouteTable& http, volumes::VolumeService& service,
-                          MetricsRegistry& metrics, const auth::Authenticator& authenticator,
-                          auth::RateLimiter& limiter);
+                          const config::Config& config, const AuthAdapter& auth);
 
 }  // namespace coderunner::api
 

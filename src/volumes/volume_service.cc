@@ -8,9 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <nlohmann/json.hpp>
 
-#include "coderunner/common/bounded_json.h"
 #include "coderunner/common/ids.h"
 #include "coderunner/isolation/container_policy.h"
 #include "coderunner/isolation/mechanism.h"
@@ -19,31 +17,14 @@
 namespace coderunner::volumes {
 namespace {
 
-using nlohmann::json;
-
 Status NotFound(const std::string& id) {
   return NotFoundError("no volume " + id.substr(0, 64), "volume_not_found");
-}
-
-Status Forbidden(const config::TierConfig* tier) {
-  return FailedPreconditionError(
-      "tier " + (tier ? tier->name : std::string("(none)")) +
-          " does not include persistent volumes (volumes: false); upgrade to pro or above",
-      "forbidden");
 }
 
 bool ValidVolumeId(const std::string& id) {
   if (id.size() != 28 || id.rfind("vol-", 0) != 0) return false;
   return std::all_of(id.begin() + 4, id.end(),
                      [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-}
-
-bool ValidName(const std::string& n) {
-  if (n.empty() || n.size() > 64) return false;
-  return std::all_of(n.begin(), n.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-           c == '_' || c == '.';
-  });
 }
 
 int64_t NowMs() {
@@ -73,6 +54,14 @@ Status MakeHostDir(const std::string& root, const std::string& id, int64_t uid, 
 }
 
 }  // namespace
+
+Status CheckVolumesAllowed(const config::TierConfig* tier) {
+  if (tier != nullptr && tier->volumes) return OkStatus();
+  return FailedPreconditionError(
+      "tier " + (tier ? tier->name : std::string("(none)")) +
+          " does not include persistent volumes (volumes: false); upgrade to pro or above",
+      "forbidden");
+}
 
 std::map<std::string, std::string> VolumeService::OwnerLabels(const std::string& tenant) const {
   return {{isolation::kLabelManaged, "true"},
@@ -115,31 +104,10 @@ StatusOr<Volume> VolumeService::FromEngine(const engine::VolumeInfo& info) const
 }
 
 StatusOr<Volume> VolumeService::Create(const std::string& tenant, const config::TierConfig* tier,
-                                       const std::string& body) {
-  if (tier == nullptr || !tier->volumes) return Forbidden(tier);
-  JsonBounds bounds;
-  bounds.max_depth = config_.server.max_json_depth;
-  CR_ASSIGN_OR_RETURN(json j, ParseBoundedJson(body, bounds));
-  if (!j.is_object()) return InvalidArgumentError("body must be a JSON object", "invalid_request");
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    if (it.key() != "name" && it.key() != "size_bytes") {
-      return InvalidArgumentError(it.key() + ": unknown field (known: name, size_bytes)",
-                                  "invalid_request");
-    }
-  }
-  std::string name;
-  if (auto it = j.find("name"); it != j.end() && !it->is_null()) {
-    if (!it->is_string() || !ValidName(it->get<std::string>())) {
-      return InvalidArgumentError("name: 1 to 64 letters, digits, '.', '-' or '_'",
-                                  "invalid_request");
-    }
-    name = it->get<std::string>();
-  }
-  auto size = j.find("size_bytes");
-  if (size == j.end() || !size->is_number_integer() || size->get<int64_t>() < 1) {
-    return InvalidArgumentError("size_bytes: required, a positive integer", "invalid_request");
-  }
-  int64_t size_bytes = size->get<int64_t>();
+                                       const VolumeRequest& request) {
+  CR_RETURN_IF_ERROR(CheckVolumesAllowed(tier));
+  const std::string& name = request.name;
+  int64_t size_bytes = request.size_bytes;
   if (size_bytes > config_.volumes.max_size_bytes) {
     return FailedPreconditionError(
         "size_bytes " + std::to_string(size_bytes) + " exceeds the maximum " +
@@ -231,7 +199,7 @@ StatusOr<isolation::UniqueFd> VolumeService::OpenFile(const Volume& volume,
 StatusOr<isolation::VolumeMount> VolumeService::Resolve(const std::string& tenant,
                                                         const config::TierConfig* tier,
                                                         const std::string& volume_id) {
-  if (tier != nullptr && !tier->volumes) return Forbidden(tier);
+  if (tier != nullptr && !tier->volumes) return CheckVolumesAllowed(tier);
   CR_ASSIGN_OR_RETURN(Volume v, Get(tenant, volume_id));
   isolation::VolumeMount m;
   m.id = v.id;

@@ -49,6 +49,7 @@ struct ServerDeps {
 // (/v1/languages and /readyz need no key and answer from the last engine
 // check within server.probe_cache_ms; see probe_cache.h)
 //   GET  /openapi.json   the OpenAPI 3 document of every route (openapi.h)
+//   GET  /metrics        Prometheus text (no key)
 // and the Piston-compatible /api/v2 routes (piston_routes.h).
 // Every error answer is {"error":{"code","message"}}.
 //
@@ -79,8 +80,13 @@ class Server {
 
  private:
   void Routes();
+  // httplib's error, exception and access-log handlers.
+  void Hooks();
   // The GET /v1/languages answer, asking the engine for each image.
   ProbeAnswer LanguagesAnswer();
+  // The GET /metrics answer (Prometheus text), with the queue depth and
+  // webhook counts read now.
+  std::string MetricsText();
 
   ServerDeps deps_;
   // Outlives http_ (its task queue's threads report to it).

@@ -49,6 +49,17 @@ struct Volume {
   int64_t uid = isolation::kJobUid;
 };
 
+// A POST /v1/volumes request, parsed and checked for shape at the HTTP
+// edge (api/volume_request.h).
+struct VolumeRequest {
+  std::string name;        // 1 to 64 of [A-Za-z0-9._-]; "" for none.
+  int64_t size_bytes = 0;  // Quota. Bytes; positive.
+};
+
+// OK if `tier` (nullable) includes persistent volumes; otherwise
+// FailedPrecondition "forbidden" (403) naming the tier. Pure.
+Status CheckVolumesAllowed(const config::TierConfig* tier);
+
 // Thread-safe. Does not own `config`, `client` or `uids`, which must
 // outlive it. Every volume it reads from the engine has its uid reserved in
 // `uids`, so no job container is ever given a volume's uid.
@@ -58,13 +69,13 @@ class VolumeService {
                 isolation::UidPool& uids)
       : config_(config), client_(client), uids_(uids) {}
 
-  // Creates a volume from a POST /v1/volumes body {"name"?, "size_bytes"}.
-  // Errors: FailedPrecondition "forbidden" (403) when `tier` has no volumes;
-  // InvalidArgument for a bad body; FailedPrecondition "limit_exceeded"
-  // (422) above volumes.max_size_bytes; ResourceExhausted
-  // "too_many_volumes" (429) at volumes.max_per_tenant; engine errors.
+  // Creates a volume for `request`. Errors: FailedPrecondition "forbidden"
+  // (403) when `tier` has no volumes (CheckVolumesAllowed; checked first);
+  // FailedPrecondition "limit_exceeded" (422) above volumes.max_size_bytes;
+  // ResourceExhausted "too_many_volumes" (429) at volumes.max_per_tenant;
+  // engine errors.
   StatusOr<Volume> Create(const std::string& tenant, const config::TierConfig* tier,
-                          const std::string& body);
+                          const VolumeRequest& request);
 
   // The tenant's volume `id`; NotFound "volume_not_found" for anything
   // else, including another tenant's volume.

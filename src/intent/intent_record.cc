@@ -1,0 +1,47 @@
+#include "coderunner/intent/intent_record.h"
+
+#include <nlohmann/json.hpp>
+
+#include "coderunner/api/execute_request.h"
+#include "coderunner/common/ids.h"
+#include "coderunner/common/sha256.h"
+#include "coderunner/jobs/job_request.h"
+#include "coderunner/jobs/jobs_context.h"
+
+namespace coderunner::intent {
+
+StatusOr<store::JobRecord> IntentRecord(const std::string& tenant, const config::TierConfig* tier,
+                                        const IntentRequest& request,
+                                        const config::Config& config) {
+  CR_ASSIGN_OR_RETURN(
+      api::ExecuteRequest probe,
+      api::ParseExecuteRequest(AttemptBody(request, ""), api::CapsFromConfig(config)));
+  store::JobRecord rec;
+  rec.id = NewId("job");
+  CR_ASSIGN_OR_RETURN(isolation::JobSpec spec, api::BuildJobSpec(probe, config, rec.id, tier));
+  int64_t now = jobs::NowMs();
+  rec.kind = "intent";
+  rec.tenant = tenant;
+  rec.language = request.language;
+  rec.request_json = jobs::EncodeStoredRequest(IntentRequestToJson(request), "", false,
+                                               tier != nullptr ? tier->name : "");
+  // The code is the model's and not known yet: code_sha256 names the
+  // intent instead, inputs_sha256 the inputs.
+  rec.code_sha256 = Sha256Hex(request.intent);
+  rec.inputs_sha256 = Sha256Hex(request.inputs.dump());
+  rec.image = spec.language.image;
+  rec.limits_json = nlohmann::json{{"timeout_ms", spec.limits.timeout_ms},
+                                   {"cpu_ms", spec.limits.cpu_ms},
+                                   {"memory_bytes", spec.limits.memory_bytes},
+                                   {"pids", spec.limits.pids},
+                                   {"output_bytes", spec.limits.output_bytes},
+                                   {"tmp_bytes", spec.limits.tmp_bytes},
+                                   {"cpus", spec.limits.cpus}}
+                        .dump();
+  rec.callback_url = request.callback_url;
+  rec.created_at_ms = now;
+  rec.transitions.push_back({store::JobStatus::kQueued, now});
+  return rec;
+}
+
+}  // namespace coderunner::intent
