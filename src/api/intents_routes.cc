@@ -5,12 +5,12 @@
 #include <nlohmann/json.hpp>
 
 #include "authorize.h"
-#include "coderunner/api/execute_request.h"
-#include "coderunner/api/job_json.h"
 #include "coderunner/common/ids.h"
 #include "coderunner/common/sha256.h"
 #include "coderunner/intent/intent_request.h"
 #include "coderunner/jobs/job_request.h"
+#include "coderunner/wire/execute_request.h"
+#include "coderunner/wire/job_json.h"
 #include "http_reply.h"
 
 namespace coderunner::api {
@@ -26,7 +26,7 @@ json AgentJson(const intent::AgentProfile& a) {
           {"system_prompt", a.system_prompt},
           {"conventions", a.conventions},
           {"builtin", a.builtin},
-          {"created_at", Rfc3339(a.created_at_ms)}};
+          {"created_at", wire::Rfc3339(a.created_at_ms)}};
 }
 
 // The record of an accepted intent: a job of kind "intent" whose stored
@@ -34,11 +34,12 @@ json AgentJson(const intent::AgentProfile& a) {
 StatusOr<store::JobRecord> IntentRecord(const std::string& tenant, const config::TierConfig* tier,
                                         const intent::IntentRequest& req,
                                         const config::Config& config) {
-  CR_ASSIGN_OR_RETURN(ExecuteRequest probe,
-                      ParseExecuteRequest(intent::AttemptBody(req, ""), CapsFromConfig(config)));
+  CR_ASSIGN_OR_RETURN(
+      wire::ExecuteRequest probe,
+      wire::ParseExecuteRequest(intent::AttemptBody(req, ""), wire::CapsFromConfig(config)));
   store::JobRecord rec;
   rec.id = NewId("job");
-  CR_ASSIGN_OR_RETURN(isolation::JobSpec spec, BuildJobSpec(probe, config, rec.id, tier));
+  CR_ASSIGN_OR_RETURN(isolation::JobSpec spec, wire::BuildJobSpec(probe, config, rec.id, tier));
   int64_t now = jobs::NowMs();
   rec.kind = "intent";
   rec.tenant = tenant;

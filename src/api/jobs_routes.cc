@@ -8,9 +8,9 @@
 #include <optional>
 
 #include "authorize.h"
-#include "coderunner/api/job_json.h"
 #include "coderunner/common/utf8.h"
 #include "coderunner/isolation/safe_tree.h"
+#include "coderunner/wire/job_json.h"
 #include "http_reply.h"
 #include "job_event_stream.h"
 
@@ -126,7 +126,7 @@ void RegisterJobRoutes(RouteTable& http, jobs::JobService& service, MetricsRegis
     auto page = service.List(filter);
     if (!page.ok()) return ReplyError(res, page.status());
     json jobs_json = json::array();
-    for (const auto& r : page->jobs) jobs_json.push_back(JobSummaryJson(r));
+    for (const auto& r : page->jobs) jobs_json.push_back(wire::JobSummaryJson(r));
     Reply(res, 200,
           {{"jobs", jobs_json},
            {"next_cursor", page->next_cursor.empty() ? json(nullptr) : json(page->next_cursor)}});
@@ -140,7 +140,7 @@ void RegisterJobRoutes(RouteTable& http, jobs::JobService& service, MetricsRegis
              if (!p) return;
              auto rec = service.Get(req.matches[1], p->tenant);
              if (!rec.ok()) return ReplyError(res, rec.status());
-             Reply(res, 200, JobToJson(*rec));
+             Reply(res, 200, wire::JobToJson(*rec));
            });
 
   http.Get("/v1/jobs/" + id_re + "/wait",
@@ -159,7 +159,7 @@ void RegisterJobRoutes(RouteTable& http, jobs::JobService& service, MetricsRegis
              }
              auto rec = service.Wait(req.matches[1], p->tenant, std::chrono::seconds(*timeout));
              if (!rec.ok()) return ReplyError(res, rec.status());
-             Reply(res, store::IsTerminal(rec->status) ? 200 : 202, JobToJson(*rec));
+             Reply(res, store::IsTerminal(rec->status) ? 200 : 202, wire::JobToJson(*rec));
            });
 
   http.Delete("/v1/jobs/" + id_re,
@@ -168,7 +168,7 @@ void RegisterJobRoutes(RouteTable& http, jobs::JobService& service, MetricsRegis
                 if (!p) return;
                 auto rec = service.Cancel(req.matches[1], p->tenant);
                 if (!rec.ok()) return ReplyError(res, rec.status());
-                Reply(res, 200, JobToJson(*rec));
+                Reply(res, 200, wire::JobToJson(*rec));
               });
 
   http.Post("/v1/jobs/" + id_re + "/replay",

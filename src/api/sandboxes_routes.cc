@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "authorize.h"
-#include "coderunner/api/job_json.h"
 #include "coderunner/common/ids.h"
 #include "coderunner/common/utf8.h"
+#include "coderunner/wire/job_json.h"
 #include "http_reply.h"
 #include "sandbox_requests.h"
 
@@ -22,10 +22,10 @@ json SandboxJson(const sandboxes::SandboxRecord& r) {
   json j = {{"id", r.id},
             {"state", sandboxes::StateName(r.state)},
             {"language", r.language},
-            {"created_at", Rfc3339(r.created_at_ms)},
-            {"last_used_at", Rfc3339(r.last_used_at_ms)},
+            {"created_at", wire::Rfc3339(r.created_at_ms)},
+            {"last_used_at", wire::Rfc3339(r.last_used_at_ms)},
             {"ttl_s", r.ttl_s},
-            {"expires_at", Rfc3339(r.expires_at_ms())},
+            {"expires_at", wire::Rfc3339(r.expires_at_ms())},
             {"limits",
              {{"timeout_ms", l.timeout_ms},
               {"memory_bytes", l.memory_bytes},
@@ -41,7 +41,7 @@ json SandboxJson(const sandboxes::SandboxRecord& r) {
                r.memory_peak_bytes < 0 ? json(nullptr) : json(r.memory_peak_bytes)}}}};
   if (!r.runtime.empty()) j["runtime"] = r.runtime;
   if (r.state != sandboxes::SandboxState::kRunning) {
-    j["ended_at"] = Rfc3339(r.ended_at_ms);
+    j["ended_at"] = wire::Rfc3339(r.ended_at_ms);
     if (!r.stopped_reason.empty()) j["reason"] = r.stopped_reason;
   }
   return j;
@@ -73,7 +73,7 @@ json CallJson(const sandboxes::ExecuteOutcome& o) {
               {"memory_peak_bytes",
                r.memory_peak_bytes < 0 ? json(nullptr) : json(r.memory_peak_bytes)}}},
             {"executions", o.record.executions},
-            {"expires_at", Rfc3339(o.record.expires_at_ms())}};
+            {"expires_at", wire::Rfc3339(o.record.expires_at_ms())}};
   if (!r.error.ok()) {
     j["error"] = {{"code", r.error.reason()}, {"message", r.error.message()}};
   }
@@ -146,7 +146,7 @@ void RegisterSandboxRoutes(RouteTable& http, sandboxes::SandboxManager& manager,
                                                                httplib::Response& res) {
               auto p = who(req, res);
               if (!p) return;
-              auto call = ParseSandboxExecute(req.body, CapsFromConfig(config));
+              auto call = ParseSandboxExecute(req.body, wire::CapsFromConfig(config));
               if (!call.ok()) return ReplyError(res, call.status());
               auto slot = HoldLongRequest(res, *p, long_requests, config, metrics);
               if (!slot) return;

@@ -60,8 +60,8 @@ StatusOr<RunnableJob> JobSpecFromRecord(const store::JobRecord& record,
                                         const config::Config& config) {
   CR_ASSIGN_OR_RETURN(auto decoded, DecodeStoredRequest(record.request_json));
   json envelope = json::parse(record.request_json, nullptr, /*allow_exceptions=*/false);
-  CR_ASSIGN_OR_RETURN(api::ExecuteRequest req,
-                      api::ParseExecuteRequest(decoded.first, api::CapsFromConfig(config)));
+  CR_ASSIGN_OR_RETURN(wire::ExecuteRequest req,
+                      wire::ParseExecuteRequest(decoded.first, wire::CapsFromConfig(config)));
   // A corrupt record must not throw (recovery reads every record).
   std::string tier_name;
   if (envelope.is_object()) {
@@ -78,7 +78,7 @@ StatusOr<RunnableJob> JobSpecFromRecord(const store::JobRecord& record,
     }
   }
   RunnableJob out;
-  CR_ASSIGN_OR_RETURN(out.spec, api::BuildJobSpec(req, config, record.id, tier));
+  CR_ASSIGN_OR_RETURN(out.spec, wire::BuildJobSpec(req, config, record.id, tier));
   if (!decoded.second.empty()) out.spec.language.image = decoded.second;
   out.encoding = req.output_encoding;
   if (envelope.is_object()) {
@@ -95,14 +95,14 @@ std::string InputsSha256(const isolation::JobSpec& job) {
 }
 
 std::string CacheKey(const isolation::JobSpec& job, const std::string& tenant,
-                     const std::string& image_digest, api::OutputEncoding encoding) {
+                     const std::string& image_digest, wire::OutputEncoding encoding) {
   if (image_digest.empty()) return "";
   std::string buf;
   // v2: keys carry the tenant; v1 entries (shared by every tenant) never
   // match again.
   Field(buf, "coderunner-cache-v2");
   Field(buf, tenant);
-  Field(buf, encoding == api::OutputEncoding::kBase64 ? "base64" : "utf8");
+  Field(buf, encoding == wire::OutputEncoding::kBase64 ? "base64" : "utf8");
   Field(buf, job.language.name);
   Field(buf, image_digest);
   Field(buf, job.language.file);

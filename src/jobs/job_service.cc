@@ -5,10 +5,10 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "coderunner/api/job_json.h"
 #include "coderunner/common/ids.h"
 #include "coderunner/common/sha256.h"
 #include "coderunner/jobs/request_redaction.h"
+#include "coderunner/wire/job_json.h"
 #include "recovery.h"
 #include "result_cache_policy.h"
 
@@ -161,15 +161,15 @@ StatusOr<Accepted> JobService::Accept(const std::string& tenant, const std::stri
                                       const std::string& pin_image, const std::string& replay_of,
                                       bool fail_fast, const config::TierConfig* tier,
                                       size_t batch_hits) {
-  api::RequestCaps caps = api::CapsFromConfig(*ctx_.config);
+  wire::RequestCaps caps = wire::CapsFromConfig(*ctx_.config);
   SubmitOptions options;
   CR_ASSIGN_OR_RETURN(std::string run_body,
                       ExtractSubmitOptions(body, ctx_.config->jobs.webhook_allow_private,
                                            caps.max_json_depth, &options));
-  CR_ASSIGN_OR_RETURN(api::ExecuteRequest req, api::ParseExecuteRequest(run_body, caps));
+  CR_ASSIGN_OR_RETURN(wire::ExecuteRequest req, wire::ParseExecuteRequest(run_body, caps));
   store::JobRecord rec;
   rec.id = NewId("job");
-  CR_ASSIGN_OR_RETURN(isolation::JobSpec job, api::BuildJobSpec(req, *ctx_.config, rec.id, tier));
+  CR_ASSIGN_OR_RETURN(isolation::JobSpec job, wire::BuildJobSpec(req, *ctx_.config, rec.id, tier));
   // The record names the configured image; a replay runs on the pinned
   // digest (recorded in image_digest once it runs).
   if (!job.volume.id.empty()) {
@@ -248,7 +248,7 @@ std::optional<StatusOr<Accepted>> JobService::AnswerFromCache(store::JobRecord& 
       "coderunner_jobs_total",
       {{"status", std::string(store::JobStatusName(*status))}, {"language", rec.language}});
   if (!rec.callback_url.empty() && ctx_.webhooks != nullptr) {
-    ctx_.webhooks->Enqueue(rec.tenant, rec.callback_url, api::JobToJson(rec).dump());
+    ctx_.webhooks->Enqueue(rec.tenant, rec.callback_url, wire::JobToJson(rec).dump());
   }
   return Accepted{std::move(rec), nullptr};
 }
@@ -329,7 +329,7 @@ StatusOr<store::JobRecord> JobService::Cancel(const std::string& id, const std::
   if (store::IsTerminal(rec.status)) return rec;
   Status s =
       ctx_.store->Transition(id, store::JobStatus::kCancelled, NowMs(),
-                             api::NotRunResultJson(rec, store::JobStatus::kCancelled, nullptr));
+                             wire::NotRunResultJson(rec, store::JobStatus::kCancelled, nullptr));
   if (!s.ok() && s.reason() != "job_terminal") return s;
   if (s.ok()) {
     ctx_.metrics->Increment("coderunner_jobs_total",

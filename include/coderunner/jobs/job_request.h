@@ -5,11 +5,11 @@
 
 #include <string>
 
-#include "coderunner/api/execute_request.h"
 #include "coderunner/common/status.h"
 #include "coderunner/config/config.h"
 #include "coderunner/isolation/job_spec.h"
 #include "coderunner/store/job_record.h"
+#include "coderunner/wire/execute_request.h"
 
 namespace coderunner::jobs {
 
@@ -33,7 +33,7 @@ std::string EncodeStoredRequest(const std::string& body_json, const std::string&
 
 struct RunnableJob {
   isolation::JobSpec spec;
-  api::OutputEncoding encoding = api::OutputEncoding::kUtf8;
+  wire::OutputEncoding encoding = wire::OutputEncoding::kUtf8;
   bool fail_fast = false;  // See SubmitOptions::fail_fast.
 };
 
@@ -62,7 +62,7 @@ std::string InputsSha256(const isolation::JobSpec& job);
 // gVisor, so a runc result never answers a runsc job) and the output
 // encoding (it shapes the stored result). "" if `image_digest` is empty.
 std::string CacheKey(const isolation::JobSpec& job, const std::string& tenant,
-                     const std::string& image_digest, api::OutputEncoding encoding);
+                     const std::string& image_digest, wire::OutputEncoding encoding);
 
 // Splits the job-only fields ("callback_url", "cache") off a request body
 // object, returning the body without them (what ParseExecuteRequest takes).

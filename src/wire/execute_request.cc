@@ -1,4 +1,4 @@
-#include "coderunner/api/execute_request.h"
+#include "coderunner/wire/execute_request.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -7,7 +7,7 @@
 #include "coderunner/common/base64.h"
 #include "coderunner/isolation/file_path.h"
 
-namespace coderunner::api {
+namespace coderunner::wire {
 namespace {
 
 using nlohmann::json;
@@ -251,4 +251,4 @@ std::vector<isolation::JobSpec> DefaultJobShapes(const config::Config& config) {
   return out;
 }
 
-}  // namespace coderunner::api
+}  // namespace coderunner::wire

@@ -1,6 +1,6 @@
 // ExecuteRequest: the body of POST /v1/execute, parsed and validated.
-#ifndef CODERUNNER_API_EXECUTE_REQUEST_H_
-#define CODERUNNER_API_EXECUTE_REQUEST_H_
+#ifndef CODERUNNER_WIRE_EXECUTE_REQUEST_H_
+#define CODERUNNER_WIRE_EXECUTE_REQUEST_H_
 
 #include <optional>
 #include <string>
@@ -13,7 +13,7 @@
 #include "coderunner/isolation/job_spec.h"
 #include "coderunner/isolation/limits.h"
 
-namespace coderunner::api {
+namespace coderunner::wire {
 
 enum class OutputEncoding { kUtf8, kBase64 };
 
@@ -72,6 +72,6 @@ StatusOr<isolation::JobSpec> BuildJobSpec(const ExecuteRequest& request,
 // Pure; thread-safe.
 std::vector<isolation::JobSpec> DefaultJobShapes(const config::Config& config);
 
-}  // namespace coderunner::api
+}  // namespace coderunner::wire
 
-#endif  // CODERUNNER_API_EXECUTE_REQUEST_H_
+#endif  // CODERUNNER_WIRE_EXECUTE_REQUEST_H_
