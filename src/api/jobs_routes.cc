@@ -11,6 +11,7 @@
 #include "coderunner/common/utf8.h"
 #include "coderunner/isolation/safe_tree.h"
 #include "coderunner/wire/job_json.h"
+#include "coderunner/wire/job_submission.h"
 #include "http_reply.h"
 #include "job_event_stream.h"
 
@@ -59,21 +60,33 @@ void RegisterJobRoutes(RouteTable& http, jobs::JobService& service, MetricsRegis
     return HoldLongRequest(res, p, long_requests, config, metrics);
   };
 
-  http.Post("/v1/execute",
-            [&service, who, hold](const httplib::Request& req, httplib::Response& res) {
-              auto p = who(req, res);
-              if (!p) return;
-              auto slot = hold(res, *p);
-              if (!slot) return;
-              auto result = service.Execute(p->tenant, req.body, p->tier);
-              if (!result.ok()) return ReplyError(res, result.status());
-              ReplyRaw(res, 200, *result);
-            });
+  // The body as the route table parsed it, read once into a submission (an
+  // empty body, passed on as null, is parsed for its "invalid_json").
+  auto parse = [&service](const httplib::Request& req, const json& body) {
+    return req.body.empty() ? wire::ParseJobSubmission(req.body, service.submission_rules())
+                            : wire::JobSubmissionFromJson(body, service.submission_rules());
+  };
 
-  http.Post("/v1/jobs", [&service, who](const httplib::Request& req, httplib::Response& res) {
+  http.Post("/v1/execute", [&service, who, hold, parse](const httplib::Request& req,
+                                                        httplib::Response& res, const json& body) {
     auto p = who(req, res);
     if (!p) return;
-    auto accepted = service.Submit(p->tenant, req.body, p->tier);
+    auto slot = hold(res, *p);
+    if (!slot) return;
+    auto submission = parse(req, body);
+    if (!submission.ok()) return ReplyError(res, submission.status());
+    auto result = service.Execute(p->tenant, std::move(*submission), p->tier);
+    if (!result.ok()) return ReplyError(res, result.status());
+    ReplyRaw(res, 200, result->result_json);
+  });
+
+  http.Post("/v1/jobs", [&service, who, parse](const httplib::Request& req, httplib::Response& res,
+                                               const json& body) {
+    auto p = who(req, res);
+    if (!p) return;
+    auto submission = parse(req, body);
+    if (!submission.ok()) return ReplyError(res, submission.status());
+    auto accepted = service.Submit(p->tenant, std::move(*submission), p->tier);
     if (!accepted.ok()) return ReplyError(res, accepted.status());
     Reply(res, 202, AcceptedJson(*accepted));
   });
@@ -95,10 +108,12 @@ void RegisterJobRoutes(RouteTable& http, jobs::JobService& service, MetricsRegis
                    "jobs: must hold 1 to " + std::to_string(config.jobs.max_batch) + " entries",
                    "invalid_request"));
     }
-    std::vector<std::string> bodies;
-    for (const auto& j : jobs) bodies.push_back(j.dump());
+    std::vector<StatusOr<wire::JobSubmission>> entries;
+    for (const auto& j : jobs) {
+      entries.push_back(wire::JobSubmissionFromJson(j, service.submission_rules()));
+    }
     json out = json::array();
-    for (auto& r : service.SubmitBatch(p->tenant, bodies, p->tier)) {
+    for (auto& r : service.SubmitBatch(p->tenant, std::move(entries), p->tier)) {
       out.push_back(
           r.ok() ? AcceptedJson(*r)
                  : json{{"error",

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "authorize.h"
+#include "coderunner/wire/job_submission.h"
 #include "http_reply.h"
 #include "http_status.h"
 #include "piston_request.h"
@@ -79,23 +80,25 @@ void RegisterPistonRoutes(RouteTable& http, jobs::JobService& service, MetricsRe
 
     // Piston clients (the npm piston-client among them) send JSON without a
     // JSON Content-Type; the body is read as JSON whatever the header says.
-    http.Post(std::string(prefix) + "/execute", [&service, &config, &long_requests, &metrics, who](
-                                                    const httplib::Request& req,
-                                                    httplib::Response& res) {
-      auto p = who(req, res);
-      if (!p) return;
-      auto call = TranslatePistonRequest(req.body, config, p->tier);
-      if (!call.ok()) return ReplyPistonError(res, call.status());
-      auto slot = HoldLongRequest(res, *p, long_requests, config, metrics);
-      if (!slot) return AddPistonMessage(res);
-      auto result = service.Execute(
-          p->tenant, call->execute.dump(-1, ' ', false, json::error_handler_t::replace), p->tier);
-      if (!result.ok()) return ReplyPistonError(res, result.status());
-      json parsed = json::parse(*result, nullptr, /*allow_exceptions=*/false);
-      auto answer = PistonResponseJson(*call, parsed);
-      if (!answer.ok()) return ReplyPistonError(res, answer.status());
-      Reply(res, 200, *answer);
-    });
+    http.Post(
+        std::string(prefix) + "/execute", [&service, &config, &long_requests, &metrics, who](
+                                              const httplib::Request& req, httplib::Response& res) {
+          auto p = who(req, res);
+          if (!p) return;
+          auto call = TranslatePistonRequest(req.body, config, p->tier);
+          if (!call.ok()) return ReplyPistonError(res, call.status());
+          auto slot = HoldLongRequest(res, *p, long_requests, config, metrics);
+          if (!slot) return AddPistonMessage(res);
+          auto submission =
+              wire::JobSubmissionFromJson(std::move(call->execute), service.submission_rules());
+          if (!submission.ok()) return ReplyPistonError(res, submission.status());
+          auto result = service.Execute(p->tenant, std::move(*submission), p->tier);
+          if (!result.ok()) return ReplyPistonError(res, result.status());
+          json parsed = json::parse(result->result_json, nullptr, /*allow_exceptions=*/false);
+          auto answer = PistonResponseJson(*call, parsed);
+          if (!answer.ok()) return ReplyPistonError(res, answer.status());
+          Reply(res, 200, *answer);
+        });
   }
 }
 

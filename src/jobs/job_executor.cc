@@ -165,7 +165,12 @@ void JobExecutor::Run(const store::JobRecord& record) {
     return;
   }
 
-  auto runnable = JobSpecFromRecord(record, *ctx_.config);
+  // Built once at acceptance when it was handed over; otherwise (recovered
+  // or queued without its body in memory) rebuilt from the stored request.
+  std::unique_ptr<RunnableJob> prepared = ch->TakePrepared();
+  StatusOr<RunnableJob> runnable = prepared ? StatusOr<RunnableJob>(std::move(*prepared))
+                                            : JobSpecFromRecord(record, *ctx_.config);
+  prepared.reset();
   isolation::RunResult result;
   isolation::JobSpec spec;
   wire::OutputEncoding encoding = wire::OutputEncoding::kUtf8;
@@ -252,6 +257,7 @@ void JobExecutor::Run(const store::JobRecord& record) {
     // mark otherwise).
     malloc_trim(0);
   };
+  if (status == store::JobStatus::kError) ch->SetRunError(result.error);
   if (!Complete(record, status, stored_ref, std::move(raw_for_waiters), result.image_digest,
                 started, fill_cache)) {
     return;

@@ -171,10 +171,14 @@ StatusOr<ExecuteRequest> ParseExecuteRequest(std::string_view body, const Reques
   JsonBounds bounds;
   bounds.max_depth = caps.max_json_depth;
   CR_ASSIGN_OR_RETURN(json parsed, ParseBoundedJson(body, bounds));
+  return ExecuteRequestFromJson(parsed, caps);
+}
+
+StatusOr<ExecuteRequest> ExecuteRequestFromJson(const json& body, const RequestCaps& caps) {
   // FromJson checks every type before reading, but nlohmann's accessors are
   // this module's boundary: convert anything they throw.
   try {
-    return FromJson(parsed, caps);
+    return FromJson(body, caps);
   } catch (const json::exception& e) {
     return InvalidArgumentError(std::string("bad request: ") + e.what(), "invalid_request");
   }

@@ -3,6 +3,7 @@
 #ifndef CODERUNNER_JOBS_JOB_REQUEST_H_
 #define CODERUNNER_JOBS_JOB_REQUEST_H_
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "coderunner/common/status.h"
@@ -30,6 +31,22 @@ struct SubmitOptions {
 // `body_json` must be valid JSON (it was parsed before).
 std::string EncodeStoredRequest(const std::string& body_json, const std::string& pin_image,
                                 bool fail_fast, const std::string& tier);
+// EncodeStoredRequest for a body already parsed (a wire::JobSubmission's).
+std::string EncodeStoredBody(const nlohmann::json& body, const std::string& pin_image,
+                             bool fail_fast, const std::string& tier);
+
+// A stored request (EncodeStoredRequest's envelope), read in one parse.
+struct StoredRequest {
+  nlohmann::json body;    // The original request body object.
+  std::string pin_image;  // "" if none.
+  bool fail_fast = false;
+  std::string tier;  // "" if none.
+};
+
+// Reads `stored`; fields of the wrong type are taken as absent.
+// Internal "corrupt_record" if it is not an object holding "request".
+// Pure; thread-safe.
+StatusOr<StoredRequest> ParseStoredRequest(const std::string& stored);
 
 struct RunnableJob {
   isolation::JobSpec spec;

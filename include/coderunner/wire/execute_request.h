@@ -2,6 +2,7 @@
 #ifndef CODERUNNER_WIRE_EXECUTE_REQUEST_H_
 #define CODERUNNER_WIRE_EXECUTE_REQUEST_H_
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -54,6 +55,12 @@ RequestCaps CapsFromConfig(const config::Config& config);
 // InvalidArgument "invalid_request" (or "invalid_path"), naming the field.
 // Pure; thread-safe.
 StatusOr<ExecuteRequest> ParseExecuteRequest(std::string_view body, const RequestCaps& caps);
+
+// The same for a body already parsed within bounds where it entered (its
+// depth is not checked again): a /v1/jobs submission, a batch entry, a
+// stored request, a translated Piston request. Pure; thread-safe.
+StatusOr<ExecuteRequest> ExecuteRequestFromJson(const nlohmann::json& body,
+                                                const RequestCaps& caps);
 
 // Turns a parsed request into a runnable job with id `job_id`. An unknown
 // language is InvalidArgument "unknown_language" listing the known ones;
