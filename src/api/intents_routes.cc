@@ -4,9 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "coderunner/api/job_json.h"
 #include "coderunner/intent/intent_record.h"
 #include "coderunner/intent/intent_request.h"
+#include "coderunner/wire/job_json.h"
 
 namespace coderunner::api {
 namespace {
@@ -21,7 +21,7 @@ json AgentJson(const intent::AgentProfile& a) {
           {"system_prompt", a.system_prompt},
           {"conventions", a.conventions},
           {"builtin", a.builtin},
-          {"created_at", Rfc3339(a.created_at_ms)}};
+          {"created_at", wire::Rfc3339(a.created_at_ms)}};
 }
 
 }  // namespace

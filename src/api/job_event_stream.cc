@@ -5,8 +5,8 @@
 #include <string_view>
 #include <vector>
 
-#include "coderunner/api/job_json.h"
 #include "coderunner/common/utf8.h"
+#include "coderunner/wire/job_json.h"
 
 namespace coderunner::api {
 namespace {
@@ -61,7 +61,8 @@ bool JobEventStream::WriteRecordEvent(httplib::DataSink& sink, const char* name)
   if (!record.ok()) return true;
   // Streamed from the shared record: no copy of its result per stream.
   return WriteSliced(sink, std::string("event: ") + name + "\ndata: ") &&
-         WriteJobJson(**record, [&](std::string_view piece) { return WriteSliced(sink, piece); }) &&
+         wire::WriteJobJson(**record,
+                            [&](std::string_view piece) { return WriteSliced(sink, piece); }) &&
          WriteSliced(sink, "\n\n");
 }
 
@@ -74,7 +75,7 @@ bool JobEventStream::WriteNext(httplib::DataSink& sink) {
     if (!channel_) {
       if (!WriteRecordEvent(sink, "state")) return false;
     } else if (auto now = service_.Get(id_, tenant_); now.ok()) {
-      AppendSseEvent("state", JobToJson(*now), out);
+      AppendSseEvent("state", wire::JobToJson(*now), out);
     }
   }
   bool terminal = !channel_;

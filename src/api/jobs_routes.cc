@@ -6,9 +6,10 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "coderunner/api/job_json.h"
 #include "coderunner/common/utf8.h"
 #include "coderunner/isolation/safe_tree.h"
+#include "coderunner/wire/job_json.h"
+#include "coderunner/wire/job_submission.h"
 #include "job_event_stream.h"
 
 namespace coderunner::api {
@@ -47,20 +48,28 @@ StatusOr<int64_t> IntParam(const httplib::Request& req, const char* name, int64_
 void RegisterSubmitRoutes(RouteTable& http, jobs::JobService& service, const AuthAdapter& auth) {
   const config::Config& config = *service.context().config;
 
-  http.Post("/v1/execute",
-            auth.Wrap([&service, auth](const auth::Principal& p,
-                                       const httplib::Request& req) -> StatusOr<Answer> {
-              CR_ASSIGN_OR_RETURN(auto slot, auth.HoldLongRequest(p));
-              auto result = service.Execute(p.tenant, req.body, p.tier);
-              if (!result.ok()) return result.status();
-              return Answer::Text(200, std::move(*result));
-            }));
+  // The body as the route table parsed it, read once into a submission (an
+  // empty body, passed on as null, is parsed for its "invalid_json").
+  auto parse = [&service](const httplib::Request& req, const json& body) {
+    return req.body.empty() ? wire::ParseJobSubmission(req.body, service.submission_rules())
+                            : wire::JobSubmissionFromJson(body, service.submission_rules());
+  };
 
-  http.Post("/v1/jobs", auth.Wrap([&service](const auth::Principal& p,
-                                             const httplib::Request& req) -> StatusOr<Answer> {
-    auto accepted = service.Submit(p.tenant, req.body, p.tier);
-    if (!accepted.ok()) return accepted.status();
-    return Answer::Json(202, AcceptedJson(*accepted));
+  http.Post("/v1/execute", auth.WrapJson([&service, auth, parse](
+                                             const auth::Principal& p, const httplib::Request& req,
+                                             const json& body) -> StatusOr<Answer> {
+    CR_ASSIGN_OR_RETURN(auto slot, auth.HoldLongRequest(p));
+    CR_ASSIGN_OR_RETURN(auto submission, parse(req, body));
+    CR_ASSIGN_OR_RETURN(auto result, service.Execute(p.tenant, std::move(submission), p.tier));
+    return Answer::Text(200, std::move(result.result_json));
+  }));
+
+  http.Post("/v1/jobs", auth.WrapJson([&service, parse](const auth::Principal& p,
+                                                        const httplib::Request& req,
+                                                        const json& body) -> StatusOr<Answer> {
+    CR_ASSIGN_OR_RETURN(auto submission, parse(req, body));
+    CR_ASSIGN_OR_RETURN(auto accepted, service.Submit(p.tenant, std::move(submission), p.tier));
+    return Answer::Json(202, AcceptedJson(accepted));
   }));
 
   // The body arrives parsed within server.max_json_depth (RouteTable), so
@@ -77,10 +86,12 @@ void RegisterSubmitRoutes(RouteTable& http, jobs::JobService& service, const Aut
           "jobs: must hold 1 to " + std::to_string(config.jobs.max_batch) + " entries",
           "invalid_request");
     }
-    std::vector<std::string> bodies;
-    for (const auto& j : jobs) bodies.push_back(j.dump());
+    std::vector<StatusOr<wire::JobSubmission>> entries;
+    for (const auto& j : jobs) {
+      entries.push_back(wire::JobSubmissionFromJson(j, service.submission_rules()));
+    }
     json out = json::array();
-    for (auto& r : service.SubmitBatch(p.tenant, bodies, p.tier)) {
+    for (auto& r : service.SubmitBatch(p.tenant, std::move(entries), p.tier)) {
       out.push_back(
           r.ok() ? AcceptedJson(*r)
                  : json{{"error",
@@ -106,7 +117,7 @@ StatusOr<Answer> ListJobs(jobs::JobService& service, const auth::Principal& p,
   auto page = service.List(filter);
   if (!page.ok()) return page.status();
   json jobs_json = json::array();
-  for (const auto& r : page->jobs) jobs_json.push_back(JobSummaryJson(r));
+  for (const auto& r : page->jobs) jobs_json.push_back(wire::JobSummaryJson(r));
   return Answer::Json(
       200, {{"jobs", jobs_json},
             {"next_cursor", page->next_cursor.empty() ? json(nullptr) : json(page->next_cursor)}});
@@ -126,7 +137,7 @@ StatusOr<Answer> WaitForJob(jobs::JobService& service, const AuthAdapter& auth,
   }
   auto rec = service.Wait(req.matches[1], p.tenant, std::chrono::seconds(timeout));
   if (!rec.ok()) return rec.status();
-  return Answer::Json(store::IsTerminal(rec->status) ? 200 : 202, JobToJson(*rec));
+  return Answer::Json(store::IsTerminal(rec->status) ? 200 : 202, wire::JobToJson(*rec));
 }
 
 // GET, wait, DELETE and replay of /v1/jobs/{id}, and GET /v1/jobs.
@@ -139,7 +150,7 @@ void RegisterJobRecordRoutes(RouteTable& http, jobs::JobService& service, const 
                                              const httplib::Request& req) -> StatusOr<Answer> {
     auto rec = service.Get(req.matches[1], p.tenant);
     if (!rec.ok()) return rec.status();
-    return Answer::Json(200, JobToJson(*rec));
+    return Answer::Json(200, wire::JobToJson(*rec));
   }));
 
   http.Get(JobPath("/wait"),
@@ -151,7 +162,7 @@ void RegisterJobRecordRoutes(RouteTable& http, jobs::JobService& service, const 
                                                 const httplib::Request& req) -> StatusOr<Answer> {
     auto rec = service.Cancel(req.matches[1], p.tenant);
     if (!rec.ok()) return rec.status();
-    return Answer::Json(200, JobToJson(*rec));
+    return Answer::Json(200, wire::JobToJson(*rec));
   }));
 
   http.Post(JobPath("/replay"),

@@ -7,6 +7,7 @@
 
 #include "coderunner/common/base64.h"
 #include "coderunner/common/bounded_json.h"
+#include "coderunner/common/utf8.h"
 #include "http_status.h"
 
 namespace coderunner::api {
@@ -201,7 +202,9 @@ StatusOr<PistonCall> FromJson(const json& body, const config::Config& config,
     if (i == 0) {
       // The first file is the program; it runs as the language's own file
       // whatever the client called it.
-      out["code"] = bytes;
+      // Decoded bytes may be any bytes; the request is UTF-8 JSON, as if
+      // dumped with U+FFFD for every ill-formed sequence.
+      out["code"] = IsValidUtf8(bytes) ? std::move(bytes) : SanitizeUtf8(bytes);
       continue;
     }
     if (name.empty()) name = "file" + std::to_string(i) + ".code";

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "coderunner/wire/job_submission.h"
 #include "http_reply.h"
 #include "http_status.h"
 #include "piston_request.h"
@@ -72,17 +73,16 @@ void RegisterPistonRoutes(RouteTable& http, jobs::JobService& service,
     http.Post(std::string(prefix) + "/execute",
               auth.Wrap([&service, &config, auth](const auth::Principal& p,
                                                   const httplib::Request& req) -> StatusOr<Answer> {
-                auto call = TranslatePistonRequest(req.body, config, p.tier);
-                if (!call.ok()) return call.status();
+                CR_ASSIGN_OR_RETURN(auto call, TranslatePistonRequest(req.body, config, p.tier));
                 CR_ASSIGN_OR_RETURN(auto slot, auth.HoldLongRequest(p));
-                auto result = service.Execute(
-                    p.tenant, call->execute.dump(-1, ' ', false, json::error_handler_t::replace),
-                    p.tier);
-                if (!result.ok()) return result.status();
-                json parsed = json::parse(*result, nullptr, /*allow_exceptions=*/false);
-                auto answer = PistonResponseJson(*call, parsed);
-                if (!answer.ok()) return answer.status();
-                return Answer::Json(200, *answer);
+                CR_ASSIGN_OR_RETURN(auto submission,
+                                    wire::JobSubmissionFromJson(std::move(call.execute),
+                                                                service.submission_rules()));
+                CR_ASSIGN_OR_RETURN(auto result,
+                                    service.Execute(p.tenant, std::move(submission), p.tier));
+                json parsed = json::parse(result.result_json, nullptr, /*allow_exceptions=*/false);
+                CR_ASSIGN_OR_RETURN(json answer, PistonResponseJson(call, parsed));
+                return Answer::Json(200, answer);
               }));
   }
 }

@@ -8,11 +8,11 @@
 #include <string_view>
 #include <vector>
 
-#include "coderunner/api/execute_request.h"
 #include "coderunner/common/status.h"
 #include "coderunner/config/config.h"
 #include "coderunner/isolation/job_spec.h"
 #include "coderunner/sandboxes/sandbox_spec.h"
+#include "coderunner/wire/execute_request.h"
 
 namespace coderunner::api {
 
@@ -29,7 +29,7 @@ StatusOr<sandboxes::SandboxCreateSpec> ParseSandboxCreate(std::string_view body,
 
 // Parses {"code", "files"?, "timeout_ms"?}. Errors as ParseExecuteRequest.
 StatusOr<sandboxes::SandboxCallSpec> ParseSandboxExecute(std::string_view body,
-                                                         const RequestCaps& caps);
+                                                         const wire::RequestCaps& caps);
 
 }  // namespace coderunner::api
 

@@ -4,9 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "coderunner/api/job_json.h"
 #include "coderunner/common/ids.h"
 #include "coderunner/common/utf8.h"
+#include "coderunner/wire/job_json.h"
 #include "sandbox_requests.h"
 
 namespace coderunner::api {
@@ -19,10 +19,10 @@ json SandboxJson(const sandboxes::SandboxRecord& r) {
   json j = {{"id", r.id},
             {"state", sandboxes::StateName(r.state)},
             {"language", r.language},
-            {"created_at", Rfc3339(r.created_at_ms)},
-            {"last_used_at", Rfc3339(r.last_used_at_ms)},
+            {"created_at", wire::Rfc3339(r.created_at_ms)},
+            {"last_used_at", wire::Rfc3339(r.last_used_at_ms)},
             {"ttl_s", r.ttl_s},
-            {"expires_at", Rfc3339(r.expires_at_ms())},
+            {"expires_at", wire::Rfc3339(r.expires_at_ms())},
             {"limits",
              {{"timeout_ms", l.timeout_ms},
               {"memory_bytes", l.memory_bytes},
@@ -38,7 +38,7 @@ json SandboxJson(const sandboxes::SandboxRecord& r) {
                r.memory_peak_bytes < 0 ? json(nullptr) : json(r.memory_peak_bytes)}}}};
   if (!r.runtime.empty()) j["runtime"] = r.runtime;
   if (r.state != sandboxes::SandboxState::kRunning) {
-    j["ended_at"] = Rfc3339(r.ended_at_ms);
+    j["ended_at"] = wire::Rfc3339(r.ended_at_ms);
     if (!r.stopped_reason.empty()) j["reason"] = r.stopped_reason;
   }
   return j;
@@ -70,7 +70,7 @@ json CallJson(const sandboxes::ExecuteOutcome& o) {
               {"memory_peak_bytes",
                r.memory_peak_bytes < 0 ? json(nullptr) : json(r.memory_peak_bytes)}}},
             {"executions", o.record.executions},
-            {"expires_at", Rfc3339(o.record.expires_at_ms())}};
+            {"expires_at", wire::Rfc3339(o.record.expires_at_ms())}};
   if (!r.error.ok()) {
     j["error"] = {{"code", r.error.reason()}, {"message", r.error.message()}};
   }
@@ -131,7 +131,7 @@ void RegisterSandboxRoutes(RouteTable& http, sandboxes::SandboxManager& manager,
             auth.Wrap([&manager, &config, auth](const auth::Principal& p,
                                                 const httplib::Request& req) -> StatusOr<Answer> {
               CR_ASSIGN_OR_RETURN(sandboxes::SandboxCallSpec call,
-                                  ParseSandboxExecute(req.body, CapsFromConfig(config)));
+                                  ParseSandboxExecute(req.body, wire::CapsFromConfig(config)));
               CR_ASSIGN_OR_RETURN(auto slot, auth.HoldLongRequest(p));
               CR_ASSIGN_OR_RETURN(sandboxes::ExecuteOutcome out,
                                   manager.Execute(p, req.matches[1], call));

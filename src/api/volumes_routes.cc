@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "coderunner/api/job_json.h"
+#include "coderunner/wire/job_json.h"
 #include "volume_request.h"
 
 namespace coderunner::api {
@@ -16,7 +16,7 @@ json VolumeJson(const volumes::Volume& v) {
   return {{"id", v.id},
           {"name", v.name.empty() ? json(nullptr) : json(v.name)},
           {"size_bytes", v.size_bytes},
-          {"created_at", Rfc3339(v.created_at_ms)}};
+          {"created_at", wire::Rfc3339(v.created_at_ms)}};
 }
 
 json FilesJson(const isolation::TreeListing& listing) {
@@ -25,7 +25,7 @@ json FilesJson(const isolation::TreeListing& listing) {
     files.push_back({{"path", f.path},
                      {"size", f.size},
                      {"disk_bytes", f.allocated_bytes},
-                     {"modified_at", Rfc3339(f.modified_ms)}});
+                     {"modified_at", wire::Rfc3339(f.modified_ms)}});
   }
   return files;
 }

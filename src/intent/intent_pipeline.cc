@@ -10,12 +10,12 @@
 #include <set>
 
 #include "code_extract.h"
-#include "coderunner/api/execute_request.h"
-#include "coderunner/api/result_json.h"
 #include "coderunner/common/utf8.h"
 #include "coderunner/intent/intent_request.h"
 #include "coderunner/jobs/job_request.h"
 #include "coderunner/jobs/redactor.h"
+#include "coderunner/wire/execute_request.h"
+#include "coderunner/wire/result_json.h"
 #include "error_summary.h"
 #include "intent_progress.h"
 #include "preamble.h"
@@ -301,7 +301,7 @@ void IntentPipeline::Execution::Go() {
   CodeTask task{req_.intent, req_.language, lang->file, &*preamble, !req_.volume_id.empty()};
   std::vector<ChatMessage> messages = CodeMessages(*agent, task);
   const int max_attempts = std::clamp(config().intents.max_attempts, 1, 3);
-  api::RequestCaps caps = api::CapsFromConfig(config());
+  wire::RequestCaps caps = wire::CapsFromConfig(config());
   isolation::RunResult result;
   json last_error;
   std::string last_outcome;
@@ -347,9 +347,9 @@ void IntentPipeline::Execution::Go() {
     // The attempt is an ordinary job: parsed and bounded as /v1/execute
     // would be, under the intent's tier.
     JoinedProgram program = JoinProgram(req_.language, *preamble, code);
-    auto parsed = api::ParseExecuteRequest(AttemptBody(req_, program.text), caps);
+    auto parsed = wire::ParseExecuteRequest(AttemptBody(req_, program.text), caps);
     StatusOr<isolation::JobSpec> spec =
-        parsed.ok() ? api::BuildJobSpec(*parsed, config(), record_.id, tier_)
+        parsed.ok() ? wire::BuildJobSpec(*parsed, config(), record_.id, tier_)
                     : StatusOr<isolation::JobSpec>(parsed.status());
     if (spec.ok() && !spec->volume.id.empty()) {
       auto mount = p_.ctx_.volumes != nullptr
@@ -374,7 +374,7 @@ void IntentPipeline::Execution::Go() {
     isolation::RunResult redacted = result;
     redacted.stdout_data = jobs::RedactSecrets(result.stdout_data);
     redacted.stderr_data = jobs::RedactSecrets(result.stderr_data);
-    final_result_ = api::ResultToJson(*spec, redacted, api::OutputEncoding::kUtf8);
+    final_result_ = wire::ResultToJson(*spec, redacted, wire::OutputEncoding::kUtf8);
     final_result_["cached"] = false;
     have_run_ = true;
     image_digest_ = result.image_digest;
@@ -389,7 +389,7 @@ void IntentPipeline::Execution::Go() {
     }
     json attempt = {{"attempt", k},
                     {"code", code},
-                    {"result", api::ResultToJson(*spec, brief, api::OutputEncoding::kUtf8)},
+                    {"result", wire::ResultToJson(*spec, brief, wire::OutputEncoding::kUtf8)},
                     {"error", nullptr}};
 
     if (result.status == isolation::RunStatus::kError) {

@@ -1,6 +1,6 @@
 #include "intent_progress.h"
 
-#include "coderunner/api/job_json.h"
+#include "coderunner/wire/job_json.h"
 
 namespace coderunner::intent {
 
@@ -65,8 +65,8 @@ nlohmann::json IntentProgress::StageJson(Stage stage) const {
   const StageState& s = stages_[static_cast<int>(stage)];
   return {{"name", StageName(stage)},
           {"status", StageStatusName(s.status)},
-          {"started_at", api::Rfc3339(s.started_ms)},
-          {"finished_at", api::Rfc3339(s.finished_ms)},
+          {"started_at", wire::Rfc3339(s.started_ms)},
+          {"finished_at", wire::Rfc3339(s.finished_ms)},
           {"detail", s.detail}};
 }
 

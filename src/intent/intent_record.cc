@@ -2,11 +2,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "coderunner/api/execute_request.h"
 #include "coderunner/common/ids.h"
 #include "coderunner/common/sha256.h"
 #include "coderunner/jobs/job_request.h"
 #include "coderunner/jobs/jobs_context.h"
+#include "coderunner/wire/execute_request.h"
 
 namespace coderunner::intent {
 
@@ -14,11 +14,11 @@ StatusOr<store::JobRecord> IntentRecord(const std::string& tenant, const config:
                                         const IntentRequest& request,
                                         const config::Config& config) {
   CR_ASSIGN_OR_RETURN(
-      api::ExecuteRequest probe,
-      api::ParseExecuteRequest(AttemptBody(request, ""), api::CapsFromConfig(config)));
+      wire::ExecuteRequest probe,
+      wire::ParseExecuteRequest(AttemptBody(request, ""), wire::CapsFromConfig(config)));
   store::JobRecord rec;
   rec.id = NewId("job");
-  CR_ASSIGN_OR_RETURN(isolation::JobSpec spec, api::BuildJobSpec(probe, config, rec.id, tier));
+  CR_ASSIGN_OR_RETURN(isolation::JobSpec spec, wire::BuildJobSpec(probe, config, rec.id, tier));
   int64_t now = jobs::NowMs();
   rec.kind = "intent";
   rec.tenant = tenant;

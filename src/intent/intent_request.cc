@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <limits>
 
-#include "coderunner/api/execute_request.h"
 #include "coderunner/common/bounded_json.h"
 #include "coderunner/jobs/job_request.h"
+#include "coderunner/wire/execute_request.h"
 #include "language_detect.h"
 #include "preamble.h"
 
@@ -101,7 +101,7 @@ StatusOr<IntentRequest> ParseIntentRequest(std::string_view body, const config::
   // callback_url is validated (scheme, private addresses) as for jobs; the
   // rest of the body is ours.
   jobs::SubmitOptions options;
-  api::RequestCaps caps = api::CapsFromConfig(config);
+  wire::RequestCaps caps = wire::CapsFromConfig(config);
   CR_ASSIGN_OR_RETURN(std::string rest, jobs::ExtractSubmitOptions(
                                             std::string(body), config.jobs.webhook_allow_private,
                                             caps.max_json_depth, &options));
@@ -115,9 +115,9 @@ StatusOr<IntentRequest> ParseIntentRequest(std::string_view body, const config::
   // at once, not a failed intent later.
   CR_RETURN_IF_ERROR(BuildPreamble(req.language, req.inputs).status());
   // Limits, inputs size and volume id are checked as every run will be.
-  CR_ASSIGN_OR_RETURN(api::ExecuteRequest probe,
-                      api::ParseExecuteRequest(AttemptBody(req, ""), caps));
-  CR_RETURN_IF_ERROR(api::BuildJobSpec(probe, config, "job-check", tier).status());
+  CR_ASSIGN_OR_RETURN(wire::ExecuteRequest probe,
+                      wire::ParseExecuteRequest(AttemptBody(req, ""), caps));
+  CR_RETURN_IF_ERROR(wire::BuildJobSpec(probe, config, "job-check", tier).status());
   return req;
 }
 

@@ -65,6 +65,7 @@ void JobChannel::Finish(store::JobStatus status, std::string raw_result_json) {
   if (terminal_) return;
   AppendText(JobEvent::Kind::kStatus, std::string(store::JobStatusName(status)));
   terminal_ = true;
+  final_status_ = status;
   raw_result_json_ = std::move(raw_result_json);
 }
 
@@ -114,9 +115,34 @@ bool JobChannel::terminal() const {
   return terminal_;
 }
 
+store::JobStatus JobChannel::final_status() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return final_status_;
+}
+
 std::string JobChannel::raw_result_json() const {
   std::lock_guard<std::mutex> lock(mu_);
   return raw_result_json_;
+}
+
+void JobChannel::SetRunError(Status error) {
+  std::lock_guard<std::mutex> lock(mu_);
+  run_error_ = std::move(error);
+}
+
+Status JobChannel::run_error() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return run_error_;
+}
+
+void JobChannel::SetPrepared(std::unique_ptr<RunnableJob> job) {
+  std::lock_guard<std::mutex> lock(mu_);
+  prepared_ = std::move(job);
+}
+
+std::unique_ptr<RunnableJob> JobChannel::TakePrepared() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return std::move(prepared_);
 }
 
 size_t JobChannel::log_entries() const {

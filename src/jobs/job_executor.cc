@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "coderunner/api/job_json.h"
-#include "coderunner/api/result_json.h"
 #include "coderunner/jobs/job_request.h"
 #include "coderunner/jobs/redactor.h"
+#include "coderunner/wire/job_json.h"
+#include "coderunner/wire/result_json.h"
 #include "result_cache_policy.h"
 
 namespace coderunner::jobs {
@@ -157,18 +157,23 @@ void JobExecutor::Run(const store::JobRecord& record) {
       // Accepted while a model was configured, and the service restarted
       // without one.
       Complete(record, store::JobStatus::kError,
-               api::NotRunResultJson(record, store::JobStatus::kError,
-                                     {{"code", "llm_not_configured"},
-                                      {"message", "this service has no LLM configured (llm.*)"}}),
+               wire::NotRunResultJson(record, store::JobStatus::kError,
+                                      {{"code", "llm_not_configured"},
+                                       {"message", "this service has no LLM configured (llm.*)"}}),
                "", "", started);
     }
     return;
   }
 
-  auto runnable = JobSpecFromRecord(record, *ctx_.config);
+  // Built once at acceptance when it was handed over; otherwise (recovered
+  // or queued without its body in memory) rebuilt from the stored request.
+  std::unique_ptr<RunnableJob> prepared = ch->TakePrepared();
+  StatusOr<RunnableJob> runnable = prepared ? StatusOr<RunnableJob>(std::move(*prepared))
+                                            : JobSpecFromRecord(record, *ctx_.config);
+  prepared.reset();
   isolation::RunResult result;
   isolation::JobSpec spec;
-  api::OutputEncoding encoding = api::OutputEncoding::kUtf8;
+  wire::OutputEncoding encoding = wire::OutputEncoding::kUtf8;
   if (!runnable.ok()) {
     // The config changed under a stored job (e.g. a language was removed).
     result.status = isolation::RunStatus::kError;
@@ -205,7 +210,7 @@ void JobExecutor::Run(const store::JobRecord& record) {
   store::JobStatus status = FromRunStatus(result.status);
   std::string raw_text;
   {
-    nlohmann::json raw = api::ResultToJson(spec, result, encoding);
+    nlohmann::json raw = wire::ResultToJson(spec, result, encoding);
     raw["cached"] = false;
     raw_text = raw.dump();
   }
@@ -221,7 +226,7 @@ void JobExecutor::Run(const store::JobRecord& record) {
   }
   std::string stored_text;
   if (redacted) {
-    nlohmann::json stored = api::ResultToJson(spec, result, encoding);
+    nlohmann::json stored = wire::ResultToJson(spec, result, encoding);
     stored["cached"] = false;
     stored_text = stored.dump();
   }
@@ -252,6 +257,7 @@ void JobExecutor::Run(const store::JobRecord& record) {
     // mark otherwise).
     malloc_trim(0);
   };
+  if (status == store::JobStatus::kError) ch->SetRunError(result.error);
   if (!Complete(record, status, stored_ref, std::move(raw_for_waiters), result.image_digest,
                 started, fill_cache)) {
     return;
@@ -292,7 +298,8 @@ bool JobExecutor::Complete(const store::JobRecord& record, store::JobStatus stat
   if (!record.callback_url.empty() && ctx_.webhooks != nullptr) {
     auto final_rec = ctx_.store->Get(id);
     if (final_rec.ok()) {
-      ctx_.webhooks->Enqueue(record.tenant, record.callback_url, api::JobToJson(*final_rec).dump());
+      ctx_.webhooks->Enqueue(record.tenant, record.callback_url,
+                             wire::JobToJson(*final_rec).dump());
     }
   }
   return true;

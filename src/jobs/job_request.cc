@@ -39,52 +39,56 @@ void Inputs(std::string& out, const isolation::JobSpec& job) {
 
 std::string EncodeStoredRequest(const std::string& body_json, const std::string& pin_image,
                                 bool fail_fast, const std::string& tier) {
-  json stored = {{"request", json::parse(body_json)}};
+  return EncodeStoredBody(json::parse(body_json), pin_image, fail_fast, tier);
+}
+
+std::string EncodeStoredBody(const json& body, const std::string& pin_image, bool fail_fast,
+                             const std::string& tier) {
+  json stored = {{"request", body}};
   if (!pin_image.empty()) stored["pin_image"] = pin_image;
   if (fail_fast) stored["fail_fast"] = true;
   if (!tier.empty()) stored["tier"] = tier;
   return stored.dump();
 }
 
-StatusOr<std::pair<std::string, std::string>> DecodeStoredRequest(const std::string& stored) {
+StatusOr<StoredRequest> ParseStoredRequest(const std::string& stored) {
+  // A corrupt record must not throw (recovery reads every record).
   json j = json::parse(stored, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object() || !j.contains("request")) {
     return InternalError("stored request is corrupt", "corrupt_record");
   }
-  std::string pin;
-  if (j.contains("pin_image") && j["pin_image"].is_string()) pin = j["pin_image"];
-  return std::make_pair(j["request"].dump(), pin);
+  StoredRequest out;
+  out.body = std::move(j["request"]);
+  if (auto p = j.find("pin_image"); p != j.end() && p->is_string()) out.pin_image = *p;
+  if (auto f = j.find("fail_fast"); f != j.end() && f->is_boolean()) out.fail_fast = *f;
+  if (auto t = j.find("tier"); t != j.end() && t->is_string()) out.tier = *t;
+  return out;
+}
+
+StatusOr<std::pair<std::string, std::string>> DecodeStoredRequest(const std::string& stored) {
+  CR_ASSIGN_OR_RETURN(StoredRequest parsed, ParseStoredRequest(stored));
+  return std::make_pair(parsed.body.dump(), parsed.pin_image);
 }
 
 StatusOr<RunnableJob> JobSpecFromRecord(const store::JobRecord& record,
                                         const config::Config& config) {
-  CR_ASSIGN_OR_RETURN(auto decoded, DecodeStoredRequest(record.request_json));
-  json envelope = json::parse(record.request_json, nullptr, /*allow_exceptions=*/false);
-  CR_ASSIGN_OR_RETURN(api::ExecuteRequest req,
-                      api::ParseExecuteRequest(decoded.first, api::CapsFromConfig(config)));
-  // A corrupt record must not throw (recovery reads every record).
-  std::string tier_name;
-  if (envelope.is_object()) {
-    auto t = envelope.find("tier");
-    if (t != envelope.end() && t->is_string()) tier_name = t->get<std::string>();
-  }
+  CR_ASSIGN_OR_RETURN(StoredRequest stored, ParseStoredRequest(record.request_json));
+  CR_ASSIGN_OR_RETURN(wire::ExecuteRequest req,
+                      wire::ExecuteRequestFromJson(stored.body, wire::CapsFromConfig(config)));
   const config::TierConfig* tier = nullptr;
-  if (!tier_name.empty()) {
-    tier = config.FindTier(tier_name);
+  if (!stored.tier.empty()) {
+    tier = config.FindTier(stored.tier);
     if (tier == nullptr) {
-      return FailedPreconditionError("job " + record.id + " was accepted under tier '" + tier_name +
-                                         "', which is no longer configured",
+      return FailedPreconditionError("job " + record.id + " was accepted under tier '" +
+                                         stored.tier + "', which is no longer configured",
                                      "unknown_tier");
     }
   }
   RunnableJob out;
-  CR_ASSIGN_OR_RETURN(out.spec, api::BuildJobSpec(req, config, record.id, tier));
-  if (!decoded.second.empty()) out.spec.language.image = decoded.second;
+  CR_ASSIGN_OR_RETURN(out.spec, wire::BuildJobSpec(req, config, record.id, tier));
+  if (!stored.pin_image.empty()) out.spec.language.image = stored.pin_image;
   out.encoding = req.output_encoding;
-  if (envelope.is_object()) {
-    auto ff = envelope.find("fail_fast");
-    out.fail_fast = ff != envelope.end() && ff->is_boolean() && ff->get<bool>();
-  }
+  out.fail_fast = stored.fail_fast;
   return out;
 }
 
@@ -95,14 +99,14 @@ std::string InputsSha256(const isolation::JobSpec& job) {
 }
 
 std::string CacheKey(const isolation::JobSpec& job, const std::string& tenant,
-                     const std::string& image_digest, api::OutputEncoding encoding) {
+                     const std::string& image_digest, wire::OutputEncoding encoding) {
   if (image_digest.empty()) return "";
   std::string buf;
   // v2: keys carry the tenant; v1 entries (shared by every tenant) never
   // match again.
   Field(buf, "coderunner-cache-v2");
   Field(buf, tenant);
-  Field(buf, encoding == api::OutputEncoding::kBase64 ? "base64" : "utf8");
+  Field(buf, encoding == wire::OutputEncoding::kBase64 ? "base64" : "utf8");
   Field(buf, job.language.name);
   Field(buf, image_digest);
   Field(buf, job.language.file);

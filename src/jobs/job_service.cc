@@ -5,10 +5,11 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "coderunner/api/job_json.h"
 #include "coderunner/common/ids.h"
 #include "coderunner/common/sha256.h"
 #include "coderunner/jobs/request_redaction.h"
+#include "coderunner/jobs/webhook_sender.h"
+#include "coderunner/wire/job_json.h"
 #include "recovery.h"
 #include "result_cache_policy.h"
 
@@ -36,6 +37,10 @@ std::string LimitsJson(const isolation::Limits& l) {
 
 JobService::JobService(JobsContext ctx)
     : ctx_(ctx),
+      rules_{wire::CapsFromConfig(*ctx.config),
+             [allow_private = ctx.config->jobs.webhook_allow_private](const std::string& url) {
+               return ValidateCallbackUrl(url, allow_private);
+             }},
       digests_(ctx.images, std::chrono::seconds(10)),
       executor_(ctx),
       pool_(*ctx.queue, executor_, WorkerCount(*ctx.config)),
@@ -112,21 +117,25 @@ void JobService::Stop() {
   janitor_.Stop();
 }
 
-StatusOr<Accepted> JobService::Submit(const std::string& tenant, const std::string& body,
+StatusOr<Accepted> JobService::Submit(const std::string& tenant, wire::JobSubmission submission,
                                       const config::TierConfig* tier) {
-  return Accept(tenant, body, "", "", false, tier);
+  return Accept(tenant, std::move(submission), "", "", false, tier);
 }
 
-std::vector<StatusOr<Accepted>> JobService::SubmitBatch(const std::string& tenant,
-                                                        const std::vector<std::string>& bodies,
-                                                        const config::TierConfig* tier) {
+std::vector<StatusOr<Accepted>> JobService::SubmitBatch(
+    const std::string& tenant, std::vector<StatusOr<wire::JobSubmission>> entries,
+    const config::TierConfig* tier) {
   std::vector<StatusOr<Accepted>> out;
-  out.reserve(bodies.size());
+  out.reserve(entries.size());
   // A batch is admitted as if each of its cache hits were still queued, so
   // a batch of hits stays within the tier's max_queued like one of misses.
   size_t hits = 0;
-  for (const auto& b : bodies) {
-    out.push_back(Accept(tenant, b, "", "", false, tier, hits));
+  for (auto& entry : entries) {
+    if (!entry.ok()) {
+      out.push_back(entry.status());
+      continue;
+    }
+    out.push_back(Accept(tenant, std::move(*entry), "", "", false, tier, hits));
     if (out.back().ok() && out.back()->record.cached) ++hits;
   }
   return out;
@@ -157,19 +166,14 @@ Status JobService::CheckAdmission(const std::string& tenant, const config::TierC
   return OkStatus();
 }
 
-StatusOr<Accepted> JobService::Accept(const std::string& tenant, const std::string& body,
+StatusOr<Accepted> JobService::Accept(const std::string& tenant, wire::JobSubmission submission,
                                       const std::string& pin_image, const std::string& replay_of,
                                       bool fail_fast, const config::TierConfig* tier,
                                       size_t batch_hits) {
-  api::RequestCaps caps = api::CapsFromConfig(*ctx_.config);
-  SubmitOptions options;
-  CR_ASSIGN_OR_RETURN(std::string run_body,
-                      ExtractSubmitOptions(body, ctx_.config->jobs.webhook_allow_private,
-                                           caps.max_json_depth, &options));
-  CR_ASSIGN_OR_RETURN(api::ExecuteRequest req, api::ParseExecuteRequest(run_body, caps));
+  const wire::ExecuteRequest& req = submission.request;
   store::JobRecord rec;
   rec.id = NewId("job");
-  CR_ASSIGN_OR_RETURN(isolation::JobSpec job, api::BuildJobSpec(req, *ctx_.config, rec.id, tier));
+  CR_ASSIGN_OR_RETURN(isolation::JobSpec job, wire::BuildJobSpec(req, *ctx_.config, rec.id, tier));
   // The record names the configured image; a replay runs on the pinned
   // digest (recorded in image_digest once it runs).
   if (!job.volume.id.empty()) {
@@ -186,12 +190,12 @@ StatusOr<Accepted> JobService::Accept(const std::string& tenant, const std::stri
   rec.tenant = tenant;
   rec.language = job.language.name;
   rec.request_json =
-      EncodeStoredRequest(run_body, pin_image, fail_fast, tier != nullptr ? tier->name : "");
+      EncodeStoredBody(submission.body, pin_image, fail_fast, tier != nullptr ? tier->name : "");
   rec.code_sha256 = Sha256Hex(job.code);
   rec.inputs_sha256 = InputsSha256(job);
   rec.image = image_name;
   rec.limits_json = LimitsJson(job.limits);
-  rec.callback_url = options.callback_url;
+  rec.callback_url = std::move(submission.callback_url);
   rec.replay_of = replay_of;
   rec.created_at_ms = now;
   rec.transitions.push_back({store::JobStatus::kQueued, now});
@@ -201,7 +205,7 @@ StatusOr<Accepted> JobService::Accept(const std::string& tenant, const std::stri
   rec.cache_key =
       cache_on && job.volume.id.empty() ? CacheKey(job, tenant, digest, req.output_encoding) : "";
 
-  if (options.use_cache && !rec.cache_key.empty()) {
+  if (submission.use_cache && !rec.cache_key.empty()) {
     auto hit = ctx_.store->CacheGet(rec.cache_key, now);
     std::optional<std::string> cached = hit.ok() ? *hit : std::nullopt;
     if (cached) {
@@ -213,7 +217,13 @@ StatusOr<Accepted> JobService::Accept(const std::string& tenant, const std::stri
     ctx_.metrics->Increment("coderunner_cache_misses_total");
   }
 
-  return Enqueue(std::move(rec), tier, job.limits.output_bytes, batch_hits);
+  const int64_t output_cap = job.limits.output_bytes;
+  std::unique_ptr<RunnableJob> prepared;
+  if (fail_fast) {
+    prepared = std::make_unique<RunnableJob>(
+        RunnableJob{std::move(job), req.output_encoding, /*fail_fast=*/true});
+  }
+  return Enqueue(std::move(rec), tier, output_cap, batch_hits, std::move(prepared));
 }
 
 std::optional<StatusOr<Accepted>> JobService::AnswerFromCache(store::JobRecord& rec,
@@ -248,7 +258,7 @@ std::optional<StatusOr<Accepted>> JobService::AnswerFromCache(store::JobRecord& 
       "coderunner_jobs_total",
       {{"status", std::string(store::JobStatusName(*status))}, {"language", rec.language}});
   if (!rec.callback_url.empty() && ctx_.webhooks != nullptr) {
-    ctx_.webhooks->Enqueue(rec.tenant, rec.callback_url, api::JobToJson(rec).dump());
+    ctx_.webhooks->Enqueue(rec.tenant, rec.callback_url, wire::JobToJson(rec).dump());
   }
   return Accepted{std::move(rec), nullptr};
 }
@@ -259,13 +269,15 @@ StatusOr<Accepted> JobService::SubmitRecord(store::JobRecord rec, const config::
 }
 
 StatusOr<Accepted> JobService::Enqueue(store::JobRecord rec, const config::TierConfig* tier,
-                                       int64_t output_cap, size_t batch_hits) {
+                                       int64_t output_cap, size_t batch_hits,
+                                       std::unique_ptr<RunnableJob> prepared) {
   const std::string tenant = rec.tenant;
   std::shared_lock<std::shared_mutex> draining_lock(submit_mu_);
   CR_RETURN_IF_ERROR(CheckAdmission(tenant, tier, batch_hits));
   // The channel exists before anyone can learn the id, so a /wait can never
   // miss the wake-up.
   auto channel = ctx_.hub->Open(rec.id, output_cap);
+  if (prepared) channel->SetPrepared(std::move(prepared));
   Status inserted = ctx_.store->Insert({rec});
   if (!inserted.ok()) {
     ctx_.queue->Release(1);
@@ -277,26 +289,29 @@ StatusOr<Accepted> JobService::Enqueue(store::JobRecord rec, const config::TierC
   return Accepted{std::move(rec), std::move(channel)};
 }
 
-StatusOr<std::string> JobService::Execute(const std::string& tenant, const std::string& body,
-                                          const config::TierConfig* tier) {
+StatusOr<ExecuteAnswer> JobService::Execute(const std::string& tenant,
+                                            wire::JobSubmission submission,
+                                            const config::TierConfig* tier) {
   if (!ready_) return UnavailableError("the service is not started", "not_started");
-  CR_ASSIGN_OR_RETURN(Accepted accepted, Accept(tenant, body, "", "", /*fail_fast=*/true, tier));
-  if (!accepted.channel) return accepted.record.result_json;
+  CR_ASSIGN_OR_RETURN(Accepted accepted,
+                      Accept(tenant, std::move(submission), "", "", /*fail_fast=*/true, tier));
+  const std::string id = accepted.record.id;
+  if (!accepted.channel) {
+    return ExecuteAnswer{id, accepted.record.status, std::move(accepted.record.result_json)};
+  }
   // The job always ends: the runner bounds it by its own timeout.
   accepted.channel->WaitTerminal(std::chrono::steady_clock::time_point::max());
   std::string raw = accepted.channel->raw_result_json();
   if (!raw.empty()) {
     // The job never ran because the engine was unreachable: that is a 503
     // for a synchronous caller (the record says so too).
-    auto j = nlohmann::json::parse(raw, nullptr, /*allow_exceptions=*/false);
-    if (j.is_object() && j.value("status", "") == "error" && j["error"].is_object() &&
-        j["error"].value("code", "") == "engine_unavailable") {
-      return UnavailableError(j["error"].value("message", "engine unavailable"),
-                              "engine_unavailable");
+    Status run_error = accepted.channel->run_error();
+    if (run_error.reason() == "engine_unavailable") {
+      return UnavailableError(run_error.message(), "engine_unavailable");
     }
-    return raw;
+    return ExecuteAnswer{id, accepted.channel->final_status(), std::move(raw)};
   }
-  CR_ASSIGN_OR_RETURN(store::JobRecord rec, ctx_.store->Get(accepted.record.id, tenant));
+  CR_ASSIGN_OR_RETURN(store::JobRecord rec, ctx_.store->Get(id, tenant));
   if (rec.status == store::JobStatus::kQueued) {
     return UnavailableError("the service is shutting down; job " + rec.id +
                                 " was re-queued and runs when the service starts again (GET "
@@ -304,10 +319,12 @@ StatusOr<std::string> JobService::Execute(const std::string& tenant, const std::
                                 rec.id + ")",
                             "shutting_down");
   }
-  if (!rec.result_json.empty()) return rec.result_json;
-  return nlohmann::json{
-      {"id", rec.id}, {"status", store::JobStatusName(rec.status)}, {"error", nullptr}}
-      .dump();
+  if (!rec.result_json.empty()) return ExecuteAnswer{id, rec.status, std::move(rec.result_json)};
+  return ExecuteAnswer{
+      id, rec.status,
+      nlohmann::json{
+          {"id", rec.id}, {"status", store::JobStatusName(rec.status)}, {"error", nullptr}}
+          .dump()};
 }
 
 StatusOr<store::JobRecord> JobService::Get(const std::string& id, const std::string& tenant) {
@@ -329,7 +346,7 @@ StatusOr<store::JobRecord> JobService::Cancel(const std::string& id, const std::
   if (store::IsTerminal(rec.status)) return rec;
   Status s =
       ctx_.store->Transition(id, store::JobStatus::kCancelled, NowMs(),
-                             api::NotRunResultJson(rec, store::JobStatus::kCancelled, nullptr));
+                             wire::NotRunResultJson(rec, store::JobStatus::kCancelled, nullptr));
   if (!s.ok() && s.reason() != "job_terminal") return s;
   if (s.ok()) {
     ctx_.metrics->Increment("coderunner_jobs_total",
@@ -365,13 +382,14 @@ StatusOr<Accepted> JobService::Replay(const std::string& id, const std::string& 
             "the request again",
         "request_redacted");
   }
-  CR_ASSIGN_OR_RETURN(auto decoded, DecodeStoredRequest(rec.request_json));
+  CR_ASSIGN_OR_RETURN(StoredRequest stored, ParseStoredRequest(rec.request_json));
   // Pin the digest the original actually ran on; before it ran, whatever it
   // was pinned to (or nothing).
-  std::string pin = !rec.image_digest.empty() ? rec.image_digest : decoded.second;
-  nlohmann::json body = nlohmann::json::parse(decoded.first);
-  body["cache"] = false;  // A replay re-runs; it never answers from the cache.
-  return Accept(tenant, body.dump(), pin, id, false, tier);
+  std::string pin = !rec.image_digest.empty() ? rec.image_digest : stored.pin_image;
+  CR_ASSIGN_OR_RETURN(wire::JobSubmission submission,
+                      wire::JobSubmissionFromJson(std::move(stored.body), rules_));
+  submission.use_cache = false;  // A replay re-runs; it never answers from the cache.
+  return Accept(tenant, std::move(submission), pin, id, false, tier);
 }
 
 std::shared_ptr<JobChannel> JobService::Channel(const std::string& id) const {

@@ -5,12 +5,12 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "coderunner/api/job_json.h"
-#include "coderunner/api/result_json.h"
 #include "coderunner/isolation/artifacts.h"
 #include "coderunner/isolation/container_policy.h"
 #include "coderunner/isolation/workspace.h"
 #include "coderunner/jobs/job_request.h"
+#include "coderunner/wire/job_json.h"
+#include "coderunner/wire/result_json.h"
 
 namespace coderunner::jobs {
 namespace {
@@ -34,7 +34,7 @@ std::string RecoveredResult(const JobsContext& ctx, const store::JobRecord& rec,
     *status = store::JobStatus::kFailed;
   }
   isolation::JobSpec spec;
-  api::OutputEncoding encoding = api::OutputEncoding::kUtf8;
+  wire::OutputEncoding encoding = wire::OutputEncoding::kUtf8;
   if (auto runnable = JobSpecFromRecord(rec, *ctx.config); runnable.ok()) {
     spec = std::move(runnable->spec);
     encoding = runnable->encoding;
@@ -52,7 +52,7 @@ std::string RecoveredResult(const JobsContext& ctx, const store::JobRecord& rec,
       r.artifacts_skipped = std::move(set->skipped);
     }
   }
-  nlohmann::json j = api::ResultToJson(spec, r, encoding);
+  nlohmann::json j = wire::ResultToJson(spec, r, encoding);
   j["cached"] = false;
   j["recovered"] = true;
   j["output_lost"] = true;
@@ -60,7 +60,7 @@ std::string RecoveredResult(const JobsContext& ctx, const store::JobRecord& rec,
 }
 
 std::string InterruptedResult(const store::JobRecord& rec) {
-  return api::NotRunResultJson(
+  return wire::NotRunResultJson(
       rec, store::JobStatus::kError,
       {{"code", "interrupted"},
        {"message", "the service stopped twice while this job was running"}});

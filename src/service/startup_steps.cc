@@ -9,10 +9,10 @@
 #include <system_error>
 #include <utility>
 
-#include "coderunner/api/execute_request.h"
 #include "coderunner/isolation/host_mount.h"
 #include "coderunner/jobs/request_redaction.h"
 #include "coderunner/jobs/webhook_signature.h"
+#include "coderunner/wire/execute_request.h"
 
 namespace coderunner::service {
 namespace {
@@ -189,7 +189,7 @@ Status RecoverJobs(Components& c) {
 
 Status StartWarmPool(Components& c) {
   if (c.cfg.pool.enabled) {
-    c.pool->Start(api::DefaultJobShapes(c.cfg));
+    c.pool->Start(wire::DefaultJobShapes(c.cfg));
   } else {
     spdlog::info("warm pool off (pool.enabled: false): every job creates its container");
   }

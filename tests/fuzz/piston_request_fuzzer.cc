@@ -8,8 +8,8 @@
 #include <string_view>
 
 #include "api/piston_request.h"
-#include "coderunner/api/execute_request.h"
 #include "coderunner/config/config.h"
+#include "coderunner/wire/execute_request.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const coderunner::config::Config config = coderunner::config::DefaultConfig();
@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // strings cannot carry, so they are replaced rather than thrown on.
   std::string body_json =
       call->execute.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  auto req = coderunner::api::ParseExecuteRequest(body_json, coderunner::api::RequestCaps{});
-  if (req.ok()) (void)coderunner::api::BuildJobSpec(*req, config, "job-fuzz");
+  auto req = coderunner::wire::ParseExecuteRequest(body_json, coderunner::wire::RequestCaps{});
+  if (req.ok()) (void)coderunner::wire::BuildJobSpec(*req, config, "job-fuzz");
   return 0;
 }

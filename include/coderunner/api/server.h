@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "coderunner/api/connection_guard.h"
-#include "coderunner/api/execute_request.h"
 #include "coderunner/api/probe_cache.h"
 #include "coderunner/api/route_table.h"
 #include "coderunner/auth/authenticator.h"
@@ -22,6 +21,7 @@
 #include "coderunner/jobs/job_service.h"
 #include "coderunner/sandboxes/sandbox_manager.h"
 #include "coderunner/volumes/volume_service.h"
+#include "coderunner/wire/execute_request.h"
 
 namespace coderunner::api {
 

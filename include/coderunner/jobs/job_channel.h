@@ -28,7 +28,9 @@
 #include <string_view>
 #include <vector>
 
+#include "coderunner/common/status.h"
 #include "coderunner/isolation/cancel_token.h"
+#include "coderunner/jobs/job_request.h"
 #include "coderunner/store/job_record.h"
 
 namespace coderunner::jobs {
@@ -85,8 +87,21 @@ class JobChannel {
                   size_t max_output_bytes, std::vector<JobEvent>* out);
 
   bool terminal() const;
+  // The status the job was finished with (kQueued until terminal).
+  store::JobStatus final_status() const;
   // The raw result once terminal (empty if it was finished without one).
   std::string raw_result_json() const;
+  // The error of a run that ended in error, set by the executor before
+  // Finish, so that a /v1/execute caller reads it as a Status (OK if none).
+  void SetRunError(Status error);
+  Status run_error() const;
+  // The job as built at acceptance, for the worker that runs it, so that
+  // the request is not parsed and built again (JobSpecFromRecord does that
+  // when there is none: after a restart, or for jobs whose body is not
+  // kept in memory while queued). TakePrepared returns it once, then
+  // nullptr.
+  void SetPrepared(std::unique_ptr<RunnableJob> job);
+  std::unique_ptr<RunnableJob> TakePrepared();
   isolation::CancelToken& cancel_token() { return cancel_; }
   // Entries in the event log (see kMaxOutputEntries); for tests and metrics.
   size_t log_entries() const;
@@ -115,7 +130,10 @@ class JobChannel {
   std::vector<Entry> entries_;
   size_t output_entries_ = 0;
   bool terminal_ = false;
+  store::JobStatus final_status_ = store::JobStatus::kQueued;
   std::string raw_result_json_;
+  Status run_error_;
+  std::unique_ptr<RunnableJob> prepared_;
   isolation::CancelToken cancel_;
 };
 

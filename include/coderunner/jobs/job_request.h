@@ -3,13 +3,14 @@
 #ifndef CODERUNNER_JOBS_JOB_REQUEST_H_
 #define CODERUNNER_JOBS_JOB_REQUEST_H_
 
+#include <nlohmann/json.hpp>
 #include <string>
 
-#include "coderunner/api/execute_request.h"
 #include "coderunner/common/status.h"
 #include "coderunner/config/config.h"
 #include "coderunner/isolation/job_spec.h"
 #include "coderunner/store/job_record.h"
+#include "coderunner/wire/execute_request.h"
 
 namespace coderunner::jobs {
 
@@ -30,10 +31,26 @@ struct SubmitOptions {
 // `body_json` must be valid JSON (it was parsed before).
 std::string EncodeStoredRequest(const std::string& body_json, const std::string& pin_image,
                                 bool fail_fast, const std::string& tier);
+// EncodeStoredRequest for a body already parsed (a wire::JobSubmission's).
+std::string EncodeStoredBody(const nlohmann::json& body, const std::string& pin_image,
+                             bool fail_fast, const std::string& tier);
+
+// A stored request (EncodeStoredRequest's envelope), read in one parse.
+struct StoredRequest {
+  nlohmann::json body;    // The original request body object.
+  std::string pin_image;  // "" if none.
+  bool fail_fast = false;
+  std::string tier;  // "" if none.
+};
+
+// Reads `stored`; fields of the wrong type are taken as absent.
+// Internal "corrupt_record" if it is not an object holding "request".
+// Pure; thread-safe.
+StatusOr<StoredRequest> ParseStoredRequest(const std::string& stored);
 
 struct RunnableJob {
   isolation::JobSpec spec;
-  api::OutputEncoding encoding = api::OutputEncoding::kUtf8;
+  wire::OutputEncoding encoding = wire::OutputEncoding::kUtf8;
   bool fail_fast = false;  // See SubmitOptions::fail_fast.
 };
 
@@ -62,7 +79,7 @@ std::string InputsSha256(const isolation::JobSpec& job);
 // gVisor, so a runc result never answers a runsc job) and the output
 // encoding (it shapes the stored result). "" if `image_digest` is empty.
 std::string CacheKey(const isolation::JobSpec& job, const std::string& tenant,
-                     const std::string& image_digest, api::OutputEncoding encoding);
+                     const std::string& image_digest, wire::OutputEncoding encoding);
 
 // Splits the job-only fields ("callback_url", "cache") off a request body
 // object, returning the body without them (what ParseExecuteRequest takes).

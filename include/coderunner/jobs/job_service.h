@@ -21,6 +21,7 @@
 #include "coderunner/jobs/jobs_context.h"
 #include "coderunner/jobs/worker_pool.h"
 #include "coderunner/store/job_store.h"
+#include "coderunner/wire/job_submission.h"
 
 namespace coderunner::jobs {
 
@@ -29,6 +30,15 @@ namespace coderunner::jobs {
 struct Accepted {
   store::JobRecord record;
   std::shared_ptr<JobChannel> channel;  // nullptr when already terminal (cache hit).
+};
+
+// What /v1/execute answers: the finished job's result body.
+struct ExecuteAnswer {
+  std::string job_id;
+  store::JobStatus status = store::JobStatus::kQueued;
+  // The result JSON: the raw (unredacted) one of the run, or the record's
+  // (a cache hit, a job that ended without a run of its own).
+  std::string result_json;
 };
 
 // Owns the executor, the worker pool and the janitor. Every accepted job is
@@ -56,21 +66,28 @@ class JobService {
   // Stops taking jobs off the queue, lets running ones finish, stops threads.
   void Stop();
 
-  // Validates and accepts one job for `tenant` from a request body (the
-  // /v1/execute body plus optional "callback_url" and "cache"). Errors:
-  // those of request parsing (400/422), ResourceExhausted "queue_full" (429)
-  // when the queue is full, store errors.
-  // `tier` (nullable) bounds limits, the tenant's queued jobs and its
-  // concurrency (429 "tier_queue_full" naming the tier). A job answered
-  // from the result cache (only ever with the same tenant's earlier result)
-  // meets the same queue bounds as one that waits.
-  StatusOr<Accepted> Submit(const std::string& tenant, const std::string& body,
+  // How the edge parses a submission body for this service
+  // (wire::ParseJobSubmission): the request caps of the config, and the
+  // callback URL check of jobs.webhook_allow_private. Lives as long as the
+  // service.
+  const wire::SubmissionRules& submission_rules() const { return rules_; }
+
+  // Accepts one job for `tenant` from a parsed submission: builds its job
+  // (errors of wire::BuildJobSpec, 400/422), checks its volume, then
+  // commits it. Errors: ResourceExhausted "queue_full" (429) when the
+  // queue is full, store errors. `tier` (nullable) bounds limits, the
+  // tenant's queued jobs and its concurrency (429 "tier_queue_full" naming
+  // the tier). A job answered from the result cache (only ever with the
+  // same tenant's earlier result) meets the same queue bounds as one that
+  // waits.
+  StatusOr<Accepted> Submit(const std::string& tenant, wire::JobSubmission submission,
                             const config::TierConfig* tier = nullptr);
 
-  // Submit for each body of a batch, each validated on its own; the
-  // batch's cache hits count against the tier's max_queued as if queued.
+  // Submit for each entry of a batch, in order; an entry that did not parse
+  // is answered with its own error. The batch's cache hits count against
+  // the tier's max_queued as if queued.
   std::vector<StatusOr<Accepted>> SubmitBatch(const std::string& tenant,
-                                              const std::vector<std::string>& bodies,
+                                              std::vector<StatusOr<wire::JobSubmission>> entries,
                                               const config::TierConfig* tier = nullptr);
 
   // Accepts a record built elsewhere (an intent from POST /v1/intents,
@@ -80,11 +97,13 @@ class JobService {
   StatusOr<Accepted> SubmitRecord(store::JobRecord rec, const config::TierConfig* tier,
                                   int64_t output_cap);
 
-  // Submit, then wait for the result; returns the raw result JSON (what
-  // /v1/execute answers). Unavailable "shutting_down" if a graceful
-  // shutdown re-queued the job before it finished.
-  StatusOr<std::string> Execute(const std::string& tenant, const std::string& body,
-                                const config::TierConfig* tier = nullptr);
+  // Submit (failing fast if the engine is unreachable), then wait for the
+  // result. Errors: those of Submit; Unavailable "engine_unavailable" if
+  // the engine could not be reached; Unavailable "shutting_down" if a
+  // graceful shutdown re-queued the job before it finished; Unavailable
+  // "not_started" before Start.
+  StatusOr<ExecuteAnswer> Execute(const std::string& tenant, wire::JobSubmission submission,
+                                  const config::TierConfig* tier = nullptr);
 
   // The record; NotFound (also for another tenant's job).
   StatusOr<store::JobRecord> Get(const std::string& id, const std::string& tenant);
@@ -113,7 +132,10 @@ class JobService {
  private:
   // `batch_hits`: jobs of the same batch answered from the cache before
   // this one; they count against the tier's max_queued as if queued.
-  StatusOr<Accepted> Accept(const std::string& tenant, const std::string& body,
+  // `fail_fast` jobs (a caller waits for them) hand the job as built to
+  // the worker through their channel; others are rebuilt from the store
+  // when they run, so that a full queue holds no request bodies in memory.
+  StatusOr<Accepted> Accept(const std::string& tenant, wire::JobSubmission submission,
                             const std::string& pin_image, const std::string& replay_of,
                             bool fail_fast, const config::TierConfig* tier, size_t batch_hits = 0);
   // Answers `rec` from the cached result `cached_json` if it holds a
@@ -127,8 +149,10 @@ class JobService {
                                                     const config::TierConfig* tier,
                                                     size_t batch_hits);
   // SubmitRecord, with `batch_hits` counted as in Accept.
+  // `prepared` (nullable) is handed to the worker through the channel.
   StatusOr<Accepted> Enqueue(store::JobRecord rec, const config::TierConfig* tier,
-                             int64_t output_cap, size_t batch_hits);
+                             int64_t output_cap, size_t batch_hits,
+                             std::unique_ptr<RunnableJob> prepared = nullptr);
   // The bounds every accepted job meets, a cache hit included: not while
   // draining (503 shutting_down), the tier's max_queued with `batch_hits`
   // counted (429 tier_queue_full), room in the queue (429 queue_full). On
@@ -138,6 +162,7 @@ class JobService {
                         size_t batch_hits);
 
   JobsContext ctx_;
+  wire::SubmissionRules rules_;
   ImageDigests digests_;
   JobExecutor executor_;
   WorkerPool pool_;

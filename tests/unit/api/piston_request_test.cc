@@ -164,6 +164,29 @@ struct ResponseCase {
   StatusCode code;     // Expected error code.
 };
 
+// A program decoded from hex or base64 may be any bytes; the translated
+// body holds it as UTF-8, as a dump with U+FFFD replacements would.
+TEST(TranslatePistonRequestTest, ProgramBytesBecomeValidUtf8) {
+  struct Case {
+    const char* hex;
+    std::string code;
+  };
+  const Case cases[] = {
+      {"6869", "hi"},
+      {"68ff69", "h\xEF\xBF\xBDi"},
+      {"e080", "\xEF\xBF\xBD\xEF\xBF\xBD"},
+      {"c3a9", "\xC3\xA9"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.hex);
+    json body = {{"language", "python"}, {"files", {{{"content", c.hex}, {"encoding", "hex"}}}}};
+    auto call = TranslatePistonRequest(body.dump(), TestConfig(), nullptr);
+    ASSERT_TRUE(call.ok()) << call.status().ToString();
+    EXPECT_EQ(call->execute["code"], c.code);
+    EXPECT_NO_THROW(call->execute.dump());
+  }
+}
+
 TEST(PistonResponseJsonTest, Table) {
   const ResponseCase cases[] = {
       {"SucceededKeepsCodeAndStreams",

@@ -85,7 +85,7 @@ class ParseSandboxExecuteTest : public ::testing::TestWithParam<ExecuteCase> {};
 
 TEST_P(ParseSandboxExecuteTest, ValidatesLikeAJob) {
   const ExecuteCase& c = GetParam();
-  auto r = ParseSandboxExecute(c.body, RequestCaps{});
+  auto r = ParseSandboxExecute(c.body, wire::RequestCaps{});
   EXPECT_EQ(r.status().code(), c.want) << r.status().ToString();
   if (!r.ok()) {
     EXPECT_THAT(r.status().message(), HasSubstr(c.want_text));
@@ -115,7 +115,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(ParseSandboxExecuteTest, KeepsCodeAndDecodesFiles) {
   auto r = ParseSandboxExecute(
       R"j({"code":"print(1)","files":[{"path":"b.bin","content":"AAH/","encoding":"base64"}]})j",
-      RequestCaps{});
+      wire::RequestCaps{});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->code, "print(1)");
   ASSERT_EQ(r->files.size(), 1u);

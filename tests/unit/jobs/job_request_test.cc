@@ -14,8 +14,8 @@
 namespace coderunner::jobs {
 namespace {
 
-using api::OutputEncoding;
 using nlohmann::json;
+using wire::OutputEncoding;
 
 const std::string kDigest = "sha256:" + std::string(64, 'e');
 
@@ -465,7 +465,7 @@ TEST(ExtractSubmitOptionsTest, TheReturnedBodyParsesAsAnExecuteRequest) {
   SubmitOptions opts;
   auto body = Extract(R"({"code":"1","callback_url":"http://example.com/h","cache":false})", &opts);
   ASSERT_TRUE(body.ok());
-  auto req = api::ParseExecuteRequest(*body, api::RequestCaps{});
+  auto req = wire::ParseExecuteRequest(*body, wire::RequestCaps{});
   EXPECT_TRUE(req.ok()) << req.status().ToString();
 }
 

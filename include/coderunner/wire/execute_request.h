@@ -1,7 +1,8 @@
 // ExecuteRequest: the body of POST /v1/execute, parsed and validated.
-#ifndef CODERUNNER_API_EXECUTE_REQUEST_H_
-#define CODERUNNER_API_EXECUTE_REQUEST_H_
+#ifndef CODERUNNER_WIRE_EXECUTE_REQUEST_H_
+#define CODERUNNER_WIRE_EXECUTE_REQUEST_H_
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,7 +14,7 @@
 #include "coderunner/isolation/job_spec.h"
 #include "coderunner/isolation/limits.h"
 
-namespace coderunner::api {
+namespace coderunner::wire {
 
 enum class OutputEncoding { kUtf8, kBase64 };
 
@@ -55,6 +56,12 @@ RequestCaps CapsFromConfig(const config::Config& config);
 // Pure; thread-safe.
 StatusOr<ExecuteRequest> ParseExecuteRequest(std::string_view body, const RequestCaps& caps);
 
+// The same for a body already parsed within bounds where it entered (its
+// depth is not checked again): a /v1/jobs submission, a batch entry, a
+// stored request, a translated Piston request. Pure; thread-safe.
+StatusOr<ExecuteRequest> ExecuteRequestFromJson(const nlohmann::json& body,
+                                                const RequestCaps& caps);
+
 // Turns a parsed request into a runnable job with id `job_id`. An unknown
 // language is InvalidArgument "unknown_language" listing the known ones;
 // limits are resolved against the configured defaults and maxima
@@ -72,6 +79,6 @@ StatusOr<isolation::JobSpec> BuildJobSpec(const ExecuteRequest& request,
 // Pure; thread-safe.
 std::vector<isolation::JobSpec> DefaultJobShapes(const config::Config& config);
 
-}  // namespace coderunner::api
+}  // namespace coderunner::wire
 
-#endif  // CODERUNNER_API_EXECUTE_REQUEST_H_
+#endif  // CODERUNNER_WIRE_EXECUTE_REQUEST_H_

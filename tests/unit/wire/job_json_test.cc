@@ -1,11 +1,11 @@
-#include "coderunner/api/job_json.h"
+#include "coderunner/wire/job_json.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-namespace coderunner::api {
+namespace coderunner::wire {
 namespace {
 
 using nlohmann::json;
@@ -197,4 +197,4 @@ TEST(WriteJobJsonTest, StopsAtTheFirstFailedWrite) {
 }
 
 }  // namespace
-}  // namespace coderunner::api
+}  // namespace coderunner::wire

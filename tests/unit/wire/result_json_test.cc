@@ -1,4 +1,4 @@
-#include "coderunner/api/result_json.h"
+#include "coderunner/wire/result_json.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -9,7 +9,7 @@
 #include "coderunner/common/base64.h"
 #include "coderunner/common/utf8.h"
 
-namespace coderunner::api {
+namespace coderunner::wire {
 namespace {
 
 using isolation::RunStatus;
@@ -193,4 +193,4 @@ TEST(ResultJsonTest, CodeSha256HashesTheSubmittedCode) {
 }
 
 }  // namespace
-}  // namespace coderunner::api
+}  // namespace coderunner::wire

@@ -1,4 +1,4 @@
-#include "coderunner/api/execute_request.h"
+#include "coderunner/wire/execute_request.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace coderunner::api {
+namespace coderunner::wire {
 namespace {
 
 using ::testing::HasSubstr;
@@ -398,4 +398,4 @@ TEST_F(BuildJobSpecTest, RuntimeOfOneLanguageDoesNotLeakToAnother) {
 }
 
 }  // namespace
-}  // namespace coderunner::api
+}  // namespace coderunner::wire

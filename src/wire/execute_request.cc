@@ -1,4 +1,4 @@
-#include "coderunner/api/execute_request.h"
+#include "coderunner/wire/execute_request.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -7,7 +7,7 @@
 #include "coderunner/common/base64.h"
 #include "coderunner/isolation/file_path.h"
 
-namespace coderunner::api {
+namespace coderunner::wire {
 namespace {
 
 using nlohmann::json;
@@ -171,10 +171,14 @@ StatusOr<ExecuteRequest> ParseExecuteRequest(std::string_view body, const Reques
   JsonBounds bounds;
   bounds.max_depth = caps.max_json_depth;
   CR_ASSIGN_OR_RETURN(json parsed, ParseBoundedJson(body, bounds));
+  return ExecuteRequestFromJson(parsed, caps);
+}
+
+StatusOr<ExecuteRequest> ExecuteRequestFromJson(const json& body, const RequestCaps& caps) {
   // FromJson checks every type before reading, but nlohmann's accessors are
   // this module's boundary: convert anything they throw.
   try {
-    return FromJson(parsed, caps);
+    return FromJson(body, caps);
   } catch (const json::exception& e) {
     return InvalidArgumentError(std::string("bad request: ") + e.what(), "invalid_request");
   }
@@ -251,4 +255,4 @@ std::vector<isolation::JobSpec> DefaultJobShapes(const config::Config& config) {
   return out;
 }
 
-}  // namespace coderunner::api
+}  // namespace coderunner::wire

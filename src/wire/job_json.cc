@@ -1,8 +1,8 @@
-#include "coderunner/api/job_json.h"
+#include "coderunner/wire/job_json.h"
 
 #include <time.h>
 
-namespace coderunner::api {
+namespace coderunner::wire {
 
 nlohmann::json Rfc3339(int64_t ms) {
   if (ms <= 0) return nullptr;
@@ -100,4 +100,4 @@ bool WriteJobJson(const store::JobRecord& r, const std::function<bool(std::strin
   return write(head) && write(result) && write("}");
 }
 
-}  // namespace coderunner::api
+}  // namespace coderunner::wire

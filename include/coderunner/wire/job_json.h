@@ -1,6 +1,6 @@
 // JSON rendering of job records for the HTTP API and webhooks.
-#ifndef CODERUNNER_API_JOB_JSON_H_
-#define CODERUNNER_API_JOB_JSON_H_
+#ifndef CODERUNNER_WIRE_JOB_JSON_H_
+#define CODERUNNER_WIRE_JOB_JSON_H_
 
 #include <cstdint>
 #include <functional>
@@ -10,7 +10,7 @@
 
 #include "coderunner/store/job_record.h"
 
-namespace coderunner::api {
+namespace coderunner::wire {
 
 // The full record: id, status, language, timestamps of every transition
 // (RFC 3339, UTC, milliseconds), hashes, image and digest, limits, flags and
@@ -37,6 +37,6 @@ std::string NotRunResultJson(const store::JobRecord& record, store::JobStatus st
 // "2026-11-21T13:41:54.123Z" for `ms` since the epoch; null for 0.
 nlohmann::json Rfc3339(int64_t ms);
 
-}  // namespace coderunner::api
+}  // namespace coderunner::wire
 
-#endif  // CODERUNNER_API_JOB_JSON_H_
+#endif  // CODERUNNER_WIRE_JOB_JSON_H_

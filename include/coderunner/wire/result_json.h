@@ -1,13 +1,13 @@
 // JSON rendering of a job's result for the HTTP API.
-#ifndef CODERUNNER_API_RESULT_JSON_H_
-#define CODERUNNER_API_RESULT_JSON_H_
+#ifndef CODERUNNER_WIRE_RESULT_JSON_H_
+#define CODERUNNER_WIRE_RESULT_JSON_H_
 
 #include <nlohmann/json.hpp>
 
-#include "coderunner/api/execute_request.h"
 #include "coderunner/isolation/job_spec.h"
+#include "coderunner/wire/execute_request.h"
 
-namespace coderunner::api {
+namespace coderunner::wire {
 
 // The /v1/execute response body. Output bytes are made valid UTF-8 (invalid
 // sequences become U+FFFD) unless `encoding` is kBase64, which is exact.
@@ -18,6 +18,6 @@ nlohmann::json ResultToJson(const isolation::JobSpec& job, const isolation::RunR
 // "SIGKILL" for 9 etc.; "SIG<n>" for signals without a name here.
 std::string SignalName(int signal);
 
-}  // namespace coderunner::api
+}  // namespace coderunner::wire
 
-#endif  // CODERUNNER_API_RESULT_JSON_H_
+#endif  // CODERUNNER_WIRE_RESULT_JSON_H_

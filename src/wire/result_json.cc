@@ -1,4 +1,4 @@
-#include "coderunner/api/result_json.h"
+#include "coderunner/wire/result_json.h"
 
 #include <signal.h>
 
@@ -6,7 +6,7 @@
 #include "coderunner/common/sha256.h"
 #include "coderunner/common/utf8.h"
 
-namespace coderunner::api {
+namespace coderunner::wire {
 
 std::string SignalName(int sig) {
   switch (sig) {
@@ -110,4 +110,4 @@ nlohmann::json ResultToJson(const isolation::JobSpec& job, const isolation::RunR
   return j;
 }
 
-}  // namespace coderunner::api
+}  // namespace coderunner::wire

@@ -3,9 +3,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "coderunner/api/execute_request.h"
+#include "coderunner/wire/execute_request.h"
 
-namespace coderunner::api {
+namespace coderunner::wire {
 namespace {
 
 TEST(InputsTest, InputsBecomeParamsJsonInTheWorkspace) {
@@ -51,4 +51,4 @@ TEST(InputsTest, CapsFromConfigAreEnforced) {
 }
 
 }  // namespace
-}  // namespace coderunner::api
+}  // namespace coderunner::wire
