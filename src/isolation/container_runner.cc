@@ -12,6 +12,7 @@
 #include "coderunner/isolation/artifacts.h"
 #include "coderunner/isolation/init_trailer.h"
 #include "coderunner/isolation/workspace.h"
+#include "init_message.h"
 
 namespace coderunner::isolation {
 namespace {
@@ -78,6 +79,18 @@ Status StartError(const std::string& what, std::string_view stderr_tail) {
                                    "policy_not_applied");
   }
   return InternalError("the job could not be started (" + what + "): " + said, "job_start_failed");
+}
+
+// Writes the go message for `go` into a pooled container's FIFO `fd`.
+Status SendGo(int fd, const GoRequest& go) {
+  const std::string msg = EncodeGoMessage(go);
+  ssize_t w = write(fd, msg.data(), msg.size());
+  if (w != static_cast<ssize_t>(msg.size())) {
+    return InternalError("write go message to pool container: " +
+                             std::string(w < 0 ? strerror(errno) : "short write"),
+                         "pool_go_failed");
+  }
+  return OkStatus();
 }
 
 RunResult ErrorResult(const JobSpec& job, Status error) {
@@ -299,26 +312,8 @@ StatusOr<RunResult> ContainerRunner::RunPooled(const JobSpec& job, const RunHook
   // "go": the job's arguments and stdin choice, one write into the FIFO
   // (the message is far smaller than a pipe buffer, which is empty).
   auto go = [&]() -> Status {
-    std::string payload = job.stdin_data.empty() ? "-" : "stdin";
-    payload.push_back('\0');
-    payload += nonce;
-    payload.push_back('\0');
-    for (const auto& a : job.args) {
-      payload += a;
-      payload.push_back('\0');
-    }
-    std::string msg = "CRGO";
-    uint32_t n = static_cast<uint32_t>(payload.size());
-    for (int i = 0; i < 4; ++i) msg.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
-    msg += payload;
     c.ran_job = true;
-    ssize_t w = write(c.go_fd, msg.data(), msg.size());
-    if (w != static_cast<ssize_t>(msg.size())) {
-      return InternalError("write go message to pool container: " +
-                               std::string(w < 0 ? strerror(errno) : "short write"),
-                           "pool_go_failed");
-    }
-    return OkStatus();
+    return SendGo(c.go_fd, {!job.stdin_data.empty(), nonce, job.args});
   };
   Supervised sv = Supervise(job, hooks, *c.attach, go, /*wait_for_attach=*/false);
   if (hooks.cancel != nullptr) hooks.cancel->OnCancel(nullptr);

@@ -9,6 +9,7 @@
 
 #include "coderunner/common/ids.h"
 #include "coderunner/isolation/workspace.h"
+#include "init_message.h"
 
 namespace coderunner::isolation {
 namespace {
@@ -90,10 +91,7 @@ bool WarmPool::Eligible(const JobSpec& job) const {
   if (!options_.enabled || !job.volume.id.empty()) return false;
   const std::string& runtime = policy_.RuntimeOf(job);
   if (!runtime.empty() && runtime != "runc") return false;
-  // The go message must fit one pipe write (init reads at most 60000).
-  size_t bytes = 16;
-  for (const auto& a : job.args) bytes += a.size() + 1;
-  if (bytes > 56000 || job.args.size() > 1000) return false;
+  if (!FitsGoMessage(job.args)) return false;
   std::lock_guard<std::mutex> lock(mu_);
   return started_ && !stopping_;
 }
