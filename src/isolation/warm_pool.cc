@@ -1,8 +1,6 @@
 #include "coderunner/isolation/warm_pool.h"
 
-#include <dirent.h>
 #include <spdlog/spdlog.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
