@@ -5,6 +5,8 @@
 //   workspace's stdin file is the job's stdin), an end nonce (lower-case
 //   hex, at most 64 characters, may be empty), then the arguments appended
 //   to the command.
+// The service's encoder is src/isolation/init_message.cc, tested against
+// this parser in tests/unit/isolation/init_message_test.cc.
 // The service is the only writer (the FIFO is root-owned, 0644), but the
 // parser still treats the bytes as untrusted: it is fuzzed
 // (tests/fuzz/go_message_fuzzer.cc) and unit-tested under the sanitizers.

@@ -1,91 +1,27 @@
 #include "coderunner/isolation/container_runner.h"
 
-#include <signal.h>
 #include <spdlog/spdlog.h>
-#include <string.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <optional>
 
 #include "coderunner/common/ids.h"
 #include "coderunner/isolation/artifacts.h"
-#include "coderunner/isolation/init_trailer.h"
 #include "coderunner/isolation/workspace.h"
+#include "run_outcome.h"
 
 namespace coderunner::isolation {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-int64_t MsSince(Clock::time_point t) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count();
-}
-
-// The error a broken bound on /output becomes (`violation` is what
-// coderunner-init reported).
-Status OutputError(const JobSpec& job, const OutputMount& out, const std::string& violation,
-                   bool rolled_back) {
-  if (out.is_volume) {
-    std::string undo = rolled_back ? "; the run's writes were rolled back"
-                                   : "; rolling back the run's writes failed";
-    if (violation == "too_large") {
-      return FailedPreconditionError("the job wrote more than volume " + job.volume.id +
-                                         " holds (size_bytes " + std::to_string(out.max_bytes) +
-                                         "); it was stopped" + undo,
-                                     "volume_quota_exceeded");
-    }
-    if (violation == "too_many_files") {
-      return FailedPreconditionError("the job created more than " +
-                                         std::to_string(out.max_entries) + " entries in volume " +
-                                         job.volume.id + "; it was stopped" + undo,
-                                     "volume_too_many_files");
-    }
-    return FailedPreconditionError(
-        "volume " + job.volume.id + " became unreadable (" + violation + "); stopped" + undo,
-        "volume_" + violation);
+// What a failed create of a cold job's container becomes: an unreachable
+// engine is Run's own error (the job never ran); a missing image says how
+// to get it.
+StatusOr<RunResult> CreateFailed(const JobSpec& job, Status s) {
+  if (s.code() == StatusCode::kUnavailable) return s;
+  if (s.code() == StatusCode::kNotFound) {
+    s = FailedPreconditionError("image " + job.language.image + " for language " +
+                                    job.language.name + " is missing: " + s.message() +
+                                    " (build it with images/build.sh, or pull it)",
+                                "image_missing");
   }
-  if (violation == "file_too_large") {
-    return FailedPreconditionError("a file in /output grew past the per-file artifact cap of " +
-                                       std::to_string(out.max_file_bytes) +
-                                       " bytes; the job was stopped",
-                                   "artifact_too_large");
-  }
-  if (violation == "too_large") {
-    return FailedPreconditionError("files in /output grew past the artifact total cap of " +
-                                       std::to_string(out.max_bytes) +
-                                       " bytes; the job was stopped",
-                                   "artifacts_too_large");
-  }
-  if (violation == "too_many_files") {
-    return FailedPreconditionError("the job created more than " + std::to_string(out.max_entries) +
-                                       " entries in /output; it was stopped",
-                                   "too_many_artifacts");
-  }
-  return FailedPreconditionError("/output became unusable (" + violation + "); the job was stopped",
-                                 "output_" + violation);
-}
-
-// The error a job that never started becomes: coderunner-init's
-// `start_error` and its own explanation, the last line it wrote before the
-// trailer. A fault of the service or the engine, never of the program.
-Status StartError(const std::string& what, std::string_view stderr_tail) {
-  while (!stderr_tail.empty() && stderr_tail.back() == '\n') stderr_tail.remove_suffix(1);
-  size_t nl = stderr_tail.rfind('\n');
-  std::string said(nl == std::string_view::npos ? stderr_tail : stderr_tail.substr(nl + 1));
-  if (what == "policy") {
-    return FailedPreconditionError("coderunner-init refused to run the job: " + said,
-                                   "policy_not_applied");
-  }
-  return InternalError("the job could not be started (" + what + "): " + said, "job_start_failed");
-}
-
-RunResult ErrorResult(const JobSpec& job, Status error) {
-  RunResult r;
-  r.status = RunStatus::kError;
-  r.image = job.language.image;
-  r.error = std::move(error);
-  return r;
+  return ErrorResult(job, s);
 }
 
 }  // namespace
@@ -189,6 +125,22 @@ void ContainerRunner::ColdSetup::DiscardOutput() {
   if (!output_dir.empty()) (void)RemoveTree(output_dir);
 }
 
+StatusOr<RunResult> ContainerRunner::AbandonUnstarted(const JobSpec& job, const std::string& id,
+                                                      ColdSetup& c, Status why,
+                                                      Clock::time_point t0) {
+  Status removed = containers_.Remove(id);
+  if (!removed.ok()) {
+    spdlog::warn("job {}: remove container {}: {}", job.id, id, removed.ToString());
+    c.lease.Keep();  // Its processes may live on as that uid.
+  }
+  c.ws->Remove();
+  // Unreachable engine: the job never ran, as when create fails.
+  if (why.code() == StatusCode::kUnavailable) return why;
+  RunResult r = ErrorResult(job, why);
+  r.metrics.wall_ms = MsSince(t0);
+  return r;
+}
+
 StatusOr<RunResult> ContainerRunner::RunCold(const JobSpec& job, const RunHooks& hooks) {
   const auto t0 = Clock::now();
   auto setup = PrepareCold(job);
@@ -204,15 +156,7 @@ StatusOr<RunResult> ContainerRunner::RunCold(const JobSpec& job, const RunHooks&
   auto id_or = containers_.Create(policy_.BuildCreateBody(ctx), "coderunner-" + job.id);
   if (!id_or.ok()) {
     discard_output();
-    if (id_or.status().code() == StatusCode::kUnavailable) return id_or.status();
-    Status s = id_or.status();
-    if (s.code() == StatusCode::kNotFound) {
-      s = FailedPreconditionError("image " + job.language.image + " for language " +
-                                      job.language.name + " is missing: " + s.message() +
-                                      " (build it with images/build.sh, or pull it)",
-                                  "image_missing");
-    }
-    return ErrorResult(job, s);
+    return CreateFailed(job, id_or.status());
   }
   const std::string id = *id_or;
   // The engine must run the job under the runtime it was configured for,
@@ -220,19 +164,7 @@ StatusOr<RunResult> ContainerRunner::RunCold(const JobSpec& job, const RunHooks&
   // Checked before the container ever starts.
   if (const std::string& runtime = policy_.RuntimeOf(job); !runtime.empty()) {
     Status applied = CheckRuntime(id, runtime);
-    if (!applied.ok()) {
-      Status removed = containers_.Remove(id);
-      if (!removed.ok()) {
-        spdlog::warn("job {}: remove container {}: {}", job.id, id, removed.ToString());
-        c.lease.Keep();  // Its processes may live on as that uid.
-      }
-      ws.Remove();
-      // Unreachable engine: the job never ran, as when create fails.
-      if (applied.code() == StatusCode::kUnavailable) return applied;
-      RunResult r = ErrorResult(job, applied);
-      r.metrics.wall_ms = MsSince(t0);
-      return r;
-    }
+    if (!applied.ok()) return AbandonUnstarted(job, id, c, applied, t0);
   }
 
   JobOutput io(static_cast<uint64_t>(job.limits.output_bytes), hooks.on_output);
@@ -280,97 +212,6 @@ StatusOr<RunResult> ContainerRunner::RunCold(const JobSpec& job, const RunHooks&
   return result;
 }
 
-StatusOr<RunResult> ContainerRunner::RunPooled(const JobSpec& job, const RunHooks& hooks,
-                                               std::unique_ptr<PooledContainer> warm) {
-  const auto t0 = Clock::now();
-  PooledContainer& c = *warm;
-  Status written = WriteJobFiles(job, *c.workspace);
-  if (!written.ok()) {
-    pool_->Retire(std::move(warm));
-    return ErrorResult(job, written);
-  }
-  JobOutput io(static_cast<uint64_t>(job.limits.output_bytes), hooks.on_output);
-  // init ends both streams with markers carrying this nonce; seeing them is
-  // completion, ~40 ms before Docker closes the attach stream.
-  const std::string nonce = NewId("eof").substr(4);
-  AttachedContainer& attach = *c.attach;
-  io.ExpectEnd(nonce, [&attach] { attach.MarkComplete(); });
-  c.attach->SetSink([&io](std::string_view chunk) { return io.Feed(chunk); });
-  // "go": the job's arguments and stdin choice, one write into the FIFO
-  // (the message is far smaller than a pipe buffer, which is empty).
-  auto go = [&]() -> Status {
-    std::string payload = job.stdin_data.empty() ? "-" : "stdin";
-    payload.push_back('\0');
-    payload += nonce;
-    payload.push_back('\0');
-    for (const auto& a : job.args) {
-      payload += a;
-      payload.push_back('\0');
-    }
-    std::string msg = "CRGO";
-    uint32_t n = static_cast<uint32_t>(payload.size());
-    for (int i = 0; i < 4; ++i) msg.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
-    msg += payload;
-    c.ran_job = true;
-    ssize_t w = write(c.go_fd, msg.data(), msg.size());
-    if (w != static_cast<ssize_t>(msg.size())) {
-      return InternalError("write go message to pool container: " +
-                               std::string(w < 0 ? strerror(errno) : "short write"),
-                           "pool_go_failed");
-    }
-    return OkStatus();
-  };
-  Supervised sv = Supervise(job, hooks, *c.attach, go, /*wait_for_attach=*/false);
-  if (hooks.cancel != nullptr) hooks.cancel->OnCancel(nullptr);
-  // No Feed runs after this returns: the output can be read.
-  c.attach->SetSink(nullptr);
-  const bool complete = io.ended();
-  const bool stream_done = complete || c.attach->done();
-  if (complete) io.DropStdoutMarker();
-
-  std::optional<InitTrailer> trailer;
-  if (stream_done) trailer = ParseInitTrailer(io.err().tail());
-  if (trailer && trailer->eof != nonce) trailer.reset();
-  // The trailer is what init writes after every job process is dead, so
-  // with it the container needs no inspect and its removal can happen off
-  // the job's path. Without it (init killed), fall back to the engine's
-  // view and remove the container before touching /output.
-  Finished f{sv, stream_done, c.attach->status(), {}, OkStatus(), c.image_digest, nonce};
-  if (!trailer || !sv.failure.ok() || sv.cancelled) {
-    if (sv.failure.ok() && stream_done && !sv.cancelled) {
-      auto s = InspectSettled(c.id);
-      f.inspected = s.status();
-      if (s.ok()) f.state = std::move(*s);
-    }
-    Status removed = containers_.Remove(c.id);
-    if (!removed.ok()) {
-      spdlog::warn("job {}: remove container {}: {}", job.id, c.id, removed.ToString());
-    }
-    c.container_removed = removed.ok();
-    c.attach->Join();
-  }
-  io.Finish();
-  f.stream_status = c.attach->status();
-  (void)c.workspace->Remove();
-
-  RunResult result = BuildResult(job, c.output, io, f, t0);
-  if (!c.output_dir.empty() && result.status != RunStatus::kCancelled &&
-      result.status != RunStatus::kError) {
-    // The slot's /output becomes the job's artifact directory.
-    std::string dir = options_.artifacts_root + "/" + job.id;
-    (void)RemoveTree(dir);
-    if (rename(c.output_dir.c_str(), dir.c_str()) == 0) {
-      c.output_dir.clear();
-      CollectInto(job, dir, result);
-    } else {
-      spdlog::warn("job {}: take over pool output {}: {}", job.id, c.output_dir, strerror(errno));
-    }
-  }
-  pool_->Retire(std::move(warm));
-  result.metrics.wall_ms = MsSince(t0);
-  return result;
-}
-
 Status ContainerRunner::WriteJobFiles(const JobSpec& job, Workspace& ws) {
   Status written = ws.WriteFile(job.language.file, job.code);
   if (written.ok() && !job.stdin_data.empty()) written = ws.WriteFile(kStdinFile, job.stdin_data);
@@ -401,97 +242,6 @@ void ContainerRunner::CollectInto(const JobSpec& job, const std::string& dir, Ru
     spdlog::warn("job {}: collect artifacts: {}", job.id, set.status().ToString());
     (void)RemoveTree(dir);
   }
-}
-
-RunResult ContainerRunner::BuildResult(const JobSpec& job, const OutputMount& output, JobOutput& io,
-                                       const Finished& f, Clock::time_point t0) {
-  const Supervised& sv = f.sv;
-  if (sv.cancelled) {
-    RunResult r = ErrorResult(job, OkStatus());
-    r.status = RunStatus::kCancelled;
-    r.image_digest = f.image_digest;
-    r.stdout_truncated = io.out().truncated();
-    r.stderr_truncated = io.err().truncated();
-    r.stdout_data = io.out().TakeKept();
-    r.stderr_data = io.err().TakeKept();
-    r.metrics.wall_ms = MsSince(t0);
-    return r;
-  }
-  Status failure = sv.failure;
-  if (failure.ok() && !f.stream_done) {
-    failure = InternalError("container output did not close after kill", "stream_stuck");
-  }
-  if (failure.ok() && !f.stream_status.ok() && !sv.timed_out) failure = f.stream_status;
-  if (failure.ok() && !f.inspected.ok()) failure = f.inspected;
-  if (!failure.ok()) {
-    if (failure.code() == StatusCode::kUnavailable && failure.reason() == "engine_unavailable") {
-      failure = UnavailableError(failure.message(), "engine_unavailable");
-    }
-    RunResult r = ErrorResult(job, failure);
-    r.metrics.wall_ms = MsSince(t0);
-    return r;
-  }
-
-  CappedOutput& out = io.out();
-  CappedOutput& err = io.err();
-  std::optional<InitTrailer> trailer = ParseInitTrailer(err.tail());
-  if (trailer && trailer->eof != f.nonce) trailer.reset();  // Printed by the job.
-  if (trailer) err.DropSuffix(trailer->length);
-  if (trailer && !trailer->start_error.empty()) {
-    RunResult r = ErrorResult(job, StartError(trailer->start_error, err.tail()));
-    r.image_digest = f.image_digest;
-    r.metrics.wall_ms = MsSince(t0);
-    return r;
-  }
-
-  RunResult result;
-  result.reported_by_init = trailer.has_value();
-  result.image = job.language.image;
-  result.image_digest = f.image_digest;
-  result.stdout_truncated = out.truncated();
-  result.stderr_truncated = err.truncated();
-  // Moved, not copied: up to 1 MiB each (the RSS budget while a job floods).
-  result.stdout_data = out.TakeKept();
-  result.stderr_data = err.TakeKept();
-  const engine::ContainerState& state = f.state;
-  result.exit_code = trailer ? trailer->exit_code : state.exit_code;
-  result.signal = trailer ? trailer->signal : (state.exit_code > 128 ? state.exit_code - 128 : 0);
-  if (sv.timed_out) {
-    // Our kill ended PID 1 before it could report.
-    result.signal = SIGKILL;
-    result.exit_code = 128 + SIGKILL;
-  }
-  result.metrics.run_ms =
-      trailer ? trailer->wall_us / 1000
-              : std::chrono::duration_cast<std::chrono::milliseconds>(sv.run_end - sv.run_start)
-                    .count();
-  if (trailer && trailer->cpu_us >= 0) result.metrics.cpu_ms = trailer->cpu_us / 1000;
-  if (trailer && trailer->memory_peak_bytes >= 0) {
-    result.metrics.memory_peak_bytes = trailer->memory_peak_bytes;
-  }
-
-  bool oom = state.oom_killed || (trailer && trailer->oom_kills > 0);
-  bool cpu_exceeded =
-      result.signal == SIGXCPU || (result.signal == SIGKILL && trailer && trailer->cpu_us >= 0 &&
-                                   trailer->cpu_us / 1000 >= job.limits.cpu_ms);
-  bool output_broken = trailer && !trailer->output_violation.empty();
-  if (trailer) {
-    result.output_bytes =
-        trailer->output_used_bytes >= 0 ? trailer->output_used_bytes : trailer->output_bytes;
-  }
-  if (sv.timed_out || cpu_exceeded) {
-    result.status = RunStatus::kTimeout;
-  } else if (oom) {
-    result.status = RunStatus::kOom;
-  } else if (output_broken) {
-    result.status = RunStatus::kFailed;
-    result.error = OutputError(job, output, trailer->output_violation, trailer->output_rolled_back);
-  } else if (result.exit_code == 0) {
-    result.status = RunStatus::kSucceeded;
-  } else {
-    result.status = RunStatus::kFailed;
-  }
-  return result;
 }
 
 Status ContainerRunner::CheckRuntime(const std::string& id, const std::string& runtime) {

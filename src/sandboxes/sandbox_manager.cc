@@ -299,6 +299,31 @@ std::vector<SandboxRecord> SandboxManager::List(const std::string& tenant,
   return out;
 }
 
+Status SandboxManager::ReattachLate(Entry& e) {
+  if (e.live != nullptr || e.spec.id.empty()) return OkStatus();
+  // Not re-attached at startup (the engine was away): now.
+  std::string container_id;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    container_id = e.record.container_id;
+  }
+  auto live = LiveSandbox::Adopt(containers_, policy_, layout_, e.spec, e.driver, container_id,
+                                 e.volume_dir);
+  if (!live.ok() && live.status().code() == StatusCode::kUnavailable) return live.status();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (live.ok()) {
+    e.live = std::move(*live);
+  } else if (e.record.state == SandboxState::kRunning) {
+    e.record.state = SandboxState::kStopped;
+    e.record.stopped_reason =
+        "its container could not be re-attached after a restart: " + live.status().message();
+    e.record.ended_at_ms = NowMs();
+    Persist(e.record);
+    UpdateGauges();
+  }
+  return OkStatus();
+}
+
 StatusOr<ExecuteOutcome> SandboxManager::Execute(const auth::Principal& who, const std::string& id,
                                                  const SandboxCallSpec& req) {
   CR_ASSIGN_OR_RETURN(std::shared_ptr<Entry> e, Find(who.tenant, id));
@@ -314,28 +339,7 @@ StatusOr<ExecuteOutcome> SandboxManager::Execute(const auth::Principal& who, con
                                 "invalid_request");
   }
   CR_ASSIGN_OR_RETURN(std::unique_lock<std::timed_mutex> call, LockCall(*e, id));
-  if (e->live == nullptr && !e->spec.id.empty()) {
-    // Not re-attached at startup (the engine was away): now.
-    std::string container_id;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      container_id = e->record.container_id;
-    }
-    auto live = LiveSandbox::Adopt(containers_, policy_, layout_, e->spec, e->driver, container_id,
-                                   e->volume_dir);
-    if (!live.ok() && live.status().code() == StatusCode::kUnavailable) return live.status();
-    std::lock_guard<std::mutex> lock(mu_);
-    if (live.ok()) {
-      e->live = std::move(*live);
-    } else if (e->record.state == SandboxState::kRunning) {
-      e->record.state = SandboxState::kStopped;
-      e->record.stopped_reason =
-          "its container could not be re-attached after a restart: " + live.status().message();
-      e->record.ended_at_ms = NowMs();
-      Persist(e->record);
-      UpdateGauges();
-    }
-  }
+  CR_RETURN_IF_ERROR(ReattachLate(*e));
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (e->gone) return NotFoundError("no sandbox " + id, "sandbox_not_found");

@@ -119,6 +119,11 @@ class ContainerRunner {
   // Leases the uid, creates /output and the workspace with the job's files.
   StatusOr<ColdSetup> PrepareCold(const JobSpec& job);
   StatusOr<RunResult> RunCold(const JobSpec& job, const RunHooks& hooks);
+  // Ends a cold job whose container `id` was created but must not start
+  // (`why`): removes it and the workspace. Returns `why` itself when the
+  // engine is unreachable, else a kError result.
+  StatusOr<RunResult> AbandonUnstarted(const JobSpec& job, const std::string& id, ColdSetup& c,
+                                       Status why, Clock::time_point t0);
   StatusOr<RunResult> RunPooled(const JobSpec& job, const RunHooks& hooks,
                                 std::unique_ptr<PooledContainer> warm);
   // Waits for the stream (cold path), calls `start`, then waits for the
@@ -130,6 +135,9 @@ class ContainerRunner {
   // Inspect, after waiting for a still-running container to settle.
   StatusOr<engine::ContainerState> InspectSettled(const std::string& id);
   void CollectInto(const JobSpec& job, const std::string& dir, RunResult& result);
+  // The pool slot's /output becomes the job's artifact directory (when the
+  // slot has one), then its artifacts are collected into `result`.
+  void AdoptPoolOutput(const JobSpec& job, PooledContainer& c, RunResult& result);
   RunResult BuildResult(const JobSpec& job, const OutputMount& output, JobOutput& io,
                         const Finished& f, Clock::time_point t0);
 

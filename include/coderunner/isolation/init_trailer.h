@@ -1,4 +1,8 @@
-// The metrics trailer coderunner-init writes as the last line of stderr.
+// The metrics trailer coderunner-init writes as the last line of stderr, and
+// the stdout end marker of a pooled job: init's answer to the service,
+// written by src/init/coderunner_init.c. The service's other half of the
+// protocol, the go message that starts a pooled job, is
+// src/isolation/init_message.h.
 #ifndef CODERUNNER_ISOLATION_INIT_TRAILER_H_
 #define CODERUNNER_ISOLATION_INIT_TRAILER_H_
 

@@ -121,6 +121,8 @@ class WarmPool {
     Clock::time_point last_miss;
   };
 
+  // What of a job shapes its pooled container, as a JobSpec with `id`.
+  static JobSpec TemplateOf(const JobSpec& job, std::string id);
   void FillLoop();
   void MaintainLoop();
   // Prepares one container of `spec`; on success it is ready and verified.
@@ -145,6 +147,8 @@ class WarmPool {
   MetricsRegistry* metrics_;
   const std::chrono::milliseconds attach_bound_;
   const std::string token_;
+  // Prefix of the slot names (workspace, /output, container name).
+  static constexpr const char* kSlotPrefix = "pool";
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

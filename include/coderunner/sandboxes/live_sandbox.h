@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "coderunner/isolation/artifacts.h"
 #include "coderunner/isolation/attached_container.h"
 #include "coderunner/isolation/container_policy.h"
+#include "coderunner/isolation/init_trailer.h"
 #include "coderunner/isolation/job_spec.h"
 #include "coderunner/isolation/uid_pool.h"
 #include "coderunner/isolation/workspace.h"
@@ -118,6 +120,12 @@ class LiveSandbox {
   bool alive() const;
 
  private:
+  // The reply streams of one call, each cut at the call's end marker.
+  struct CallStreams {
+    MarkerCut out;
+    MarkerCut err;
+  };
+
   LiveSandbox(engine::ContainerClient& containers, const isolation::ContainerPolicy& policy,
               SandboxLayout layout, isolation::JobSpec spec, ReplDriver driver);
   Status StartContainer();
@@ -137,6 +145,17 @@ class LiveSandbox {
   // rolled back first, or coderunner-init stops the new container at once.
   CallResult Call(const std::vector<isolation::InputFile>& files, const std::string& code,
                   int64_t timeout_ms, std::string* restart_why);
+  // Sends `frame` and waits for the reply in `io` until `deadline` plus
+  // the driver's grace (then a SIGINT when the driver takes one). Sets
+  // `*written` to how the frame was written; true if the reply ended.
+  bool Converse(CallStreams& io, const std::string& frame,
+                std::chrono::steady_clock::time_point deadline, Status* written);
+  // Fills `r` and `*restart_why` for a call that got no reply: the frame
+  // was not taken (`written`), the driver is stuck, or it died (`trailer`,
+  // init's, if it wrote one, else the engine's view).
+  void ExplainBrokenCall(const Status& written,
+                         const std::optional<isolation::InitTrailer>& trailer, CallResult& r,
+                         std::string* restart_why);
   // Volume-backed /output: rolls back what broke its quota since the last
   // settled point (and forgets cached hashes). True if it did.
   bool RollBackVolume();
@@ -163,10 +182,6 @@ class LiveSandbox {
   std::mutex feed_mu_;
   std::condition_variable feed_cv_;
   std::unique_ptr<engine::StreamDemuxer> demux_;
-  struct CallStreams {
-    MarkerCut out;
-    MarkerCut err;
-  };
   CallStreams* current_ = nullptr;
   bool call_ended_ = false;
   bool output_reset_ = false;  // Since the last Execute returned.

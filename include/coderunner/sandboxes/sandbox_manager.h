@@ -98,6 +98,10 @@ class SandboxManager {
   StatusOr<std::shared_ptr<Entry>> Find(const std::string& tenant, const std::string& id);
   // Waits up to 30 s for the sandbox's call lock; FailedPrecondition
   // "sandbox_busy" past it.
+  // Adopts the running container of `e` if startup could not (the engine
+  // was away); stops the sandbox if it cannot be adopted. Returns only an
+  // unreachable engine's error. Requires the call lock, not mu_.
+  Status ReattachLate(Entry& e);
   static StatusOr<std::unique_lock<std::timed_mutex>> LockCall(Entry& e, const std::string& id);
   void Persist(const SandboxRecord& record);
   void UpdateGauges();  // Requires mu_.
