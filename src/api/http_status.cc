@@ -1,6 +1,9 @@
 #include "http_status.h"
 
+#include "coderunner/auth/authenticator.h"
 #include "coderunner/common/bounded_json.h"
+#include "coderunner/engine/volumes.h"
+#include "coderunner/sandboxes/sandbox_manager.h"
 
 namespace coderunner::api {
 
@@ -9,18 +12,19 @@ int HttpStatusFor(const Status& status) {
     case StatusCode::kOk:
       return 200;
     case StatusCode::kInvalidArgument:
-      if (status.reason() == "unauthenticated") return 401;
-      if (status.reason() == "body_too_large" || status.reason() == kJsonTooLarge) return 413;
+      if (status.reason() == auth::kReasonUnauthenticated) return 401;
+      if (status.reason() == kReasonBodyTooLarge || status.reason() == kJsonTooLarge) return 413;
       return 400;
     case StatusCode::kNotFound:
       return 404;
     case StatusCode::kAlreadyExists:
       return 409;
     case StatusCode::kFailedPrecondition:
-      if (status.reason() == "forbidden") return 403;
+      if (status.reason() == auth::kReasonForbidden) return 403;
       // States of a resource the client must wait out: 409.
-      if (status.reason() == "volume_in_use" || status.reason() == "sandbox_busy" ||
-          status.reason() == "sandbox_not_running") {
+      if (status.reason() == engine::kReasonVolumeInUse ||
+          status.reason() == sandboxes::kReasonSandboxBusy ||
+          status.reason() == sandboxes::kReasonSandboxNotRunning) {
         return 409;
       }
       return 422;

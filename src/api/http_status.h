@@ -8,6 +8,9 @@
 
 namespace coderunner::api {
 
+// A request body over server.max_body_bytes (413).
+inline constexpr char kReasonBodyTooLarge[] = "body_too_large";
+
 // InvalidArgument 400 (413 for reason "body_too_large", 401 for
 // "unauthenticated"), NotFound 404, AlreadyExists 409, FailedPrecondition 422
 // (403 for reason "forbidden"), ResourceExhausted 429,

@@ -7,6 +7,7 @@
 
 #include "auth_adapter.h"
 #include "coderunner/common/logging.h"
+#include "coderunner/engine/transport.h"
 #include "http_reply.h"
 #include "http_status.h"
 #include "intents_routes.h"
@@ -146,7 +147,7 @@ void Server::Hooks() {
         if (res.status == 404) {
           s = NotFoundError("no route for " + req.method + " " + req.path, "not_found");
         } else if (res.status == 413) {
-          s = InvalidArgumentError("request body exceeds the limit", "body_too_large");
+          s = InvalidArgumentError("request body exceeds the limit", kReasonBodyTooLarge);
         } else {
           s = InvalidArgumentError("bad HTTP request", "bad_request");
         }
@@ -217,7 +218,8 @@ ProbeAnswer Server::LanguagesAnswer() {
 Status Server::CheckReady() {
   Status ping = deps_.system->Ping();
   if (!ping.ok()) {
-    return UnavailableError("engine not reachable: " + ping.message(), "engine_unavailable");
+    return UnavailableError("engine not reachable: " + ping.message(),
+                            engine::kReasonEngineUnavailable);
   }
   std::string missing;
   for (const auto& l : deps_.config->languages) {
@@ -225,7 +227,7 @@ Status Server::CheckReady() {
     if (info.ok()) continue;
     if (info.status().code() != StatusCode::kNotFound) {
       return UnavailableError("image check failed: " + info.status().message(),
-                              "engine_unavailable");
+                              engine::kReasonEngineUnavailable);
     }
     missing += (missing.empty() ? "" : "; ") + std::string("language ") + l.name + ": image " +
                l.image + " is missing";

@@ -16,7 +16,7 @@ bool ConstantTimeEqual(std::string_view a, std::string_view b) {
 }
 
 Status Unauthenticated(const std::string& why) {
-  return InvalidArgumentError(why, "unauthenticated");
+  return InvalidArgumentError(why, kReasonUnauthenticated);
 }
 
 }  // namespace

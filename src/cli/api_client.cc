@@ -98,8 +98,8 @@ Status StatusFromHttp(int http_status, const std::string& body) {
   json j = ParseBoundedJsonOrDiscarded(body, JsonBounds{});
   if (j.is_object() && j.contains("error") && j["error"].is_object()) {
     const json& e = j["error"];
-    std::string reason =
-        e.contains("code") && e["code"].is_string() ? e["code"].get<std::string>() : "http_error";
+    std::string reason = e.contains("code") && e["code"].is_string() ? e["code"].get<std::string>()
+                                                                     : kReasonHttpError;
     std::string message = e.contains("message") && e["message"].is_string()
                               ? e["message"].get<std::string>()
                               : "HTTP " + std::to_string(http_status);
@@ -108,7 +108,7 @@ Status StatusFromHttp(int http_status, const std::string& body) {
   std::string start = body.substr(0, 200);
   while (!start.empty() && (start.back() == '\n' || start.back() == '\r')) start.pop_back();
   return Status(code, "HTTP " + std::to_string(http_status) + (start.empty() ? "" : ": " + start),
-                "http_error");
+                kReasonHttpError);
 }
 
 ApiClient::ApiClient(std::string base_url, std::string api_key)

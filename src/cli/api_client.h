@@ -16,6 +16,9 @@
 
 namespace coderunner::cli {
 
+// An HTTP error answer without an error code of its own.
+inline constexpr char kReasonHttpError[] = "http_error";
+
 // The service's URL when neither --server nor $CODERUNNER_URL names one
 // (config/coderunner.yaml's server.listen).
 inline constexpr const char* kDefaultServerUrl = "http://127.0.0.1:8080";

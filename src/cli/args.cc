@@ -3,6 +3,8 @@
 #include <charconv>
 #include <set>
 
+#include "exit_codes.h"
+
 namespace coderunner::cli {
 namespace {
 
@@ -10,7 +12,7 @@ using nlohmann::json;
 
 Status Usage(const std::string& command, const std::string& why) {
   return InvalidArgumentError(command + ": " + why + " (see coderunner " + command + " --help)",
-                              "usage");
+                              kReasonUsage);
 }
 
 // Walks argv one option at a time. "--name=value" is split so that every
@@ -238,7 +240,7 @@ StatusOr<ServeArgs> ParseServeArgs(const std::vector<std::string>& argv,
       out.config_path = argv[++i];
     } else {
       // The message serve has always printed.
-      return InvalidArgumentError("coderunner: unknown argument " + argv[i], "usage");
+      return InvalidArgumentError("coderunner: unknown argument " + argv[i], kReasonUsage);
     }
   }
   return out;
@@ -267,7 +269,7 @@ StatusOr<std::string> LanguageFromPath(const std::string& path) {
   std::string what = path == "-" ? "a program read from stdin" : "'" + path + "'";
   return InvalidArgumentError("cannot tell the language of " + what +
                                   " (known extensions: .py .js .mjs .sh .bash); pass --lang",
-                              "usage");
+                              kReasonUsage);
 }
 
 std::string JobPathFor(const std::string& path) {

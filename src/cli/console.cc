@@ -7,6 +7,7 @@
 
 #include <cstring>
 
+#include "api_client.h"
 #include "exit_codes.h"
 
 namespace coderunner::cli {
@@ -34,7 +35,8 @@ StatusOr<std::string> ReadInput(const std::string& path) {
   if (fd < 0) {
     int err = errno;
     std::string why = "cannot read " + path + ": " + strerror(err);
-    return err == ENOENT ? NotFoundError(why, "usage") : InvalidArgumentError(why, "usage");
+    return err == ENOENT ? NotFoundError(why, kReasonUsage)
+                         : InvalidArgumentError(why, kReasonUsage);
   }
   std::string out;
   char buf[65536];
@@ -44,7 +46,7 @@ StatusOr<std::string> ReadInput(const std::string& path) {
     if (n < 0) {
       int err = errno;
       if (fd != 0) close(fd);
-      return InvalidArgumentError("cannot read " + path + ": " + strerror(err), "usage");
+      return InvalidArgumentError("cannot read " + path + ": " + strerror(err), kReasonUsage);
     }
     if (n == 0) break;
     out.append(buf, static_cast<size_t>(n));
@@ -61,11 +63,11 @@ int ReportError(const Status& status) {
   const std::string& reason = status.reason();
   // The server's error code helps scripts and bug reports; the generic
   // ones add nothing to the message.
-  bool generic = reason.empty() || reason == "usage" || reason == "http_error" ||
+  bool generic = reason.empty() || reason == kReasonUsage || reason == kReasonHttpError ||
                  reason == StatusCodeName(status.code());
   if (!generic) line += " (" + reason + ")";
   WriteErr(line + "\n");
-  return reason == "usage" ? kExitUsage : kExitError;
+  return reason == kReasonUsage ? kExitUsage : kExitError;
 }
 
 void CatchInterrupts() {

@@ -9,6 +9,9 @@
 
 namespace coderunner::cli {
 
+// A command line the client cannot use (exit kExitUsage).
+inline constexpr char kReasonUsage[] = "usage";
+
 inline constexpr int kExitUsage = 2;        // Bad command line.
 inline constexpr int kExitTimeout = 124;    // Wall clock or CPU time exceeded (as timeout(1)).
 inline constexpr int kExitError = 125;      // coderunner, the engine or HTTP failed; nothing ran.

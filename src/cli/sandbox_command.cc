@@ -110,7 +110,7 @@ int SandboxCommand(const SandboxArgs& args, const CommandContext& ctx) {
   if (args.action == "exec") return Exec(args, ctx);
   if (args.action == "rm") return Remove(args, ctx);
   if (args.action == "ls") return List(args, ctx);
-  return ReportError(InvalidArgumentError("coderunner sandbox: unknown action", "usage"));
+  return ReportError(InvalidArgumentError("coderunner sandbox: unknown action", kReasonUsage));
 }
 
 }  // namespace coderunner::cli

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "coderunner/common/curl_handle.h"
+#include "coderunner/engine/transport.h"
 
 namespace coderunner::engine {
 namespace {
@@ -166,7 +167,7 @@ StatusOr<HttpResponse> CurlTransport::Perform(const HttpRequest& request, const 
         "engine " + request.method + " " + request.path + " via " + socket_path_ + ": " + detail;
     if (state.aborted) return UnavailableError(what, "aborted");
     if (rc == CURLE_OPERATION_TIMEDOUT) return DeadlineExceededError(what, "engine_timeout");
-    return UnavailableError(what, "engine_unavailable");
+    return UnavailableError(what, kReasonEngineUnavailable);
   }
   return response;
 }
@@ -189,7 +190,7 @@ StatusOr<std::string> ResolveEngineSocket(const std::string& configured) {
   return FailedPreconditionError(
       "no engine socket: set engine.socket or DOCKER_HOST=unix://PATH; tried " + tried +
           "none exists",
-      "engine_unavailable");
+      kReasonEngineUnavailable);
 }
 
 }  // namespace coderunner::engine

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "coderunner/engine/transport.h"
 #include "engine_error.h"
 
 namespace coderunner::engine {
@@ -13,7 +14,7 @@ Status SystemClient::Ping() {
   }
   if (resp.status != 200 || resp.body != "OK") {
     Status s = StatusFromEngine(resp, "ping engine");
-    return UnavailableError(s.message(), "engine_unavailable");
+    return UnavailableError(s.message(), kReasonEngineUnavailable);
   }
   return OkStatus();
 }

@@ -91,7 +91,7 @@ Status VolumeClient::Remove(const std::string& name) {
       (resp.status == 500 && EngineMessage(resp.body).find("in use") != std::string::npos)) {
     return FailedPreconditionError("remove volume: " + EngineMessage(resp.body) + " (HTTP " +
                                        std::to_string(resp.status) + ")",
-                                   "volume_in_use");
+                                   kReasonVolumeInUse);
   }
   return StatusFromEngine(resp, "remove volume");
 }

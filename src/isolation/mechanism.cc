@@ -7,7 +7,7 @@ Status PolicyMismatch(std::string_view mechanism, std::string_view field,
   return FailedPreconditionError(std::string(mechanism) +
                                      " policy not applied: " + std::string(field) + " is " +
                                      got.dump() + ", want " + want.dump(),
-                                 "policy_not_applied");
+                                 kReasonPolicyNotApplied);
 }
 
 const nlohmann::json& InspectField(const nlohmann::json& inspect, const char* section,

@@ -5,8 +5,10 @@
 
 #include <optional>
 
+#include "coderunner/engine/transport.h"
 #include "coderunner/isolation/container_runner.h"
 #include "coderunner/isolation/init_trailer.h"
+#include "coderunner/isolation/mechanism.h"
 
 namespace coderunner::isolation {
 namespace {
@@ -64,7 +66,7 @@ Status StartError(const std::string& what, std::string_view stderr_tail) {
   std::string said(nl == std::string_view::npos ? stderr_tail : stderr_tail.substr(nl + 1));
   if (what == "policy") {
     return FailedPreconditionError("coderunner-init refused to run the job: " + said,
-                                   "policy_not_applied");
+                                   kReasonPolicyNotApplied);
   }
   return InternalError("the job could not be started (" + what + "): " + said, "job_start_failed");
 }
@@ -144,8 +146,9 @@ RunResult ContainerRunner::BuildResult(const JobSpec& job, const OutputMount& ou
   if (failure.ok() && !f.stream_status.ok() && !sv.timed_out) failure = f.stream_status;
   if (failure.ok() && !f.inspected.ok()) failure = f.inspected;
   if (!failure.ok()) {
-    if (failure.code() == StatusCode::kUnavailable && failure.reason() == "engine_unavailable") {
-      failure = UnavailableError(failure.message(), "engine_unavailable");
+    if (failure.code() == StatusCode::kUnavailable &&
+        failure.reason() == engine::kReasonEngineUnavailable) {
+      failure = UnavailableError(failure.message(), engine::kReasonEngineUnavailable);
     }
     RunResult r = ErrorResult(job, failure);
     r.metrics.wall_ms = MsSince(t0);

@@ -96,7 +96,8 @@ struct Walker {
         Problem(path, "symlink", dir, name, depth);
       } else if (S_ISDIR(st.st_mode)) {
         if (!SplitSafeRelativePath(path, options.max_depth).ok()) {
-          Problem(path, depth + 1 > options.max_depth ? "too_deep" : "bad_name", dir, name, depth);
+          Problem(path, depth + 1 > options.max_depth ? kProblemTooDeep : "bad_name", dir, name,
+                  depth);
           continue;
         }
         UniqueFd sub(openat(dir, name.c_str(), kDirFlags));

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "coderunner/common/ids.h"
+#include "coderunner/isolation/mechanism.h"
 #include "coderunner/isolation/workspace.h"
 #include "init_message.h"
 
@@ -351,7 +352,7 @@ void WarmPool::FillLoop() {
     } else {
       ++stats_.fill_errors;
       if (metrics_ != nullptr) metrics_->Increment("coderunner_pool_fill_errors_total");
-      if (prepared.status().reason() == "policy_not_applied") ++stats_.rejected_policy;
+      if (prepared.status().reason() == kReasonPolicyNotApplied) ++stats_.rejected_policy;
       spdlog::warn("pool: preparing a {} container failed (retrying in {} ms): {}",
                    spec.language.name, backoff.count(), prepared.status().ToString());
       // An engine that is down or broken must not be hammered.

@@ -180,7 +180,7 @@ StatusOr<std::shared_ptr<SandboxManager::Entry>> SandboxManager::Find(const std:
   std::lock_guard<std::mutex> lock(mu_);
   auto it = entries_.find(id);
   if (it == entries_.end() || it->second->gone || it->second->record.tenant != tenant) {
-    return NotFoundError("no sandbox " + id, "sandbox_not_found");
+    return NotFoundError("no sandbox " + id, kReasonSandboxNotFound);
   }
   return it->second;
 }
@@ -189,7 +189,8 @@ StatusOr<std::unique_lock<std::timed_mutex>> SandboxManager::LockCall(Entry& e,
                                                                       const std::string& id) {
   std::unique_lock<std::timed_mutex> call(e.call_mu, std::defer_lock);
   if (!call.try_lock_for(kBusyWait)) {
-    return FailedPreconditionError("sandbox " + id + " is busy with another call", "sandbox_busy");
+    return FailedPreconditionError("sandbox " + id + " is busy with another call",
+                                   kReasonSandboxBusy);
   }
   return call;
 }
@@ -240,7 +241,7 @@ StatusOr<SandboxRecord> SandboxManager::Create(const auth::Principal& who, Sandb
       return ResourceExhaustedError("tenant " + who.tenant + " has " + std::to_string(live) +
                                         " live sandboxes, the maximum of tier " + tier.name +
                                         " (max_sandboxes)",
-                                    "sandbox_limit");
+                                    kReasonSandboxLimit);
     }
     if (memory + rec.limits.memory_bytes > tier.max_sandbox_memory_bytes) {
       return ResourceExhaustedError("the live sandboxes of tenant " + who.tenant + " would hold " +
@@ -248,7 +249,7 @@ StatusOr<SandboxRecord> SandboxManager::Create(const auth::Principal& who, Sandb
                                         " bytes of memory, over the " +
                                         std::to_string(tier.max_sandbox_memory_bytes) +
                                         " of tier " + tier.name + " (max_sandbox_memory_bytes)",
-                                    "sandbox_limit");
+                                    kReasonSandboxLimit);
     }
     entries_[id] = e;
   }
@@ -342,12 +343,12 @@ StatusOr<ExecuteOutcome> SandboxManager::Execute(const auth::Principal& who, con
   CR_RETURN_IF_ERROR(ReattachLate(*e));
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (e->gone) return NotFoundError("no sandbox " + id, "sandbox_not_found");
+    if (e->gone) return NotFoundError("no sandbox " + id, kReasonSandboxNotFound);
     if (e->record.state != SandboxState::kRunning || e->live == nullptr) {
       return FailedPreconditionError(
           "sandbox " + id + " is " + std::string(StateName(e->record.state)) +
               (e->record.stopped_reason.empty() ? std::string() : ": " + e->record.stopped_reason),
-          "sandbox_not_running");
+          kReasonSandboxNotRunning);
     }
   }
   ExecuteOutcome out;

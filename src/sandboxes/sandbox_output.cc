@@ -21,7 +21,7 @@ bool LiveSandbox::ResetOutputIfOverBounds() {
   bool over = !listing.ok() || listing->truncated;
   int64_t total = 0;
   if (listing.ok()) {
-    for (const auto& p : listing->problems) over |= p.reason == "too_deep";
+    for (const auto& p : listing->problems) over |= p.reason == isolation::kProblemTooDeep;
     for (const auto& f : listing->files) {
       total += f.size;
       over |= f.size > caps.max_file_bytes;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "coderunner/auth/authenticator.h"
 #include "coderunner/common/ids.h"
 #include "coderunner/isolation/container_policy.h"
 #include "coderunner/isolation/mechanism.h"
@@ -60,7 +61,7 @@ Status CheckVolumesAllowed(const config::TierConfig* tier) {
   return FailedPreconditionError(
       "tier " + (tier ? tier->name : std::string("(none)")) +
           " does not include persistent volumes (volumes: false); upgrade to pro or above",
-      "forbidden");
+      auth::kReasonForbidden);
 }
 
 std::map<std::string, std::string> VolumeService::OwnerLabels(const std::string& tenant) const {

@@ -10,6 +10,11 @@
 
 namespace coderunner::auth {
 
+// A request without a valid API key (401).
+inline constexpr char kReasonUnauthenticated[] = "unauthenticated";
+// The caller's tier does not allow what it asked for (403).
+inline constexpr char kReasonForbidden[] = "forbidden";
+
 // Who is calling. Points into the Config the Authenticator was built with.
 struct Principal {
   std::string tenant;

@@ -22,6 +22,10 @@
 
 namespace coderunner::engine {
 
+// Unavailable: the engine socket cannot be reached, or the connection broke
+// (503 at the HTTP edge; callers may retry).
+inline constexpr char kReasonEngineUnavailable[] = "engine_unavailable";
+
 struct HttpRequest {
   std::string method = "GET";  // GET, POST, DELETE.
   // Path below the pinned API version, starting with '/', including any query

@@ -12,6 +12,9 @@
 
 namespace coderunner::engine {
 
+// The engine refuses to remove a volume a container still uses (409).
+inline constexpr char kReasonVolumeInUse[] = "volume_in_use";
+
 // What the engine tells us about one volume; the same shape on Docker and
 // Podman.
 struct VolumeInfo {

@@ -19,6 +19,9 @@
 
 namespace coderunner::isolation {
 
+// The engine did not honour a setting of the policy (Verify failed).
+inline constexpr char kReasonPolicyNotApplied[] = "policy_not_applied";
+
 // Fixed paths inside every container.
 inline constexpr std::string_view kWorkspaceMount = "/workspace";
 inline constexpr std::string_view kInitMount = "/.coderunner-init";

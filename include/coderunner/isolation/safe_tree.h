@@ -22,6 +22,9 @@
 
 namespace coderunner::isolation {
 
+// TreeProblem::reason of an entry deeper than TreeOptions::max_depth.
+inline constexpr char kProblemTooDeep[] = "too_deep";
+
 // An owned file descriptor, closed on destruction. Move-only.
 class UniqueFd {
  public:

@@ -26,6 +26,12 @@
 
 namespace coderunner::sandboxes {
 
+// The reasons SandboxManager's errors carry.
+inline constexpr char kReasonSandboxBusy[] = "sandbox_busy";  // A call is already running (409).
+inline constexpr char kReasonSandboxNotRunning[] = "sandbox_not_running";  // Ended (409).
+inline constexpr char kReasonSandboxNotFound[] = "sandbox_not_found";      // 404.
+inline constexpr char kReasonSandboxLimit[] = "sandbox_limit";  // Tier's count or memory (429).
+
 // The answer to one execute call.
 struct ExecuteOutcome {
   CallResult result;
