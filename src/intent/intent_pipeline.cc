@@ -347,7 +347,7 @@ void IntentPipeline::Execution::Go() {
     // The attempt is an ordinary job: parsed and bounded as /v1/execute
     // would be, under the intent's tier.
     JoinedProgram program = JoinProgram(req_.language, *preamble, code);
-    auto parsed = wire::ParseExecuteRequest(AttemptBody(req_, program.text), caps);
+    auto parsed = AttemptRequest(req_, program.text, caps);
     StatusOr<isolation::JobSpec> spec =
         parsed.ok() ? wire::BuildJobSpec(*parsed, config(), record_.id, tier_)
                     : StatusOr<isolation::JobSpec>(parsed.status());
