@@ -160,58 +160,70 @@ StatusOr<PistonRuntime> Resolve(const json& body, const config::Config& config) 
       "unknown_runtime");
 }
 
-StatusOr<PistonCall> FromJson(const json& body, const config::Config& config,
-                              const config::TierConfig* tier) {
-  CR_ASSIGN_OR_RETURN(PistonRuntime resolved, Resolve(body, config));
-  const PistonRuntime* runtime = &resolved;
+// One entry of a Piston body's "files": its name ("" if none) and its
+// content decoded from its encoding (utf8, base64 or hex).
+struct PistonFile {
+  std::string name;
+  std::string bytes;
+};
 
+StatusOr<PistonFile> ReadFile(const json& f, const std::string& where) {
+  if (!f.is_object()) return Bad(where + " must be an object");
+  auto content = f.find("content");
+  if (content == f.end() || !content->is_string()) {
+    return Bad(where + ".content is required as a string");
+  }
+  std::string encoding = "utf8";
+  if (auto e = f.find("encoding"); e != f.end() && !e->is_null()) {
+    if (!e->is_string()) return Bad(where + ".encoding must be a string");
+    encoding = e->get<std::string>();
+  }
+  PistonFile file;
+  if (auto n = f.find("name"); n != f.end() && !n->is_null()) {
+    if (!n->is_string()) return Bad(where + ".name must be a string");
+    file.name = n->get<std::string>();
+  }
+  file.bytes = content->get<std::string>();
+  if (encoding == "base64") {
+    auto decoded = Base64Decode(file.bytes);
+    if (!decoded.ok()) return Bad(where + ".content: " + decoded.status().message());
+    file.bytes = std::move(*decoded);
+  } else if (encoding == "hex") {
+    CR_ASSIGN_OR_RETURN(file.bytes, HexDecode(file.bytes, where + ".content"));
+  } else if (encoding != "utf8") {
+    return Bad(where + ".encoding must be one of utf8, base64, hex");
+  }
+  return file;
+}
+
+// A Piston body's "files" as /v1/execute's "code" (the first file) and
+// "files" (the rest, base64), into `out`.
+Status TranslateFiles(const json& body, json& out) {
   auto files = body.find("files");
   if (files == body.end() || !files->is_array() || files->empty()) {
     return Bad("files is required as a non-empty array");
   }
-  json out = {{"language", runtime->language}, {"output_encoding", "utf8"}};
   json extra = json::array();
   for (size_t i = 0; i < files->size(); ++i) {
-    const json& f = (*files)[i];
-    std::string where = "files[" + std::to_string(i) + "]";
-    if (!f.is_object()) return Bad(where + " must be an object");
-    auto content = f.find("content");
-    if (content == f.end() || !content->is_string()) {
-      return Bad(where + ".content is required as a string");
-    }
-    std::string encoding = "utf8";
-    if (auto e = f.find("encoding"); e != f.end() && !e->is_null()) {
-      if (!e->is_string()) return Bad(where + ".encoding must be a string");
-      encoding = e->get<std::string>();
-    }
-    std::string name;
-    if (auto n = f.find("name"); n != f.end() && !n->is_null()) {
-      if (!n->is_string()) return Bad(where + ".name must be a string");
-      name = n->get<std::string>();
-    }
-    std::string bytes = content->get<std::string>();
-    if (encoding == "base64") {
-      auto decoded = Base64Decode(bytes);
-      if (!decoded.ok()) return Bad(where + ".content: " + decoded.status().message());
-      bytes = std::move(*decoded);
-    } else if (encoding == "hex") {
-      CR_ASSIGN_OR_RETURN(bytes, HexDecode(bytes, where + ".content"));
-    } else if (encoding != "utf8") {
-      return Bad(where + ".encoding must be one of utf8, base64, hex");
-    }
+    CR_ASSIGN_OR_RETURN(PistonFile file, ReadFile((*files)[i], "files[" + std::to_string(i) + "]"));
     if (i == 0) {
       // The first file is the program; it runs as the language's own file
       // whatever the client called it.
       // Decoded bytes may be any bytes; the request is UTF-8 JSON, as if
       // dumped with U+FFFD for every ill-formed sequence.
-      out["code"] = IsValidUtf8(bytes) ? std::move(bytes) : SanitizeUtf8(bytes);
+      out["code"] = IsValidUtf8(file.bytes) ? std::move(file.bytes) : SanitizeUtf8(file.bytes);
       continue;
     }
-    if (name.empty()) name = "file" + std::to_string(i) + ".code";
-    extra.push_back({{"path", name}, {"content", Base64Encode(bytes)}, {"encoding", "base64"}});
+    if (file.name.empty()) file.name = "file" + std::to_string(i) + ".code";
+    extra.push_back(
+        {{"path", file.name}, {"content", Base64Encode(file.bytes)}, {"encoding", "base64"}});
   }
   if (!extra.empty()) out["files"] = extra;
+  return OkStatus();
+}
 
+// A Piston body's "stdin" and "args" (numbers as their text), into `out`.
+Status TranslateStdinAndArgs(const json& body, json& out) {
   if (auto s = body.find("stdin"); s != body.end() && !s->is_null()) {
     if (!s->is_string()) return Bad("stdin must be a string");
     out["stdin"] = *s;
@@ -230,6 +242,13 @@ StatusOr<PistonCall> FromJson(const json& body, const config::Config& config,
     }
     out["args"] = args;
   }
+  return OkStatus();
+}
+
+// A Piston body's run limits, clamped to the tier's (or the global) maxima,
+// into `out` as "limits"; the compile limits are checked and ignored.
+Status TranslateLimits(const json& body, const config::Config& config,
+                       const config::TierConfig* tier, json& out) {
   for (const char* ignored : {"compile_timeout", "compile_memory_limit"}) {
     CR_ASSIGN_OR_RETURN(auto unused, Limit(body, ignored, INT64_MAX));
     (void)unused;
@@ -242,7 +261,17 @@ StatusOr<PistonCall> FromJson(const json& body, const config::Config& config,
   if (timeout) limits["timeout_ms"] = *timeout;
   if (memory) limits["memory_bytes"] = *memory;
   if (!limits.empty()) out["limits"] = limits;
-  return PistonCall{runtime->language, runtime->version, std::move(out)};
+  return OkStatus();
+}
+
+StatusOr<PistonCall> FromJson(const json& body, const config::Config& config,
+                              const config::TierConfig* tier) {
+  CR_ASSIGN_OR_RETURN(PistonRuntime runtime, Resolve(body, config));
+  json out = {{"language", runtime.language}, {"output_encoding", "utf8"}};
+  CR_RETURN_IF_ERROR(TranslateFiles(body, out));
+  CR_RETURN_IF_ERROR(TranslateStdinAndArgs(body, out));
+  CR_RETURN_IF_ERROR(TranslateLimits(body, config, tier, out));
+  return PistonCall{runtime.language, runtime.version, std::move(out)};
 }
 
 }  // namespace

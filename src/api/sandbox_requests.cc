@@ -57,7 +57,7 @@ StatusOr<sandboxes::SandboxCreateSpec> ParseSandboxCreate(std::string_view body,
   if (auto it = j.find("limits"); it != j.end()) as_job["limits"] = *it;
   if (auto it = j.find("volume_id"); it != j.end()) as_job["volume_id"] = *it;
   CR_ASSIGN_OR_RETURN(wire::ExecuteRequest req,
-                      wire::ParseExecuteRequest(as_job.dump(), wire::CapsFromConfig(config)));
+                      wire::ExecuteRequestFromJson(as_job, wire::CapsFromConfig(config)));
   CR_ASSIGN_OR_RETURN(out.spec, wire::BuildJobSpec(req, config, std::move(id), &tier));
   return out;
 }
@@ -74,7 +74,7 @@ StatusOr<sandboxes::SandboxCallSpec> ParseSandboxExecute(std::string_view body,
   }
   json as_job = {{"code", j.contains("code") ? j["code"] : json(nullptr)}};
   if (auto it = j.find("files"); it != j.end()) as_job["files"] = *it;
-  CR_ASSIGN_OR_RETURN(wire::ExecuteRequest req, wire::ParseExecuteRequest(as_job.dump(), caps));
+  CR_ASSIGN_OR_RETURN(wire::ExecuteRequest req, wire::ExecuteRequestFromJson(as_job, caps));
   out.code = std::move(req.code);
   out.files = std::move(req.files);
   return out;

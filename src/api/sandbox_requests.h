@@ -27,7 +27,8 @@ StatusOr<sandboxes::SandboxCreateSpec> ParseSandboxCreate(std::string_view body,
                                                           const config::TierConfig& tier,
                                                           std::string id);
 
-// Parses {"code", "files"?, "timeout_ms"?}. Errors as ParseExecuteRequest.
+// Parses {"code", "files"?, "timeout_ms"?}. Errors as ParseExecuteRequest
+// (the code and files are checked as a /v1/execute body's). Pure; thread-safe.
 StatusOr<sandboxes::SandboxCallSpec> ParseSandboxExecute(std::string_view body,
                                                          const wire::RequestCaps& caps);
 

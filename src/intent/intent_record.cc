@@ -13,9 +13,8 @@ namespace coderunner::intent {
 StatusOr<store::JobRecord> IntentRecord(const std::string& tenant, const config::TierConfig* tier,
                                         const IntentRequest& request,
                                         const config::Config& config) {
-  CR_ASSIGN_OR_RETURN(
-      wire::ExecuteRequest probe,
-      wire::ParseExecuteRequest(AttemptBody(request, ""), wire::CapsFromConfig(config)));
+  CR_ASSIGN_OR_RETURN(wire::ExecuteRequest probe,
+                      AttemptRequest(request, "", wire::CapsFromConfig(config)));
   store::JobRecord rec;
   rec.id = NewId("job");
   CR_ASSIGN_OR_RETURN(isolation::JobSpec spec, wire::BuildJobSpec(probe, config, rec.id, tier));

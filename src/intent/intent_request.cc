@@ -115,8 +115,7 @@ StatusOr<IntentRequest> ParseIntentRequest(std::string_view body, const config::
   // at once, not a failed intent later.
   CR_RETURN_IF_ERROR(BuildPreamble(req.language, req.inputs).status());
   // Limits, inputs size and volume id are checked as every run will be.
-  CR_ASSIGN_OR_RETURN(wire::ExecuteRequest probe,
-                      wire::ParseExecuteRequest(AttemptBody(req, ""), caps));
+  CR_ASSIGN_OR_RETURN(wire::ExecuteRequest probe, AttemptRequest(req, "", caps));
   CR_RETURN_IF_ERROR(wire::BuildJobSpec(probe, config, "job-check", tier).status());
   return req;
 }
@@ -145,12 +144,18 @@ StatusOr<IntentRequest> IntentRequestFromJson(const std::string& text,
   return FromJson(parsed, today);
 }
 
-std::string AttemptBody(const IntentRequest& request, const std::string& program) {
+json AttemptBody(const IntentRequest& request, const std::string& program) {
   json body = {{"language", request.language}, {"code", program}};
   if (request.inputs.is_object() && !request.inputs.empty()) body["inputs"] = request.inputs;
   if (!request.volume_id.empty()) body["volume_id"] = request.volume_id;
   if (request.limits.is_object() && !request.limits.empty()) body["limits"] = request.limits;
-  return body.dump();
+  return body;
+}
+
+StatusOr<wire::ExecuteRequest> AttemptRequest(const IntentRequest& request,
+                                              const std::string& program,
+                                              const wire::RequestCaps& caps) {
+  return wire::ExecuteRequestFromJson(AttemptBody(request, program), caps);
 }
 
 }  // namespace coderunner::intent

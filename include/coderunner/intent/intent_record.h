@@ -16,7 +16,7 @@ namespace coderunner::intent {
 // (IntentRequestToJson, with the tier's name), code_sha256 names the
 // intent (the code is the model's, not known yet) and inputs_sha256 the
 // inputs; image and limits are those an attempt will run with. Fails as
-// ParseExecuteRequest and BuildJobSpec do for an attempt of `request`
+// AttemptRequest and BuildJobSpec do for an attempt of `request`
 // (InvalidArgument, or FailedPrecondition "limit_exceeded" above the
 // tier's or the global maxima). Does not look the volume up. Thread-safe.
 StatusOr<store::JobRecord> IntentRecord(const std::string& tenant, const config::TierConfig* tier,

@@ -10,6 +10,7 @@
 #include "coderunner/common/status.h"
 #include "coderunner/config/config.h"
 #include "coderunner/isolation/job_spec.h"
+#include "coderunner/wire/execute_request.h"
 
 namespace coderunner::intent {
 
@@ -47,10 +48,20 @@ std::string IntentRequestToJson(const IntentRequest& request);
 StatusOr<IntentRequest> IntentRequestFromJson(const std::string& json,
                                               const config::Config& config);
 
-// The /v1/execute body of one attempt: `program` (preamble + the model's
-// code) in the request's language, with its inputs (params.json), volume
-// and limits. Pure.
-std::string AttemptBody(const IntentRequest& request, const std::string& program);
+// The /v1/execute body of one attempt, as a JSON tree: `program` (preamble
+// + the model's code) in the request's language, with its inputs
+// (params.json), volume and limits. Pure; thread-safe.
+nlohmann::json AttemptBody(const IntentRequest& request, const std::string& program);
+
+// AttemptBody parsed and bounded as /v1/execute parses a body
+// (wire::ExecuteRequestFromJson under `caps`; the depth is not checked
+// again: the request's inputs and limits were bounded where they entered).
+// Fails as ExecuteRequestFromJson does: InvalidArgument "invalid_request"
+// naming the field (e.g. inputs larger than caps.max_inputs_bytes, a bad
+// limit). Pure; thread-safe.
+StatusOr<wire::ExecuteRequest> AttemptRequest(const IntentRequest& request,
+                                              const std::string& program,
+                                              const wire::RequestCaps& caps);
 
 }  // namespace coderunner::intent
 

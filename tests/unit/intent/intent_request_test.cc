@@ -129,7 +129,7 @@ TEST(AttemptBodyTest, CarriesProgramInputsVolumeAndLimits) {
   r.inputs = {{"a", 1}};
   r.volume_id = "vol-9";
   r.limits = {{"memory_bytes", 1 << 26}};
-  json body = json::parse(AttemptBody(r, "x = 1\nprint(x)\n"));
+  json body = AttemptBody(r, "x = 1\nprint(x)\n");
   EXPECT_EQ(body["language"], "python");
   EXPECT_EQ(body["code"], "x = 1\nprint(x)\n");
   EXPECT_EQ(body["inputs"], r.inputs);
@@ -137,10 +137,49 @@ TEST(AttemptBodyTest, CarriesProgramInputsVolumeAndLimits) {
   EXPECT_EQ(body["limits"]["memory_bytes"], 1 << 26);
   IntentRequest bare;
   bare.language = "bash";
-  json b = json::parse(AttemptBody(bare, "echo"));
+  json b = AttemptBody(bare, "echo");
   EXPECT_FALSE(b.contains("inputs"));
   EXPECT_FALSE(b.contains("limits"));
   EXPECT_FALSE(b.contains("volume_id"));
+}
+
+TEST(AttemptRequestTest, IsTheTypedAttemptBodyBoundedAsAnExecuteBody) {
+  IntentRequest r;
+  r.language = "python";
+  r.inputs = {{"a", 1}};
+  r.volume_id = "vol-9";
+  r.limits = {{"memory_bytes", 1 << 26}, {"cpus", 0.5}};
+  auto req = AttemptRequest(r, "print(1)\n", wire::RequestCaps{});
+  ASSERT_TRUE(req.ok()) << req.status().ToString();
+  EXPECT_EQ(req->language, "python");
+  EXPECT_EQ(req->code, "print(1)\n");
+  EXPECT_EQ(req->inputs_json, R"({"a":1})");
+  EXPECT_EQ(req->volume_id, "vol-9");
+  EXPECT_EQ(req->limits.memory_bytes, 1 << 26);
+  EXPECT_EQ(req->limits.cpus, 0.5);
+
+  struct Case {
+    const char* name;
+    json inputs;
+    json limits;
+    std::string reason;  // "" = accepted.
+  };
+  const Case kCases[] = {
+      {"bare", nullptr, json::object(), ""},
+      {"limit of the wrong type", nullptr, {{"timeout_ms", "5s"}}, "invalid_request"},
+      {"unknown limit", nullptr, {{"disk", 1}}, "invalid_request"},
+      {"inputs over the cap", {{"s", std::string(200, 'x')}}, json::object(), "invalid_request"},
+  };
+  wire::RequestCaps caps;
+  caps.max_inputs_bytes = 100;
+  for (const auto& c : kCases) {
+    IntentRequest q;
+    q.language = "bash";
+    q.inputs = c.inputs;
+    q.limits = c.limits;
+    auto got = AttemptRequest(q, "echo", caps);
+    EXPECT_EQ(got.ok() ? "" : got.status().reason(), c.reason) << c.name;
+  }
 }
 
 }  // namespace
