@@ -126,7 +126,7 @@ class JobService {
   // Accepts a record built elsewhere (an intent from POST /v1/intents,
   // kind != "job"): same bounds as Submit (tier queue 429, queue_full 429),
   // committed before it returns, then queued for a worker, which hands it
-  // to ctx.intents. `output_cap` bounds the live /events output per stream.
+  // to deps.intents. `output_cap` bounds the live /events output per stream.
   StatusOr<Accepted> SubmitRecord(store::JobRecord rec, const config::TierConfig* tier,
                                   int64_t output_cap);
 
