@@ -28,36 +28,31 @@ json AgentJson(const intent::AgentProfile& a) {
 
 void RegisterIntentRoutes(RouteTable& http, jobs::JobService& service, intent::AgentCatalog* agents,
                           const AuthAdapter& auth) {
-  http.Post(
-      "/v1/intents", auth.Wrap([&service, agents](const auth::Principal& p,
-                                                  const httplib::Request& req) -> StatusOr<Answer> {
-        if (agents == nullptr || service.context().intents == nullptr) {
-          return UnavailableError(
-              "Execute mode needs an OpenAI-compatible model: set llm.base_url "
-              "and llm.model in the config (see README, Execute mode)",
-              "llm_not_configured");
-        }
-        const config::Config& config = *service.context().config;
-        CR_ASSIGN_OR_RETURN(intent::IntentRequest parsed,
-                            intent::ParseIntentRequest(req.body, config, p.tier));
-        if (!parsed.volume_id.empty()) {
-          auto* volumes = service.context().volumes;
-          if (volumes == nullptr) {
-            return FailedPreconditionError("persistent volumes are not available on this service",
-                                           "volumes_unavailable");
-          }
-          CR_RETURN_IF_ERROR(volumes->Resolve(p.tenant, p.tier, parsed.volume_id).status());
-        }
-        CR_ASSIGN_OR_RETURN(store::JobRecord rec,
-                            intent::IntentRecord(p.tenant, p.tier, parsed, config));
-        int64_t output_cap = config.max_limits.output_bytes;
-        CR_ASSIGN_OR_RETURN(jobs::Accepted accepted,
-                            service.SubmitRecord(std::move(rec), p.tier, output_cap));
-        return Answer::Json(202, {{"id", accepted.record.id},
-                                  {"status", store::JobStatusName(accepted.record.status)},
-                                  {"kind", "intent"},
-                                  {"language", accepted.record.language}});
-      }));
+  http.Post("/v1/intents",
+            auth.Wrap([&service, agents](const auth::Principal& p,
+                                         const httplib::Request& req) -> StatusOr<Answer> {
+              if (agents == nullptr || !service.intents_enabled()) {
+                return UnavailableError(
+                    "Execute mode needs an OpenAI-compatible model: set llm.base_url "
+                    "and llm.model in the config (see README, Execute mode)",
+                    "llm_not_configured");
+              }
+              const config::Config& config = service.config();
+              CR_ASSIGN_OR_RETURN(intent::IntentRequest parsed,
+                                  intent::ParseIntentRequest(req.body, config, p.tier));
+              if (!parsed.volume_id.empty()) {
+                CR_RETURN_IF_ERROR(service.CheckVolume(p.tenant, p.tier, parsed.volume_id));
+              }
+              CR_ASSIGN_OR_RETURN(store::JobRecord rec,
+                                  intent::IntentRecord(p.tenant, p.tier, parsed, config));
+              int64_t output_cap = config.max_limits.output_bytes;
+              CR_ASSIGN_OR_RETURN(jobs::Accepted accepted,
+                                  service.SubmitRecord(std::move(rec), p.tier, output_cap));
+              return Answer::Json(202, {{"id", accepted.record.id},
+                                        {"status", store::JobStatusName(accepted.record.status)},
+                                        {"kind", "intent"},
+                                        {"language", accepted.record.language}});
+            }));
 
   http.Get("/v1/agents", auth.Wrap([agents](const auth::Principal& p,
                                             const httplib::Request&) -> StatusOr<Answer> {

@@ -46,7 +46,7 @@ StatusOr<int64_t> IntParam(const httplib::Request& req, const char* name, int64_
 
 // POST /v1/execute, /v1/jobs and /v1/jobs/batch.
 void RegisterSubmitRoutes(RouteTable& http, jobs::JobService& service, const AuthAdapter& auth) {
-  const config::Config& config = *service.context().config;
+  const config::Config& config = service.config();
 
   // The body as the route table parsed it, read once into a submission (an
   // empty body, passed on as null, is parsed for its "invalid_json").
@@ -126,7 +126,7 @@ StatusOr<Answer> ListJobs(jobs::JobService& service, const auth::Principal& p,
 // GET /v1/jobs/{id}/wait?timeout_s=N: 200 terminal, 202 not yet.
 StatusOr<Answer> WaitForJob(jobs::JobService& service, const AuthAdapter& auth,
                             const auth::Principal& p, const httplib::Request& req) {
-  const config::Config& config = *service.context().config;
+  const config::Config& config = service.config();
   CR_ASSIGN_OR_RETURN(int64_t timeout, IntParam(req, "timeout_s", 30, 0, config.jobs.max_wait_s));
   auto now = service.Get(req.matches[1], p.tenant);
   if (!now.ok()) return now.status();
@@ -177,7 +177,7 @@ void RegisterJobRecordRoutes(RouteTable& http, jobs::JobService& service, const 
 // GET /v1/jobs/{id}/artifacts/{path}: one artifact the result lists.
 StatusOr<Answer> ArtifactAnswer(jobs::JobService& service, const auth::Principal& p,
                                 const httplib::Request& req) {
-  const config::Config& config = *service.context().config;
+  const config::Config& config = service.config();
   auto rec = service.Get(req.matches[1], p.tenant);
   if (!rec.ok()) return rec.status();
   std::string path = req.matches[2];

@@ -62,7 +62,7 @@ void RegisterPistonPackageRoutes(RouteTable& http, const std::string& prefix,
 
 void RegisterPistonRoutes(RouteTable& http, jobs::JobService& service,
                           const AuthAdapter& our_auth) {
-  const config::Config& config = *service.context().config;
+  const config::Config& config = service.config();
   AuthAdapter auth = our_auth.WithErrors(ReplyPistonError);
 
   for (const char* prefix : {"/api/v2", "/api/v2/piston"}) {

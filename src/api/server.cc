@@ -188,14 +188,7 @@ void Server::Hooks() {
 
 std::string Server::MetricsText() {
   MetricsRegistry& metrics = *deps_.metrics;
-  const auto& ctx = deps_.jobs->context();
-  metrics.Set("coderunner_queue_depth", {}, static_cast<double>(ctx.queue->size()));
-  if (ctx.webhooks != nullptr) {
-    auto w = ctx.webhooks->stats();
-    metrics.Set("coderunner_webhooks", {{"result", "delivered"}}, static_cast<double>(w.delivered));
-    metrics.Set("coderunner_webhooks", {{"result", "failed"}}, static_cast<double>(w.failed));
-    metrics.Set("coderunner_webhooks", {{"result", "dropped"}}, static_cast<double>(w.dropped));
-  }
+  deps_.jobs->UpdateScrapeGauges(metrics);
   return metrics.RenderPrometheus();
 }
 

@@ -75,7 +75,7 @@ int JobExecutor::RequeueActive() {
   requeue_cancelled_ = true;
   std::set<std::string> ids = Active();
   for (const auto& id : ids) {
-    if (auto ch = ctx_.hub->Find(id)) ch->cancel_token().Cancel();
+    if (auto ch = deps_.hub->Find(id)) ch->cancel_token().Cancel();
   }
   return static_cast<int>(ids.size());
 }
@@ -84,7 +84,7 @@ bool JobExecutor::Requeue(const store::JobRecord& record) {
   // Going back to queued counts an attempt (store contract), like a crash
   // recovery would; from a terminal status it fails, so a user's cancel
   // that landed first stands.
-  Status s = ctx_.store->Transition(record.id, store::JobStatus::kQueued, NowMs());
+  Status s = deps_.store->Transition(record.id, store::JobStatus::kQueued, NowMs());
   if (!s.ok()) {
     if (s.reason() != "job_terminal") {
       spdlog::error("job {}: cannot re-queue at shutdown: {}", record.id, s.ToString());
@@ -93,28 +93,28 @@ bool JobExecutor::Requeue(const store::JobRecord& record) {
   }
   spdlog::info("job {}: stopped at shutdown and re-queued; it runs again at the next start",
                record.id);
-  ctx_.metrics->Increment("coderunner_jobs_requeued_total");
-  ctx_.hub->Finish(record.id, store::JobStatus::kQueued, "");
+  deps_.metrics->Increment("coderunner_jobs_requeued_total");
+  deps_.hub->Finish(record.id, store::JobStatus::kQueued, "");
   return true;
 }
 
 void JobExecutor::Execute(const std::string& id) {
-  auto rec = ctx_.store->Get(id);
+  auto rec = deps_.store->Get(id);
   if (!rec.ok()) {
     spdlog::error("job {}: cannot load: {}", id, rec.status().ToString());
-    ctx_.hub->Finish(id, store::JobStatus::kError, "");
+    deps_.hub->Finish(id, store::JobStatus::kError, "");
     return;
   }
   if (store::IsTerminal(rec->status)) {
     // Cancelled while it waited in the queue.
-    ctx_.hub->Finish(id, rec->status, "");
+    deps_.hub->Finish(id, rec->status, "");
     return;
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
     active_.insert(id);
   }
-  ctx_.metrics->Set("coderunner_jobs_running", {}, running());
+  deps_.metrics->Set("coderunner_jobs_running", {}, running());
   Run(*rec);
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -125,94 +125,124 @@ void JobExecutor::Execute(const std::string& id) {
   // redacted copy, store); give the freed pages back so the service's RSS
   // stays flat across jobs instead of keeping glibc's high-water mark.
   malloc_trim(0);
-  ctx_.metrics->Set("coderunner_jobs_running", {}, running());
+  deps_.metrics->Set("coderunner_jobs_running", {}, running());
 }
 
+// One job's run, as prepared from its record: what runs, how its output is
+// encoded, and (when it cannot run) the error result it ends with.
+struct JobExecutor::Attempt {
+  isolation::JobSpec spec;
+  wire::OutputEncoding encoding = wire::OutputEncoding::kUtf8;
+  bool fail_fast = false;
+  // Whether waiters get the raw result: only a /v1/execute caller
+  // (fail_fast) reads it, or anyone when the job could not be rebuilt.
+  bool keep_raw = true;
+  // Preset to status error when the job cannot run; the run's otherwise.
+  isolation::RunResult result;
+};
+
 void JobExecutor::Run(const store::JobRecord& record) {
-  const std::string& id = record.id;
   int64_t started = NowMs();
-  Status moved = ctx_.store->Transition(id, store::JobStatus::kRunning, started);
+  std::shared_ptr<JobChannel> ch = MarkRunning(record, started);
+  if (!ch) return;
+  if (record.kind == "intent") {
+    RunIntent(record, *ch, started);
+    return;
+  }
+  Attempt attempt = Prepare(record, *ch);
+  if (attempt.result.error.ok()) {
+    attempt.result = RunSpec(attempt.spec, *ch, attempt.fail_fast);
+  }
+  Commit(record, *ch, attempt, started);
+}
+
+std::shared_ptr<JobChannel> JobExecutor::MarkRunning(const store::JobRecord& record,
+                                                     int64_t started) {
+  const std::string& id = record.id;
+  Status moved = deps_.store->Transition(id, store::JobStatus::kRunning, started);
   if (!moved.ok()) {
     if (moved.reason() != "job_terminal") {
       spdlog::error("job {}: cannot mark running: {}", id, moved.ToString());
     }
-    auto now = ctx_.store->Get(id);
-    ctx_.hub->Finish(id, now.ok() ? now->status : store::JobStatus::kError, "");
-    return;
+    auto now = deps_.store->Get(id);
+    deps_.hub->Finish(id, now.ok() ? now->status : store::JobStatus::kError, "");
+    return nullptr;
   }
-  ctx_.metrics->Observe("coderunner_job_queue_seconds", {},
-                        static_cast<double>(started - record.created_at_ms) / 1000.0);
-  std::shared_ptr<JobChannel> ch = ctx_.hub->Find(id);
+  deps_.metrics->Observe("coderunner_job_queue_seconds", {},
+                         static_cast<double>(started - record.created_at_ms) / 1000.0);
+  std::shared_ptr<JobChannel> ch = deps_.hub->Find(id);
   if (!ch) {
     // Its channel is gone only if a cancel finished the job between the
     // transition above and here: it must not run.
     spdlog::info("job {}: cancelled before it started", id);
-    return;
+    return nullptr;
   }
   ch->PublishStatus(store::JobStatus::kRunning);
-  if (record.kind == "intent") {
-    if (ctx_.intents != nullptr) {
-      ctx_.intents->Run(record, *ch, *this);
-    } else {
-      // Accepted while a model was configured, and the service restarted
-      // without one.
-      Complete(record, store::JobStatus::kError,
-               wire::NotRunResultJson(record, store::JobStatus::kError,
-                                      {{"code", "llm_not_configured"},
-                                       {"message", "this service has no LLM configured (llm.*)"}}),
-               "", "", started);
-    }
+  return ch;
+}
+
+void JobExecutor::RunIntent(const store::JobRecord& record, JobChannel& channel, int64_t started) {
+  if (deps_.intents != nullptr) {
+    deps_.intents->Run(record, channel, *this);
     return;
   }
+  // Accepted while a model was configured, and the service restarted
+  // without one.
+  Complete(record, store::JobStatus::kError,
+           wire::NotRunResultJson(record, store::JobStatus::kError,
+                                  {{"code", "llm_not_configured"},
+                                   {"message", "this service has no LLM configured (llm.*)"}}),
+           "", "", started);
+}
 
+JobExecutor::Attempt JobExecutor::Prepare(const store::JobRecord& record, JobChannel& channel) {
+  Attempt attempt;
   // Built once at acceptance when it was handed over; otherwise (recovered
   // or queued without its body in memory) rebuilt from the stored request.
-  std::unique_ptr<RunnableJob> prepared = ch->TakePrepared();
+  std::unique_ptr<RunnableJob> prepared = channel.TakePrepared();
   StatusOr<RunnableJob> runnable = prepared ? StatusOr<RunnableJob>(std::move(*prepared))
-                                            : JobSpecFromRecord(record, *ctx_.config);
+                                            : JobSpecFromRecord(record, *deps_.config);
   prepared.reset();
-  isolation::RunResult result;
-  isolation::JobSpec spec;
-  wire::OutputEncoding encoding = wire::OutputEncoding::kUtf8;
   if (!runnable.ok()) {
     // The config changed under a stored job (e.g. a language was removed).
-    result.status = isolation::RunStatus::kError;
-    result.error = runnable.status();
-    spec.id = id;
-    spec.language.name = record.language;
-  } else {
-    spec = std::move(runnable->spec);
-    encoding = runnable->encoding;
+    attempt.result.status = isolation::RunStatus::kError;
+    attempt.result.error = runnable.status();
+    attempt.spec.id = record.id;
+    attempt.spec.language.name = record.language;
+    return attempt;
   }
-  if (runnable.ok() && !spec.volume.id.empty()) {
+  attempt.spec = std::move(runnable->spec);
+  attempt.encoding = runnable->encoding;
+  attempt.fail_fast = runnable->fail_fast;
+  attempt.keep_raw = runnable->fail_fast;
+  if (!attempt.spec.volume.id.empty()) {
     // Resolved again at run time: the volume may have been deleted while
     // the job waited. The tier was checked when the job was accepted.
-    auto mount = ctx_.volumes != nullptr
-                     ? ctx_.volumes->Resolve(record.tenant, nullptr, spec.volume.id)
+    auto mount = deps_.volumes != nullptr
+                     ? deps_.volumes->Resolve(record.tenant, nullptr, attempt.spec.volume.id)
                      : StatusOr<isolation::VolumeMount>(FailedPreconditionError(
                            "persistent volumes are not available", "volumes_unavailable"));
     if (mount.ok()) {
-      spec.volume = std::move(*mount);
+      attempt.spec.volume = std::move(*mount);
     } else {
-      result.status = isolation::RunStatus::kError;
-      result.error = mount.status();
-      result.image = spec.language.image;
+      attempt.result.status = isolation::RunStatus::kError;
+      attempt.result.error = mount.status();
+      attempt.result.image = attempt.spec.language.image;
     }
   }
-  if (runnable.ok() && result.error.ok()) {
-    result = RunSpec(spec, *ch, runnable->fail_fast);
-  }
+  return attempt;
+}
 
+bool JobExecutor::Serialize(Attempt& attempt, std::string* raw_text, std::string* stored_text) {
   // The caller of /v1/execute gets the raw output (the code and its output
   // are theirs); what is stored and logged is redacted. Up to 2 MiB of
   // output may be in hand, so copies are made one at a time and dropped as
   // soon as they are serialized (the RSS budget while a job floods).
-  store::JobStatus status = FromRunStatus(result.status);
-  std::string raw_text;
+  isolation::RunResult& result = attempt.result;
   {
-    nlohmann::json raw = wire::ResultToJson(spec, result, encoding);
+    nlohmann::json raw = wire::ResultToJson(attempt.spec, result, attempt.encoding);
     raw["cached"] = false;
-    raw_text = raw.dump();
+    *raw_text = raw.dump();
   }
   // Usually nothing is redacted; the stored text is then the raw text and
   // needs no second serialization.
@@ -224,20 +254,30 @@ void JobExecutor::Run(const store::JobRecord& record) {
       redacted = true;
     }
   }
-  std::string stored_text;
   if (redacted) {
-    nlohmann::json stored = wire::ResultToJson(spec, result, encoding);
+    nlohmann::json stored = wire::ResultToJson(attempt.spec, result, attempt.encoding);
     stored["cached"] = false;
-    stored_text = stored.dump();
+    *stored_text = stored.dump();
   }
   // Freed, not just emptied: assigning an empty string keeps the capacity.
   std::string().swap(result.stdout_data);
   std::string().swap(result.stderr_data);
+  return redacted;
+}
+
+void JobExecutor::Commit(const store::JobRecord& record, JobChannel& channel, Attempt& attempt,
+                         int64_t started) {
+  const std::string& id = record.id;
+  const isolation::RunResult& result = attempt.result;
+  store::JobStatus status = FromRunStatus(result.status);
+  std::string raw_text;
+  std::string stored_text;
+  const bool redacted = Serialize(attempt, &raw_text, &stored_text);
   const std::string& stored_ref = redacted ? stored_text : raw_text;
   // Only a /v1/execute caller (fail_fast) reads the raw result from the
   // channel. Any other job's is freed before the wake, not held for as long
   // as /events streams hold the channel while they read the record.
-  const bool keep_raw = !runnable.ok() || runnable->fail_fast;
+  const bool keep_raw = attempt.keep_raw;
   std::string no_raw;
   std::string& raw_for_waiters = keep_raw ? raw_text : no_raw;
   // Only what the program determined is cached (result_cache_policy.h).
@@ -245,9 +285,9 @@ void JobExecutor::Run(const store::JobRecord& record) {
   // result finds the service done with the job's output.
   const bool cacheable = MayCacheResult(status, result);
   auto fill_cache = [&] {
-    if (cacheable && !record.cache_key.empty() && ctx_.config->jobs.cache_ttl_s > 0) {
-      Status put = ctx_.store->CachePut(record.cache_key, stored_ref,
-                                        NowMs() + ctx_.config->jobs.cache_ttl_s * 1000);
+    if (cacheable && !record.cache_key.empty() && deps_.config->jobs.cache_ttl_s > 0) {
+      Status put = deps_.store->CachePut(record.cache_key, stored_ref,
+                                         NowMs() + deps_.config->jobs.cache_ttl_s * 1000);
       if (!put.ok()) spdlog::warn("job {}: cache put: {}", id, put.ToString());
     }
     // Stored (and cached): stored_ref is not read again.
@@ -257,7 +297,7 @@ void JobExecutor::Run(const store::JobRecord& record) {
     // mark otherwise).
     malloc_trim(0);
   };
-  if (status == store::JobStatus::kError) ch->SetRunError(result.error);
+  if (status == store::JobStatus::kError) channel.SetRunError(result.error);
   if (!Complete(record, status, stored_ref, std::move(raw_for_waiters), result.image_digest,
                 started, fill_cache)) {
     return;
@@ -276,30 +316,30 @@ bool JobExecutor::Complete(const store::JobRecord& record, store::JobStatus stat
   // queue (intents included: they run again from the start).
   if (status == store::JobStatus::kCancelled && requeue_cancelled_ && Requeue(record)) return false;
   int64_t finished = NowMs();
-  Status done = ctx_.store->Transition(id, status, finished, stored_json, image_digest);
+  Status done = deps_.store->Transition(id, status, finished, stored_json, image_digest);
   if (!done.ok()) {
     if (done.reason() != "job_terminal") {
       spdlog::error("job {}: cannot store result: {}", id, done.ToString());
     }
     // A cancel won the race; its status stands.
-    auto now = ctx_.store->Get(id);
-    ctx_.hub->Finish(id, now.ok() ? now->status : status, std::move(raw_json));
+    auto now = deps_.store->Get(id);
+    deps_.hub->Finish(id, now.ok() ? now->status : status, std::move(raw_json));
     return false;
   }
   if (before_wake) before_wake();
   std::string status_name(store::JobStatusName(status));
-  ctx_.metrics->Increment("coderunner_jobs_total",
-                          {{"status", status_name}, {"language", record.language}});
-  ctx_.metrics->Observe("coderunner_job_run_seconds", {},
-                        static_cast<double>(finished - started_ms) / 1000.0);
-  ctx_.metrics->Observe("coderunner_job_total_seconds", {},
-                        static_cast<double>(finished - record.created_at_ms) / 1000.0);
-  ctx_.hub->Finish(id, status, std::move(raw_json));
-  if (!record.callback_url.empty() && ctx_.webhooks != nullptr) {
-    auto final_rec = ctx_.store->Get(id);
+  deps_.metrics->Increment("coderunner_jobs_total",
+                           {{"status", status_name}, {"language", record.language}});
+  deps_.metrics->Observe("coderunner_job_run_seconds", {},
+                         static_cast<double>(finished - started_ms) / 1000.0);
+  deps_.metrics->Observe("coderunner_job_total_seconds", {},
+                         static_cast<double>(finished - record.created_at_ms) / 1000.0);
+  deps_.hub->Finish(id, status, std::move(raw_json));
+  if (!record.callback_url.empty() && deps_.webhooks != nullptr) {
+    auto final_rec = deps_.store->Get(id);
     if (final_rec.ok()) {
-      ctx_.webhooks->Enqueue(record.tenant, record.callback_url,
-                             wire::JobToJson(*final_rec).dump());
+      deps_.webhooks->Enqueue(record.tenant, record.callback_url,
+                              wire::JobToJson(*final_rec).dump());
     }
   }
   return true;
@@ -318,7 +358,7 @@ isolation::RunResult JobExecutor::RunSpec(const isolation::JobSpec& spec, JobCha
   auto first_failure = std::chrono::steady_clock::now();
   auto backoff = std::chrono::milliseconds(250);
   for (;;) {
-    auto run = ctx_.runner->Run(spec, hooks);
+    auto run = deps_.runner->Run(spec, hooks);
     if (run.ok()) {
       // Engine failures after the job started are in the result (counted
       // below); the loop handles those that kept it from starting.
@@ -327,10 +367,10 @@ isolation::RunResult JobExecutor::RunSpec(const isolation::JobSpec& spec, JobCha
     }
     // The engine could not be reached at all: the job never started, so
     // it can wait for the engine to come back, within a bound.
-    ctx_.metrics->Increment("coderunner_engine_errors_total", {{"kind", "unavailable"}});
+    deps_.metrics->Increment("coderunner_engine_errors_total", {{"kind", "unavailable"}});
     auto waited = std::chrono::steady_clock::now() - first_failure;
     if (shutdown_ || fail_fast || ch->cancel_token().cancelled() ||
-        waited >= std::chrono::seconds(ctx_.config->jobs.engine_retry_s) ||
+        waited >= std::chrono::seconds(deps_.config->jobs.engine_retry_s) ||
         !BackoffWait(ch->cancel_token(), backoff)) {
       result.status = ch->cancel_token().cancelled() ? isolation::RunStatus::kCancelled
                                                      : isolation::RunStatus::kError;
@@ -343,7 +383,7 @@ isolation::RunResult JobExecutor::RunSpec(const isolation::JobSpec& spec, JobCha
   }
   if (result.status == isolation::RunStatus::kError &&
       result.error.reason().rfind("engine_", 0) == 0) {
-    ctx_.metrics->Increment("coderunner_engine_errors_total", {{"kind", result.error.reason()}});
+    deps_.metrics->Increment("coderunner_engine_errors_total", {{"kind", result.error.reason()}});
   }
   return result;
 }

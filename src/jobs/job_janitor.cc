@@ -6,6 +6,7 @@
 
 #include "coderunner/isolation/container_policy.h"
 #include "coderunner/isolation/workspace.h"
+#include "coderunner/jobs/job_clock.h"
 
 namespace coderunner::jobs {
 
@@ -13,7 +14,7 @@ void JobJanitor::Start() {
   thread_ = std::thread([this] {
     std::unique_lock<std::mutex> lock(mu_);
     while (!stopping_) {
-      cv_.wait_for(lock, std::chrono::seconds(ctx_.config->jobs.janitor_interval_s),
+      cv_.wait_for(lock, std::chrono::seconds(deps_.config->jobs.janitor_interval_s),
                    [&] { return stopping_; });
       if (stopping_) break;
       lock.unlock();
@@ -42,53 +43,53 @@ JanitorReport JobJanitor::RunOnce() {
   // creates its container after it too, and a container listed before the
   // snapshot whose job is executing is in the snapshot.
   std::set<std::string> active = executor_.Active();
-  auto list = ctx_.containers->List(
-      {{isolation::kLabelManaged, "true"}, {isolation::kLabelInstance, ctx_.config->instance}});
+  auto list = deps_.containers->List(
+      {{isolation::kLabelManaged, "true"}, {isolation::kLabelInstance, deps_.config->instance}});
   if (list.ok()) {
     for (const auto& c : *list) {
       auto job = c.labels.find(isolation::kLabelJob);
       if (job != c.labels.end() && active.count(job->second) > 0) continue;
       // Warm containers (idle, or serving a job) are the pool's to remove.
-      if (ctx_.pool != nullptr && ctx_.pool->Owns(c.labels)) continue;
+      if (deps_.pool != nullptr && deps_.pool->Owns(c.labels)) continue;
       // Stateful sandboxes are the sandbox manager's to remove.
       if (c.labels.count(isolation::kLabelSandbox) > 0) continue;
       // Only containers of jobs that were already running at the snapshot
       // are safe to keep; recheck to avoid removing a just-started one.
       if (job != c.labels.end() && executor_.Active().count(job->second) > 0) continue;
-      if (ctx_.containers->Remove(c.id).ok()) ++report.containers_removed;
+      if (deps_.containers->Remove(c.id).ok()) ++report.containers_removed;
     }
   } else {
     spdlog::warn("janitor: list containers: {}", list.status().message());
   }
   std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(ctx_.config->workspace_dir, ec)) {
+  for (const auto& entry : std::filesystem::directory_iterator(deps_.config->workspace_dir, ec)) {
     std::string name = entry.path().filename().string();
     if (name.rfind("job-", 0) != 0 || executor_.Active().count(name) > 0) continue;
     if (isolation::RemoveTree(entry.path().string()).ok()) ++report.workspaces_removed;
   }
   // Artifact directories of jobs the store no longer knows (a crash between
   // a purge and the removal, or a record purged by an older version).
-  for (const auto& entry : std::filesystem::directory_iterator(ctx_.config->artifacts.dir, ec)) {
+  for (const auto& entry : std::filesystem::directory_iterator(deps_.config->artifacts.dir, ec)) {
     std::string name = entry.path().filename().string();
     if (name.rfind("job-", 0) != 0 || executor_.Active().count(name) > 0) continue;
-    auto rec = ctx_.store->Get(name);
+    auto rec = deps_.store->Get(name);
     if (!rec.ok() && rec.status().code() == StatusCode::kNotFound &&
         isolation::RemoveTree(entry.path().string()).ok()) {
       ++report.artifacts_removed;
     }
   }
   int64_t now = NowMs();
-  auto purged = ctx_.store->PurgeFinishedBefore(now - ctx_.config->jobs.retention_s * 1000);
+  auto purged = deps_.store->PurgeFinishedBefore(now - deps_.config->jobs.retention_s * 1000);
   if (purged.ok()) {
     report.jobs_purged = static_cast<int>(purged->size());
     // Ephemeral artifacts expire with their job.
     for (const auto& id : *purged) {
-      (void)isolation::RemoveTree(ctx_.config->artifacts.dir + "/" + id);
+      (void)isolation::RemoveTree(deps_.config->artifacts.dir + "/" + id);
     }
   } else {
     spdlog::warn("janitor: purge: {}", purged.status().message());
   }
-  auto cache = ctx_.store->CachePurgeExpired(now);
+  auto cache = deps_.store->CachePurgeExpired(now);
   if (cache.ok()) report.cache_purged = *cache;
   return report;
 }

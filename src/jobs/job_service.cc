@@ -10,6 +10,7 @@
 #include "coderunner/jobs/request_redaction.h"
 #include "coderunner/jobs/webhook_sender.h"
 #include "coderunner/wire/job_json.h"
+#include "job_metrics.h"
 #include "recovery.h"
 #include "result_cache_policy.h"
 
@@ -33,33 +34,47 @@ std::string LimitsJson(const isolation::Limits& l) {
       .dump();
 }
 
+JobExecutorDeps ExecutorDepsOf(const JobServiceDeps& d) {
+  return JobExecutorDeps{d.config,  d.store,    d.hub,     d.runner,
+                         d.metrics, d.webhooks, d.volumes, d.intents};
+}
+
+JobJanitorDeps JanitorDepsOf(const JobServiceDeps& d) {
+  return JobJanitorDeps{d.config, d.store, d.containers, d.pool};
+}
+
+RecoveryDeps RecoveryDepsOf(const JobServiceDeps& d) {
+  return RecoveryDeps{d.config, d.store, d.queue, d.hub, d.containers, d.pool};
+}
+
 }  // namespace
 
-JobService::JobService(JobsContext ctx)
-    : ctx_(ctx),
-      rules_{wire::CapsFromConfig(*ctx.config),
-             [allow_private = ctx.config->jobs.webhook_allow_private](const std::string& url) {
+JobService::JobService(JobServiceDeps deps)
+    : deps_(deps),
+      rules_{wire::CapsFromConfig(*deps.config),
+             [allow_private = deps.config->jobs.webhook_allow_private](const std::string& url) {
                return ValidateCallbackUrl(url, allow_private);
              }},
-      digests_(ctx.images, std::chrono::seconds(10)),
-      executor_(ctx),
-      pool_(*ctx.queue, executor_, WorkerCount(*ctx.config)),
-      janitor_(ctx, executor_) {
-  DeclareJobMetrics(*ctx_.metrics);
+      digests_(deps.images, std::chrono::seconds(10)),
+      executor_(ExecutorDepsOf(deps)),
+      pool_(*deps.queue, executor_, WorkerCount(*deps.config)),
+      janitor_(JanitorDepsOf(deps), executor_) {
+  DeclareJobMetrics(*deps_.metrics);
 }
 
 JobService::~JobService() { Stop(); }
 
 Status JobService::Start() {
   auto report = std::make_shared<RecoveryReport>();
-  CR_ASSIGN_OR_RETURN(std::vector<store::JobRecord> interrupted, RecoverQueued(ctx_, report.get()));
-  ctx_.metrics->Set("coderunner_queue_depth", {}, static_cast<double>(ctx_.queue->size()));
+  CR_ASSIGN_OR_RETURN(std::vector<store::JobRecord> interrupted,
+                      RecoverQueued(RecoveryDepsOf(deps_), report.get()));
+  deps_.metrics->Set("coderunner_queue_depth", {}, static_cast<double>(deps_.queue->size()));
   pool_.Start();
   ready_ = true;
   starter_ = std::thread([this, report, interrupted = std::move(interrupted)]() mutable {
     for (int attempt = 1;; ++attempt) {
       Status s = RecoverInterrupted(
-          ctx_, interrupted, [this] { return executor_.Active(); }, report.get());
+          RecoveryDepsOf(deps_), interrupted, [this] { return executor_.Active(); }, report.get());
       if (s.ok()) break;
       spdlog::warn("recovery of interrupted jobs failed (attempt {}): {}; retrying", attempt,
                    s.message());
@@ -89,11 +104,11 @@ void JobService::Drain(std::chrono::milliseconds grace) {
     std::unique_lock<std::shared_mutex> lock(submit_mu_);
     if (draining_) return;
     draining_ = true;
-    dropped = ctx_.queue->Close(/*drop_pending=*/true);
+    dropped = deps_.queue->Close(/*drop_pending=*/true);
   }
   // Queued jobs are durable as they are; wake whoever waits on them (a
   // /v1/execute caller answers 503, /events ends on status queued).
-  for (const auto& id : dropped) ctx_.hub->Finish(id, store::JobStatus::kQueued, "");
+  for (const auto& id : dropped) deps_.hub->Finish(id, store::JobStatus::kQueued, "");
   int running = executor_.running();
   spdlog::info("shutdown: {} queued job(s) stay queued; waiting up to {} ms for {} running",
                dropped.size(), grace.count(), running);
@@ -144,22 +159,22 @@ std::vector<StatusOr<Accepted>> JobService::SubmitBatch(
 Status JobService::CheckAdmission(const std::string& tenant, const config::TierConfig* tier,
                                   size_t batch_hits) {
   if (draining_) {
-    ctx_.metrics->Increment("coderunner_jobs_rejected_total", {{"reason", "shutting_down"}});
+    deps_.metrics->Increment("coderunner_jobs_rejected_total", {{"reason", "shutting_down"}});
     return UnavailableError("the service is shutting down; retry against another instance or later",
                             "shutting_down");
   }
   if (tier != nullptr &&
-      ctx_.queue->TenantQueued(tenant) + batch_hits >= static_cast<size_t>(tier->max_queued)) {
-    ctx_.metrics->Increment("coderunner_jobs_rejected_total", {{"reason", "tier_queue_full"}});
+      deps_.queue->TenantQueued(tenant) + batch_hits >= static_cast<size_t>(tier->max_queued)) {
+    deps_.metrics->Increment("coderunner_jobs_rejected_total", {{"reason", "tier_queue_full"}});
     return ResourceExhaustedError("tier " + tier->name + " allows " +
                                       std::to_string(tier->max_queued) +
                                       " queued jobs per tenant (max_queued); retry later",
                                   "tier_queue_full");
   }
-  if (!ctx_.queue->Reserve(1)) {
-    ctx_.metrics->Increment("coderunner_jobs_rejected_total", {{"reason", "queue_full"}});
+  if (!deps_.queue->Reserve(1)) {
+    deps_.metrics->Increment("coderunner_jobs_rejected_total", {{"reason", "queue_full"}});
     return ResourceExhaustedError("the job queue is full (" +
-                                      std::to_string(ctx_.queue->capacity()) +
+                                      std::to_string(deps_.queue->capacity()) +
                                       " jobs waiting); retry later",
                                   "queue_full");
   }
@@ -173,16 +188,10 @@ StatusOr<Accepted> JobService::Accept(const std::string& tenant, wire::JobSubmis
   const wire::ExecuteRequest& req = submission.request;
   store::JobRecord rec;
   rec.id = NewId("job");
-  CR_ASSIGN_OR_RETURN(isolation::JobSpec job, wire::BuildJobSpec(req, *ctx_.config, rec.id, tier));
+  CR_ASSIGN_OR_RETURN(isolation::JobSpec job, wire::BuildJobSpec(req, *deps_.config, rec.id, tier));
   // The record names the configured image; a replay runs on the pinned
   // digest (recorded in image_digest once it runs).
-  if (!job.volume.id.empty()) {
-    if (ctx_.volumes == nullptr) {
-      return FailedPreconditionError("persistent volumes are not available on this service",
-                                     "volumes_unavailable");
-    }
-    CR_RETURN_IF_ERROR(ctx_.volumes->Resolve(tenant, tier, job.volume.id).status());
-  }
+  if (!job.volume.id.empty()) CR_RETURN_IF_ERROR(CheckVolume(tenant, tier, job.volume.id));
   const std::string image_name = job.language.image;
   if (!pin_image.empty()) job.language.image = pin_image;
 
@@ -199,14 +208,14 @@ StatusOr<Accepted> JobService::Accept(const std::string& tenant, wire::JobSubmis
   rec.replay_of = replay_of;
   rec.created_at_ms = now;
   rec.transitions.push_back({store::JobStatus::kQueued, now});
-  bool cache_on = ctx_.config->jobs.cache_ttl_s > 0;
+  bool cache_on = deps_.config->jobs.cache_ttl_s > 0;
   std::string digest = cache_on ? digests_.Get(job.language.image) : "";
   // A volume's contents are an input no key can capture: never cached.
   rec.cache_key =
       cache_on && job.volume.id.empty() ? CacheKey(job, tenant, digest, req.output_encoding) : "";
 
   if (submission.use_cache && !rec.cache_key.empty()) {
-    auto hit = ctx_.store->CacheGet(rec.cache_key, now);
+    auto hit = deps_.store->CacheGet(rec.cache_key, now);
     std::optional<std::string> cached = hit.ok() ? *hit : std::nullopt;
     if (cached) {
       // Leaves `rec` as it was unless it answers.
@@ -214,7 +223,7 @@ StatusOr<Accepted> JobService::Accept(const std::string& tenant, wire::JobSubmis
           AnswerFromCache(rec, *cached, digest, tier, batch_hits);
       if (answered) return std::move(*answered);
     }
-    ctx_.metrics->Increment("coderunner_cache_misses_total");
+    deps_.metrics->Increment("coderunner_cache_misses_total");
   }
 
   const int64_t output_cap = job.limits.output_bytes;
@@ -241,7 +250,7 @@ std::optional<StatusOr<Accepted>> JobService::AnswerFromCache(store::JobRecord& 
     std::shared_lock<std::shared_mutex> draining_lock(submit_mu_);
     Status admitted = CheckAdmission(rec.tenant, tier, batch_hits);
     if (!admitted.ok()) return admitted;
-    ctx_.queue->Release(1);  // Admitted; a hit never waits in the queue.
+    deps_.queue->Release(1);  // Admitted; a hit never waits in the queue.
   }
   int64_t now = rec.created_at_ms;
   result["id"] = rec.id;
@@ -252,13 +261,13 @@ std::optional<StatusOr<Accepted>> JobService::AnswerFromCache(store::JobRecord& 
   rec.finished_at_ms = now;
   rec.transitions.push_back({*status, now});
   rec.result_json = result.dump();
-  if (Status inserted = ctx_.store->Insert({rec}); !inserted.ok()) return inserted;
-  ctx_.metrics->Increment("coderunner_cache_hits_total");
-  ctx_.metrics->Increment(
+  if (Status inserted = deps_.store->Insert({rec}); !inserted.ok()) return inserted;
+  deps_.metrics->Increment("coderunner_cache_hits_total");
+  deps_.metrics->Increment(
       "coderunner_jobs_total",
       {{"status", std::string(store::JobStatusName(*status))}, {"language", rec.language}});
-  if (!rec.callback_url.empty() && ctx_.webhooks != nullptr) {
-    ctx_.webhooks->Enqueue(rec.tenant, rec.callback_url, wire::JobToJson(rec).dump());
+  if (!rec.callback_url.empty() && deps_.webhooks != nullptr) {
+    deps_.webhooks->Enqueue(rec.tenant, rec.callback_url, wire::JobToJson(rec).dump());
   }
   return Accepted{std::move(rec), nullptr};
 }
@@ -276,16 +285,16 @@ StatusOr<Accepted> JobService::Enqueue(store::JobRecord rec, const config::TierC
   CR_RETURN_IF_ERROR(CheckAdmission(tenant, tier, batch_hits));
   // The channel exists before anyone can learn the id, so a /wait can never
   // miss the wake-up.
-  auto channel = ctx_.hub->Open(rec.id, output_cap);
+  auto channel = deps_.hub->Open(rec.id, output_cap);
   if (prepared) channel->SetPrepared(std::move(prepared));
-  Status inserted = ctx_.store->Insert({rec});
+  Status inserted = deps_.store->Insert({rec});
   if (!inserted.ok()) {
-    ctx_.queue->Release(1);
-    ctx_.hub->Finish(rec.id, store::JobStatus::kError, "");
+    deps_.queue->Release(1);
+    deps_.hub->Finish(rec.id, store::JobStatus::kError, "");
     return inserted;
   }
-  ctx_.queue->PushReserved(tenant, rec.id, tier != nullptr ? tier->max_concurrent : 0);
-  ctx_.metrics->Set("coderunner_queue_depth", {}, static_cast<double>(ctx_.queue->size()));
+  deps_.queue->PushReserved(tenant, rec.id, tier != nullptr ? tier->max_concurrent : 0);
+  deps_.metrics->Set("coderunner_queue_depth", {}, static_cast<double>(deps_.queue->size()));
   return Accepted{std::move(rec), std::move(channel)};
 }
 
@@ -311,7 +320,7 @@ StatusOr<ExecuteAnswer> JobService::Execute(const std::string& tenant,
     }
     return ExecuteAnswer{id, accepted.channel->final_status(), std::move(raw)};
   }
-  CR_ASSIGN_OR_RETURN(store::JobRecord rec, ctx_.store->Get(id, tenant));
+  CR_ASSIGN_OR_RETURN(store::JobRecord rec, deps_.store->Get(id, tenant));
   if (rec.status == store::JobStatus::kQueued) {
     return UnavailableError("the service is shutting down; job " + rec.id +
                                 " was re-queued and runs when the service starts again (GET "
@@ -328,47 +337,47 @@ StatusOr<ExecuteAnswer> JobService::Execute(const std::string& tenant,
 }
 
 StatusOr<store::JobRecord> JobService::Get(const std::string& id, const std::string& tenant) {
-  return ctx_.store->Get(id, tenant);
+  return deps_.store->Get(id, tenant);
 }
 
 StatusOr<store::JobRecord> JobService::Wait(const std::string& id, const std::string& tenant,
                                             std::chrono::milliseconds timeout) {
-  CR_ASSIGN_OR_RETURN(store::JobRecord rec, ctx_.store->Get(id, tenant));
+  CR_ASSIGN_OR_RETURN(store::JobRecord rec, deps_.store->Get(id, tenant));
   if (store::IsTerminal(rec.status)) return rec;
-  if (auto ch = ctx_.hub->Find(id)) {
+  if (auto ch = deps_.hub->Find(id)) {
     ch->WaitTerminal(std::chrono::steady_clock::now() + timeout);
   }
-  return ctx_.store->Get(id, tenant);
+  return deps_.store->Get(id, tenant);
 }
 
 StatusOr<store::JobRecord> JobService::Cancel(const std::string& id, const std::string& tenant) {
-  CR_ASSIGN_OR_RETURN(store::JobRecord rec, ctx_.store->Get(id, tenant));
+  CR_ASSIGN_OR_RETURN(store::JobRecord rec, deps_.store->Get(id, tenant));
   if (store::IsTerminal(rec.status)) return rec;
   Status s =
-      ctx_.store->Transition(id, store::JobStatus::kCancelled, NowMs(),
-                             wire::NotRunResultJson(rec, store::JobStatus::kCancelled, nullptr));
+      deps_.store->Transition(id, store::JobStatus::kCancelled, NowMs(),
+                              wire::NotRunResultJson(rec, store::JobStatus::kCancelled, nullptr));
   if (!s.ok() && s.reason() != "job_terminal") return s;
   if (s.ok()) {
-    ctx_.metrics->Increment("coderunner_jobs_total",
-                            {{"status", "cancelled"}, {"language", rec.language}});
+    deps_.metrics->Increment("coderunner_jobs_total",
+                             {{"status", "cancelled"}, {"language", rec.language}});
     // Queued: it leaves the queue now. Running: the runner kills its
     // container and the worker moves on at once.
-    ctx_.queue->Remove(id);
-    ctx_.metrics->Set("coderunner_queue_depth", {}, static_cast<double>(ctx_.queue->size()));
-    if (auto ch = ctx_.hub->Find(id)) ch->cancel_token().Cancel();
+    deps_.queue->Remove(id);
+    deps_.metrics->Set("coderunner_queue_depth", {}, static_cast<double>(deps_.queue->size()));
+    if (auto ch = deps_.hub->Find(id)) ch->cancel_token().Cancel();
     if (rec.status == store::JobStatus::kQueued)
-      ctx_.hub->Finish(id, store::JobStatus::kCancelled, "");
+      deps_.hub->Finish(id, store::JobStatus::kCancelled, "");
   }
-  return ctx_.store->Get(id, tenant);
+  return deps_.store->Get(id, tenant);
 }
 
 StatusOr<store::ListPage> JobService::List(const store::ListFilter& filter) {
-  return ctx_.store->List(filter);
+  return deps_.store->List(filter);
 }
 
 StatusOr<Accepted> JobService::Replay(const std::string& id, const std::string& tenant,
                                       const config::TierConfig* tier) {
-  CR_ASSIGN_OR_RETURN(store::JobRecord rec, ctx_.store->Get(id, tenant));
+  CR_ASSIGN_OR_RETURN(store::JobRecord rec, deps_.store->Get(id, tenant));
   if (rec.kind != "job") {
     return FailedPreconditionError(
         "job " + id + " is an intent; replay runs a job's code again, and an intent's code is " +
@@ -392,8 +401,27 @@ StatusOr<Accepted> JobService::Replay(const std::string& id, const std::string& 
   return Accept(tenant, std::move(submission), pin, id, false, tier);
 }
 
+Status JobService::CheckVolume(const std::string& tenant, const config::TierConfig* tier,
+                               const std::string& volume_id) const {
+  if (deps_.volumes == nullptr) {
+    return FailedPreconditionError("persistent volumes are not available on this service",
+                                   "volumes_unavailable");
+  }
+  return deps_.volumes->Resolve(tenant, tier, volume_id).status();
+}
+
+void JobService::UpdateScrapeGauges(MetricsRegistry& metrics) const {
+  metrics.Set("coderunner_queue_depth", {}, static_cast<double>(deps_.queue->size()));
+  if (deps_.webhooks != nullptr) {
+    auto w = deps_.webhooks->stats();
+    metrics.Set("coderunner_webhooks", {{"result", "delivered"}}, static_cast<double>(w.delivered));
+    metrics.Set("coderunner_webhooks", {{"result", "failed"}}, static_cast<double>(w.failed));
+    metrics.Set("coderunner_webhooks", {{"result", "dropped"}}, static_cast<double>(w.dropped));
+  }
+}
+
 std::shared_ptr<JobChannel> JobService::Channel(const std::string& id) const {
-  return ctx_.hub->Find(id);
+  return deps_.hub->Find(id);
 }
 
 }  // namespace coderunner::jobs

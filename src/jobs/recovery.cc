@@ -8,6 +8,7 @@
 #include "coderunner/isolation/artifacts.h"
 #include "coderunner/isolation/container_policy.h"
 #include "coderunner/isolation/workspace.h"
+#include "coderunner/jobs/job_clock.h"
 #include "coderunner/jobs/job_request.h"
 #include "coderunner/wire/job_json.h"
 #include "coderunner/wire/result_json.h"
@@ -16,7 +17,7 @@ namespace coderunner::jobs {
 namespace {
 
 // The result of a job whose container finished while the service was down.
-std::string RecoveredResult(const JobsContext& ctx, const store::JobRecord& rec,
+std::string RecoveredResult(const RecoveryDeps& deps, const store::JobRecord& rec,
                             const engine::ContainerState& state, store::JobStatus* status) {
   isolation::RunResult r;
   r.exit_code = state.exit_code;
@@ -35,7 +36,7 @@ std::string RecoveredResult(const JobsContext& ctx, const store::JobRecord& rec,
   }
   isolation::JobSpec spec;
   wire::OutputEncoding encoding = wire::OutputEncoding::kUtf8;
-  if (auto runnable = JobSpecFromRecord(rec, *ctx.config); runnable.ok()) {
+  if (auto runnable = JobSpecFromRecord(rec, *deps.config); runnable.ok()) {
     spec = std::move(runnable->spec);
     encoding = runnable->encoding;
   } else {
@@ -45,8 +46,8 @@ std::string RecoveredResult(const JobsContext& ctx, const store::JobRecord& rec,
   if (spec.volume.id.empty()) {
     // The container has exited: nothing writes its /output any more, so
     // what it left is taken over as usual.
-    auto set = isolation::CollectArtifacts(ctx.config->artifacts.dir + "/" + rec.id,
-                                           ctx.config->ArtifactCapsFromConfig());
+    auto set = isolation::CollectArtifacts(deps.config->artifacts.dir + "/" + rec.id,
+                                           deps.config->ArtifactCapsFromConfig());
     if (set.ok()) {
       r.artifacts = std::move(set->files);
       r.artifacts_skipped = std::move(set->skipped);
@@ -66,21 +67,21 @@ std::string InterruptedResult(const store::JobRecord& rec) {
        {"message", "the service stopped twice while this job was running"}});
 }
 
-int MaxRunning(const JobsContext& ctx, const std::string& tenant) {
-  const config::TierConfig* tier = ctx.config->TierOfTenant(tenant);
+int MaxRunning(const RecoveryDeps& deps, const std::string& tenant) {
+  const config::TierConfig* tier = deps.config->TierOfTenant(tenant);
   return tier != nullptr ? tier->max_concurrent : 0;
 }
 
 }  // namespace
 
-StatusOr<std::vector<store::JobRecord>> RecoverQueued(const JobsContext& ctx,
+StatusOr<std::vector<store::JobRecord>> RecoverQueued(const RecoveryDeps& deps,
                                                       RecoveryReport* report) {
-  CR_ASSIGN_OR_RETURN(std::vector<store::JobRecord> pending, ctx.store->NonTerminal());
+  CR_ASSIGN_OR_RETURN(std::vector<store::JobRecord> pending, deps.store->NonTerminal());
   std::vector<store::JobRecord> interrupted;
   for (store::JobRecord& rec : pending) {
-    ctx.hub->Open(rec.id, ctx.config->max_limits.output_bytes);
+    deps.hub->Open(rec.id, deps.config->max_limits.output_bytes);
     if (rec.status == store::JobStatus::kQueued) {
-      ctx.queue->PushForce(rec.tenant, rec.id, MaxRunning(ctx, rec.tenant));
+      deps.queue->PushForce(rec.tenant, rec.id, MaxRunning(deps, rec.tenant));
       ++report->requeued_queued;
     } else {
       interrupted.push_back(std::move(rec));
@@ -89,12 +90,12 @@ StatusOr<std::vector<store::JobRecord>> RecoverQueued(const JobsContext& ctx,
   return interrupted;
 }
 
-Status RecoverInterrupted(const JobsContext& ctx, std::vector<store::JobRecord>& interrupted,
+Status RecoverInterrupted(const RecoveryDeps& deps, std::vector<store::JobRecord>& interrupted,
                           const std::function<std::set<std::string>()>& active,
                           RecoveryReport* report) {
   CR_ASSIGN_OR_RETURN(std::vector<engine::ContainerSummary> containers,
-                      ctx.containers->List({{isolation::kLabelManaged, "true"},
-                                            {isolation::kLabelInstance, ctx.config->instance}}));
+                      deps.containers->List({{isolation::kLabelManaged, "true"},
+                                             {isolation::kLabelInstance, deps.config->instance}}));
   // Read after listing: a container listed above whose job runs now is in it.
   std::set<std::string> live = active ? active() : std::set<std::string>{};
   std::map<std::string, std::string> container_of_job;
@@ -104,7 +105,7 @@ Status RecoverInterrupted(const JobsContext& ctx, std::vector<store::JobRecord>&
   }
   std::set<std::string> removed;
   auto drop_workspace = [&](const std::string& job) {
-    (void)isolation::RemoveTree(ctx.config->workspace_dir + "/" + job);
+    (void)isolation::RemoveTree(deps.config->workspace_dir + "/" + job);
   };
 
   while (!interrupted.empty()) {
@@ -112,19 +113,19 @@ Status RecoverInterrupted(const JobsContext& ctx, std::vector<store::JobRecord>&
     auto found = container_of_job.find(rec.id);
     if (found != container_of_job.end()) {
       std::string cid = found->second;
-      auto state = ctx.containers->Inspect(cid);
+      auto state = deps.containers->Inspect(cid);
       if (!state.ok() && state.status().code() == StatusCode::kUnavailable) return state.status();
       // An intent's container is one run of several, not its result: the
       // intent runs again from the start like any interrupted job.
       if (state.ok() && !state->running && state->status == "exited" && rec.kind != "intent") {
         store::JobStatus status = store::JobStatus::kFailed;
-        std::string result = RecoveredResult(ctx, rec, *state, &status);
-        CR_RETURN_IF_ERROR(ctx.containers->Remove(cid));
+        std::string result = RecoveredResult(deps, rec, *state, &status);
+        CR_RETURN_IF_ERROR(deps.containers->Remove(cid));
         removed.insert(cid);
         drop_workspace(rec.id);
-        Status s = ctx.store->Transition(rec.id, status, NowMs(), result, state->image_id);
+        Status s = deps.store->Transition(rec.id, status, NowMs(), result, state->image_id);
         if (!s.ok()) spdlog::error("recovery: job {}: {}", rec.id, s.ToString());
-        ctx.hub->Finish(rec.id, status, "");
+        deps.hub->Finish(rec.id, status, "");
         ++report->recovered_finished;
         container_of_job.erase(rec.id);
         interrupted.pop_back();
@@ -132,24 +133,24 @@ Status RecoverInterrupted(const JobsContext& ctx, std::vector<store::JobRecord>&
       }
       // Still running (nobody reads its output any more) or unknown: kill
       // it; the job runs again from the start.
-      CR_RETURN_IF_ERROR(ctx.containers->Remove(cid));
+      CR_RETURN_IF_ERROR(deps.containers->Remove(cid));
       removed.insert(cid);
       container_of_job.erase(rec.id);
     }
     drop_workspace(rec.id);
     if (rec.attempt < 2) {
-      Status s = ctx.store->Transition(rec.id, store::JobStatus::kQueued, NowMs());
+      Status s = deps.store->Transition(rec.id, store::JobStatus::kQueued, NowMs());
       if (s.ok()) {
-        ctx.queue->PushForce(rec.tenant, rec.id, MaxRunning(ctx, rec.tenant));
+        deps.queue->PushForce(rec.tenant, rec.id, MaxRunning(deps, rec.tenant));
         ++report->requeued_running;
       } else {
         spdlog::error("recovery: requeue job {}: {}", rec.id, s.ToString());
       }
     } else {
       Status s =
-          ctx.store->Transition(rec.id, store::JobStatus::kError, NowMs(), InterruptedResult(rec));
+          deps.store->Transition(rec.id, store::JobStatus::kError, NowMs(), InterruptedResult(rec));
       if (!s.ok()) spdlog::error("recovery: job {}: {}", rec.id, s.ToString());
-      ctx.hub->Finish(rec.id, store::JobStatus::kError, "");
+      deps.hub->Finish(rec.id, store::JobStatus::kError, "");
       ++report->interrupted;
     }
     interrupted.pop_back();
@@ -159,18 +160,18 @@ Status RecoverInterrupted(const JobsContext& ctx, std::vector<store::JobRecord>&
     auto job = c.labels.find(isolation::kLabelJob);
     if (removed.count(c.id) > 0) continue;
     if (job != c.labels.end() && live.count(job->second) > 0) continue;
-    if (ctx.pool != nullptr && ctx.pool->Owns(c.labels)) continue;
+    if (deps.pool != nullptr && deps.pool->Owns(c.labels)) continue;
     // Stateful sandboxes outlive restarts: the sandbox manager re-attaches.
     if (c.labels.count(isolation::kLabelSandbox) > 0) continue;
-    if (ctx.containers->Remove(c.id).ok()) ++report->orphans_removed;
+    if (deps.containers->Remove(c.id).ok()) ++report->orphans_removed;
   }
   return OkStatus();
 }
 
-StatusOr<RecoveryReport> RecoverJobs(const JobsContext& ctx) {
+StatusOr<RecoveryReport> RecoverJobs(const RecoveryDeps& deps) {
   RecoveryReport report;
-  CR_ASSIGN_OR_RETURN(std::vector<store::JobRecord> interrupted, RecoverQueued(ctx, &report));
-  CR_RETURN_IF_ERROR(RecoverInterrupted(ctx, interrupted, nullptr, &report));
+  CR_ASSIGN_OR_RETURN(std::vector<store::JobRecord> interrupted, RecoverQueued(deps, &report));
+  CR_RETURN_IF_ERROR(RecoverInterrupted(deps, interrupted, nullptr, &report));
   return report;
 }
 

@@ -8,9 +8,28 @@
 #include <vector>
 
 #include "coderunner/common/status.h"
-#include "coderunner/jobs/jobs_context.h"
+#include "coderunner/config/config.h"
+#include "coderunner/engine/containers.h"
+#include "coderunner/isolation/warm_pool.h"
+#include "coderunner/jobs/job_channel.h"
+#include "coderunner/jobs/job_queue.h"
+#include "coderunner/store/job_store.h"
 
 namespace coderunner::jobs {
+
+// What crash recovery works with. Non-owning: every pointee outlives the
+// calls and is thread-safe. The required ones must not be null.
+struct RecoveryDeps {
+  // instance, workspace_dir, artifacts (recovered results), tiers,
+  // max_limits.output_bytes (each channel's cap), languages.
+  const config::Config* config = nullptr;
+  store::JobStore* store = nullptr;
+  JobQueue* queue = nullptr;  // Recovered jobs are pushed here.
+  JobHub* hub = nullptr;      // Every non-terminal job gets its channel.
+  engine::ContainerClient* containers = nullptr;
+  // The warm pool, whose containers are not orphans; nullptr when none.
+  const isolation::WarmPool* pool = nullptr;
+};
 
 struct RecoveryReport {
   int requeued_queued = 0;     // Were queued: queued again.
@@ -35,7 +54,7 @@ struct RecoveryReport {
 //     "interrupted".
 // Every other container labelled with this instance is removed. Unavailable
 // if the store or engine cannot be read (the caller may retry).
-StatusOr<RecoveryReport> RecoverJobs(const JobsContext& ctx);
+StatusOr<RecoveryReport> RecoverJobs(const RecoveryDeps& deps);
 
 // The two phases RecoverJobs runs, for a service that must start serving
 // while the engine may still be down:
@@ -44,7 +63,7 @@ StatusOr<RecoveryReport> RecoverJobs(const JobsContext& ctx);
 // are enqueued, and every non-terminal job gets its channel (so /wait blocks
 // properly from the first request). Returns the jobs that were running (the
 // interrupted ones); they stay "running" until phase 2.
-StatusOr<std::vector<store::JobRecord>> RecoverQueued(const JobsContext& ctx,
+StatusOr<std::vector<store::JobRecord>> RecoverQueued(const RecoveryDeps& deps,
                                                       RecoveryReport* report);
 
 // Phase 2, needs the engine, may run while workers already run new jobs:
@@ -54,7 +73,7 @@ StatusOr<std::vector<store::JobRecord>> RecoverQueued(const JobsContext& ctx,
 // interrupted nor in `active()` (read after listing) are orphans and are
 // removed. Unavailable if the engine cannot be reached (retry later; nothing
 // was changed for the jobs not yet settled).
-Status RecoverInterrupted(const JobsContext& ctx, std::vector<store::JobRecord>& interrupted,
+Status RecoverInterrupted(const RecoveryDeps& deps, std::vector<store::JobRecord>& interrupted,
                           const std::function<std::set<std::string>()>& active,
                           RecoveryReport* report);
 

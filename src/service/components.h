@@ -26,7 +26,6 @@
 #include "coderunner/jobs/job_channel.h"
 #include "coderunner/jobs/job_queue.h"
 #include "coderunner/jobs/job_service.h"
-#include "coderunner/jobs/jobs_context.h"
 #include "coderunner/jobs/webhook_sender.h"
 #include "coderunner/sandboxes/sandbox_manager.h"
 #include "coderunner/sandboxes/sandbox_store.h"
@@ -63,7 +62,6 @@ struct Components {
   std::unique_ptr<jobs::JobQueue> queue;
   std::unique_ptr<jobs::JobHub> hub;
   std::unique_ptr<jobs::WebhookSender> webhooks;
-  jobs::JobsContext jobs_ctx{};
   std::unique_ptr<isolation::WarmPool> pool;
 
   // "execute mode": all three null when no LLM is configured.

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "coderunner/isolation/host_mount.h"
+#include "coderunner/jobs/jobs_context.h"
 #include "coderunner/jobs/request_redaction.h"
 #include "coderunner/jobs/webhook_signature.h"
 #include "coderunner/wire/execute_request.h"
@@ -141,12 +142,37 @@ Status BuildWebhooks(Components& c) {
   return OkStatus();
 }
 
-Status BuildJobsContext(Components& c) {
+// The collaborators the jobs module is built on, as built by the steps
+// before; `intents` once Execute mode is built (null without a model).
+jobs::JobServiceDeps JobServiceDepsOf(Components& c) {
+  jobs::JobServiceDeps d;
+  d.config = &c.cfg;
+  d.store = c.store.get();
+  d.queue = c.queue.get();
+  d.hub = c.hub.get();
+  d.metrics = c.metrics.get();
+  d.images = c.images.get();
+  d.runner = c.runner.get();
+  d.containers = c.containers.get();
+  d.webhooks = c.webhooks.get();
+  d.volumes = c.volume_service.get();
+  d.intents = c.pipeline.get();
+  d.pool = c.cfg.pool.enabled ? c.pool.get() : nullptr;
+  return d;
+}
+
+// What the intent pipeline reaches the jobs module through (its runs go
+// through the executor, which gets the pipeline itself).
+jobs::JobsContext IntentJobsContext(Components& c) {
+  jobs::JobServiceDeps d = JobServiceDepsOf(c);
+  jobs::JobsContext ctx{d.config,     d.store,  d.queue,   d.hub,      d.runner,
+                        d.containers, d.images, d.metrics, d.webhooks, d.volumes};
+  ctx.pool = d.pool;
+  return ctx;
+}
+
+Status BuildWarmPool(Components& c) {
   const config::Config& cfg = c.cfg;
-  c.jobs_ctx =
-      jobs::JobsContext{&c.cfg,           c.store.get(),         c.queue.get(),  c.hub.get(),
-                        c.runner.get(),   c.containers.get(),    c.images.get(), c.metrics.get(),
-                        c.webhooks.get(), c.volume_service.get()};
   // Warm containers: created here, seeded after recovery has settled the
   // last process's containers (those carry another pool token).
   c.pool = std::make_unique<isolation::WarmPool>(
@@ -154,10 +180,7 @@ Status BuildJobsContext(Components& c) {
       cfg.ArtifactCapsFromConfig(), c.metrics.get(),
       std::chrono::seconds(cfg.pool.max_idle_s) +
           std::chrono::milliseconds(cfg.max_limits.timeout_ms) + std::chrono::seconds(30));
-  if (cfg.pool.enabled) {
-    c.jobs_ctx.pool = c.pool.get();
-    c.runner->set_pool(c.pool.get());
-  }
+  if (cfg.pool.enabled) c.runner->set_pool(c.pool.get());
   return OkStatus();
 }
 
@@ -174,8 +197,8 @@ Status BuildExecuteMode(Components& c) {
   if (!catalog.ok()) return catalog.status().WithContext("agents");
   c.llm = std::move(*client);
   c.agents = std::move(*catalog);
-  c.pipeline = std::make_unique<intent::IntentPipeline>(c.jobs_ctx, c.llm.get(), c.agents.get());
-  c.jobs_ctx.intents = c.pipeline.get();
+  c.pipeline =
+      std::make_unique<intent::IntentPipeline>(IntentJobsContext(c), c.llm.get(), c.agents.get());
   spdlog::info("Execute mode: model {} at {}", cfg.llm.model, cfg.llm.base_url);
   return OkStatus();
 }
@@ -183,7 +206,7 @@ Status BuildExecuteMode(Components& c) {
 // Queued jobs are back in the queue before the first request; interrupted
 // ones are settled in the background once the engine answers.
 Status RecoverJobs(Components& c) {
-  c.job_service = std::make_unique<jobs::JobService>(c.jobs_ctx);
+  c.job_service = std::make_unique<jobs::JobService>(JobServiceDepsOf(c));
   return c.job_service->Start();
 }
 
@@ -248,7 +271,7 @@ StepList StartupSteps(Components& c) {
   add(kStepEngineProbe, ProbeEngine);
   add(kStepJobStore, OpenJobStore);
   add(kStepWebhooks, BuildWebhooks);
-  add(kStepJobs, BuildJobsContext);
+  add(kStepJobs, BuildWarmPool);
   add(kStepExecuteMode, BuildExecuteMode);
   add(kStepRecoverJobs, RecoverJobs);
   add(kStepWarmPool, StartWarmPool);

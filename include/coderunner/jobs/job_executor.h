@@ -6,11 +6,19 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
 
-#include "coderunner/jobs/jobs_context.h"
+#include "coderunner/common/metrics.h"
+#include "coderunner/config/config.h"
+#include "coderunner/isolation/container_runner.h"
+#include "coderunner/jobs/job_channel.h"
+#include "coderunner/jobs/job_clock.h"
+#include "coderunner/jobs/webhook_sender.h"
+#include "coderunner/store/job_store.h"
+#include "coderunner/volumes/volume_service.h"
 
 namespace coderunner::jobs {
 
@@ -26,6 +34,25 @@ class IntentRunner {
   virtual void Run(const store::JobRecord& record, JobChannel& channel, JobExecutor& executor) = 0;
 };
 
+// What a JobExecutor works with. Non-owning: every pointee outlives the
+// executor and is thread-safe. The required ones must not be null.
+struct JobExecutorDeps {
+  // jobs.engine_retry_s, jobs.cache_ttl_s, and the languages and limits a
+  // stored job is rebuilt with.
+  const config::Config* config = nullptr;
+  store::JobStore* store = nullptr;              // Records and the result cache.
+  JobHub* hub = nullptr;                         // Each job's channel.
+  isolation::ContainerRunner* runner = nullptr;  // Runs each job's container.
+  MetricsRegistry* metrics = nullptr;            // DeclareJobMetrics'd.
+  // Callback deliveries; nullptr: no webhook is sent.
+  WebhookSender* webhooks = nullptr;
+  // Persistent volumes; nullptr: a job naming a volume ends as error
+  // volumes_unavailable.
+  volumes::VolumeService* volumes = nullptr;
+  // Execute mode; nullptr: an intent ends as error llm_not_configured.
+  IntentRunner* intents = nullptr;
+};
+
 // Per job: mark running, rebuild the job from its stored request, run it
 // (retrying while the engine is unreachable, up to jobs.engine_retry_s),
 // commit the result with stdout/stderr redacted, fill the cache, update
@@ -34,7 +61,7 @@ class IntentRunner {
 // Thread-safe: call Execute from any number of workers.
 class JobExecutor {
  public:
-  explicit JobExecutor(JobsContext ctx) : ctx_(ctx) {}
+  explicit JobExecutor(JobExecutorDeps deps) : deps_(deps) {}
 
   // Runs job `id`. Failures of ours end the job as error; only a store that
   // cannot be written leaves it non-terminal (recovery handles it later).
@@ -78,12 +105,35 @@ class JobExecutor {
   int RequeueActive();
 
  private:
+  struct Attempt;  // One job's run as prepared from its record (.cc).
+
+  // Runs the queued `record`: MarkRunning, then RunIntent for an intent,
+  // else Prepare, RunSpec and Commit.
   void Run(const store::JobRecord& record);
+  // Moves `record` to running at `started` (ms since the epoch) and
+  // returns its channel; nullptr when it must not run (a cancel won, or the
+  // store failed: its waiters are woken with the status that stands).
+  std::shared_ptr<JobChannel> MarkRunning(const store::JobRecord& record, int64_t started);
+  // Hands the intent `record` to deps.intents; without one it ends as error
+  // llm_not_configured.
+  void RunIntent(const store::JobRecord& record, JobChannel& channel, int64_t started);
+  // The job as built at acceptance (taken from `channel`) or rebuilt from
+  // the stored request, its volume resolved again; an Attempt whose result
+  // is already an error when it cannot run.
+  Attempt Prepare(const store::JobRecord& record, JobChannel& channel);
+  // Serializes `attempt`'s result into `raw_text` and, if redacting its
+  // output changed anything, the redacted one into `stored_text` (returns
+  // true then). Frees the result's output.
+  static bool Serialize(Attempt& attempt, std::string* raw_text, std::string* stored_text);
+  // Commits `attempt`'s result: stored redacted, cached when it may be,
+  // the raw one to the waiters that read it (Complete).
+  void Commit(const store::JobRecord& record, JobChannel& channel, Attempt& attempt,
+              int64_t started);
   // After RequeueActive: puts the stopped job `record` back in the queued
   // state. False if it is already terminal (a user's cancel won).
   bool Requeue(const store::JobRecord& record);
 
-  JobsContext ctx_;
+  JobExecutorDeps deps_;
   mutable std::mutex mu_;
   std::set<std::string> active_;
   std::condition_variable idle_cv_;  // Notified when active_ shrinks.

@@ -6,8 +6,11 @@
 #include <mutex>
 #include <thread>
 
+#include "coderunner/config/config.h"
+#include "coderunner/engine/containers.h"
+#include "coderunner/isolation/warm_pool.h"
 #include "coderunner/jobs/job_executor.h"
-#include "coderunner/jobs/jobs_context.h"
+#include "coderunner/store/job_store.h"
 
 namespace coderunner::jobs {
 
@@ -19,6 +22,19 @@ struct JanitorReport {
   int cache_purged = 0;
 };
 
+// What a JobJanitor works with. Non-owning: every pointee outlives the
+// janitor and is thread-safe. The required ones must not be null.
+struct JobJanitorDeps {
+  // instance, workspace_dir, artifacts.dir, jobs.janitor_interval_s (s),
+  // jobs.retention_s (s).
+  const config::Config* config = nullptr;
+  store::JobStore* store = nullptr;  // Purged of old records and cache entries.
+  engine::ContainerClient* containers = nullptr;
+  // The warm pool, whose containers the janitor leaves alone; nullptr when
+  // there is none.
+  const isolation::WarmPool* pool = nullptr;
+};
+
 // Every jobs.janitor_interval_s: removes containers labelled with this
 // instance and job workspaces that no executing job owns, purges terminal
 // records older than jobs.retention_s with their artifacts, artifact
@@ -26,7 +42,8 @@ struct JanitorReport {
 // Thread-safe; Start/Stop from one thread.
 class JobJanitor {
  public:
-  JobJanitor(JobsContext ctx, const JobExecutor& executor) : ctx_(ctx), executor_(executor) {}
+  // `executor` (not owned, outlives the janitor) tells which jobs run.
+  JobJanitor(JobJanitorDeps deps, const JobExecutor& executor) : deps_(deps), executor_(executor) {}
   ~JobJanitor() { Stop(); }
 
   void Start();
@@ -35,7 +52,7 @@ class JobJanitor {
   JanitorReport RunOnce();
 
  private:
-  JobsContext ctx_;
+  JobJanitorDeps deps_;
   const JobExecutor& executor_;
   std::mutex mu_;
   std::condition_variable cv_;

@@ -13,14 +13,19 @@
 #include <thread>
 #include <vector>
 
+#include "coderunner/common/metrics.h"
 #include "coderunner/common/status.h"
+#include "coderunner/config/config.h"
+#include "coderunner/engine/containers.h"
+#include "coderunner/engine/images.h"
 #include "coderunner/jobs/image_digests.h"
 #include "coderunner/jobs/job_executor.h"
 #include "coderunner/jobs/job_janitor.h"
+#include "coderunner/jobs/job_queue.h"
 #include "coderunner/jobs/job_request.h"
-#include "coderunner/jobs/jobs_context.h"
 #include "coderunner/jobs/worker_pool.h"
 #include "coderunner/store/job_store.h"
+#include "coderunner/volumes/volume_service.h"
 #include "coderunner/wire/job_submission.h"
 
 namespace coderunner::jobs {
@@ -41,11 +46,39 @@ struct ExecuteAnswer {
   std::string result_json;
 };
 
+// What a JobService works with: its own collaborators, and those it hands
+// to the parts it owns (JobExecutorDeps, JobJanitorDeps, recovery).
+// Non-owning: every pointee outlives the service and is thread-safe. The
+// required ones must not be null.
+struct JobServiceDeps {
+  // Request caps, jobs.* (queue, cache, webhooks, retention), languages,
+  // tiers, instance and directories.
+  const config::Config* config = nullptr;
+  store::JobStore* store = nullptr;  // Every job's record; the result cache.
+  JobQueue* queue = nullptr;         // Accepted jobs waiting for a worker.
+  JobHub* hub = nullptr;             // Each non-terminal job's channel.
+  MetricsRegistry* metrics = nullptr;
+  engine::ImageClient* images = nullptr;  // Image digests (cache keys).
+  // Runs each job's container (the executor).
+  isolation::ContainerRunner* runner = nullptr;
+  // Orphans and interrupted jobs' containers (janitor, recovery).
+  engine::ContainerClient* containers = nullptr;
+  // Callback deliveries; nullptr: no webhook is sent.
+  WebhookSender* webhooks = nullptr;
+  // Persistent volumes; nullptr: requests naming a volume are refused.
+  volumes::VolumeService* volumes = nullptr;
+  // Execute mode; nullptr when no LLM is configured (intents end as error).
+  IntentRunner* intents = nullptr;
+  // The warm pool, whose containers recovery and the janitor leave alone;
+  // nullptr when there is none.
+  const isolation::WarmPool* pool = nullptr;
+};
+
 // Owns the executor, the worker pool and the janitor. Every accepted job is
 // committed to the store before Submit returns. Thread-safe.
 class JobService {
  public:
-  explicit JobService(JobsContext ctx);
+  explicit JobService(JobServiceDeps deps);
   ~JobService();
 
   // Recovery phase 1 (store only: queued jobs are enqueued, every
@@ -93,7 +126,7 @@ class JobService {
   // Accepts a record built elsewhere (an intent from POST /v1/intents,
   // kind != "job"): same bounds as Submit (tier queue 429, queue_full 429),
   // committed before it returns, then queued for a worker, which hands it
-  // to ctx.intents. `output_cap` bounds the live /events output per stream.
+  // to deps.intents. `output_cap` bounds the live /events output per stream.
   StatusOr<Accepted> SubmitRecord(store::JobRecord rec, const config::TierConfig* tier,
                                   int64_t output_cap);
 
@@ -127,7 +160,20 @@ class JobService {
   // The live channel of a non-terminal job, or nullptr.
   std::shared_ptr<JobChannel> Channel(const std::string& id) const;
 
-  const JobsContext& context() const { return ctx_; }
+  // The configuration the service was built with (request caps, limits,
+  // jobs.*); lives as long as the service.
+  const config::Config& config() const { return *deps_.config; }
+  // Whether Execute mode is on (intents have a runner); when off, intents
+  // accepted earlier end as error llm_not_configured.
+  bool intents_enabled() const { return deps_.intents != nullptr; }
+  // Checks that `tenant` (within `tier`, nullable) may mount volume
+  // `volume_id`: FailedPrecondition "volumes_unavailable" when the service
+  // has no volumes, else the errors of volumes::VolumeService::Resolve.
+  Status CheckVolume(const std::string& tenant, const config::TierConfig* tier,
+                     const std::string& volume_id) const;
+  // Sets the gauges read at scrape time (queue depth, webhook deliveries)
+  // in `metrics`. Thread-safe.
+  void UpdateScrapeGauges(MetricsRegistry& metrics) const;
 
  private:
   // `batch_hits`: jobs of the same batch answered from the cache before
@@ -161,7 +207,7 @@ class JobService {
   Status CheckAdmission(const std::string& tenant, const config::TierConfig* tier,
                         size_t batch_hits);
 
-  JobsContext ctx_;
+  JobServiceDeps deps_;
   wire::SubmissionRules rules_;
   ImageDigests digests_;
   JobExecutor executor_;

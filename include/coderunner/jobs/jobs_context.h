@@ -1,4 +1,6 @@
-// JobsContext: the collaborators every part of the jobs module shares.
+// JobsContext: the collaborators intent::IntentPipeline reaches the jobs
+// module through. The jobs module's own classes each take only their own
+// deps (JobServiceDeps, JobExecutorDeps, JobJanitorDeps, RecoveryDeps).
 #ifndef CODERUNNER_JOBS_JOBS_CONTEXT_H_
 #define CODERUNNER_JOBS_JOBS_CONTEXT_H_
 
@@ -8,6 +10,7 @@
 #include "coderunner/engine/images.h"
 #include "coderunner/isolation/container_runner.h"
 #include "coderunner/jobs/job_channel.h"
+#include "coderunner/jobs/job_clock.h"
 #include "coderunner/jobs/job_queue.h"
 #include "coderunner/jobs/webhook_sender.h"
 #include "coderunner/store/job_store.h"
@@ -37,12 +40,6 @@ struct JobsContext {
   // nullptr when there is none.
   const isolation::WarmPool* pool = nullptr;
 };
-
-// Milliseconds since the Unix epoch.
-int64_t NowMs();
-
-// Declares every metric family the jobs module writes.
-void DeclareJobMetrics(MetricsRegistry& metrics);
 
 }  // namespace coderunner::jobs
 

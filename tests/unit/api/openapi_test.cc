@@ -77,9 +77,18 @@ class OpenApiTest : public ::testing::Test {
     sandbox_store_ = std::move(*sandbox_store);
     sandbox_runner_ = std::make_unique<isolation::ContainerRunner>(
         containers_, policy_, isolation::RunnerOptions{dir_ + "/ws", dir_ + "/artifacts", {}});
-    jobs::JobsContext ctx{&config_,     store_.get(), &queue_,   &hub_,      sandbox_runner_.get(),
-                          &containers_, &images_,     &metrics_, &webhooks_, &volume_service_};
-    jobs_ = std::make_unique<jobs::JobService>(ctx);
+    jobs::JobServiceDeps deps;
+    deps.config = &config_;
+    deps.store = store_.get();
+    deps.queue = &queue_;
+    deps.hub = &hub_;
+    deps.metrics = &metrics_;
+    deps.images = &images_;
+    deps.runner = sandbox_runner_.get();
+    deps.containers = &containers_;
+    deps.webhooks = &webhooks_;
+    deps.volumes = &volume_service_;
+    jobs_ = std::make_unique<jobs::JobService>(deps);
     sandboxes_ = std::make_unique<sandboxes::SandboxManager>(
         config_, containers_, policy_, *sandbox_store_, &metrics_,
         sandboxes::SandboxLayout{dir_ + "/sbx-ws", dir_ + "/sbx-out", {}, &uids_},

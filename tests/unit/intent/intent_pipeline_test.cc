@@ -21,6 +21,7 @@
 #include "coderunner/jobs/job_executor.h"
 #include "coderunner/jobs/job_request.h"
 #include "coderunner/store/sqlite_job_store.h"
+#include "jobs/job_metrics.h"
 #include "unit/intent/scripted_llm.h"
 #include "unit/isolation/scripted_engine.h"
 
@@ -162,7 +163,9 @@ class IntentPipelineTest : public ::testing::Test {
     EXPECT_TRUE(store_->Insert({r}).ok());
 
     IntentPipeline pipeline(Context(nullptr), llm_.get(), agents_.get());
-    jobs::JobExecutor executor(Context(&pipeline));
+    jobs::JobExecutor executor(jobs::JobExecutorDeps{&config_, store_.get(), hub_.get(),
+                                                     runner_.get(), metrics_.get(), nullptr,
+                                                     nullptr, &pipeline});
     executor.Execute(kJob);
     return channel;
   }

@@ -15,6 +15,7 @@
 
 #include "coderunner/jobs/job_request.h"
 #include "coderunner/store/sqlite_job_store.h"
+#include "jobs/job_metrics.h"
 #include "unit/isolation/scripted_engine.h"
 
 namespace coderunner::jobs {
@@ -79,9 +80,8 @@ class JobExecutorTest : public ::testing::Test {
     root_.clear();
   }
 
-  JobsContext Context() {
-    return JobsContext{&config_,          store_.get(), &queue_,        hub_.get(), runner_.get(),
-                       containers_.get(), nullptr,      metrics_.get(), nullptr};
+  JobExecutorDeps Deps() {
+    return JobExecutorDeps{&config_, store_.get(), hub_.get(), runner_.get(), metrics_.get()};
   }
 
   // Stores job kJob as accepted (queued, with its channel open), as
@@ -146,7 +146,6 @@ class JobExecutorTest : public ::testing::Test {
   isolation::UidPool uids_{isolation::kDefaultFirstJobUid, 8};
   std::unique_ptr<isolation::ContainerRunner> runner_;
   std::unique_ptr<store::SqliteJobStore> store_;
-  JobQueue queue_{10};
   std::unique_ptr<JobHub> hub_;
   std::unique_ptr<MetricsRegistry> metrics_;
 };
@@ -169,7 +168,7 @@ TEST_F(JobExecutorTest, QueuedJobRunsAndEndsWithItsResultStored) {
     Reset();
     ScriptRun(c.exit_code, c.trailer);
     auto channel = Accept(/*fail_fast=*/false);
-    JobExecutor executor(Context());
+    JobExecutor executor(Deps());
     executor.Execute(kJob);
 
     store::JobRecord rec = Stored();
@@ -208,7 +207,7 @@ TEST_F(JobExecutorTest, UnreachableEngineEndsTheJobAsErrorEngineUnavailable) {
     config_.jobs.engine_retry_s = c.engine_retry_s;
     engine_->FailEverything(UnavailableError("connection refused", "engine_unavailable"));
     auto channel = Accept(c.fail_fast);
-    JobExecutor executor(Context());
+    JobExecutor executor(Deps());
     executor.Execute(kJob);
 
     store::JobRecord rec = Stored();
@@ -231,7 +230,7 @@ TEST_F(JobExecutorTest, UnreachableEngineEndsTheJobAsErrorEngineUnavailable) {
 
 TEST_F(JobExecutorTest, JobCancelledWhileQueuedNeverReachesTheEngine) {
   Accept(/*fail_fast=*/false, store::JobStatus::kCancelled);
-  JobExecutor executor(Context());
+  JobExecutor executor(Deps());
   executor.Execute(kJob);
   EXPECT_EQ(Stored().status, store::JobStatus::kCancelled);
   EXPECT_TRUE(engine_->Seen().empty());

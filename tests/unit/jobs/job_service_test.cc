@@ -17,6 +17,7 @@
 #include "coderunner/store/sqlite_job_store.h"
 #include "coderunner/wire/execute_request.h"
 #include "coderunner/wire/job_submission.h"
+#include "jobs/job_metrics.h"
 #include "unit/isolation/scripted_engine.h"
 
 namespace coderunner::jobs {
@@ -66,9 +67,16 @@ class JobServiceTest : public ::testing::Test {
   JobService& Service(size_t queue_capacity = 10) {
     service_.reset();
     queue_ = std::make_unique<JobQueue>(queue_capacity);
-    service_ = std::make_unique<JobService>(JobsContext{&config_, store_.get(), queue_.get(), &hub_,
-                                                        runner_.get(), containers_.get(),
-                                                        images_.get(), &metrics_, nullptr});
+    JobServiceDeps deps;
+    deps.config = &config_;
+    deps.store = store_.get();
+    deps.queue = queue_.get();
+    deps.hub = &hub_;
+    deps.metrics = &metrics_;
+    deps.images = images_.get();
+    deps.runner = runner_.get();
+    deps.containers = containers_.get();
+    service_ = std::make_unique<JobService>(deps);
     return *service_;
   }
 

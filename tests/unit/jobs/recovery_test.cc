@@ -99,9 +99,8 @@ class RecoveryTest : public ::testing::Test {
     hub_ = std::make_unique<JobHub>();
   }
 
-  JobsContext Context() {
-    return JobsContext{&config_,          store_.get(), queue_.get(), hub_.get(), nullptr,
-                       containers_.get(), nullptr,      nullptr,      nullptr};
+  RecoveryDeps Deps() {
+    return RecoveryDeps{&config_, store_.get(), queue_.get(), hub_.get(), containers_.get()};
   }
 
   // Inserts a job as it was when the service died.
@@ -193,7 +192,7 @@ class RecoveryTest : public ::testing::Test {
 
 TEST_F(RecoveryTest, NothingToRecoverIsAnEmptyReport) {
   ListContainers({});
-  auto report = RecoverJobs(Context());
+  auto report = RecoverJobs(Deps());
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_EQ(report->requeued_queued + report->recovered_finished + report->requeued_running +
                 report->interrupted + report->orphans_removed,
@@ -204,7 +203,7 @@ TEST_F(RecoveryTest, NothingToRecoverIsAnEmptyReport) {
 
 TEST_F(RecoveryTest, ListsOnlyThisInstancesManagedContainers) {
   ListContainers({});
-  ASSERT_TRUE(RecoverJobs(Context()).ok());
+  ASSERT_TRUE(RecoverJobs(Deps()).ok());
   std::vector<engine::HttpRequest> reqs = transport_->requests();
   ASSERT_EQ(reqs.size(), 1u);
   EXPECT_EQ(reqs[0].method, "GET");
@@ -214,7 +213,7 @@ TEST_F(RecoveryTest, ListsOnlyThisInstancesManagedContainers) {
 TEST_F(RecoveryTest, QueuedJobIsRequeuedWithAnOpenChannel) {
   AddJob("job-q", store::JobStatus::kQueued);
   ListContainers({});
-  auto report = RecoverJobs(Context());
+  auto report = RecoverJobs(Deps());
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_EQ(report->requeued_queued, 1);
   EXPECT_NE(hub_->Find("job-q"), nullptr);
@@ -230,9 +229,9 @@ TEST_F(RecoveryTest, QueuedJobsAreRequeuedOldestFirstEvenPastTheQueueBound) {
   for (int i = 0; i < 4; ++i)
     AddJob("job-" + std::to_string(i), store::JobStatus::kQueued, 1, kT0 + i);
   ListContainers({});
-  JobsContext ctx = Context();
-  ctx.queue = &small;
-  auto report = RecoverJobs(ctx);
+  RecoveryDeps deps = Deps();
+  deps.queue = &small;
+  auto report = RecoverJobs(deps);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_EQ(report->requeued_queued, 4);
   EXPECT_EQ(Drain(small), (std::vector<std::string>{"job-0", "job-1", "job-2", "job-3"}));
@@ -260,7 +259,7 @@ TEST_F(RecoveryTest, RunningJobWithExitedContainerTakesItsResultFromTheContainer
     ListContainers({Row(cid, job, "exited")});
     AnswerInspect(Inspect(cid, job, "exited", c.exit_code, c.oom));
 
-    auto report = RecoverJobs(Context());
+    auto report = RecoverJobs(Deps());
     ASSERT_TRUE(report.ok()) << report.status().ToString();
     EXPECT_EQ(report->recovered_finished, 1);
     EXPECT_EQ(report->requeued_running, 0);
@@ -300,7 +299,7 @@ TEST_F(RecoveryTest, RecordedExitedContainerOfBothEnginesFinishesTheJob) {
     std::string cid = list.body[0]["Id"];
     transport_->Answer("DELETE", DeletePath(cid), 204, "");
 
-    auto report = RecoverJobs(Context());
+    auto report = RecoverJobs(Deps());
     ASSERT_TRUE(report.ok()) << report.status().ToString();
     EXPECT_EQ(report->recovered_finished, 1);
     store::JobRecord r = Get("job-rec");
@@ -318,7 +317,7 @@ TEST_F(RecoveryTest, RunningJobWithRunningContainerIsKilledAndRequeuedAsAttempt2
   AddJob("job-run", store::JobStatus::kRunning);
   ListContainers({Row("cafe01", "job-run", "running")});
   AnswerInspect(Inspect("cafe01", "job-run", "running", 0, false));
-  auto report = RecoverJobs(Context());
+  auto report = RecoverJobs(Deps());
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_EQ(report->requeued_running, 1);
   EXPECT_EQ(report->recovered_finished, 0);
@@ -338,7 +337,7 @@ TEST_F(RecoveryTest, RunningJobWhoseContainerNeverStartedIsRequeued) {
   AddJob("job-c", store::JobStatus::kRunning);
   ListContainers({Row("cafe02", "job-c", "created")});
   AnswerInspect(Inspect("cafe02", "job-c", "created", 0, false));
-  auto report = RecoverJobs(Context());
+  auto report = RecoverJobs(Deps());
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_EQ(report->requeued_running, 1);
   EXPECT_EQ(DeletedContainers(), std::set<std::string>{"cafe02"});
@@ -348,7 +347,7 @@ TEST_F(RecoveryTest, RunningJobWhoseContainerNeverStartedIsRequeued) {
 TEST_F(RecoveryTest, RunningJobWithoutContainerIsRequeuedAsAttempt2) {
   AddJob("job-gone", store::JobStatus::kRunning);
   ListContainers({});
-  auto report = RecoverJobs(Context());
+  auto report = RecoverJobs(Deps());
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_EQ(report->requeued_running, 1);
   store::JobRecord r = Get("job-gone");
@@ -376,7 +375,7 @@ TEST_F(RecoveryTest, SecondInterruptionEndsAsErrorInterrupted) {
     } else {
       ListContainers({});
     }
-    auto report = RecoverJobs(Context());
+    auto report = RecoverJobs(Deps());
     ASSERT_TRUE(report.ok()) << report.status().ToString();
     EXPECT_EQ(report->interrupted, 1);
     EXPECT_EQ(report->requeued_running, 0);
@@ -404,7 +403,7 @@ TEST_F(RecoveryTest, ContainersNoLiveJobOwnsAreRemoved) {
       Row("aaaa02", "job-done", "exited"),  // Terminal job: nothing to recover.
       Row("aaaa03", "", "running"),         // No job label at all.
   });
-  auto report = RecoverJobs(Context());
+  auto report = RecoverJobs(Deps());
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_EQ(report->orphans_removed, 3);
   EXPECT_EQ(DeletedContainers(), (std::set<std::string>{"aaaa01", "aaaa02", "aaaa03"}));
@@ -417,7 +416,7 @@ TEST_F(RecoveryTest, ContainersNoLiveJobOwnsAreRemoved) {
 TEST_F(RecoveryTest, LeftoverContainerOfAQueuedJobIsRemovedAndTheJobRequeued) {
   AddJob("job-q", store::JobStatus::kQueued);
   ListContainers({Row("dddd01", "job-q", "created")});
-  auto report = RecoverJobs(Context());
+  auto report = RecoverJobs(Deps());
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_EQ(report->requeued_queued, 1);
   EXPECT_EQ(DeletedContainers(), std::set<std::string>{"dddd01"});
@@ -434,7 +433,7 @@ TEST_F(RecoveryTest, MixedStartupRecoversEachJobItsOwnWay) {
                   Row("eeee01", "job-x", "exited")});
   AnswerInspect(Inspect("bbbb01", "job-b", "exited", 0, false));
   AnswerInspect(Inspect("cccc01", "job-c", "running", 0, false));
-  auto report = RecoverJobs(Context());
+  auto report = RecoverJobs(Deps());
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_EQ(report->requeued_queued, 1);
   EXPECT_EQ(report->recovered_finished, 1);
@@ -456,7 +455,7 @@ TEST_F(RecoveryTest, UnreachableEngineRequeuesQueuedJobsAndLeavesInterruptedOnes
   AddJob("job-q", store::JobStatus::kQueued);
   AddJob("job-r", store::JobStatus::kRunning);
   transport_->FailEverything(UnavailableError("connect: no such file", "engine_unavailable"));
-  auto report = RecoverJobs(Context());
+  auto report = RecoverJobs(Deps());
   ASSERT_FALSE(report.ok());
   EXPECT_EQ(report.status().code(), StatusCode::kUnavailable);
   // Phase 1 needs only the store: the queued job is queued again and both

@@ -1,14 +1,8 @@
-#include "coderunner/jobs/jobs_context.h"
+#include "job_metrics.h"
 
-#include <chrono>
+#include <vector>
 
 namespace coderunner::jobs {
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 void DeclareJobMetrics(MetricsRegistry& m) {
   const std::vector<double> seconds = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
