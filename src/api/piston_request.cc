@@ -8,6 +8,7 @@
 #include "coderunner/common/base64.h"
 #include "coderunner/common/bounded_json.h"
 #include "coderunner/common/utf8.h"
+#include "coderunner/engine/transport.h"
 #include "http_status.h"
 
 namespace coderunner::api {
@@ -157,7 +158,7 @@ StatusOr<PistonRuntime> Resolve(const json& body, const config::Config& config) 
   }
   return InvalidArgumentError(
       language + "-" + (version.empty() ? "*" : version) + " runtime is unknown",
-      "unknown_runtime");
+      kReasonUnknownRuntime);
 }
 
 // One entry of a Piston body's "files": its name ("" if none) and its
@@ -330,7 +331,7 @@ StatusOr<PistonRuntime> ResolvePistonPackage(std::string_view body, const config
   CR_ASSIGN_OR_RETURN(json parsed, ParseBody(body, config));
   try {
     StatusOr<PistonRuntime> rt = Resolve(parsed, config);
-    if (rt.ok() || rt.status().reason() != "unknown_runtime") return rt;
+    if (rt.ok() || rt.status().reason() != kReasonUnknownRuntime) return rt;
     // Piston answers a package it does not have with 404; here the runtimes
     // are the configured images, so none can be fetched either.
     return NotFoundError(rt.status().message() +
@@ -352,7 +353,7 @@ StatusOr<json> PistonResponseJson(const PistonCall& call, const json& result) {
         reason = result["error"].value("code", reason);
         message = result["error"].value("message", message);
       }
-      if (reason == "engine_unavailable") return UnavailableError(message, reason);
+      if (reason == engine::kReasonEngineUnavailable) return UnavailableError(message, reason);
       return InternalError(message, reason);
     }
     json signal = result.value("signal", json(nullptr));

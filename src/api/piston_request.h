@@ -14,6 +14,10 @@
 
 namespace coderunner::api {
 
+// A Piston language/version pair no configured language matches (404 in
+// Piston's shape).
+inline constexpr char kReasonUnknownRuntime[] = "unknown_runtime";
+
 // One configured language as Piston describes a runtime.
 struct PistonRuntime {
   std::string language;  // Our language name, e.g. "python".

@@ -9,6 +9,7 @@
 
 #include "coderunner/jobs/job_request.h"
 #include "coderunner/jobs/redactor.h"
+#include "coderunner/store/job_store.h"
 #include "coderunner/wire/job_json.h"
 #include "coderunner/wire/result_json.h"
 #include "result_cache_policy.h"
@@ -86,7 +87,7 @@ bool JobExecutor::Requeue(const store::JobRecord& record) {
   // that landed first stands.
   Status s = deps_.store->Transition(record.id, store::JobStatus::kQueued, NowMs());
   if (!s.ok()) {
-    if (s.reason() != "job_terminal") {
+    if (s.reason() != store::kReasonJobTerminal) {
       spdlog::error("job {}: cannot re-queue at shutdown: {}", record.id, s.ToString());
     }
     return false;
@@ -161,7 +162,7 @@ std::shared_ptr<JobChannel> JobExecutor::MarkRunning(const store::JobRecord& rec
   const std::string& id = record.id;
   Status moved = deps_.store->Transition(id, store::JobStatus::kRunning, started);
   if (!moved.ok()) {
-    if (moved.reason() != "job_terminal") {
+    if (moved.reason() != store::kReasonJobTerminal) {
       spdlog::error("job {}: cannot mark running: {}", id, moved.ToString());
     }
     auto now = deps_.store->Get(id);
@@ -318,7 +319,7 @@ bool JobExecutor::Complete(const store::JobRecord& record, store::JobStatus stat
   int64_t finished = NowMs();
   Status done = deps_.store->Transition(id, status, finished, stored_json, image_digest);
   if (!done.ok()) {
-    if (done.reason() != "job_terminal") {
+    if (done.reason() != store::kReasonJobTerminal) {
       spdlog::error("job {}: cannot store result: {}", id, done.ToString());
     }
     // A cancel won the race; its status stands.

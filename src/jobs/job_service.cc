@@ -7,8 +7,10 @@
 
 #include "coderunner/common/ids.h"
 #include "coderunner/common/sha256.h"
+#include "coderunner/engine/transport.h"
 #include "coderunner/jobs/request_redaction.h"
 #include "coderunner/jobs/webhook_sender.h"
+#include "coderunner/store/job_store.h"
 #include "coderunner/wire/job_json.h"
 #include "job_metrics.h"
 #include "recovery.h"
@@ -315,8 +317,8 @@ StatusOr<ExecuteAnswer> JobService::Execute(const std::string& tenant,
     // The job never ran because the engine was unreachable: that is a 503
     // for a synchronous caller (the record says so too).
     Status run_error = accepted.channel->run_error();
-    if (run_error.reason() == "engine_unavailable") {
-      return UnavailableError(run_error.message(), "engine_unavailable");
+    if (run_error.reason() == engine::kReasonEngineUnavailable) {
+      return UnavailableError(run_error.message(), engine::kReasonEngineUnavailable);
     }
     return ExecuteAnswer{id, accepted.channel->final_status(), std::move(raw)};
   }
@@ -356,7 +358,7 @@ StatusOr<store::JobRecord> JobService::Cancel(const std::string& id, const std::
   Status s =
       deps_.store->Transition(id, store::JobStatus::kCancelled, NowMs(),
                               wire::NotRunResultJson(rec, store::JobStatus::kCancelled, nullptr));
-  if (!s.ok() && s.reason() != "job_terminal") return s;
+  if (!s.ok() && s.reason() != store::kReasonJobTerminal) return s;
   if (s.ok()) {
     deps_.metrics->Increment("coderunner_jobs_total",
                              {{"status", "cancelled"}, {"language", rec.language}});
