@@ -69,7 +69,14 @@ StatusOr<RunResult> ContainerRunner::RunPooled(const JobSpec& job, const RunHook
   // with it the container needs no inspect and its removal can happen off
   // the job's path. Without it (init killed), fall back to the engine's
   // view and remove the container before touching /output.
-  Finished f{sv, stream_done, c.attach->status(), {}, OkStatus(), c.image_digest, nonce};
+  // Member by member: gcc -O1 takes an aggregate's "{}" ContainerState for
+  // uninitialized JSON (-Wmaybe-uninitialized).
+  Finished f;
+  f.sv = sv;
+  f.stream_done = stream_done;
+  f.stream_status = c.attach->status();
+  f.image_digest = c.image_digest;
+  f.nonce = nonce;
   if (!trailer || !sv.failure.ok() || sv.cancelled) {
     if (sv.failure.ok() && stream_done && !sv.cancelled) {
       auto s = InspectSettled(c.id);
