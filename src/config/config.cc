@@ -55,6 +55,11 @@ const LanguageSpec* Config::FindLanguage(std::string_view name) const {
   for (const auto& l : languages) {
     if (l.name == name) return &l;
   }
+  for (const auto& l : languages) {
+    for (const auto& a : l.aliases) {
+      if (a == name) return &l;
+    }
+  }
   return nullptr;
 }
 
@@ -77,9 +82,10 @@ Config DefaultConfig() {
        1000, 1LL << 40, 3600, 14 * 86400},
   };
   c.languages = {
-      {"python", "coderunner/python:3.11", "main.py", {"python3", "{file}"}, true, ""},
-      {"javascript", "coderunner/node:20", "main.js", {"node", "{file}"}, false, ""},
-      {"bash", "coderunner/bash:5", "main.sh", {"bash", "{file}"}, false, ""},
+      {"python", "coderunner/python:3.11", "main.py", {"python3", "{file}"}, true, "", {}},
+      {"javascript", "coderunner/node:20", "main.js", {"node", "{file}"}, false, "", {"js"}},
+      {"typescript", "coderunner/node:20", "main.ts", {"tsx", "{file}"}, false, "", {"ts"}},
+      {"bash", "coderunner/bash:5", "main.sh", {"bash", "{file}"}, false, "", {}},
   };
   return c;
 }

@@ -1,6 +1,7 @@
 #include "config_checks.h"
 
 #include <cctype>
+#include <map>
 #include <set>
 
 #include "coderunner/config/limits.h"
@@ -106,7 +107,24 @@ Status CheckTier(const TierConfig& t, const std::string& path) {
   return OkStatus();
 }
 
+// Every language name and alias names one language only.
+Status CheckLanguageNames(const Config& c) {
+  std::map<std::string, std::string> owner;
+  for (const auto& l : c.languages) owner.emplace(l.name, l.name);
+  for (const auto& l : c.languages) {
+    for (const auto& a : l.aliases) {
+      auto [it, fresh] = owner.emplace(a, l.name);
+      if (!fresh && it->second != l.name) {
+        return Bad("languages." + l.name + ".aliases",
+                   "\"" + a + "\" already names language " + it->second);
+      }
+    }
+  }
+  return OkStatus();
+}
+
 Status CheckAcross(const Config& c) {
+  CR_RETURN_IF_ERROR(CheckLanguageNames(c));
   Status pair = ValidateLimitPair(c.default_limits, c.max_limits);
   if (!pair.ok()) return Bad("limits.default", pair.message());
   for (const auto& [lang, n] : c.pool.sizes) {

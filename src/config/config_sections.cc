@@ -169,6 +169,7 @@ const Field<LanguageSpec> kLanguageFields[] = {
     {"command", &LanguageSpec::command},
     {"default", &LanguageSpec::is_default},
     {"runtime", &LanguageSpec::runtime, U::kNone, {}, CheckRuntime},
+    {"aliases", &LanguageSpec::aliases},
 };
 
 const Field<AuthConfig> kAuthFields[] = {

@@ -12,6 +12,7 @@
 
 #include "coderunner/common/status.h"
 #include "coderunner/config/artifact_caps.h"
+#include "coderunner/config/code_runner.h"
 #include "coderunner/config/language_spec.h"
 #include "coderunner/config/limits.h"
 #include "coderunner/config/pool_options.h"
@@ -260,6 +261,8 @@ struct Config {
   LlmConfig llm;
   IntentsConfig intents;
   AuthConfig auth;
+  CodeRunnerConfig code_runner;  // code_runner.*
+  SecurityConfig security;       // security.*
   // Tiers by name. Defaults: free, pro, business, enterprise as in the
   // Execute-mode seed; enterprise defaults to the global maxima.
   std::vector<TierConfig> tiers;
@@ -280,7 +283,8 @@ struct Config {
   ArtifactCaps ArtifactCapsFromConfig() const;
   // The language with is_default, or the first one.
   const LanguageSpec& DefaultLanguage() const;
-  // nullptr if `name` is not configured.
+  // The language named `name` or having it among its aliases; nullptr if
+  // none is configured.
   const LanguageSpec* FindLanguage(std::string_view name) const;
 };
 

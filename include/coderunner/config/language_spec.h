@@ -12,7 +12,7 @@ namespace coderunner::config {
 // the command. "{file}" in `command` becomes the program's path in the
 // container (/workspace/<file>); the request's args are appended.
 struct LanguageSpec {
-  std::string name;                  // "python", "javascript", "bash".
+  std::string name;                  // "python", "javascript", "typescript", "bash".
   std::string image;                 // e.g. "coderunner/python:3.11".
   std::string file;                  // e.g. "main.py".
   std::vector<std::string> command;  // e.g. {"python3", "{file}"}.
@@ -21,6 +21,10 @@ struct LanguageSpec {
   // preference: sandbox.runtime applies). A tier's runtime overrides it.
   // Config key languages.<name>.runtime; default "".
   std::string runtime;
+  // Other names a request may use for this language (e.g. "ts" for
+  // typescript). Config key languages.<name>.aliases; default none. No
+  // alias may equal another language's name or alias.
+  std::vector<std::string> aliases;
 };
 
 }  // namespace coderunner::config

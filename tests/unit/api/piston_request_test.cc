@@ -15,12 +15,14 @@ config::Config TestConfig() { return config::DefaultConfig(); }
 
 TEST(PistonRuntimesTest, VersionsComeFromImageTagsAndAliasesFromTheLanguage) {
   json runtimes = PistonRuntimesJson(TestConfig());
-  ASSERT_EQ(runtimes.size(), 3u) << runtimes;
+  ASSERT_EQ(runtimes.size(), 4u) << runtimes;
   EXPECT_EQ(runtimes[0], json::parse(R"j({"language":"python","version":"3.11.0",
                                           "aliases":["py","py3","python3"]})j"));
   EXPECT_EQ(runtimes[1], json::parse(R"j({"language":"javascript","version":"20.0.0",
       "aliases":["js","node","node-js","node-javascript"],"runtime":"node"})j"));
   EXPECT_EQ(runtimes[2],
+            json::parse(R"j({"language":"typescript","version":"20.0.0","aliases":[]})j"));
+  EXPECT_EQ(runtimes[3],
             json::parse(R"j({"language":"bash","version":"5.0.0","aliases":["sh"]})j"));
 }
 
@@ -243,6 +245,7 @@ TEST(PistonPackagesTest, EveryConfiguredRuntimeIsAnInstalledPackage) {
   EXPECT_EQ(packages, json::parse(R"j([
       {"language":"python","language_version":"3.11.0","installed":true},
       {"language":"javascript","language_version":"20.0.0","installed":true},
+      {"language":"typescript","language_version":"20.0.0","installed":true},
       {"language":"bash","language_version":"5.0.0","installed":true}])j"));
 }
 

@@ -22,8 +22,8 @@ constexpr const char* kWorkspace = "/var/lib/coderunner/workspaces/job-abc";
 JobSpec SampleJob() {
   JobSpec job;
   job.id = "job-abc";
-  job.language = {"python", "coderunner/python:3.11", "main.py", {"python3", "-u", "{file}"}, true,
-                  ""};
+  job.language = {
+      "python", "coderunner/python:3.11", "main.py", {"python3", "-u", "{file}"}, true, "", {}};
   job.code = "print(1)";
   job.args = {"first", "--flag", "{file}"};
   job.limits.memory_bytes = 128LL << 20;

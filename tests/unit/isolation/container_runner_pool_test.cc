@@ -128,8 +128,8 @@ class ContainerRunnerPoolTest : public ::testing::Test {
     runner_->set_pool(pool_.get());
     job_ = JobSpec{};
     job_.id = "job-1";
-    job_.language = {"python", "coderunner/python:3.11", "main.py", {"python3", "{file}"}, true,
-                     ""};
+    job_.language = {"python", "coderunner/python:3.11", "main.py", {"python3", "{file}"}, true, "",
+                     {}};
     job_.code = "print(1)";
   }
   void Clear() {

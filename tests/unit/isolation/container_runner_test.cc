@@ -56,8 +56,8 @@ class ContainerRunnerTest : public ::testing::Test {
     options.uids = &uids_;
     runner_ = std::make_unique<ContainerRunner>(containers_, policy_, options);
     job_.id = "job-1";
-    job_.language = {"python", "coderunner/python:3.11", "main.py", {"python3", "{file}"}, true,
-                     ""};
+    job_.language = {"python", "coderunner/python:3.11", "main.py", {"python3", "{file}"}, true, "",
+                     {}};
     job_.code = "print(1)";
   }
   void TearDown() override { std::filesystem::remove_all(root_); }

@@ -151,10 +151,10 @@ class PoolEngine : public engine::Transport {
 };
 
 LanguageSpec Python() {
-  return {"python", "coderunner/python:3.11", "main.py", {"python3", "{file}"}, true, ""};
+  return {"python", "coderunner/python:3.11", "main.py", {"python3", "{file}"}, true, "", {}};
 }
 LanguageSpec Bash() {
-  return {"bash", "coderunner/bash:5", "main.sh", {"bash", "{file}"}, false, ""};
+  return {"bash", "coderunner/bash:5", "main.sh", {"bash", "{file}"}, false, "", {}};
 }
 
 JobSpec JobOf(LanguageSpec language, std::string id = "job-1") {

@@ -47,8 +47,8 @@ class LiveSandboxTest : public ::testing::Test {
     layout_.output_root = root_ + "/out";
     layout_.uids = &uids_;
     spec_.id = "sbx-1";
-    spec_.language = {"python", "coderunner/python:3.11", "main.py", {"python3", "{file}"}, true,
-                      ""};
+    spec_.language = {
+        "python", "coderunner/python:3.11", "main.py", {"python3", "{file}"}, true, "", {}};
   }
   void TearDown() override { std::filesystem::remove_all(root_); }
 

@@ -19,7 +19,7 @@ class DriverForTest : public ::testing::TestWithParam<DriverCase> {};
 
 TEST_P(DriverForTest, EachLanguageRunsItsDriverWithTheImagesInterpreter) {
   const DriverCase& c = GetParam();
-  isolation::LanguageSpec lang{c.language, "img", "main", {c.interpreter, "{file}"}, false, ""};
+  isolation::LanguageSpec lang{c.language, "img", "main", {c.interpreter, "{file}"}, false, "", {}};
   auto d = DriverFor(lang);
   ASSERT_TRUE(d.ok()) << d.status().ToString();
   EXPECT_EQ(d->workspace_name, c.want_file);
@@ -40,7 +40,7 @@ INSTANTIATE_TEST_SUITE_P(
                       DriverCase{"bash", "bash", ".coderunner-repl.sh", false, false}));
 
 TEST(DriverForTest, OtherLanguagesAreRefused) {
-  isolation::LanguageSpec lang{"ruby", "img", "main.rb", {"ruby", "{file}"}, false, ""};
+  isolation::LanguageSpec lang{"ruby", "img", "main.rb", {"ruby", "{file}"}, false, "", {}};
   auto d = DriverFor(lang);
   EXPECT_EQ(d.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(d.status().reason(), "sandbox_language_unsupported");

@@ -65,7 +65,7 @@ class SandboxManagerTest : public ::testing::Test {
     SandboxCreateSpec create;
     create.spec.id = id;
     create.spec.language = {
-        "python", "coderunner/python:3.11", "main.py", {"python3", "{file}"}, true, ""};
+        "python", "coderunner/python:3.11", "main.py", {"python3", "{file}"}, true, "", {}};
     create.spec.limits.memory_bytes = memory_bytes;
     create.ttl_s = ttl_s;
     return manager_->Create(Who(tenant), create);

@@ -20,7 +20,8 @@ const std::string kFffd = "\xEF\xBF\xBD";
 isolation::JobSpec Job() {
   isolation::JobSpec job;
   job.id = "job-123";
-  job.language = {"python", "coderunner/python:3.11", "main.py", {"python3", "{file}"}, true, ""};
+  job.language = {"python", "coderunner/python:3.11", "main.py", {"python3", "{file}"}, true, "",
+                  {}};
   job.code = "abc";
   job.limits.pids = 17;
   return job;
