@@ -12,6 +12,7 @@
 #include "http_status.h"
 #include "intents_routes.h"
 #include "jobs_routes.h"
+#include "language_entry.h"
 #include "openapi.h"
 #include "piston_request.h"
 #include "piston_routes.h"
@@ -199,11 +200,7 @@ ProbeAnswer Server::LanguagesAnswer() {
     if (!info.ok() && info.status().code() == StatusCode::kUnavailable) {
       return {HttpStatusFor(info.status()), ErrorJson(info.status()).dump()};
     }
-    langs.push_back({{"name", l.name},
-                     {"image", l.image},
-                     {"image_digest", info.ok() ? json(info->id) : json(nullptr)},
-                     {"file", l.file},
-                     {"default", &l == &deps_.config->DefaultLanguage()}});
+    langs.push_back(LanguageEntry(l, info, &l == &deps_.config->DefaultLanguage()));
   }
   return {200, json{{"languages", langs}}.dump()};
 }

@@ -21,6 +21,19 @@ std::vector<std::string> Strings(const nlohmann::json& j) {
   return out;
 }
 
+// Config.Labels: an object of strings, or null/absent (no labels).
+std::map<std::string, std::string> Labels(const nlohmann::json& body) {
+  std::map<std::string, std::string> out;
+  auto config = body.find("Config");
+  if (config == body.end() || !config->is_object()) return out;
+  auto labels = config->find("Labels");
+  if (labels == config->end() || !labels->is_object()) return out;
+  for (const auto& [k, v] : labels->items()) {
+    if (v.is_string()) out.emplace(k, v.get<std::string>());
+  }
+  return out;
+}
+
 }  // namespace
 
 StatusOr<ImageInfo> ImageClient::Inspect(const std::string& name) {
@@ -44,6 +57,7 @@ StatusOr<ImageInfo> ImageClient::Inspect(const std::string& name) {
   if (info.id.rfind("sha256:", 0) != 0) info.id = "sha256:" + info.id;
   if (body.contains("RepoTags")) info.repo_tags = Strings(body["RepoTags"]);
   if (body.contains("RepoDigests")) info.repo_digests = Strings(body["RepoDigests"]);
+  info.labels = Labels(body);
   return info;
 }
 

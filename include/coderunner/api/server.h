@@ -43,7 +43,8 @@ struct ServerDeps {
 
 // Routes (plus those of jobs_routes.h, volumes_routes.h, intents_routes.h
 // and sandboxes_routes.h):
-//   GET  /v1/languages   configured languages and their image digests
+//   GET  /v1/languages   configured languages: aliases, image digests,
+//                        versions and preinstalled packages (language_entry.h)
 //   GET  /healthz        the process is up
 //   GET  /readyz         the engine answers and every image is present
 // (/v1/languages and /readyz need no key and answer from the last engine
@@ -82,7 +83,8 @@ class Server {
   void Routes();
   // httplib's error, exception and access-log handlers.
   void Hooks();
-  // The GET /v1/languages answer, asking the engine for each image.
+  // The GET /v1/languages answer, asking the engine for each image
+  // (LanguageEntry per language). Unavailable engine: its error answer.
   ProbeAnswer LanguagesAnswer();
   // The GET /metrics answer (Prometheus text), with the queue depth and
   // webhook counts read now.

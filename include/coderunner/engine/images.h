@@ -3,6 +3,7 @@
 #define CODERUNNER_ENGINE_IMAGES_H_
 
 #include <chrono>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,9 @@ struct ImageInfo {
   std::string id;  // "sha256:<hex>", the content digest of the image config.
   std::vector<std::string> repo_tags;
   std::vector<std::string> repo_digests;  // Empty for locally built images.
+  // Config.Labels of the image (name -> value); empty when it has none.
+  // Labels whose value is not a string are left out.
+  std::map<std::string, std::string> labels;
 };
 
 // Thread-safe if the transport is. Does not own the transport.

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,41 @@ TEST(ImageClientTest, InspectsRecordedImageForBothEngines) {
     EXPECT_EQ(info->id.rfind("sha256:", 0), 0u);
     EXPECT_THAT(info->repo_tags, ::testing::Contains(c.tag));
     EXPECT_EQ(!info->repo_digests.empty(), c.has_digest);
+    EXPECT_EQ(info->labels.at("org.coderunner.rootfs-sha256"),
+              r.body["Config"]["Labels"]["org.coderunner.rootfs-sha256"].get<std::string>());
+  }
+}
+
+TEST(ImageClientTest, InspectReadsConfigLabels) {
+  using Labels = std::map<std::string, std::string>;
+  struct Case {
+    const char* name;
+    nlohmann::json config;  // The answer's "Config"; null: no "Config" key.
+    Labels want;
+  };
+  const std::vector<Case> cases = {
+      {"no Config", nullptr, {}},
+      {"Config not an object", "x", {}},
+      {"no Labels", nlohmann::json::object(), {}},
+      {"Labels null (upstream images)", {{"Labels", nullptr}}, {}},
+      {"Labels not an object", {{"Labels", nlohmann::json::array({"a", "b"})}}, {}},
+      {"string labels",
+       {{"Labels", {{"org.coderunner.language-version", "3.11.2"}, {"a", ""}}}},
+       {{"org.coderunner.language-version", "3.11.2"}, {"a", ""}}},
+      {"non-string values left out",
+       {{"Labels", {{"n", 1}, {"o", {{"x", "y"}}}, {"s", "v"}}}},
+       {{"s", "v"}}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    nlohmann::json body = {{"Id", "sha256:abc"}};
+    if (!c.config.is_null()) body["Config"] = c.config;
+    FakeTransport t;
+    ImageClient images(t, kTimeout);
+    t.Answer("GET", "/images/x/json", 200, body.dump());
+    auto info = images.Inspect("x");
+    ASSERT_TRUE(info.ok()) << info.status().ToString();
+    EXPECT_EQ(info->labels, c.want);
   }
 }
 
