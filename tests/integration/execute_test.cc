@@ -114,7 +114,7 @@ TEST_F(ExecuteTest, DaemonizedChildDiesWithTheJob) {
 TEST_F(ExecuteTest, LanguagesListsImagesWithDigests) {
   HttpAnswer a = server_->Get("/v1/languages");
   ASSERT_EQ(a.status, 200) << a.body;
-  ASSERT_EQ(a.json["languages"].size(), 3u);
+  ASSERT_EQ(a.json["languages"].size(), 4u);  // python, javascript, typescript, bash
   for (const auto& l : a.json["languages"]) {
     EXPECT_TRUE(l["image_digest"].is_string()) << l.dump();
     EXPECT_EQ(l["default"], l["name"] == "python");
