@@ -13,11 +13,16 @@
 //               loop over the same programs
 //   memory      the service's RSS idle, with 1,000 queued jobs, and while a
 //               job prints 1 GiB
+//   sandboxes   sandbox creation and calls in a live sandbox
+//   data        issue 17: `import pandas, numpy, matplotlib` and a
+//               TypeScript hello, and python print(1+1) on the data image
+//               against the slim one (--slim-server), as a ratio
+//               (data_bench.h)
 //
 // Usage: service_bench --server URL --socket SOCK --engine docker|podman
 //          [--pid SERVICE_PID] [--humaneval FILE.jsonl] [--jobs N]
-//          [--sections latency,throughput,memory] [--cli-loop N]
-//          [--cold-server URL]
+//          [--sections latency,throughput,memory,sandboxes,data]
+//          [--cli-loop N] [--cold-server URL] [--slim-server URL]
 // --cli-loop bounds the sequential CLI baseline to N programs (the wall
 // time is then scaled to 164 and marked as such); 0 runs all.
 #include <httplib.h>
@@ -41,14 +46,23 @@
 #include <thread>
 #include <vector>
 
+#include "bench_common.h"
 #include "coderunner/engine/curl_transport.h"
+#include "data_bench.h"
 
 extern char** environ;
 
 namespace {
 
+using bench::Clock;
+using bench::ExecuteTwo;
+using bench::LetPoolSettle;
+using bench::MetricSum;
+using bench::Ms;
+using bench::Percentile;
+using bench::PrintSeries;
+using bench::Series;
 using nlohmann::json;
-using Clock = std::chrono::steady_clock;
 
 struct Options {
   std::string server = "http://127.0.0.1:8080";
@@ -57,9 +71,11 @@ struct Options {
   int pid = 0;
   std::string humaneval;
   int jobs = 30;
-  std::string sections = "latency,throughput,memory,sandboxes";
+  std::string sections = "latency,throughput,memory,sandboxes,data";
   int cli_loop = 0;
   std::string cold_server;  // Same engine, pool off; empty = not measured.
+  // Same engine and config, python on the slim image; empty = not measured.
+  std::string slim_server;
 };
 
 struct Language {
@@ -91,15 +107,6 @@ const std::vector<Language>& Languages() {
        "echo $((1+1))"},
   };
   return kAll;
-}
-
-double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
-
-double Percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t i = std::min(v.size() - 1, static_cast<size_t>(p * (v.size() - 1) + 0.5));
-  return v[i];
 }
 
 // Runs argv, output discarded (or into `out`); returns the exit status.
@@ -168,57 +175,6 @@ bool RawApiRun(coderunner::engine::Transport& t, const Language& l) {
   }
   (void)t.Do({"DELETE", "/containers/" + id + "?force=1", ""});
   return ok;
-}
-
-struct Series {
-  std::string name;
-  std::vector<double> ms;
-  int failures = 0;
-};
-
-void PrintSeries(const Series& s, double base_p50) {
-  double p50 = Percentile(s.ms, 0.5);
-  printf("  %-28s %8.1f %8.1f %8.1f", s.name.c_str(), p50, Percentile(s.ms, 0.95),
-         Percentile(s.ms, 0.99));
-  if (base_p50 > 0) printf("   %6.2fx", p50 / base_p50);
-  if (s.failures > 0) printf("   (%d failed)", s.failures);
-  printf("\n");
-}
-
-// One POST /v1/execute of `code`; true when it printed "2".
-bool ExecuteTwo(httplib::Client& c, const std::string& language, const std::string& code) {
-  auto r = c.Post("/v1/execute", json{{"language", language}, {"code", code}}.dump(),
-                  "application/json");
-  return r && r->status == 200 && json::parse(r->body).value("stdout", "") == "2\n";
-}
-
-// The value of an unlabelled metric line `name <v>` (or the sum over its
-// labelled lines), from /metrics; -1 when absent.
-double MetricSum(httplib::Client& c, const std::string& name) {
-  auto r = c.Get("/metrics");
-  if (!r || r->status != 200) return -1;
-  std::istringstream in(r->body);
-  std::string line;
-  double sum = -1;
-  while (std::getline(in, line)) {
-    if (line.rfind(name, 0) != 0) continue;
-    char next = line.size() > name.size() ? line[name.size()] : '\0';
-    if (next != ' ' && next != '{') continue;
-    sum = std::max(sum, 0.0) + std::stod(line.substr(line.rfind(' ') + 1));
-  }
-  return sum;
-}
-
-// After a pooled job the service refills its pool and removes the used
-// container in the background. Letting that finish (bounded at 2 s) keeps
-// its CPU out of the baselines measured next, which would otherwise look
-// slower than they are.
-void LetPoolSettle(httplib::Client& c) {
-  auto deadline = Clock::now() + std::chrono::seconds(2);
-  while (Clock::now() < deadline && MetricSum(c, "coderunner_pool_filling") > 0) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
 }
 
 void Latency(const Options& o, httplib::Client& c) {
@@ -561,6 +517,7 @@ int main(int argc, char** argv) {
     if (a == "--sections") o.sections = v;
     if (a == "--cli-loop") o.cli_loop = std::stoi(v);
     if (a == "--cold-server") o.cold_server = v;
+    if (a == "--slim-server") o.slim_server = v;
   }
   httplib::Client c(o.server);
   c.set_read_timeout(600, 0);
@@ -571,5 +528,13 @@ int main(int argc, char** argv) {
   if (o.sections.find("throughput") != std::string::npos) Throughput(o, c);
   if (o.sections.find("memory") != std::string::npos) Memory(o, c);
   if (o.sections.find("sandboxes") != std::string::npos) Sandboxes(o, c);
+  if (o.sections.find("data") != std::string::npos) {
+    std::unique_ptr<httplib::Client> slim;
+    if (!o.slim_server.empty()) {
+      slim = std::make_unique<httplib::Client>(o.slim_server);
+      slim->set_read_timeout(120, 0);
+    }
+    bench::DataLatency(c, slim.get(), o.jobs);
+  }
   return 0;
 }
