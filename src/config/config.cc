@@ -6,9 +6,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "coderunner/config/config_toml.h"
 #include "config_checks.h"
 #include "config_sections.h"
+#include "config_toml.h"
 #include "toml_config.h"
 
 namespace coderunner::config {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "coderunner/config/config.h"
-#include "coderunner/config/config_toml.h"
+#include "config/config_toml.h"
 
 namespace coderunner::config {
 namespace {

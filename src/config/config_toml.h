@@ -1,8 +1,8 @@
 // The TOML form of the config file (seed 003 ships its Code Runner
 // settings as TOML). LoadConfigFile (config.h) reads a path ending in
-// ".toml" with it.
-#ifndef CODERUNNER_CONFIG_CONFIG_TOML_H_
-#define CODERUNNER_CONFIG_CONFIG_TOML_H_
+// ".toml" with it. Private to src/config (and its tests).
+#ifndef CODERUNNER_SRC_CONFIG_CONFIG_TOML_H_
+#define CODERUNNER_SRC_CONFIG_CONFIG_TOML_H_
 
 #include <string_view>
 
@@ -21,4 +21,4 @@ StatusOr<Config> ParseConfigToml(std::string_view toml_text);
 
 }  // namespace coderunner::config
 
-#endif  // CODERUNNER_CONFIG_CONFIG_TOML_H_
+#endif  // CODERUNNER_SRC_CONFIG_CONFIG_TOML_H_
