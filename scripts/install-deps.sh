@@ -7,6 +7,7 @@ set -euo pipefail
 pkgs=(
   build-essential cmake ninja-build pkg-config git ca-certificates curl
   libcurl4-openssl-dev nlohmann-json3-dev libcpp-httplib-dev libyaml-cpp-dev
+  libtomlplusplus-dev
   libspdlog-dev libfmt-dev libgtest-dev libgmock-dev libsqlite3-dev
   podman runc runsc docker.io debootstrap python3 uidmap
   clang libclang-rt-14-dev clang-format

@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "auth_adapter.h"
+#include "code_runner_gate.h"
 #include "coderunner/common/logging.h"
 #include "coderunner/engine/transport.h"
 #include "http_reply.h"
@@ -85,10 +86,17 @@ Server::Server(ServerDeps deps)
     return connections_->NewTaskQueue(static_cast<size_t>(threads));
   };
   http_->set_payload_max_length(static_cast<size_t>(deps_.config->server.max_body_bytes));
-  http_->set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+  bool runs_code = deps_.config->code_runner.enabled;
+  http_->set_pre_routing_handler([runs_code](const httplib::Request& req, httplib::Response& res) {
     request_started = std::chrono::steady_clock::now();
     ClearRequestId();
     TagRequest(req, res);
+    // code_runner.enabled: false: the one gate of every route that runs code.
+    if (!runs_code && RunsCode(req.method, req.path)) {
+      Status off = CodeRunnerDisabledError();
+      Reply(res, HttpStatusFor(off), EdgeErrorJson(req, off));
+      return httplib::Server::HandlerResponse::Handled;
+    }
     return httplib::Server::HandlerResponse::Unhandled;
   });
   Routes();

@@ -8,6 +8,8 @@
 
 #include "config_checks.h"
 #include "config_sections.h"
+#include "config_toml.h"
+#include "toml_config.h"
 
 namespace coderunner::config {
 namespace {
@@ -99,6 +101,12 @@ StatusOr<Config> ParseConfig(std::string_view yaml_text) {
   }
 }
 
+StatusOr<Config> ParseConfigToml(std::string_view toml_text) {
+  StatusOr<YAML::Node> root = TomlToYaml(toml_text);
+  if (!root.ok()) return root.status();
+  return ParseNode(*root);
+}
+
 StatusOr<Config> LoadConfigFile(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
@@ -108,7 +116,8 @@ StatusOr<Config> LoadConfigFile(const std::string& path) {
   if (!in) return NotFoundError("config: cannot read " + path, "config_not_found");
   std::stringstream ss;
   ss << in.rdbuf();
-  auto c = ParseConfig(ss.str());
+  bool toml = std::filesystem::path(path).extension() == ".toml";
+  auto c = toml ? ParseConfigToml(ss.str()) : ParseConfig(ss.str());
   if (!c.ok()) return c.status().WithContext(path);
   return c;
 }

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "code_runner_section.h"
 #include "coderunner/config/limits.h"
 #include "coderunner/config/uid_range.h"
 #include "config_table.h"
@@ -95,6 +96,22 @@ Status CheckPlainFileName(const std::string& v, const std::string& path) {
   return OkStatus();
 }
 
+Status NormalizeSocket(const std::string& path, std::string* socket) {
+  constexpr std::string_view kUnix = "unix://";
+  if (socket->rfind(kUnix, 0) == 0) {
+    *socket = socket->substr(kUnix.size());
+    if (socket->empty() || socket->front() != '/') {
+      return Bad(path, "expected unix:///absolute/path");
+    }
+    return OkStatus();
+  }
+  if (socket->find("://") != std::string::npos) {
+    return Bad(path,
+               "only unix sockets are supported (a path or unix://PATH), got '" + *socket + "'");
+  }
+  return OkStatus();
+}
+
 Status CheckLanguage(const LanguageSpec& lang, const std::string& path) {
   CR_RETURN_IF_ERROR(CheckRequired(lang.image, path + ".image"));
   CR_RETURN_IF_ERROR(CheckPlainFileName(lang.file, path + ".file"));
@@ -125,6 +142,7 @@ Status CheckLanguageNames(const Config& c) {
 
 Status CheckAcross(const Config& c) {
   CR_RETURN_IF_ERROR(CheckLanguageNames(c));
+  CR_RETURN_IF_ERROR(CheckCodeRunner(c));
   Status pair = ValidateLimitPair(c.default_limits, c.max_limits);
   if (!pair.ok()) return Bad("limits.default", pair.message());
   for (const auto& [lang, n] : c.pool.sizes) {

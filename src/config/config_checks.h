@@ -29,6 +29,10 @@ Status CheckKeySha256(const std::string& v, const std::string& path);  // 64 low
 Status CheckRequired(const std::string& v, const std::string& path);   // Not empty.
 Status CheckPlainFileName(const std::string& v, const std::string& path);
 
+// A socket given as unix://PATH becomes PATH (as DOCKER_HOST takes it); any
+// other scheme fails naming `path`.
+Status NormalizeSocket(const std::string& path, std::string* socket);
+
 // A language read from the file: image, file and command given and sane.
 Status CheckLanguage(const LanguageSpec& lang, const std::string& path);
 

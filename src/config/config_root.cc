@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "code_runner_section.h"
 #include "config_checks.h"
 #include "config_sections.h"
 #include "config_table.h"
@@ -33,6 +34,16 @@ Section Sub(const char* key, S Config::*member, std::span<const Field<S>> fields
 }
 
 const Config* Whole(const Config& c) { return &c; }
+
+// engine: its table, then engine.socket as a path ("unix://" stripped).
+Section Engine() {
+  Section s = Sub("engine", &Config::engine, EngineFields());
+  s.read = [read = s.read](const YAML::Node& root, Config* c) {
+    CR_RETURN_IF_ERROR(read(root, c));
+    return NormalizeSocket("engine.socket", &c->engine.socket);
+  };
+  return s;
+}
 
 // Top-level output_bytes is the default per-stream cap, the same value as
 // limits.default.output_bytes; giving both with different values is an error.
@@ -67,9 +78,15 @@ void DescribeLimits(std::vector<KeyInfo>* out) {
       "limits.max", LimitsFields(), [](const Config& c) { return &c.max_limits; }, out);
 }
 
-// languages: the file's list replaces the built-in one, in file order.
+// languages: the file's mapping replaces the built-in one, in file order;
+// a list (`languages: [python, typescript]`) is an allowlist over it.
 Status ReadLanguages(const YAML::Node& root, Config* c) {
   YAML::Node node = root["languages"];
+  if (node.IsSequence()) {
+    std::vector<std::string> allow;
+    CR_RETURN_IF_ERROR(ReadValue(root, "languages", Unit::kNone, "languages", &allow));
+    return ApplyLanguageAllowlist(allow, "languages", c);
+  }
   if (!node.IsMap() || node.size() == 0) return Bad("languages", "expected a non-empty mapping");
   c->languages.clear();
   int defaults = 0;
@@ -160,7 +177,7 @@ void DescribeAuth(std::vector<KeyInfo>* out) {
 const std::vector<Section>& Sections() {
   static const std::vector<Section> kSections = {
       Sub("server", &Config::server, ServerFields()),
-      Sub("engine", &Config::engine, EngineFields()),
+      Engine(),
       Sub("sandbox", &Config::sandbox, SandboxFields()),
       Sub("files", &Config::files, FilesFields()),
       Sub("pool", &Config::pool, PoolFields()),
@@ -179,6 +196,8 @@ const std::vector<Section>& Sections() {
       {"limits", ReadLimits, DescribeLimits},
       {"languages", ReadLanguages, DescribeLanguages},
       {"tiers", ReadTiers, DescribeTiers},
+      {"security", ReadSecurity, DescribeSecurity},
+      {"code_runner", ReadCodeRunner, DescribeCodeRunner},  // After limits and languages.
       {"auth", ReadAuth, DescribeAuth},
       {"log",
        [](const YAML::Node& root, Config* c) {

@@ -2,6 +2,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
+#include <type_traits>
+
+#include "human_units.h"
 
 namespace coderunner::config {
 namespace {
@@ -18,20 +22,39 @@ Status ReadPlain(const YAML::Node& v, const std::string& path, T* out) {
   return OkStatus();
 }
 
-// The one place a scalar becomes a number. Today every unit is a plain YAML
-// number; human-readable sizes ("256MB", "1GiB") for kBytes and durations
-// ("30s", "2m") for kMillis and kSeconds would be parsed here.
+// A bytes or time value that is no plain integer: "256MB", "30s".
+template <typename T>
+Status ReadHuman(const YAML::Node& v, Unit unit, const std::string& path, T* out) {
+  StatusOr<int64_t> n = unit == Unit::kBytes    ? ParseSize(v.Scalar())
+                        : unit == Unit::kMillis ? ParseDurationMs(v.Scalar(), 1)
+                                                : ParseDurationMs(v.Scalar(), 1000);
+  if (!n.ok()) return Bad(path, n.status().message());
+  int64_t value = *n;
+  if (unit == Unit::kSeconds) {
+    if (value % 1000 != 0)
+      return Bad(path, "'" + v.Scalar() + "' is not a whole number of seconds");
+    value /= 1000;
+  }
+  if (value > std::numeric_limits<T>::max()) return Bad(path, "'" + v.Scalar() + "' is too large");
+  *out = static_cast<T>(value);
+  return OkStatus();
+}
+
+// The one place a scalar becomes a number. A plain YAML number is read as
+// is (its bounds are the table's); a bytes key also takes a size ("256MB",
+// "1GiB") and a time key a duration ("500ms", "30s", "2m"): human_units.h.
 template <typename T>
 Status ReadNumber(const YAML::Node& v, Unit unit, const std::string& path, T* out) {
-  switch (unit) {
-    case Unit::kBytes:
-    case Unit::kMillis:
-    case Unit::kSeconds:
-    case Unit::kNone:
-    case Unit::kCount:
-    case Unit::kTokens:
-    case Unit::kReal:
-      return ReadPlain(v, path, out);
+  bool human = unit == Unit::kBytes || unit == Unit::kMillis || unit == Unit::kSeconds;
+  if constexpr (std::is_integral_v<T>) {
+    if (human && v.IsScalar()) {
+      T plain{};
+      if (YAML::convert<T>::decode(v, plain)) {
+        *out = plain;
+        return OkStatus();
+      }
+      return ReadHuman(v, unit, path, out);
+    }
   }
   return ReadPlain(v, path, out);
 }

@@ -211,7 +211,11 @@ Status RecoverJobs(Components& c) {
 }
 
 Status StartWarmPool(Components& c) {
-  if (c.cfg.pool.enabled) {
+  if (!c.cfg.code_runner.enabled) {
+    spdlog::warn(
+        "code runner off (code_runner.enabled: false): no warm pool, and every route that runs "
+        "code answers 503 code_runner_disabled");
+  } else if (c.cfg.pool.enabled) {
     c.pool->Start(wire::DefaultJobShapes(c.cfg));
   } else {
     spdlog::info("warm pool off (pool.enabled: false): every job creates its container");

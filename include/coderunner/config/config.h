@@ -1,4 +1,4 @@
-// Config: everything `coderunner serve` reads from its YAML file.
+// Config: everything `coderunner serve` reads from its YAML (or TOML) file.
 //
 // Every field documents its unit and default; config/coderunner.yaml is the
 // commented reference. Values are plain data: copy freely, no locking.
@@ -295,7 +295,9 @@ Config DefaultConfig();
 // inconsistent values are InvalidArgument naming the key ("config: ...").
 StatusOr<Config> ParseConfig(std::string_view yaml_text);
 
-// Reads and parses `path`. A missing or unreadable file is NotFound.
+// Reads and parses `path`: TOML if it ends in ".toml" (the same keys; the
+// seed's [tools.code_runner] is code_runner), else YAML. Errors are prefixed
+// with `path`. A missing or unreadable file is NotFound.
 StatusOr<Config> LoadConfigFile(const std::string& path);
 
 }  // namespace coderunner::config
