@@ -45,7 +45,8 @@ const std::set<std::string>& StopWords() {
       "than",       "so",     "up",      "out",      "about",     "can",      "should",  "will",
       "would",      "just",   "only",    "also",     "new",       "report",   "display", "tell",
       "result",     "answer", "input",   "inputs",   "provided",  "python",   "python3", "py",
-      "javascript", "js",     "node",    "nodejs",   "bash",      "shell",    "sh"};
+      "javascript", "js",     "node",    "nodejs",   "bash",      "shell",    "sh",
+      "typescript", "ts"};
   return kWords;
 }
 
