@@ -29,12 +29,22 @@ struct AliasEntry {
   const char* language;
   std::vector<std::string> aliases;
   const char* runtime;
+  // The version Piston gives the runtime when the image tag names something
+  // else, and how many of its numbers a request's version must match; ""
+  // when the tag's numbers are the version.
+  const char* version = "";
+  int version_parts = 0;
 };
 
 const std::vector<AliasEntry>& KnownAliases() {
+  // TypeScript: Piston's typescript package (5.0.3) has these aliases and no
+  // runtime field. Our image tag (node:20) names Node.js, not TypeScript, and
+  // tsx has no TypeScript compiler: esbuild strips TypeScript 5 syntax. So
+  // the version is 5.0.0 and any 5.x a client asks for matches.
   static const std::vector<AliasEntry> kAll = {
       {"python", {"py", "py3", "python3"}, ""},
       {"javascript", {"js", "node", "node-js", "node-javascript"}, "node"},
+      {"typescript", {"ts", "node-ts", "tsc", "typescript5", "ts5"}, "", "5.0.0", 1},
       {"bash", {"sh"}, ""},
   };
   return kAll;
@@ -290,6 +300,10 @@ std::vector<PistonRuntime> PistonRuntimes(const config::Config& config) {
       if (l.name != known.language) continue;
       rt.aliases = known.aliases;
       rt.runtime = known.runtime;
+      if (*known.version != '\0') {
+        rt.version = known.version;
+        rt.tag_parts = known.version_parts;
+      }
     }
     out.push_back(std::move(rt));
   }

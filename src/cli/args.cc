@@ -254,8 +254,8 @@ json InputValue(const std::string& text) {
 
 StatusOr<std::string> LanguageFromPath(const std::string& path) {
   static const std::pair<const char*, const char*> kByExtension[] = {
-      {".py", "python"}, {".js", "javascript"}, {".mjs", "javascript"},
-      {".sh", "bash"},   {".bash", "bash"},
+      {".py", "python"},      {".js", "javascript"}, {".mjs", "javascript"}, {".ts", "typescript"},
+      {".mts", "typescript"}, {".sh", "bash"},       {".bash", "bash"},
   };
   size_t slash = path.rfind('/');
   std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
@@ -267,9 +267,10 @@ StatusOr<std::string> LanguageFromPath(const std::string& path) {
     }
   }
   std::string what = path == "-" ? "a program read from stdin" : "'" + path + "'";
-  return InvalidArgumentError("cannot tell the language of " + what +
-                                  " (known extensions: .py .js .mjs .sh .bash); pass --lang",
-                              kReasonUsage);
+  return InvalidArgumentError(
+      "cannot tell the language of " + what +
+          " (known extensions: .py .js .mjs .ts .mts .sh .bash); pass --lang",
+      kReasonUsage);
 }
 
 std::string JobPathFor(const std::string& path) {

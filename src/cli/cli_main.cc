@@ -45,8 +45,8 @@ constexpr const char* kRunUsage =
     "usage: coderunner run [options] FILE|- [-- ARG...]\n"
     "Runs FILE (or the program on stdin, with -) in a fresh container and writes\n"
     "its stdout and stderr, byte for byte, to ours.\n"
-    "  --lang L        python, javascript or bash (default: from FILE's extension:\n"
-    "                  .py, .js/.mjs, .sh/.bash)\n"
+    "  --lang L        python, javascript, typescript or bash (default: from FILE's\n"
+    "                  extension: .py, .js/.mjs, .ts/.mts, .sh/.bash)\n"
     "  --stdin F       the program's stdin from file F (- for ours; not with a\n"
     "                  program read from stdin); default: empty\n"
     "  --file PATH     attach a file; it appears in the job's working directory\n"
@@ -62,7 +62,8 @@ constexpr const char* kIntentUsage =
     "execute, format_result) are shown on stderr as they progress.\n"
     "  --input N=V     a named input; V is taken as JSON if it parses (1, true,\n"
     "                  [1,2], {\"k\":1}, \"text\"), else as a string (repeatable)\n"
-    "  --lang L        python, javascript or bash (default: the service decides)\n";
+    "  --lang L        python, javascript, typescript or bash (default: the service\n"
+    "                  decides)\n";
 
 constexpr const char* kSandboxUsage =
     "usage: coderunner sandbox create [--lang L] [--ttl S]   prints the new id\n"

@@ -10,6 +10,7 @@
 #include "config_sections.h"
 #include "config_toml.h"
 #include "toml_config.h"
+#include "typescript_module.h"
 
 namespace coderunner::config {
 namespace {
@@ -86,7 +87,13 @@ Config DefaultConfig() {
   c.languages = {
       {"python", "coderunner/python:3.11", "main.py", {"python3", "{file}"}, true, "", {}},
       {"javascript", "coderunner/node:20", "main.js", {"node", "{file}"}, false, "", {"js"}},
-      {"typescript", "coderunner/node:20", "main.ts", {"tsx", "{file}"}, false, "", {"ts"}},
+      {"typescript",
+       "coderunner/node:20",
+       "main.ts",
+       {"tsx", "--import", TypeScriptModuleImport(), "{file}"},
+       false,
+       "",
+       {"ts"}},
       {"bash", "coderunner/bash:5", "main.sh", {"bash", "{file}"}, false, "", {}},
   };
   return c;

@@ -33,19 +33,21 @@ constexpr size_t kMaxGeneratedKeywords = 32;
 // the language already decides).
 const std::set<std::string>& StopWords() {
   static const std::set<std::string> kWords = {
-      "a",          "an",     "the",     "of",       "to",        "and",      "or",      "in",
-      "on",         "for",    "with",    "that",     "this",      "is",       "are",     "be",
-      "it",         "its",    "me",      "my",       "i",         "you",      "your",    "we",
-      "please",     "given",  "from",    "into",     "by",        "as",       "at",      "each",
-      "all",        "then",   "return",  "returns",  "print",     "prints",   "output",  "write",
-      "create",     "make",   "program", "function", "script",    "code",     "one",     "liner",
-      "oneliner",   "using",  "use",     "compute",  "calculate", "together", "two",     "what",
-      "how",        "which",  "get",     "give",     "show",      "do",       "does",    "some",
-      "any",        "them",   "these",   "those",    "there",     "their",    "if",      "else",
-      "than",       "so",     "up",      "out",      "about",     "can",      "should",  "will",
-      "would",      "just",   "only",    "also",     "new",       "report",   "display", "tell",
-      "result",     "answer", "input",   "inputs",   "provided",  "python",   "python3", "py",
-      "javascript", "js",     "node",    "nodejs",   "bash",      "shell",    "sh"};
+      "a",       "an",       "the",     "of",        "to",       "and",        "or",
+      "in",      "on",       "for",     "with",      "that",     "this",       "is",
+      "are",     "be",       "it",      "its",       "me",       "my",         "i",
+      "you",     "your",     "we",      "please",    "given",    "from",       "into",
+      "by",      "as",       "at",      "each",      "all",      "then",       "return",
+      "returns", "print",    "prints",  "output",    "write",    "create",     "make",
+      "program", "function", "script",  "code",      "one",      "liner",      "oneliner",
+      "using",   "use",      "compute", "calculate", "together", "two",        "what",
+      "how",     "which",    "get",     "give",      "show",     "do",         "does",
+      "some",    "any",      "them",    "these",     "those",    "there",      "their",
+      "if",      "else",     "than",    "so",        "up",       "out",        "about",
+      "can",     "should",   "will",    "would",     "just",     "only",       "also",
+      "new",     "report",   "display", "tell",      "result",   "answer",     "input",
+      "inputs",  "provided", "python",  "python3",   "py",       "javascript", "js",
+      "node",    "nodejs",   "bash",    "shell",     "sh",       "typescript", "ts"};
   return kWords;
 }
 

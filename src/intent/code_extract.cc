@@ -26,6 +26,7 @@ bool NamesLanguage(std::string_view info, std::string_view language) {
   if (language == "javascript") {
     return info == "javascript" || info == "js" || info == "node" || info == "nodejs";
   }
+  if (language == "typescript") return info == "typescript" || info == "ts" || info == "tsx";
   if (language == "bash") return info == "bash" || info == "sh" || info == "shell";
   return info == language;
 }

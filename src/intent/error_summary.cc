@@ -301,6 +301,39 @@ ErrorSummary JavaScript(const Lines& lines, std::string_view file, int preamble)
   return s;
 }
 
+// esbuild's "<path>:N:C: ERROR: message" for the program: true with N and
+// the message.
+bool ParseEsbuildError(std::string_view line, std::string_view file, int* number,
+                       std::string_view* message) {
+  constexpr std::string_view kError = ": ERROR: ";
+  size_t at = line.find(kError);
+  if (at == std::string_view::npos) return false;
+  std::string_view where = line.substr(0, at);
+  size_t c2 = where.rfind(':');
+  if (c2 == std::string_view::npos || c2 == 0) return false;
+  size_t c1 = where.rfind(':', c2 - 1);
+  if (c1 == std::string_view::npos || !IsProgram(where.substr(0, c1), file)) return false;
+  if (ParseLineNumber(where.substr(c2 + 1)) == 0) return false;
+  *number = ParseLineNumber(where.substr(c1 + 1, c2 - c1 - 1));
+  *message = line.substr(at + kError.size());
+  return *number > 0;
+}
+
+ErrorSummary TypeScript(const Lines& lines, std::string_view file, int preamble) {
+  // tsx compiles with esbuild first: a syntax error is a TransformError
+  // thrown from Node's own code, with "<path>:N:C: ERROR: message" lines.
+  // Once it runs, errors are Node's, with tsx's source maps giving the
+  // TypeScript lines.
+  for (std::string_view l : lines) {
+    int n = 0;
+    std::string_view message;
+    if (ParseEsbuildError(l, file, &n, &message)) {
+      return Summary(Exception{"TransformError", message, true}, ModelLine(n, preamble));
+    }
+  }
+  return JavaScript(lines, file, preamble);
+}
+
 ErrorSummary Bash(const Lines& lines, std::string_view file, int preamble) {
   // "<path>: line N: message". The first one is taken: later ones are
   // usually consequences, and a syntax error's second line only quotes the
@@ -331,6 +364,7 @@ ErrorSummary SummarizeError(std::string_view language, std::string_view stderr_t
   Lines lines = SplitLines(stderr_text);
   if (language == "python") return Python(lines, program_file, preamble_lines);
   if (language == "javascript") return JavaScript(lines, program_file, preamble_lines);
+  if (language == "typescript") return TypeScript(lines, program_file, preamble_lines);
   if (language == "bash") return Bash(lines, program_file, preamble_lines);
   return Fallback(lines);
 }

@@ -25,6 +25,9 @@ struct ErrorSummary {
 //   program; the first line after the caret, "Type: message" (a thrown
 //   non-error gives type "" and its printed value); without a header, an
 //   unindented "XxxError: message" or one a stack frame follows;
+// - typescript (tsx): esbuild's first "<path>:N:C: ERROR: message" of the
+//   program (a syntax error), type "TransformError"; else as javascript
+//   (tsx's source maps keep the program's own line numbers);
 // - bash: the first "<path>: line N: message" of the program, type
 //   "BashError".
 // Anything else: type "", the last non-blank line as the message (Node's

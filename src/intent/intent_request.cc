@@ -58,7 +58,9 @@ StatusOr<IntentRequest> FromJson(const json& body, const config::Config& config)
     language = l->get<std::string>();
   }
   if (!language.empty()) {
-    req.language = language;
+    // An alias ("ts") names its language.
+    const config::LanguageSpec* spec = config.FindLanguage(language);
+    req.language = spec != nullptr ? spec->name : language;
     req.language_source = "request";
     if (auto src = body.find("language_source"); src != body.end() && src->is_string()) {
       req.language_source = src->get<std::string>();  // A stored request keeps its origin.

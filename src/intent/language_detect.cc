@@ -42,18 +42,30 @@ bool IsVersionedPython(const std::string& w) {
   return true;
 }
 
+bool IsTypeScript(const std::string& w) { return w == "typescript" || w == "ts"; }
+
+bool NamesTypeScript(const std::vector<std::string>& words) {
+  for (const auto& w : words) {
+    if (IsTypeScript(w)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string DetectLanguage(std::string_view intent) {
   std::vector<std::string> words = Words(intent);
   for (size_t i = 0; i < words.size(); ++i) {
     const std::string& x = words[i];
-    if (x == "javascript" || x == "js" || x == "nodejs" || x == "node.js" || x == "ecmascript") {
-      return "javascript";
-    }
+    if (IsTypeScript(x)) return "typescript";
     // Plain "node" is a tree's or a graph's far more often than Node.js's,
     // so it counts only as "node js".
-    if (x == "node" && i + 1 < words.size() && words[i + 1] == "js") return "javascript";
+    bool node_js = x == "node" && i + 1 < words.size() && words[i + 1] == "js";
+    if (node_js || x == "javascript" || x == "js" || x == "nodejs" || x == "node.js" ||
+        x == "ecmascript") {
+      // TypeScript runs on Node.js: "a Node.js script in TypeScript" is one.
+      return NamesTypeScript(words) ? "typescript" : "javascript";
+    }
     if (x == "bash" || x == "shell" || x == "sh") return "bash";
     if (x == "python" || x == "python3" || x == "py" || IsVersionedPython(x)) return "python";
   }

@@ -66,9 +66,18 @@ const std::set<std::string, std::less<>>& Reserved(std::string_view language) {
       "SHELL", "TERM", "LANG", "LC_ALL", "LD_PRELOAD", "LD_LIBRARY_PATH", "TMPDIR"};
   static const std::set<std::string, std::less<>> kNone;
   if (language == "python") return kPython;
-  if (language == "javascript") return kJavaScript;
+  if (language == "javascript" || language == "typescript") return kJavaScript;
   if (language == "bash") return kBash;
   return kNone;
+}
+
+// TypeScript's preamble is JavaScript's: the same literals and names.
+bool IsJavaScriptFamily(std::string_view language) {
+  return language == "javascript" || language == "typescript";
+}
+
+bool IsKnownLanguage(std::string_view language) {
+  return language == "python" || IsJavaScriptFamily(language) || language == "bash";
 }
 
 bool StartsWith(std::string_view s, std::string_view prefix) {
@@ -109,7 +118,7 @@ Status CheckName(std::string_view language, const std::string& name) {
     // Dunders too: `__name__` would break `if __name__ == "__main__":`.
     return bad("is a Python keyword, builtin or special name the program needs");
   }
-  if (language == "javascript" && reserved) {
+  if (IsJavaScriptFamily(language) && reserved) {
     return bad("is a JavaScript reserved word or a global the program needs");
   }
   if (language == "bash" && (reserved || StartsWith(name, "BASH_") || StartsWith(name, "LC_"))) {
@@ -239,7 +248,7 @@ std::string TypeOf(const json& v) {
 }  // namespace
 
 StatusOr<std::string> ScalarLiteral(std::string_view language, const json& value) {
-  if (language != "python" && language != "javascript" && language != "bash") {
+  if (!IsKnownLanguage(language)) {
     return InvalidArgumentError("no literals for language " + Shown(language), "unknown_language");
   }
   if (value.is_array() || value.is_object() || value.is_binary() || value.is_discarded()) {
@@ -251,7 +260,7 @@ StatusOr<std::string> ScalarLiteral(std::string_view language, const json& value
     // JSON is always valid, so this only stops values built in code.
     if (!IsValidUtf8(s)) return InvalidArgumentError("is not valid UTF-8", "invalid_input_value");
     if (language == "python") return PythonString(s);
-    if (language == "javascript") return JsString(s);
+    if (IsJavaScriptFamily(language)) return JsString(s);
     if (s.find('\0') != std::string::npos) {
       return InvalidArgumentError("holds a NUL byte, which a bash variable cannot",
                                   "invalid_input_value");
@@ -280,7 +289,7 @@ StatusOr<std::string> ScalarLiteral(std::string_view language, const json& value
 }
 
 StatusOr<Preamble> BuildPreamble(std::string_view language, const json& inputs) {
-  if (language != "python" && language != "javascript" && language != "bash") {
+  if (!IsKnownLanguage(language)) {
     return InvalidArgumentError("no preamble for language " + Shown(language), "unknown_language");
   }
   Preamble p;
@@ -290,7 +299,7 @@ StatusOr<Preamble> BuildPreamble(std::string_view language, const json& inputs) 
   }
   if (inputs.empty()) return p;
   const bool python = language == "python";
-  const bool js = language == "javascript";
+  const bool js = IsJavaScriptFamily(language);
   std::string body;
   for (const auto& [name, value] : inputs.items()) {
     CR_RETURN_IF_ERROR(CheckName(language, name));
@@ -339,6 +348,13 @@ StatusOr<Preamble> BuildPreamble(std::string_view language, const json& inputs) 
   if (p.uses_params_file && python) {
     head += "import json as _cr_json\nwith open(" + PythonString(kParamsPath) +
             ", encoding='utf-8') as _cr_f:\n    _cr_params = _cr_json.load(_cr_f)\n";
+  } else if (p.uses_params_file && language == "typescript") {
+    // An ES module (see config/typescript_module.h): no require; an import
+    // declaration is hoisted, so it may precede the program's own.
+    head +=
+        "import { readFileSync as _cr_readFileSync } from \"node:fs\";\n"
+        "const _cr_params = JSON.parse(_cr_readFileSync(" +
+        JsString(kParamsPath) + ", \"utf8\"));\n";
   } else if (p.uses_params_file && js) {
     head += "const _cr_params = JSON.parse(require(\"fs\").readFileSync(" + JsString(kParamsPath) +
             ", \"utf8\"));\n";

@@ -30,10 +30,12 @@ struct Preamble {
 };
 
 // The preamble defining every key of `inputs` (an object, or null for none)
-// in `language` ("python", "javascript", "bash"), in key order, between a
-// "--- inputs" and an "--- end of inputs" comment line. Scalars become
-// literals escaped by this function (printable ASCII for python and
-// javascript; single-quoted for bash, where numbers and booleans are their
+// in `language` ("python", "javascript", "typescript", "bash"), in key
+// order, between a "--- inputs" and an "--- end of inputs" comment line.
+// typescript's preamble is javascript's, except that it reads params.json
+// through an import (it runs as an ES module). Scalars become literals
+// escaped by this function (printable ASCII for python, javascript and
+// typescript; single-quoted for bash, where numbers and booleans are their
 // JSON text and null is ''). Arrays and objects are read from kParamsPath,
 // which the caller writes (bash gets their compact JSON text instead).
 // Errors, all InvalidArgument, by reason: "unknown_language";

@@ -8,6 +8,7 @@ constexpr size_t kFormatInputsBytes = 2048;
 
 std::string Fence(std::string_view language) {
   if (language == "javascript") return "javascript";
+  if (language == "typescript") return "ts";
   if (language == "bash") return "bash";
   return "python";
 }
@@ -30,6 +31,7 @@ std::string Quoted(std::string_view text) {
 
 std::string LanguageDisplayName(std::string_view language) {
   if (language == "javascript") return "JavaScript (Node.js 20, CommonJS)";
+  if (language == "typescript") return "TypeScript (Node.js 20, run with tsx, an ES module)";
   if (language == "bash") return "Bash 5.2";
   return "Python 3.11";
 }

@@ -51,7 +51,8 @@ std::string FixMessage(const FailedAttempt& failed);
 std::vector<ChatMessage> FormatMessages(std::string_view intent, std::string_view inputs_json,
                                         std::string_view stdout_text);
 
-// "Python 3.11", "JavaScript (Node.js 20, CommonJS)", "Bash 5.2".
+// "Python 3.11", "JavaScript (Node.js 20, CommonJS)", "TypeScript (Node.js
+// 20, run with tsx, an ES module)", "Bash 5.2".
 std::string LanguageDisplayName(std::string_view language);
 
 }  // namespace coderunner::intent

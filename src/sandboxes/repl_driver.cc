@@ -19,6 +19,13 @@ StatusOr<ReplDriver> DriverFor(const isolation::LanguageSpec& language) {
     d.command = {interpreter.empty() ? "node" : interpreter, "/workspace/" + d.workspace_name,
                  fifo};
     d.interrupts_calls = true;
+  } else if (language.name == "typescript") {
+    // JavaScript's driver, compiling each cell with the esbuild tsx uses.
+    // The language's interpreter is tsx: the driver itself runs on node.
+    d.workspace_name = ".coderunner-repl.js";
+    d.source = DriverSource("repl.js");
+    d.command = {"node", "/workspace/" + d.workspace_name, "--typescript", fifo};
+    d.interrupts_calls = true;
   } else if (language.name == "bash") {
     d.workspace_name = ".coderunner-repl.sh";
     d.source = DriverSource("repl.sh");
@@ -30,7 +37,7 @@ StatusOr<ReplDriver> DriverFor(const isolation::LanguageSpec& language) {
     d.allows_nul = false;
   } else {
     return InvalidArgumentError(
-        "sandboxes support python, javascript and bash, not " + language.name,
+        "sandboxes support python, javascript, typescript and bash, not " + language.name,
         "sandbox_language_unsupported");
   }
   if (d.source.empty()) return InternalError("REPL driver for " + language.name + " missing");

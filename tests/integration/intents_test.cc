@@ -145,6 +145,33 @@ TEST_F(IntentsTest, JavaScriptIntentRunsUnderNode) {
   EXPECT_EQ(StageStatuses(rec), kAllSucceeded);
 }
 
+TEST_F(IntentsTest, TypeScriptIntentRunsUnderTsxWithItsInputs) {
+  // The built-in typescript agent fits: no agent is written.
+  llm_->Script(
+      {CodeReply(Fenced("ts",
+                        "const isPrime = (n: number): boolean => {\n"
+                        "  for (let d = 2; d * d <= n; d++) if (n % d === 0) return false;\n"
+                        "  return n > 1;\n"
+                        "};\n"
+                        "let total: number = 0;\n"
+                        "for (let i = 2; i < limit; i++) if (isPrime(i)) total += i;\n"
+                        "console.log(total + extra.reduce((a: number, b: number) => a + b));")),
+       FormatReply("Result: 1063")});
+  json rec = Run({{"intent", "sum the primes below 100 in TypeScript"},
+                  {"inputs", {{"limit", 100}, {"extra", {1, 2}}}}});
+  ASSERT_EQ(rec["status"], "succeeded") << rec.dump(2);
+  EXPECT_EQ(rec["language"], "typescript");
+  EXPECT_EQ(rec["language_source"], "intent");
+  EXPECT_EQ(rec["agent"]["name"], "typescript-default");
+  EXPECT_EQ(rec["result"]["stdout"], "1063\n");
+  EXPECT_EQ(rec["answer"], "Result: 1063");
+  EXPECT_EQ(StageStatuses(rec), kAllSucceeded);
+  std::string prompt = CodePrompt();
+  EXPECT_NE(prompt.find("TypeScript (Node.js 20, run with tsx"), std::string::npos) << prompt;
+  EXPECT_NE(prompt.find("/workspace/main.ts"), std::string::npos) << prompt;
+  EXPECT_NE(prompt.find("```ts"), std::string::npos) << prompt;
+}
+
 TEST_F(IntentsTest, BashIntentRunsUnderBash) {
   llm_->Script({AgentReply({{"content", R"({"name":"bash-text","description":"text counting",
       "keywords":["words","count"],"system_prompt":"Write bash one-liners."})"}}),
@@ -200,6 +227,8 @@ TEST_F(IntentsTest, HostileStringInputsStayDataInEveryLanguage) {
   const HostileCase cases[] = {
       {"python", "import json\nprint(json.dumps([q1, q2, q3, q4, q5]))"},
       {"javascript", "console.log(JSON.stringify([q1, q2, q3, q4, q5]));"},
+      {"typescript",
+       "const all: string[] = [q1, q2, q3, q4, q5];\nconsole.log(JSON.stringify(all));"},
       // bash has no JSON: each value's bytes, base64-encoded, one per line.
       {"bash",
        "for v in \"$q1\" \"$q2\" \"$q3\" \"$q4\" \"$q5\"; do printf '%s' \"$v\" | "

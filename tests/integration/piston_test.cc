@@ -27,10 +27,14 @@ TEST_F(PistonTest, RuntimesListEveryLanguageWithVersionAndAliases) {
   ASSERT_TRUE(a.json.is_array()) << a.body;
   std::map<std::string, json> by_language;
   for (const auto& r : a.json) by_language[r["language"]] = r;
-  ASSERT_EQ(by_language.size(), 3u) << a.body;
+  ASSERT_EQ(by_language.size(), 4u) << a.body;
   EXPECT_EQ(by_language["python"]["version"], "3.11.0");
   EXPECT_EQ(by_language["javascript"]["version"], "20.0.0");
   EXPECT_EQ(by_language["javascript"]["runtime"], "node");
+  // As Piston names it: TypeScript's version and aliases, no runtime field.
+  EXPECT_EQ(by_language["typescript"], json::parse(R"({"language":"typescript","version":"5.0.0",
+                            "aliases":["ts","node-ts","tsc","typescript5","ts5"]})"))
+      << a.body;
   EXPECT_EQ(by_language["bash"]["aliases"], json::array({"sh"}));
   EXPECT_EQ(server_->Get("/api/v2/piston/runtimes").json, a.json);
 }
@@ -38,7 +42,10 @@ TEST_F(PistonTest, RuntimesListEveryLanguageWithVersionAndAliases) {
 TEST_F(PistonTest, PackagesAreTheRuntimesInstalledAndCannotBeRemoved) {
   HttpAnswer list = server_->Get("/api/v2/packages");
   ASSERT_EQ(list.status, 200) << list.body;
-  ASSERT_EQ(list.json.size(), 3u) << list.body;
+  ASSERT_EQ(list.json.size(), 4u) << list.body;
+  EXPECT_NE(list.body.find(R"("language":"typescript","language_version":"5.0.0")"),
+            std::string::npos)
+      << list.body;
   for (const auto& p : list.json) EXPECT_EQ(p["installed"], true) << list.body;
   EXPECT_EQ(server_->Get("/api/v2/piston/packages").json, list.json);
   // What a Piston deployment script sends at start: answered as installed.
@@ -51,7 +58,7 @@ TEST_F(PistonTest, PackagesAreTheRuntimesInstalledAndCannotBeRemoved) {
   HttpAnswer remove = server_->Call("DELETE", "/api/v2/packages", "", R"({"language":"bash"})");
   EXPECT_EQ(remove.status, 422) << remove.body;
   EXPECT_EQ(remove.json["error"]["code"], "package_fixed") << remove.body;
-  EXPECT_EQ(server_->Get("/api/v2/runtimes").json.size(), 3u);
+  EXPECT_EQ(server_->Get("/api/v2/runtimes").json.size(), 4u);
 }
 
 TEST_F(PistonTest, RunsPythonJavaScriptAndBash) {
@@ -64,6 +71,8 @@ TEST_F(PistonTest, RunsPythonJavaScriptAndBash) {
       {"python", "print(6*7)", "42\n"},
       {"javascript", "console.log(6*7)", "42\n"},
       {"bash", "echo $((6*7))", "42\n"},
+      {"typescript", "const n: number = 6;\nconsole.log(n * 7)", "42\n"},
+      {"ts", "enum E { A = 42 }\nconsole.log(E.A)", "42\n"},
       {"py", "print('alias')", "alias\n"},
       {"node", "console.log('alias')", "alias\n"},
       {"sh", "echo alias", "alias\n"},

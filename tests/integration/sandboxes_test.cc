@@ -130,6 +130,11 @@ INSTANTIATE_TEST_SUITE_P(
         StateCase{"javascript",
                   {"var x = 41; let y = 1;", "function f() { return x + y; }", "console.log(f())"},
                   "42\n"},
+        StateCase{"typescript",
+                  {"interface P { x: number }\nconst p: P = { x: 40 };\nenum E { One = 1 }",
+                   "let y: number = 1;\nfunction f<T extends P>(v: T): number { return v.x + y; }",
+                   "console.log(f(p) + E.One)"},
+                  "42\n"},
         StateCase{"bash", {"x=41", "f() { echo $((x + 1)); }; cd /tmp", "f; pwd"}, "42\n/tmp\n"}),
     [](const ::testing::TestParamInfo<StateCase>& info) { return info.param.language; });
 
@@ -146,6 +151,21 @@ TEST_F(SandboxesTest, ErrorsAreReportedAndTheStateSurvivesThem) {
   EXPECT_EQ(a.json["stderr"].get<std::string>().find("coderunner-repl"), std::string::npos)
       << "the driver's own frames leak into the traceback: " << a.body;
   ExpectOutput(id, "print(x)", "7\n");
+}
+
+TEST_F(SandboxesTest, TypeScriptCellsImportAwaitAndSurviveASyntaxError) {
+  std::string id = Create(kAcme, {{"language", "ts"}});
+  ASSERT_FALSE(id.empty());
+  ExpectOutput(id, "import { join } from \"node:path\";\nconst base: string = join(\"a\", \"b\");",
+               "");
+  ExpectOutput(id, "const n: number = await Promise.resolve(2);\nconsole.log(base, n);", "a/b 2\n");
+  HttpAnswer a = Exec(kAcme, id, "console.log(1);\nconst broken = ;");
+  ASSERT_EQ(a.status, 200) << a.body;
+  EXPECT_EQ(a.json["status"], "failed") << a.body;
+  EXPECT_EQ(a.json["stdout"], "") << "nothing of a cell that does not compile runs: " << a.body;
+  EXPECT_NE(a.json["stderr"].get<std::string>().find("SyntaxError: cell.ts:2:"), std::string::npos)
+      << a.body;
+  ExpectOutput(id, "console.log(base, n * 21);", "a/b 42\n");
 }
 
 TEST_F(SandboxesTest, FilesGoInAndOutputFilesPersist) {

@@ -37,9 +37,10 @@ async function main() {
   };
 
   const runtimes = await client.runtimes();
-  check('runtimes is an array naming python, javascript and bash',
+  check('runtimes is an array naming python, javascript, typescript and bash',
         Array.isArray(runtimes) &&
-            ['python', 'javascript', 'bash'].every((l) => runtimes.some((r) => r.language === l)),
+            ['python', 'javascript', 'typescript', 'bash']
+                .every((l) => runtimes.some((r) => r.language === l)),
         runtimes);
 
   // The client's own defaults: args ["1","2","3"], no Content-Type, the
@@ -48,6 +49,8 @@ async function main() {
     ['python', 'import sys\nprint("py", sys.argv[1:])', 'py [\'1\', \'2\', \'3\']\n'],
     ['javascript', 'console.log("js", process.argv.slice(2).join(","))', 'js 1,2,3\n'],
     ['bash', 'echo "sh $*"', 'sh 1 2 3\n'],
+    ['typescript', 'const args: string[] = process.argv.slice(2);\nconsole.log("ts", args.join(","))',
+     'ts 1,2,3\n'],
   ];
   for (const [language, code, expected] of cases) {
     const result = await client.execute(language, code);

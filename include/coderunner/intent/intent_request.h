@@ -16,7 +16,7 @@ namespace coderunner::intent {
 
 // The languages Execute mode writes programs in (those the preamble
 // builder knows).
-inline constexpr const char* kIntentLanguages[] = {"python", "javascript", "bash"};
+inline constexpr const char* kIntentLanguages[] = {"python", "javascript", "typescript", "bash"};
 
 struct IntentRequest {
   std::string intent;  // The plain-English task, as sent.
@@ -32,7 +32,8 @@ struct IntentRequest {
 // Parses and validates `body` against `config` (and `tier`, nullable):
 // "intent" (required, 1..intents.max_intent_bytes), "inputs" (object; names
 // and values must make a valid preamble for the language), "language"
-// (one of kIntentLanguages, configured), "volume_id", "limits" (checked by
+// (one of kIntentLanguages, configured, or an alias of one: "ts" is
+// typescript), "volume_id", "limits" (checked by
 // building a run as BuildJobSpec would: 422 above the tier's or the
 // global maxima) and "callback_url". Unknown fields, wrong types: 400
 // (InvalidArgument "invalid_request" naming the field); malformed JSON:

@@ -27,9 +27,11 @@ struct ReplDriver {
   bool allows_nul = true;            // Code may contain NUL bytes.
 };
 
-// The driver for `language`: python, javascript and bash are supported; the
-// interpreter is the first word of the language's command (so a swapped
-// image keeps its own). Other languages: InvalidArgument
+// The driver for `language`: python, javascript, typescript and bash are
+// supported; the interpreter is the first word of the language's command (so
+// a swapped image keeps its own), except typescript's: JavaScript's driver
+// run by node with --typescript, compiling each cell with the esbuild of the
+// tsx on PATH. Other languages: InvalidArgument
 // "sandbox_language_unsupported". Pure; thread-safe.
 StatusOr<ReplDriver> DriverFor(const isolation::LanguageSpec& language);
 

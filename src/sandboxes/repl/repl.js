@@ -19,6 +19,13 @@
 //
 // Reading is asynchronous so that the user's timers and promises keep
 // running between calls; calls still run strictly one at a time.
+//
+// With --typescript (before FIFO), each cell is TypeScript: esbuild (the one
+// tsx runs on, found through the tsx on PATH) strips its types first, with no
+// type check. import becomes require, as in a JavaScript cell, unless the
+// cell uses top-level await, which only untouched module syntax keeps (such
+// a cell cannot also import: split it). An esbuild error is the cell's
+// SyntaxError, "cell.ts:LINE:COLUMN: message".
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -133,6 +140,38 @@ function wrapAwait(code) {
   return `${hoisted}(async () => {${out}\n})()`;
 }
 
+const typescript = process.argv.includes('--typescript');
+let esbuild;
+function loadEsbuild() {
+  if (esbuild === undefined) {
+    const tsx = (process.env.PATH || '').split(':').map((d) => path.join(d, 'tsx'))
+      .find((p) => { try { fs.accessSync(p, fs.constants.X_OK); return true; } catch { return false; } });
+    if (!tsx) fail('--typescript: no tsx on PATH');
+    esbuild = require('module').createRequire(fs.realpathSync(tsx))('esbuild');
+  }
+  return esbuild;
+}
+
+function syntaxError(e) {  // esbuild's first error, where it is in the cell.
+  const first = e && e.errors && e.errors[0];
+  if (!first) return e;
+  const at = first.location ? `cell.ts:${first.location.line}:${first.location.column}: ` : '';
+  const err = new SyntaxError(at + first.text);
+  err.stack = `SyntaxError: ${err.message}`;
+  return err;
+}
+
+function toJavaScript(code) {
+  if (!typescript) return code;
+  const options = { loader: 'ts', sourcefile: 'cell.ts', target: 'node20' };
+  try {
+    return loadEsbuild().transformSync(code, { ...options, format: 'cjs' }).code;
+  } catch (e) {
+    if (!/Top-level await/.test(e && e.message)) throw syntaxError(e);
+  }
+  try { return loadEsbuild().transformSync(code, options).code; } catch (e) { throw syntaxError(e); }
+}
+
 function compile(code) {
   try {
     return new vm.Script(code, { filename: 'cell.js' });
@@ -157,7 +196,7 @@ async function runCall(code, timeoutMs) {
   const t0 = Date.now();
   let result;
   try {
-    result = compile(code).runInContext(ctx, {
+    result = compile(toJavaScript(code)).runInContext(ctx, {
       breakOnSigint: true, ...(timeoutMs > 0 ? { timeout: Math.min(timeoutMs, 2 ** 32 - 1) } : {}),
     });
   } catch (e) {
@@ -238,6 +277,7 @@ async function drained() {
 async function main() {
   let fd;
   try { fd = fs.openSync(process.argv[process.argv.length - 1], 'r+'); } catch (e) { fail(e.message); }
+  if (typescript) loadEsbuild();  // A missing esbuild fails the start, not a call.
   for (;;) {
     const head = await readExact(fd, 8);
     if (head.toString('latin1', 0, 4) !== 'CRX1') fail(`bad frame magic ${JSON.stringify(head.toString('latin1', 0, 4))}`);

@@ -20,8 +20,8 @@ TEST(PistonRuntimesTest, VersionsComeFromImageTagsAndAliasesFromTheLanguage) {
                                           "aliases":["py","py3","python3"]})j"));
   EXPECT_EQ(runtimes[1], json::parse(R"j({"language":"javascript","version":"20.0.0",
       "aliases":["js","node","node-js","node-javascript"],"runtime":"node"})j"));
-  EXPECT_EQ(runtimes[2],
-            json::parse(R"j({"language":"typescript","version":"20.0.0","aliases":[]})j"));
+  EXPECT_EQ(runtimes[2], json::parse(R"j({"language":"typescript","version":"5.0.0",
+                             "aliases":["ts","node-ts","tsc","typescript5","ts5"]})j"));
   EXPECT_EQ(runtimes[3],
             json::parse(R"j({"language":"bash","version":"5.0.0","aliases":["sh"]})j"));
 }
@@ -30,12 +30,13 @@ TEST(PistonRuntimesTest, TagWithoutNumbersIsVersionZero) {
   config::Config config = TestConfig();
   config.languages[0].image = "python:latest";
   config.languages[1].image = "localhost:5000/node";
-  config.languages[2].image = "bash:5.2-alpine";
+  config.languages[3].image = "bash:5.2-alpine";
   auto rts = PistonRuntimes(config);
   EXPECT_EQ(rts[0].version, "0.0.0");
   EXPECT_EQ(rts[1].version, "0.0.0");
-  EXPECT_EQ(rts[2].version, "5.2.0");
-  EXPECT_EQ(rts[2].tag_parts, 2);
+  EXPECT_EQ(rts[2].version, "5.0.0") << "typescript is named by its language version";
+  EXPECT_EQ(rts[3].version, "5.2.0");
+  EXPECT_EQ(rts[3].tag_parts, 2);
 }
 
 // Each Piston request and the /v1/execute body it must become.
@@ -74,6 +75,14 @@ TEST(TranslatePistonRequestTest, Table) {
        "unknown_runtime", "python-3.1a runtime is unknown"},
       {"AliasResolvesToTheLanguage", R"j({"language":"js","files":[{"content":"1"}]})j",
        R"j({"language":"javascript","code":"1","output_encoding":"utf8"})j"},
+      {"TypescriptByName",
+       R"j({"language":"typescript","version":"5.0.3","files":[{"content":"1"}]})j",
+       R"j({"language":"typescript","code":"1","output_encoding":"utf8"})j"},
+      {"TypescriptByPistonAlias", R"j({"language":"ts5","version":"5","files":[{"content":"1"}]})j",
+       R"j({"language":"typescript","code":"1","output_encoding":"utf8"})j"},
+      {"TypescriptOtherMajorIsUnknown",
+       R"j({"language":"ts","version":"4.9.5","files":[{"content":"1"}]})j", nullptr,
+       "unknown_runtime", "ts-4.9.5 runtime is unknown"},
       {"UnnamedFilesAreAcceptedFirstIsTheProgram",
        R"j({"language":"py","files":[{"content":"main"},{"content":"aGk=","encoding":"base64"}]})j",
        R"j({"language":"python","code":"main","output_encoding":"utf8",
@@ -245,7 +254,7 @@ TEST(PistonPackagesTest, EveryConfiguredRuntimeIsAnInstalledPackage) {
   EXPECT_EQ(packages, json::parse(R"j([
       {"language":"python","language_version":"3.11.0","installed":true},
       {"language":"javascript","language_version":"20.0.0","installed":true},
-      {"language":"typescript","language_version":"20.0.0","installed":true},
+      {"language":"typescript","language_version":"5.0.0","installed":true},
       {"language":"bash","language_version":"5.0.0","installed":true}])j"));
 }
 
@@ -261,6 +270,7 @@ TEST(ResolvePistonPackageTest, Table) {
       {"ExactVersion", R"j({"language":"python","version":"3.11.0"})j", "python"},
       {"StarAndAlias", R"j({"language":"node","version":"*"})j", "javascript"},
       {"MissingVersion", R"j({"language":"sh"})j", "bash"},
+      {"TypescriptAlias", R"j({"language":"tsc","version":"5.0.3"})j", "typescript"},
       {"UnknownLanguageIsNotFound", R"j({"language":"cobol","version":"*"})j", nullptr,
        "unknown_package"},
       {"UnknownVersionIsNotFound", R"j({"language":"python","version":"2.7"})j", nullptr,

@@ -222,15 +222,16 @@ TEST_P(LanguageFromPathTest, ByExtension) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, LanguageFromPathTest,
-                         ::testing::Values(LanguageCase{"a.py", "python"},
-                                           LanguageCase{"dir/a.js", "javascript"},
-                                           LanguageCase{"a.mjs", "javascript"},
-                                           LanguageCase{"/x/run.sh", "bash"},
-                                           LanguageCase{"a.bash", "bash"}, LanguageCase{"a.rb", ""},
-                                           LanguageCase{"Makefile", ""}, LanguageCase{".py", ""},
-                                           LanguageCase{"a.py.txt", ""},
-                                           LanguageCase{"dir.py/x", ""}, LanguageCase{"-", ""}));
+INSTANTIATE_TEST_SUITE_P(
+    Cases, LanguageFromPathTest,
+    ::testing::Values(LanguageCase{"a.py", "python"}, LanguageCase{"dir/a.js", "javascript"},
+                      LanguageCase{"a.mjs", "javascript"},
+                      LanguageCase{"dir/main.ts", "typescript"},
+                      LanguageCase{"a.mts", "typescript"}, LanguageCase{"a.d.ts.bak", ""},
+                      LanguageCase{"/x/run.sh", "bash"}, LanguageCase{"a.bash", "bash"},
+                      LanguageCase{"a.rb", ""}, LanguageCase{"Makefile", ""},
+                      LanguageCase{".py", ""}, LanguageCase{"a.py.txt", ""},
+                      LanguageCase{"dir.py/x", ""}, LanguageCase{"-", ""}));
 
 struct JobPathCase {
   const char* local;

@@ -92,10 +92,10 @@ class AgentCatalogTest : public ::testing::Test {
 };
 
 TEST_F(AgentCatalogTest, BuiltInsForEachLanguageAreCompiledInAndValid) {
-  EXPECT_EQ(BuiltinAgentYaml().size(), 3u);
+  EXPECT_EQ(BuiltinAgentYaml().size(), 4u);
   auto c = Open();
   ASSERT_NE(c, nullptr);
-  for (const char* language : {"python", "javascript", "bash"}) {
+  for (const char* language : {"python", "javascript", "typescript", "bash"}) {
     auto m = c->BestMatch("anything at all", language, "t");
     ASSERT_TRUE(m.has_value()) << language;
     EXPECT_EQ(m->profile.name, std::string(language) + "-default");
@@ -119,6 +119,8 @@ TEST_F(AgentCatalogTest, MatchScoresGenericTasksHighAndForeignDomainsLow) {
       {"sort the list and remove duplicates", "javascript", true},
       {"sort the list and remove duplicates", "bash", true},
       {"convert celsius to fahrenheit", "javascript", true},
+      {"sum the primes below 100 in TypeScript", "typescript", true},
+      {"decode a base32 geohash into latitude and longitude", "typescript", false},
       {"parse the csv and sum the second column", "python", true},
       {"count the words in each line of a file", "bash", true},
       {"add a and b", "python", true},
@@ -162,11 +164,11 @@ TEST_F(AgentCatalogTest, CreatedProfilesAreTheOwnersOnlyAndSurviveReopening) {
   auto reopened = Open();
   ASSERT_NE(reopened, nullptr);
   auto list = reopened->List("acme");
-  ASSERT_EQ(list.size(), 6u);
+  ASSERT_EQ(list.size(), 7u);
   EXPECT_TRUE(list[0].builtin) << "shared profiles first";
-  EXPECT_EQ(list[3].name, "geo");
-  EXPECT_EQ(list[3].tenant, "acme");
-  EXPECT_EQ(reopened->List("other").size(), 3u);
+  EXPECT_EQ(list[4].name, "geo");
+  EXPECT_EQ(list[4].tenant, "acme");
+  EXPECT_EQ(reopened->List("other").size(), 4u);
 }
 
 TEST_F(AgentCatalogTest, AddWritesOneJsonFileAndStampsTheCreationTime) {
@@ -210,8 +212,8 @@ TEST_F(AgentCatalogTest, AddRefusesUnsafeOwnersAndCorruptFilesAreSkipped) {
       << R"({"name":"other-name","language":"python","system_prompt":"x","tenant":"acme"})";
   auto reopened = Open();
   ASSERT_NE(reopened, nullptr);
-  EXPECT_EQ(reopened->List("acme").size(), 3u);
-  EXPECT_EQ(reopened->List("other").size(), 3u);
+  EXPECT_EQ(reopened->List("acme").size(), 4u);
+  EXPECT_EQ(reopened->List("other").size(), 4u);
 }
 
 TEST_F(AgentCatalogTest, ExtraDirectoryAddsSharedProfilesAndRejectsBadOnes) {

@@ -189,6 +189,44 @@ TEST(ErrorSummaryTest, PythonWithoutATracebackFallsBackToTheLastLine) {
       });
 }
 
+TEST(ErrorSummaryTest, TsxErrorsGiveEsbuildsSyntaxErrorOrNodesReport) {
+  ExpectSummaries("typescript", "main.ts",
+                  {
+                      {"syntax error, reported by esbuild from Node's own code",
+                       "node:internal/modules/run_main:123\n"
+                       "    triggerUncaughtException(\n"
+                       "    ^\n"
+                       "Error [TransformError]: Transform failed with 1 error:\n"
+                       "/workspace/main.ts:5:10: ERROR: Unexpected \";\"\n"
+                       "    at failureErrorWithLog "
+                       "(/usr/local/lib/coderunner-npm/node_modules/esbuild/lib/main.js:1752:15)\n"
+                       "    at Socket.emit (node:events:524:28)\n"
+                       "\n"
+                       "Node.js v20.20.2\n",
+                       3,
+                       {"TransformError", "Unexpected \";\"", 2}},
+                      {"an esbuild error in another file is not the program's line",
+                       "Error [TransformError]: Transform failed with 1 error:\n"
+                       "/workspace/lib.ts:5:10: ERROR: Unexpected \";\"\n",
+                       0,
+                       {"", "/workspace/lib.ts:5:10: ERROR: Unexpected \";\"", 0}},
+                      {"runtime error, lines from tsx's source map",
+                       "/workspace/main.ts:6\n"
+                       "function f(){ throw new Error(\"boom\"); }\n"
+                       "                    ^\n"
+                       "\n"
+                       "\n"
+                       "Error: boom\n"
+                       "    at f (/workspace/main.ts:6:21)\n"
+                       "    at <anonymous> (/workspace/main.ts:7:1)\n"
+                       "    at ModuleJob.run (node:internal/modules/esm/module_job:325:25)\n"
+                       "\n"
+                       "Node.js v20.20.2\n",
+                       4,
+                       {"Error", "boom", 2}},
+                  });
+}
+
 TEST(ErrorSummaryTest, NodeErrorsGiveTheHeaderLineAndTheThrownError) {
   ExpectSummaries("javascript", "main.js",
                   {

@@ -22,6 +22,14 @@ TEST(LanguageDetectTest, NamedLanguagesAreFoundAsWholeWords) {
       {"using node js, count words", "javascript"},
       {"nodejs: sort the list", "javascript"},
       {"written in ECMAScript", "javascript"},
+      // TypeScript, also over a JavaScript mention (it runs on Node.js).
+      {"sum the primes below 100 in TypeScript", "typescript"},
+      {"TS: a generic stack class", "typescript"},
+      {"written in typescript.", "typescript"},
+      {"a Node.js script in TypeScript", "typescript"},
+      {"convert this JavaScript to TypeScript", "typescript"},
+      {"tsconfig options explained", ""},
+      {"the first 10 timestamps", ""},
       // Bash.
       {"a bash one-liner that counts lines", "bash"},
       {"a shell script that prints the date", "bash"},
@@ -48,6 +56,7 @@ TEST(LanguageDetectTest, NamedLanguagesAreFoundAsWholeWords) {
       {"a bash script, or python if easier", "bash"},
       {"python or javascript, your choice", "python"},
       {"not in node js but in python", "javascript"},
+      {"in python, not typescript", "python"},
   };
   for (const auto& c : cases) EXPECT_EQ(DetectLanguage(c.intent), c.language) << c.intent;
 }

@@ -133,7 +133,7 @@ TEST(PreambleTest, BashValuesAreSingleQuotedWords) {
 TEST(PreambleTest, PythonAndJavaScriptLiteralsArePureAscii) {
   const std::string hostile =
       "\xc3\xa9\xe2\x80\xa8\xf0\x9f\x98\x80\n\r\t\x7f" + std::string("\0", 1) + "'\"\\";
-  for (const char* language : {"python", "javascript"}) {
+  for (const char* language : {"python", "javascript", "typescript"}) {
     auto lit = ScalarLiteral(language, hostile);
     ASSERT_TRUE(lit.ok());
     for (unsigned char c : *lit) EXPECT_TRUE(c >= 0x20 && c < 0x7f) << language << " " << *lit;
@@ -159,6 +159,14 @@ TEST(PreambleTest, TextIsExactForEachLanguage) {
        "// --- inputs (set by coderunner; do not redefine) ---\n"
        "const _cr_params = JSON.parse(require(\"fs\").readFileSync(\"/workspace/params.json\", "
        "\"utf8\"));\n"
+       "const a = 1;\n"
+       "const items = _cr_params[\"items\"];\n"
+       "const name = \"O'Brien\";\n"
+       "// --- end of inputs ---\n"},
+      {"typescript",
+       "// --- inputs (set by coderunner; do not redefine) ---\n"
+       "import { readFileSync as _cr_readFileSync } from \"node:fs\";\n"
+       "const _cr_params = JSON.parse(_cr_readFileSync(\"/workspace/params.json\", \"utf8\"));\n"
        "const a = 1;\n"
        "const items = _cr_params[\"items\"];\n"
        "const name = \"O'Brien\";\n"
@@ -194,7 +202,7 @@ TEST(PreambleTest, ScalarsOnlyNeedNoParamsFile) {
 }
 
 TEST(PreambleTest, NoInputsGiveAnEmptyPreamble) {
-  for (const char* language : {"python", "javascript", "bash"}) {
+  for (const char* language : {"python", "javascript", "typescript", "bash"}) {
     for (const json& inputs : {json(nullptr), json::object()}) {
       auto p = BuildPreamble(language, inputs);
       ASSERT_TRUE(p.ok()) << language;
@@ -310,6 +318,10 @@ TEST(PreambleTest, InputNamesMustBeIdentifiersThatShadowNothingImportant) {
       // JavaScript reserved words and globals.
       {"javascript", "items", true},
       {"javascript", "const", false},
+      {"typescript", "items", true},
+      {"typescript", "type", true},
+      {"typescript", "let", false},
+      {"typescript", "console", false},
       {"javascript", "let", false},
       {"javascript", "await", false},
       {"javascript", "enum", false},

@@ -33,6 +33,29 @@ TEST(PromptsTest, CodePromptNamesInputsAndTypesNeverValues) {
   EXPECT_FALSE(Has(user, "/output")) << "no volume, no /output advice";
 }
 
+TEST(PromptsTest, EachLanguageHasItsNameAndFence) {
+  const struct {
+    const char* language;
+    const char* file;
+    const char* name;
+    const char* fence;
+  } cases[] = {
+      {"python", "main.py", "Language: Python 3.11", "```python"},
+      {"javascript", "main.js", "Language: JavaScript (Node.js 20, CommonJS)", "```javascript"},
+      {"typescript", "main.ts", "Language: TypeScript (Node.js 20, run with tsx, an ES module)",
+       "```ts"},
+      {"bash", "main.sh", "Language: Bash 5.2", "```bash"},
+  };
+  AgentProfile agent;
+  for (const auto& c : cases) {
+    CodeTask task{"add things", c.language, c.file, nullptr, false};
+    const std::string user = CodeMessages(agent, task)[1].content;
+    EXPECT_TRUE(Has(user, c.name)) << user;
+    EXPECT_TRUE(Has(user, c.fence)) << user;
+    EXPECT_TRUE(Has(user, std::string("/workspace/") + c.file)) << user;
+  }
+}
+
 TEST(PromptsTest, FixMessageCarriesTheErrorTheLineAndTheTraceback) {
   FailedAttempt failed;
   failed.outcome = "exited with code 1";

@@ -39,6 +39,21 @@ INSTANTIATE_TEST_SUITE_P(
                                  true},
                       DriverCase{"bash", "bash", ".coderunner-repl.sh", false, false}));
 
+TEST(DriverForTest, TypescriptRunsJavaScriptsDriverOnNodeCompilingCells) {
+  // The language's command starts with tsx; the driver is node's.
+  isolation::LanguageSpec lang{
+      "typescript", "img", "main.ts", {"tsx", "--import", "data:x", "{file}"}, false, "", {"ts"}};
+  auto d = DriverFor(lang);
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_EQ(d->workspace_name, ".coderunner-repl.js");
+  EXPECT_EQ(d->source, DriverSource("repl.js"));
+  EXPECT_EQ(d->command, (std::vector<std::string>{"node", "/workspace/.coderunner-repl.js",
+                                                  "--typescript", "/workspace/.coderunner-in"}));
+  EXPECT_TRUE(d->interrupts_calls);
+  EXPECT_TRUE(d->allows_nul);
+  EXPECT_NE(d->source.find("--typescript"), std::string_view::npos);
+}
+
 TEST(DriverForTest, OtherLanguagesAreRefused) {
   isolation::LanguageSpec lang{"ruby", "img", "main.rb", {"ruby", "{file}"}, false, "", {}};
   auto d = DriverFor(lang);
