@@ -67,6 +67,8 @@ const LanguageSpec* Config::FindLanguage(std::string_view name) const {
 }
 
 Config DefaultConfig() {
+  // Enterprise's Execute-mode budget: configurable, at least business's.
+  constexpr int64_t kEnterpriseBudgetMs = 600000;
   Config c;
   c.max_limits.timeout_ms = 60000;
   c.max_limits.cpu_ms = 60000;
@@ -76,12 +78,13 @@ Config DefaultConfig() {
   c.max_limits.tmp_bytes = 512LL << 20;
   c.max_limits.cpus = 2.0;
   // Tiers of the Execute-mode seed: free 30 s without volumes, pro 2 min,
-  // business 10 min, enterprise configurable (the global maxima by default).
+  // business 10 min, enterprise configurable (business's 10 min by default,
+  // the global memory maximum).
   c.tiers = {
       {"free", 30000, 268435456, false, 2, 20, 60, "", 2, 512LL << 20, 3600, 86400},
       {"pro", 120000, 1073741824, true, 4, 100, 600, "", 10, 4LL << 30, 3600, 14 * 86400},
       {"business", 600000, 4294967296, true, 8, 500, 3000, "", 50, 32LL << 30, 3600, 14 * 86400},
-      {"enterprise", c.max_limits.timeout_ms, c.max_limits.memory_bytes, true, 64, 10000, 60000, "",
+      {"enterprise", kEnterpriseBudgetMs, c.max_limits.memory_bytes, true, 64, 10000, 60000, "",
        1000, 1LL << 40, 3600, 14 * 86400},
   };
   c.languages = {

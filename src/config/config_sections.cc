@@ -117,7 +117,7 @@ const Field<LlmConfig> kLlmFields[] = {
 
 const Field<IntentsConfig> kIntentsFields[] = {
     {"max_attempts", &IntentsConfig::max_attempts, U::kCount, Between(1, 3)},
-    {"exec_budget_ms", &IntentsConfig::exec_budget_ms, U::kMillis, AtLeast(1)},
+    {"exec_budget_ms", &IntentsConfig::exec_budget_ms, U::kMillis, AtLeast(0)},
     {"token_budget", &IntentsConfig::token_budget, U::kTokens, AtLeast(1)},
     {"agents_dir", &IntentsConfig::agents_dir},
     {"agent_match_threshold", &IntentsConfig::agent_match_threshold, U::kReal, Between(0, 1)},

@@ -8,6 +8,7 @@
 
 #include "code_extract.h"
 #include "coderunner/common/utf8.h"
+#include "coderunner/config/tier_limits.h"
 #include "coderunner/intent/intent_pipeline.h"
 #include "coderunner/jobs/redactor.h"
 #include "coderunner/wire/result_json.h"
@@ -131,15 +132,33 @@ void IntentPipeline::Execution::RecordNoCode(int k, const std::string& of, Attem
   a.messages.push_back({"user", FixMessage(failed)});
 }
 
+int64_t IntentPipeline::Execution::ExecMsLeft() const {
+  return config::IntentExecBudgetMs(config(), tier_) - progress_.exec_ms_used();
+}
+
+bool IntentPipeline::Execution::ExecBudgetUsedUp() const { return ExecMsLeft() < kMinRunMs; }
+
+void IntentPipeline::Execution::FailExecBudget(const Attempts& a) {
+  // A run stopped at what was left of the budget ran out of time: the
+  // intent did too.
+  bool timed_out = have_run_ && a.result.status == isolation::RunStatus::kTimeout;
+  std::string whose = tier_ != nullptr ? "tier " + tier_->name : "limits.max.timeout_ms";
+  if (config().intents.exec_budget_ms > 0 &&
+      config().intents.exec_budget_ms < config::TierBudgetMs(config(), tier_)) {
+    whose = "intents.exec_budget_ms";
+  }
+  Fail(timed_out ? store::JobStatus::kTimeout : store::JobStatus::kFailed, Stage::kExecute,
+       kExecBudgetExhausted,
+       "the execution budget of " + std::to_string(config::IntentExecBudgetMs(config(), tier_)) +
+           " ms (" + whose + ") is used up" +
+           (a.last_outcome.empty() ? "" : "; the last run " + a.last_outcome),
+       {{"last_error", a.last_error}});
+}
+
 std::optional<isolation::JobSpec> IntentPipeline::Execution::RunAttempt(
     const JoinedProgram& program, Attempts& a) {
-  int64_t left = config().intents.exec_budget_ms - progress_.exec_ms_used();
-  if (left < kMinRunMs) {
-    Fail(store::JobStatus::kFailed, Stage::kExecute, kExecBudgetExhausted,
-         "the execution budget of " + std::to_string(config().intents.exec_budget_ms) +
-             " ms (intents.exec_budget_ms) is used up" +
-             (a.last_outcome.empty() ? "" : "; the last run " + a.last_outcome),
-         {{"last_error", a.last_error}});
+  if (ExecBudgetUsedUp()) {
+    FailExecBudget(a);
     return std::nullopt;
   }
   StatusOr<isolation::JobSpec> spec = AttemptSpec(program.text, a.caps);
@@ -148,7 +167,7 @@ std::optional<isolation::JobSpec> IntentPipeline::Execution::RunAttempt(
          spec.status().message());
     return std::nullopt;
   }
-  spec->limits.timeout_ms = std::min(spec->limits.timeout_ms, left);
+  spec->limits = config::CapRunTime(spec->limits, ExecMsLeft());
   auto t0 = std::chrono::steady_clock::now();
   a.result = executor_.RunSpec(*spec, channel_, /*fail_fast=*/false);
   progress_.AddExecMs(
@@ -166,8 +185,9 @@ StatusOr<isolation::JobSpec> IntentPipeline::Execution::AttemptSpec(const std::s
   // The attempt is an ordinary job: parsed and bounded as /v1/execute
   // would be, under the intent's tier.
   CR_ASSIGN_OR_RETURN(wire::ExecuteRequest request, AttemptRequest(req_, program, caps));
-  CR_ASSIGN_OR_RETURN(isolation::JobSpec spec,
-                      wire::BuildJobSpec(request, config(), record_.id, tier_));
+  CR_ASSIGN_OR_RETURN(
+      isolation::JobSpec spec,
+      wire::BuildJobSpec(request, config(), record_.id, tier_, config::LimitsUse::kExecuteMode));
   if (spec.volume.id.empty()) return spec;
   if (p_.ctx_.volumes == nullptr) {
     return FailedPreconditionError("persistent volumes are not available", kVolumesUnavailable);

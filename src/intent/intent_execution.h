@@ -89,6 +89,13 @@ class IntentPipeline::Execution {
   // The reply of attempt `k` held no program: recorded, and the model is
   // asked again.
   void RecordNoCode(int k, const std::string& of, Attempts& a);
+  // What is left of the intent's execution budget (IntentExecBudgetMs of
+  // its tier), in ms; below a run worth starting it is used up.
+  int64_t ExecMsLeft() const;
+  bool ExecBudgetUsedUp() const;
+  // Ends the intent with exec_budget_exhausted: as timeout when the last
+  // run was stopped at its time limit, else as failed.
+  void FailExecBudget(const Attempts& a);
   // Runs `program` within the execution budget (a.result); the job it ran,
   // or nullopt after the intent was ended.
   std::optional<isolation::JobSpec> RunAttempt(const JoinedProgram& program, Attempts& a);

@@ -45,6 +45,8 @@ void IntentPipeline::Execution::Go() {
       case AttemptEnd::kRetry:
         break;
     }
+    // No model call for a program there is no time left to run.
+    if (ExecBudgetUsedUp()) return FailExecBudget(*attempts);
   }
   FailExhausted(*attempts);
 }

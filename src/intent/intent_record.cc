@@ -4,6 +4,7 @@
 
 #include "coderunner/common/ids.h"
 #include "coderunner/common/sha256.h"
+#include "coderunner/config/tier_limits.h"
 #include "coderunner/jobs/job_request.h"
 #include "coderunner/jobs/jobs_context.h"
 #include "coderunner/wire/execute_request.h"
@@ -17,7 +18,10 @@ StatusOr<store::JobRecord> IntentRecord(const std::string& tenant, const config:
                       AttemptRequest(request, "", wire::CapsFromConfig(config)));
   store::JobRecord rec;
   rec.id = NewId("job");
-  CR_ASSIGN_OR_RETURN(isolation::JobSpec spec, wire::BuildJobSpec(probe, config, rec.id, tier));
+  CR_ASSIGN_OR_RETURN(isolation::JobSpec spec, wire::BuildJobSpec(probe, config, rec.id, tier,
+                                                                  config::LimitsUse::kExecuteMode));
+  // The first run's: the execution budget bounds it too.
+  spec.limits = config::CapRunTime(spec.limits, config::IntentExecBudgetMs(config, tier));
   int64_t now = jobs::NowMs();
   rec.kind = "intent";
   rec.tenant = tenant;

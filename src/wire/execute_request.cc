@@ -196,7 +196,7 @@ RequestCaps CapsFromConfig(const config::Config& config) {
 
 StatusOr<isolation::JobSpec> BuildJobSpec(const ExecuteRequest& request,
                                           const config::Config& config, std::string job_id,
-                                          const config::TierConfig* tier) {
+                                          const config::TierConfig* tier, config::LimitsUse use) {
   const isolation::LanguageSpec* lang =
       request.language ? config.FindLanguage(*request.language) : &config.DefaultLanguage();
   if (lang == nullptr) {
@@ -211,15 +211,8 @@ StatusOr<isolation::JobSpec> BuildJobSpec(const ExecuteRequest& request,
                                   "invalid_path");
     }
   }
-  isolation::Limits max = config.max_limits;
-  isolation::Limits defaults = config.default_limits;
-  if (tier != nullptr) {
-    max.timeout_ms = tier->max_timeout_ms;
-    max.memory_bytes = tier->max_memory_bytes;
-    defaults.timeout_ms = std::min(defaults.timeout_ms, max.timeout_ms);
-    defaults.memory_bytes = std::min(defaults.memory_bytes, max.memory_bytes);
-  }
-  auto resolved = isolation::ResolveLimits(defaults, max, request.limits);
+  config::LimitBounds bounds = config::TierLimitBounds(config, tier, use);
+  auto resolved = isolation::ResolveLimits(bounds.defaults, bounds.max, request.limits);
   if (!resolved.ok()) {
     if (tier == nullptr) return resolved.status();
     return resolved.status().WithContext("tier " + tier->name);

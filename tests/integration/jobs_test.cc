@@ -1206,7 +1206,7 @@ TEST_F(JobsTest, BadIdsAndParametersGetTheDocumentedErrors) {
       {"missing code", R"({"language":"python"})", 400, "invalid_request"},
       {"cache not a boolean", R"({"code":"1","cache":"yes"})", 400, "invalid_request"},
       {"callback_url not a string", R"({"code":"1","callback_url":5})", 400, "invalid_request"},
-      {"limit above maximum", R"({"code":"1","limits":{"timeout_ms":600000}})", 422,
+      {"limit above maximum", R"({"code":"1","limits":{"timeout_ms":600001}})", 422,
        "limit_exceeded"},
   };
   for (const auto& c : bodies) {

@@ -89,7 +89,11 @@ struct SandboxConfig {
 // 403 (volumes) or 429 (concurrency, queue, rate), naming limit and tier.
 struct TierConfig {
   std::string name;
-  int64_t max_timeout_ms = 30000;        // Highest limits.timeout_ms. ms.
+  // The tier's Execute-mode budget: the highest limits.timeout_ms and
+  // limits.cpu_ms a job may ask for, the default timeout and CPU time of
+  // an intent's runs, and an intent's execution budget
+  // (config/tier_limits.h). ms.
+  int64_t max_timeout_ms = 30000;
   int64_t max_memory_bytes = 268435456;  // Highest limits.memory_bytes. Bytes.
   bool volumes = false;                  // May use persistent volumes.
   int max_concurrent = 2;                // Jobs of one tenant running at once.
@@ -222,9 +226,11 @@ struct LlmConfig {
 struct IntentsConfig {
   // Code generations (and runs) per intent, the first included. 1..3; 3.
   int max_attempts = 3;
-  // Wall time all runs of one intent may use together; each run's timeout is
-  // also capped by what is left. ms; 60 s.
-  int64_t exec_budget_ms = 60000;
+  // Wall time all runs of one intent may use together is its tier's
+  // Execute-mode budget (TierConfig::max_timeout_ms; config/tier_limits.h);
+  // a positive value lowers it for every tier. Each run's timeout and CPU
+  // time are also capped by what is left. ms; 0 (default) = the tier's.
+  int64_t exec_budget_ms = 0;
   // Tokens (prompt + completion, as the model reports them) all model calls
   // of one intent may use together. Tokens; 16000.
   int64_t token_budget = 16000;
@@ -264,7 +270,8 @@ struct Config {
   CodeRunnerConfig code_runner;  // code_runner.*
   SecurityConfig security;       // security.*
   // Tiers by name. Defaults: free, pro, business, enterprise as in the
-  // Execute-mode seed; enterprise defaults to the global maxima.
+  // Execute-mode seed (budgets 30 s, 2 min, 10 min; enterprise 10 min,
+  // configurable); enterprise's memory defaults to limits.max's.
   std::vector<TierConfig> tiers;
   const TierConfig* FindTier(std::string_view name) const;
   // The tier of `tenant`: its first API key's tier, or auth.none_tier.

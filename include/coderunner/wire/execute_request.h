@@ -11,6 +11,7 @@
 #include "coderunner/common/bounded_json.h"
 #include "coderunner/common/status.h"
 #include "coderunner/config/config.h"
+#include "coderunner/config/tier_limits.h"
 #include "coderunner/isolation/job_spec.h"
 #include "coderunner/isolation/limits.h"
 
@@ -66,12 +67,15 @@ StatusOr<ExecuteRequest> ExecuteRequestFromJson(const nlohmann::json& body,
 // language is InvalidArgument "unknown_language" listing the known ones;
 // limits are resolved against the configured defaults and maxima
 // (FailedPrecondition "limit_exceeded" above a maximum). A `tier`, when
-// given, supplies the maxima for timeout_ms and memory_bytes (replacing
-// limits.max) and is named in the error. The job's runtime is the tier's
-// runtime if set, else the language's, else "" (sandbox.runtime applies).
+// given, supplies the maxima for timeout_ms, cpu_ms (its budget) and
+// memory_bytes (replacing limits.max) and is named in the error; `use`
+// picks the defaults (config::TierLimitBounds: Execute mode's runs default
+// to the budget). The job's runtime is the tier's runtime if set, else the
+// language's, else "" (sandbox.runtime applies).
 StatusOr<isolation::JobSpec> BuildJobSpec(const ExecuteRequest& request,
                                           const config::Config& config, std::string job_id,
-                                          const config::TierConfig* tier = nullptr);
+                                          const config::TierConfig* tier = nullptr,
+                                          config::LimitsUse use = config::LimitsUse::kJob);
 
 // One job per configured language as a request naming only the language
 // would build it (default limits; the auth.none tier when auth is off), for

@@ -17,7 +17,7 @@ TEST(AuthConfigTest, DefaultsAreApiKeysAndTheFourSeedTiers) {
     bool volumes;
   };
   for (const Want& w : {Want{"free", 30000, false}, Want{"pro", 120000, true},
-                        Want{"business", 600000, true}, Want{"enterprise", 60000, true}}) {
+                        Want{"business", 600000, true}, Want{"enterprise", 600000, true}}) {
     SCOPED_TRACE(w.name);
     const TierConfig* t = c.FindTier(w.name);
     ASSERT_NE(t, nullptr);

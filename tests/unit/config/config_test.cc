@@ -296,7 +296,7 @@ TEST(ConfigTest, LlmAndIntentsAreValidated) {
       {"temperature", "llm: {temperature: 3}\n", "llm.temperature"},
       {"attempts above 3", "intents: {max_attempts: 4}\n", "intents.max_attempts"},
       {"attempts zero", "intents: {max_attempts: 0}\n", "intents.max_attempts"},
-      {"exec budget", "intents: {exec_budget_ms: 0}\n", "intents.exec_budget_ms"},
+      {"exec budget", "intents: {exec_budget_ms: -1}\n", "intents.exec_budget_ms"},
       {"token budget", "intents: {token_budget: 0}\n", "intents.token_budget"},
       {"threshold", "intents: {agent_match_threshold: 1.5}\n", "intents.agent_match_threshold"},
       {"intent bytes", "intents: {max_intent_bytes: 0}\n", "intents.max_intent_bytes"},

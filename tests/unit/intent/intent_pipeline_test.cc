@@ -142,12 +142,12 @@ class IntentPipelineTest : public ::testing::Test {
     });
   }
 
-  // Stores intent kJob as POST /v1/intents accepts it, and runs it on a
-  // worker's executor with the pipeline as the intent runner. Returns its
-  // channel.
-  std::shared_ptr<jobs::JobChannel> RunIntent() {
+  // Stores intent kJob as POST /v1/intents accepts it from a tenant of
+  // `tier` ("" for none), and runs it on a worker's executor with the
+  // pipeline as the intent runner. Returns its channel.
+  std::shared_ptr<jobs::JobChannel> RunIntent(const std::string& tier = "") {
     auto parsed = ParseIntentRequest(R"json({"intent":"print the answer","language":"python"})json",
-                                     config_, nullptr);
+                                     config_, tier.empty() ? nullptr : config_.FindTier(tier));
     EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
     store::JobRecord r;
     r.id = kJob;
@@ -155,7 +155,7 @@ class IntentPipelineTest : public ::testing::Test {
     r.kind = "intent";
     r.status = store::JobStatus::kQueued;
     r.language = "python";
-    r.request_json = jobs::EncodeStoredRequest(IntentRequestToJson(*parsed), "", false, "");
+    r.request_json = jobs::EncodeStoredRequest(IntentRequestToJson(*parsed), "", false, tier);
     r.limits_json = "{}";
     r.created_at_ms = jobs::NowMs();
     r.transitions = {{store::JobStatus::kQueued, r.created_at_ms}};
@@ -408,6 +408,60 @@ TEST_F(IntentPipelineTest, TokenBudgetEndsTheIntentAsFailed) {
   EXPECT_EQ(progress["error"]["code"], "token_budget_exhausted");
   EXPECT_EQ(progress["error"]["stage"], "generate_code");
   EXPECT_EQ(llm_->requests().size(), 1u);  // The second call is never made.
+}
+
+TEST_F(IntentPipelineTest, RunsDefaultToTheTiersBudget) {
+  struct Case {
+    const char* tier;  // "" for none.
+    int64_t budget_ms;
+  };
+  for (const Case& c : {Case{"free", 30000}, Case{"pro", 120000}, Case{"business", 600000},
+                        Case{"enterprise", 600000}, Case{"", 60000}}) {
+    SCOPED_TRACE(c.tier);
+    Reset();
+    ScriptModel({Says(CodeReply("print(42)")), Says("42")});
+    ScriptRuns({{"42\n", "", 0}});
+    RunIntent(c.tier);
+
+    store::JobRecord rec = Stored();
+    EXPECT_EQ(rec.status, store::JobStatus::kSucceeded);
+    json limits = json::parse(rec.result_json)["limits"];
+    EXPECT_EQ(limits["timeout_ms"], c.budget_ms);
+    EXPECT_EQ(limits["cpu_ms"], c.budget_ms);
+  }
+}
+
+TEST_F(IntentPipelineTest, ARunStoppedAtTheBudgetEndsTheIntentAsTimeout) {
+  // The tier's budget is 300 ms; the only run never ends by itself and is
+  // stopped at it, which leaves nothing to run another attempt in.
+  config::TierConfig* free = nullptr;
+  for (auto& t : config_.tiers) free = t.name == "free" ? &t : free;
+  ASSERT_NE(free, nullptr);
+  free->max_timeout_ms = 300;
+  ScriptModel({Says(CodeReply("import time\ntime.sleep(60)"))});
+  engine_->AnswerCreatesAs("c1", /*running=*/false);
+  engine_->Answer("POST", kStart, 204, "");
+  engine_->Answer("DELETE", kRemove, 204, "");
+  engine_->SetAttachBody([](const json&) { return std::string(); });
+  engine_->HoldAttach();
+  engine_->Answer("POST", "/containers/c1/kill?signal=USR1", 204, "");
+  engine_->Answer("POST", "/containers/c1/kill?signal=KILL", 204, "");
+  RunIntent("free");
+
+  store::JobRecord rec = Stored();
+  EXPECT_EQ(rec.status, store::JobStatus::kTimeout);
+  json progress = json::parse(rec.progress_json);
+  EXPECT_EQ(progress["error"]["code"], "exec_budget_exhausted");
+  EXPECT_EQ(progress["error"]["stage"], "execute");
+  EXPECT_NE(progress["error"]["message"].get<std::string>().find("tier free"), std::string::npos)
+      << progress["error"];
+  ASSERT_EQ(progress["attempts"].size(), 1u);
+  EXPECT_EQ(progress["attempts"][0]["result"]["status"], "timeout");
+  EXPECT_EQ(progress["attempts"][0]["result"]["limits"]["timeout_ms"], 300);
+  EXPECT_EQ(progress["attempts"][0]["result"]["limits"]["cpu_ms"], 300);
+  EXPECT_EQ(llm_->requests().size(), 1u) << "no model call for a program with no time to run";
+  EXPECT_EQ(StageStatuses(progress),
+            (std::vector<std::string>{"succeeded", "succeeded", "failed", "skipped"}));
 }
 
 }  // namespace

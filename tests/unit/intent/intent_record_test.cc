@@ -21,8 +21,10 @@ TEST(IntentRecordTest, QueuedIntentJobWithTheNormalizedRequest) {
     const char* name;
     const config::TierConfig* tier;
     const char* stored_tier;
+    int64_t run_ms;  // The runs' default timeout and CPU time: the budget.
   };
-  for (const Case& c : {Case{"on a tier", pro, "pro"}, Case{"without a tier", nullptr, ""}}) {
+  for (const Case& c :
+       {Case{"on a tier", pro, "pro", 120000}, Case{"without a tier", nullptr, "", 60000}}) {
     SCOPED_TRACE(c.name);
     auto req = ParseIntentRequest(
         json{{"intent", "a bash one-liner"}, {"inputs", {{"n", 3}}}}.dump(), config, c.tier);
@@ -39,7 +41,9 @@ TEST(IntentRecordTest, QueuedIntentJobWithTheNormalizedRequest) {
     EXPECT_EQ(rec->code_sha256, Sha256Hex("a bash one-liner"));
     EXPECT_EQ(rec->inputs_sha256, Sha256Hex(json{{"n", 3}}.dump()));
     EXPECT_EQ(rec->image, config.FindLanguage("bash")->image);
-    EXPECT_TRUE(json::parse(rec->limits_json).contains("timeout_ms"));
+    json limits = json::parse(rec->limits_json);
+    EXPECT_EQ(limits["timeout_ms"], c.run_ms);
+    EXPECT_EQ(limits["cpu_ms"], c.run_ms);
     EXPECT_EQ(json::parse(rec->request_json).value("tier", ""), c.stored_tier);
     auto stored = jobs::DecodeStoredRequest(rec->request_json);
     ASSERT_TRUE(stored.ok());
