@@ -60,7 +60,7 @@ struct JobServiceDeps {
   MetricsRegistry* metrics = nullptr;
   engine::ImageClient* images = nullptr;  // Image digests (cache keys).
   // Runs each job's container (the executor).
-  isolation::ContainerRunner* runner = nullptr;
+  isolation::JobRunner* runner = nullptr;
   // Orphans and interrupted jobs' containers (janitor, recovery).
   engine::ContainerClient* containers = nullptr;
   // Callback deliveries; nullptr: no webhook is sent.
