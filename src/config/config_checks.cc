@@ -125,6 +125,11 @@ Status CheckLanguageNames(const Config& c) {
 
 Status CheckAcross(const Config& c) {
   CR_RETURN_IF_ERROR(CheckLanguageNames(c));
+  if (c.code_runner.runtime == RunMode::kNative && c.security.mode != SecurityMode::kPermissive) {
+    return Bad("code_runner.runtime",
+               "native needs security.mode: permissive (native runs jobs as host processes, "
+               "without a container)");
+  }
   Status pair = ValidateLimitPair(c.default_limits, c.max_limits);
   if (!pair.ok()) return Bad("limits.default", pair.message());
   for (const auto& [lang, n] : c.pool.sizes) {

@@ -155,6 +155,34 @@ void DescribeAuth(std::vector<KeyInfo>* out) {
   out->push_back({"auth.keys", Unit::kNone, same_keys});
 }
 
+// code_runner.runtime and security.mode, the only keys of their sections
+// read so far (the rest of both sections comes with their tables; listed
+// by no KeyInfo yet). The refusal of native without permissive is
+// CheckAcross's.
+Status ReadRunMode(const YAML::Node& root, Config* c) {
+  YAML::Node node = root["code_runner"];
+  CR_RETURN_IF_ERROR(CheckKeys(node, "code_runner", {"runtime"}));
+  std::string v = "sandboxed";
+  CR_RETURN_IF_ERROR(ReadValue(node, "runtime", Unit::kNone, "code_runner.runtime", &v));
+  if (v != "sandboxed" && v != "native") {
+    return Bad("code_runner.runtime", "must be sandboxed or native, got '" + v + "'");
+  }
+  c->code_runner.runtime = v == "native" ? RunMode::kNative : RunMode::kSandboxed;
+  return OkStatus();
+}
+
+Status ReadSecurityMode(const YAML::Node& root, Config* c) {
+  YAML::Node node = root["security"];
+  CR_RETURN_IF_ERROR(CheckKeys(node, "security", {"mode"}));
+  std::string v = "strict";
+  CR_RETURN_IF_ERROR(ReadValue(node, "mode", Unit::kNone, "security.mode", &v));
+  if (v != "strict" && v != "permissive") {
+    return Bad("security.mode", "must be strict or permissive, got '" + v + "'");
+  }
+  c->security.mode = v == "permissive" ? SecurityMode::kPermissive : SecurityMode::kStrict;
+  return OkStatus();
+}
+
 // Every top-level key but RootFields(), in reading order (a later section
 // may depend on an earlier one: limits on output_bytes).
 const std::vector<Section>& Sections() {
@@ -180,6 +208,8 @@ const std::vector<Section>& Sections() {
       {"languages", ReadLanguages, DescribeLanguages},
       {"tiers", ReadTiers, DescribeTiers},
       {"auth", ReadAuth, DescribeAuth},
+      {"code_runner", ReadRunMode, [](std::vector<KeyInfo>*) {}},
+      {"security", ReadSecurityMode, [](std::vector<KeyInfo>*) {}},
       {"log",
        [](const YAML::Node& root, Config* c) {
          return ReadSection(root["log"], "log", LogFields(), c);
