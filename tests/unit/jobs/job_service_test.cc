@@ -262,6 +262,23 @@ TEST_F(JobServiceTest, TheCacheAnswersOnlyTheSameTenant) {
   }
 }
 
+// A native job runs the host's interpreter: neither answered from the cache
+// (a container's result would not say "runtime": "native") nor keyed for it.
+TEST_F(JobServiceTest, NativeJobsAreNeverCached) {
+  const std::string body = R"json({"code":"print(1)"})json";
+  config_.jobs.cache_ttl_s = 3600;
+  config_.code_runner.runtime = config::RunMode::kNative;
+  Service();
+  engine_->AnswerJson("GET", "/images/" + config_.DefaultLanguage().image + "/json", 200,
+                      {{"Id", kDigest}});
+  ASSERT_TRUE(store_->CachePut(KeyFor(body, kAcme), kCachedResult, NowMs() + 60000).ok());
+  auto accepted = Submit(kAcme, body);
+  ASSERT_TRUE(accepted.ok()) << accepted.status().ToString();
+  EXPECT_FALSE(accepted->record.cached);
+  EXPECT_EQ(accepted->record.cache_key, "");
+  EXPECT_EQ(accepted->record.status, store::JobStatus::kQueued);
+}
+
 TEST_F(JobServiceTest, CancelOfAQueuedJobTakesItOffTheQueue) {
   Service();
   auto accepted = Submit(kAcme, R"json({"code":"print(1)"})json");
