@@ -14,6 +14,7 @@
 #include "intents_routes.h"
 #include "jobs_routes.h"
 #include "language_entry.h"
+#include "native_routes.h"
 #include "openapi.h"
 #include "piston_request.h"
 #include "piston_routes.h"
@@ -118,8 +119,12 @@ void Server::Routes() {
   routes_.Get("/readyz", auth.Open([this](const httplib::Request&) -> StatusOr<Answer> {
     ProbeAnswer a = readyz_cache_.Get([this] {
       Status ready = CheckReady();
-      return ready.ok() ? ProbeAnswer{200, json{{"status", "ready"}}.dump()}
-                        : ProbeAnswer{HttpStatusFor(ready), ErrorJson(ready).dump()};
+      json body = ready.ok() ? json{{"status", "ready"}} : ErrorJson(ready);
+      if (native()) {
+        body["runtime"] = "native";
+        body["warning"] = kNativeWarning;
+      }
+      return ProbeAnswer{ready.ok() ? 200 : HttpStatusFor(ready), body.dump()};
     });
     return Answer::Text(a.status, a.body);
   }));
@@ -138,8 +143,12 @@ void Server::Routes() {
     return Answer::Text(200, MetricsText(), "text/plain; version=0.0.4");
   }));
   RegisterIntentRoutes(routes_, *deps_.jobs, deps_.agents, auth);
-  if (deps_.volumes != nullptr) RegisterVolumeRoutes(routes_, *deps_.volumes, *deps_.config, auth);
-  if (deps_.sandboxes != nullptr) {
+  if (native()) {
+    RegisterNativeRefusals(routes_, auth);
+  } else if (deps_.volumes != nullptr) {
+    RegisterVolumeRoutes(routes_, *deps_.volumes, *deps_.config, auth);
+  }
+  if (deps_.sandboxes != nullptr && !native()) {
     RegisterSandboxRoutes(routes_, *deps_.sandboxes, *deps_.config, auth);
   }
   RegisterPistonRoutes(routes_, *deps_.jobs, auth);
@@ -219,6 +228,7 @@ Status Server::CheckReady() {
     return UnavailableError("engine not reachable: " + ping.message(),
                             engine::kReasonEngineUnavailable);
   }
+  if (native()) return OkStatus();  // Jobs use no image.
   std::string missing;
   for (const auto& l : deps_.config->languages) {
     auto info = deps_.images->Inspect(l.image);

@@ -148,8 +148,8 @@ void DescribeSecurity(std::vector<KeyInfo>* out) {
 Status CheckCodeRunner(const Config& c) {
   if (c.code_runner.runtime == RunMode::kNative && c.security.mode != SecurityMode::kPermissive) {
     return Bad("code_runner.runtime",
-               "native runs programs on the host without a container and needs "
-               "security.mode: permissive (security.mode is strict)");
+               "native needs security.mode: permissive (native runs programs on the host "
+               "without a container; security.mode is strict)");
   }
   return OkStatus();
 }

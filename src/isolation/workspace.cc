@@ -38,6 +38,9 @@ Status WriteAll(int fd, std::string_view content, const std::string& what) {
 // Root's, readable by the job's group only: nothing for other host users.
 constexpr mode_t kDirMode = 0750;
 constexpr mode_t kFileMode = 0640;
+// Entries keep their creator as owner: root when the service runs as root
+// (containers), the service's own uid otherwise (NativeRunner as non-root).
+constexpr uid_t kKeepOwner = static_cast<uid_t>(-1);
 
 }  // namespace
 
@@ -114,7 +117,7 @@ Status Workspace::WriteFile(std::string_view relative_path, std::string_view con
     int err = errno;
     close(dir);
     if (next < 0) return ErrnoStatus("open directory " + parts[i], err);
-    if (fchown(next, 0, static_cast<gid_t>(gid_)) != 0 || fchmod(next, kDirMode) != 0) {
+    if (fchown(next, kKeepOwner, static_cast<gid_t>(gid_)) != 0 || fchmod(next, kDirMode) != 0) {
       err = errno;
       close(next);
       return ErrnoStatus("chown/chmod directory " + parts[i], err);
@@ -127,7 +130,8 @@ Status Workspace::WriteFile(std::string_view relative_path, std::string_view con
   close(dir);
   if (fd < 0) return ErrnoStatus("create " + std::string(relative_path), err);
   Status s = WriteAll(fd, content, "write " + std::string(relative_path));
-  if (s.ok() && (fchown(fd, 0, static_cast<gid_t>(gid_)) != 0 || fchmod(fd, kFileMode) != 0))
+  if (s.ok() &&
+      (fchown(fd, kKeepOwner, static_cast<gid_t>(gid_)) != 0 || fchmod(fd, kFileMode) != 0))
     s = ErrnoStatus("chown/chmod " + std::string(relative_path), errno);
   close(fd);
   return s;

@@ -210,7 +210,10 @@ StatusOr<Accepted> JobService::Accept(const std::string& tenant, wire::JobSubmis
   rec.replay_of = replay_of;
   rec.created_at_ms = now;
   rec.transitions.push_back({store::JobStatus::kQueued, now});
-  bool cache_on = deps_.config->jobs.cache_ttl_s > 0;
+  // A native job runs the host's interpreter, which no key captures (and a
+  // container's cached result would not say "runtime": "native"): never cached.
+  bool cache_on = deps_.config->jobs.cache_ttl_s > 0 &&
+                  deps_.config->code_runner.runtime != config::RunMode::kNative;
   std::string digest = cache_on ? digests_.Get(job.language.image) : "";
   // A volume's contents are an input no key can capture: never cached.
   rec.cache_key =

@@ -21,6 +21,7 @@
 #include "coderunner/intent/openai_client.h"
 #include "coderunner/isolation/container_policy.h"
 #include "coderunner/isolation/container_runner.h"
+#include "coderunner/isolation/native_runner.h"
 #include "coderunner/isolation/uid_pool.h"
 #include "coderunner/isolation/warm_pool.h"
 #include "coderunner/jobs/job_channel.h"
@@ -56,6 +57,15 @@ struct Components {
   std::unique_ptr<volumes::VolumeService> volume_service;
   std::unique_ptr<isolation::ContainerPolicy> policy;
   std::unique_ptr<isolation::ContainerRunner> runner;
+  // code_runner.runtime: native only; jobs then run through it, never
+  // through `runner`.
+  std::unique_ptr<isolation::NativeRunner> native_runner;
+
+  // What jobs run through: native_runner when set, else runner.
+  isolation::JobRunner* job_runner() const {
+    return native_runner ? static_cast<isolation::JobRunner*>(native_runner.get()) : runner.get();
+  }
+  bool native() const { return cfg.code_runner.runtime == config::RunMode::kNative; }
 
   // "job store", "jobs"
   std::unique_ptr<store::SqliteJobStore> store;

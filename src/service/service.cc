@@ -71,7 +71,7 @@ Status Service::Run() {
   signals.join();
   // Queued and re-queued jobs stay durable for the next start.
   c_->job_service->Stop();
-  c_->sandboxes->Stop();
+  if (c_->sandboxes) c_->sandboxes->Stop();  // None in native mode.
   c_->pool->Stop();
   return served;
 }

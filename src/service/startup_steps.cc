@@ -64,6 +64,20 @@ Status EnsureNosuidMounts(Components& c) {
   return OkStatus();
 }
 
+// code_runner.runtime: native (CheckAcross refused it without
+// security.mode: permissive). The engine stays in use for everything but
+// jobs: readiness pings it, recovery and the janitor still look at it.
+void BuildNativeRunner(Components& c) {
+  spdlog::warn(
+      "!!! code_runner.runtime is native (allowed by security.mode: permissive): every job runs "
+      "as a HOST PROCESS without a container, network isolation or a read-only filesystem. "
+      "Sandboxes, volumes and the warm pool are off. Use only on a trusted, single-user host. !!!");
+  isolation::NativeRunnerOptions options;
+  options.nofile = c.cfg.sandbox.nofile;
+  options.uids = c.uids.get();
+  c.native_runner = std::make_unique<isolation::NativeRunner>(options);
+}
+
 Status BuildEngineClients(Components& c) {
   const config::Config& cfg = c.cfg;
   c.metrics = std::make_unique<MetricsRegistry>();
@@ -93,6 +107,7 @@ Status BuildEngineClients(Components& c) {
   runner_options.artifact_caps = cfg.ArtifactCapsFromConfig();
   runner_options.uids = c.uids.get();
   c.runner = std::make_unique<isolation::ContainerRunner>(*c.containers, *c.policy, runner_options);
+  if (c.native()) BuildNativeRunner(c);
   return OkStatus();
 }
 
@@ -152,12 +167,13 @@ jobs::JobServiceDeps JobServiceDepsOf(Components& c) {
   d.hub = c.hub.get();
   d.metrics = c.metrics.get();
   d.images = c.images.get();
-  d.runner = c.runner.get();
+  d.runner = c.job_runner();
   d.containers = c.containers.get();
   d.webhooks = c.webhooks.get();
-  d.volumes = c.volume_service.get();
+  // Native jobs mount no volume: a job naming one is refused.
+  d.volumes = c.native() ? nullptr : c.volume_service.get();
   d.intents = c.pipeline.get();
-  d.pool = c.cfg.pool.enabled ? c.pool.get() : nullptr;
+  d.pool = c.cfg.pool.enabled && !c.native() ? c.pool.get() : nullptr;
   return d;
 }
 
@@ -180,7 +196,7 @@ Status BuildWarmPool(Components& c) {
       cfg.ArtifactCapsFromConfig(), c.metrics.get(),
       std::chrono::seconds(cfg.pool.max_idle_s) +
           std::chrono::milliseconds(cfg.max_limits.timeout_ms) + std::chrono::seconds(30));
-  if (cfg.pool.enabled) c.runner->set_pool(c.pool.get());
+  if (cfg.pool.enabled && !c.native()) c.runner->set_pool(c.pool.get());
   return OkStatus();
 }
 
@@ -215,6 +231,8 @@ Status StartWarmPool(Components& c) {
     spdlog::warn(
         "code runner off (code_runner.enabled: false): no warm pool, and every route that runs "
         "code answers 503 code_runner_disabled");
+  } else if (c.native()) {
+    spdlog::info("warm pool off: code_runner.runtime is native");
   } else if (c.cfg.pool.enabled) {
     c.pool->Start(wire::DefaultJobShapes(c.cfg));
   } else {
@@ -226,6 +244,7 @@ Status StartWarmPool(Components& c) {
 // Stateful sandboxes: their containers outlived the last process; adopt them.
 Status StartSandboxes(Components& c) {
   const config::Config& cfg = c.cfg;
+  if (c.native()) return OkStatus();  // /v1/sandboxes answers 503 (native_routes.h).
   CR_ASSIGN_OR_RETURN(c.sandbox_store, sandboxes::SandboxStore::Open(cfg.data_dir + "/sandboxes"));
   sandboxes::SandboxLayout layout{cfg.workspace_dir + "/sandboxes",
                                   cfg.artifacts.dir + "/sandboxes", cfg.ArtifactCapsFromConfig(),
@@ -252,9 +271,10 @@ Status BuildAuth(Components& c) {
 }
 
 Status Listen(Components& c) {
-  c.server = std::make_unique<api::Server>(api::ServerDeps{
-      &c.cfg, c.system.get(), c.images.get(), c.job_service.get(), c.metrics.get(),
-      c.authenticator.get(), c.volume_service.get(), c.agents.get(), c.sandboxes.get()});
+  c.server = std::make_unique<api::Server>(
+      api::ServerDeps{&c.cfg, c.system.get(), c.images.get(), c.job_service.get(), c.metrics.get(),
+                      c.authenticator.get(), c.native() ? nullptr : c.volume_service.get(),
+                      c.agents.get(), c.sandboxes.get()});
   Status ready = c.server->CheckReady();
   if (!ready.ok()) spdlog::warn("not ready: {}", ready.message());
   return c.server->Bind();

@@ -73,6 +73,8 @@ nlohmann::json ResultToJson(const isolation::JobSpec& job, const isolation::RunR
   j["image_digest"] =
       r.image_digest.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.image_digest);
   j["code_sha256"] = Sha256Hex(job.code);
+  // Only a host process says how it ran; a container's result has no field.
+  if (!r.runtime.empty()) j["runtime"] = r.runtime;
   j["metrics"] = {{"wall_ms", r.metrics.wall_ms},
                   {"run_ms", r.metrics.run_ms},
                   {"cpu_ms", r.metrics.cpu_ms},

@@ -25,6 +25,10 @@
 
 namespace coderunner::api {
 
+// The code of the 503 that /v1/sandboxes and /v1/volumes answer while
+// code_runner.runtime is native (they need a container engine).
+inline constexpr char kReasonNativeRuntime[] = "unavailable_in_native_runtime";
+
 // What the server needs; all owned by the caller and outliving the Server.
 struct ServerDeps {
   const config::Config* config;
@@ -46,12 +50,17 @@ struct ServerDeps {
 //   GET  /v1/languages   configured languages: aliases, image digests,
 //                        versions and preinstalled packages (language_entry.h)
 //   GET  /healthz        the process is up
-//   GET  /readyz         the engine answers and every image is present
+//   GET  /readyz         the engine answers and every image is present (in
+//                        code_runner.runtime: native only the engine, and the
+//                        body carries "runtime": "native" and a "warning")
 // (/v1/languages and /readyz need no key and answer from the last engine
 // check within server.probe_cache_ms; see probe_cache.h)
 //   GET  /openapi.json   the OpenAPI 3 document of every route (openapi.h)
 //   GET  /metrics        Prometheus text (no key)
 // and the Piston-compatible /api/v2 routes (piston_routes.h).
+// In native mode /v1/sandboxes and /v1/volumes answer 503
+// kReasonNativeRuntime (native_routes.h) whatever deps.sandboxes and
+// deps.volumes are.
 // Every error answer is {"error":{"code","message"}}.
 //
 // Thread-safe: handlers run on a pool of config.server.threads threads.
@@ -71,7 +80,7 @@ class Server {
   void Stop();
 
   // Readiness: OK, or Unavailable naming the engine problem or every missing
-  // image and how to get it. Asks the engine every time (GET /readyz
+  // image (not in native mode) and how to get it. Asks the engine every time (GET /readyz
   // answers from a short cache of it).
   Status CheckReady();
 
@@ -80,6 +89,8 @@ class Server {
   const std::vector<Route>& routes() const { return routes_.routes(); }
 
  private:
+  // code_runner.runtime is native.
+  bool native() const { return deps_.config->code_runner.runtime == config::RunMode::kNative; }
   void Routes();
   // httplib's error, exception and access-log handlers.
   void Hooks();

@@ -13,6 +13,7 @@
 #include "coderunner/isolation/cancel_token.h"
 #include "coderunner/isolation/container_policy.h"
 #include "coderunner/isolation/job_output.h"
+#include "coderunner/isolation/job_runner.h"
 #include "coderunner/isolation/job_spec.h"
 #include "coderunner/isolation/uid_pool.h"
 #include "coderunner/isolation/warm_pool.h"
@@ -40,15 +41,6 @@ struct RunnerOptions {
   UidPool* uids = nullptr;
 };
 
-// Optional observers and controls for one Run.
-struct RunHooks {
-  // Receives output as it is produced, only the bytes within the job's cap.
-  // Called on the attach thread; must be quick and must not block.
-  std::function<void(engine::StreamId, std::string_view)> on_output;
-  // Cancel() kills the container; the result's status is then kCancelled.
-  CancelToken* cancel = nullptr;
-};
-
 // Sequence per job: workspace (and /output) → create → (runtime check) →
 // attach → start → stream until the output closes or the wall-clock deadline
 // (then stop) → inspect → remove → collect artifacts. The container and
@@ -68,7 +60,7 @@ struct RunHooks {
 //
 // Thread-safe: any number of Run calls may proceed at once. Does not own the
 // client or policy, which must outlive it.
-class ContainerRunner {
+class ContainerRunner : public JobRunner {
  public:
   ContainerRunner(engine::ContainerClient& containers, const ContainerPolicy& policy,
                   RunnerOptions options);
@@ -77,7 +69,7 @@ class ContainerRunner {
   // status kError and `error` set for our own or the engine's failures.
   // Returns a non-OK Status only when the engine could not be reached at all
   // (Unavailable), so the job never ran and the caller may answer 503.
-  StatusOr<RunResult> Run(const JobSpec& job, const RunHooks& hooks = {});
+  StatusOr<RunResult> Run(const JobSpec& job, const RunHooks& hooks = {}) override;
 
   // Uses `pool` (nullptr: none) for eligible jobs from now on. Call before
   // the first Run; the pool must outlive this runner's use of it.

@@ -51,6 +51,9 @@ struct JobSpec {
   std::string runtime;
 };
 
+// RunResult::runtime of a job that ran as a host process (NativeRunner).
+inline constexpr char kRuntimeNative[] = "native";
+
 enum class RunStatus { kSucceeded, kFailed, kTimeout, kOom, kCancelled, kError };
 
 // "succeeded", "failed", "timeout", "oom", "cancelled", "error".
@@ -86,6 +89,9 @@ struct RunResult {
   // program ended. False when the end is only the engine's view (init was
   // killed, the container was stopped from outside) or the job never ran.
   bool reported_by_init = false;
+  // How the job ran: "" in a container (the result JSON then says nothing),
+  // kRuntimeNative as a host process (code_runner.runtime: native).
+  std::string runtime;
 };
 
 }  // namespace coderunner::isolation

@@ -36,8 +36,8 @@ class Workspace {
 
   // Writes `content` to `relative_path` (validated by SplitSafeRelativePath
   // with `max_depth`), creating parent directories. An existing entry is
-  // AlreadyExists. Files are 0640, directories 0750, root's with the
-  // workspace's group.
+  // AlreadyExists. Files are 0640, directories 0750, owned by their creator
+  // (root, when the service runs as root) with the workspace's group.
   Status WriteFile(std::string_view relative_path, std::string_view content, int max_depth = 16);
 
   // WriteFile, replacing an existing entry at `relative_path` (removed

@@ -13,7 +13,7 @@
 
 #include "coderunner/common/metrics.h"
 #include "coderunner/config/config.h"
-#include "coderunner/isolation/container_runner.h"
+#include "coderunner/isolation/job_runner.h"
 #include "coderunner/jobs/job_channel.h"
 #include "coderunner/jobs/job_clock.h"
 #include "coderunner/jobs/webhook_sender.h"
@@ -40,10 +40,11 @@ struct JobExecutorDeps {
   // jobs.engine_retry_s, jobs.cache_ttl_s, and the languages and limits a
   // stored job is rebuilt with.
   const config::Config* config = nullptr;
-  store::JobStore* store = nullptr;              // Records and the result cache.
-  JobHub* hub = nullptr;                         // Each job's channel.
-  isolation::ContainerRunner* runner = nullptr;  // Runs each job's container.
-  MetricsRegistry* metrics = nullptr;            // DeclareJobMetrics'd.
+  store::JobStore* store = nullptr;  // Records and the result cache.
+  JobHub* hub = nullptr;             // Each job's channel.
+  // Runs each job: in a container, or as a host process (native).
+  isolation::JobRunner* runner = nullptr;
+  MetricsRegistry* metrics = nullptr;  // DeclareJobMetrics'd.
   // Callback deliveries; nullptr: no webhook is sent.
   WebhookSender* webhooks = nullptr;
   // Persistent volumes; nullptr: a job naming a volume ends as error

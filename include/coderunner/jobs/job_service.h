@@ -59,8 +59,8 @@ struct JobServiceDeps {
   JobHub* hub = nullptr;             // Each non-terminal job's channel.
   MetricsRegistry* metrics = nullptr;
   engine::ImageClient* images = nullptr;  // Image digests (cache keys).
-  // Runs each job's container (the executor).
-  isolation::ContainerRunner* runner = nullptr;
+  // Runs each job, in a container or as a host process (the executor).
+  isolation::JobRunner* runner = nullptr;
   // Orphans and interrupted jobs' containers (janitor, recovery).
   engine::ContainerClient* containers = nullptr;
   // Callback deliveries; nullptr: no webhook is sent.

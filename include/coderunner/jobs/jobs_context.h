@@ -8,7 +8,8 @@
 #include "coderunner/config/config.h"
 #include "coderunner/engine/containers.h"
 #include "coderunner/engine/images.h"
-#include "coderunner/isolation/container_runner.h"
+#include "coderunner/isolation/job_runner.h"
+#include "coderunner/isolation/warm_pool.h"
 #include "coderunner/jobs/job_channel.h"
 #include "coderunner/jobs/job_clock.h"
 #include "coderunner/jobs/job_queue.h"
@@ -27,7 +28,7 @@ struct JobsContext {
   store::JobStore* store;
   JobQueue* queue;
   JobHub* hub;
-  isolation::ContainerRunner* runner;
+  isolation::JobRunner* runner;
   engine::ContainerClient* containers;
   engine::ImageClient* images;
   MetricsRegistry* metrics;

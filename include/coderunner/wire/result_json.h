@@ -11,7 +11,8 @@ namespace coderunner::wire {
 
 // The /v1/execute response body. Output bytes are made valid UTF-8 (invalid
 // sequences become U+FFFD) unless `encoding` is kBase64, which is exact.
-// Pure; thread-safe.
+// A result with RunResult::runtime set (native jobs) carries it as "runtime";
+// a container's result has no such field. Pure; thread-safe.
 nlohmann::json ResultToJson(const isolation::JobSpec& job, const isolation::RunResult& result,
                             OutputEncoding encoding);
 

@@ -18,6 +18,7 @@
 
 #include "coderunner/intent/agent_catalog.h"
 #include "coderunner/intent/intent_request.h"
+#include "coderunner/isolation/container_runner.h"
 #include "coderunner/jobs/job_executor.h"
 #include "coderunner/jobs/job_request.h"
 #include "coderunner/store/sqlite_job_store.h"

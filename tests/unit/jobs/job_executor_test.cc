@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "coderunner/isolation/container_runner.h"
 #include "coderunner/jobs/job_request.h"
 #include "coderunner/store/sqlite_job_store.h"
 #include "jobs/job_metrics.h"

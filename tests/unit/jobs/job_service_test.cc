@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "coderunner/isolation/container_runner.h"
 #include "coderunner/jobs/job_request.h"
 #include "coderunner/store/sqlite_job_store.h"
 #include "coderunner/wire/execute_request.h"
@@ -259,6 +260,23 @@ TEST_F(JobServiceTest, TheCacheAnswersOnlyTheSameTenant) {
       EXPECT_EQ(queue_->size(), 1u);
     }
   }
+}
+
+// A native job runs the host's interpreter: neither answered from the cache
+// (a container's result would not say "runtime": "native") nor keyed for it.
+TEST_F(JobServiceTest, NativeJobsAreNeverCached) {
+  const std::string body = R"json({"code":"print(1)"})json";
+  config_.jobs.cache_ttl_s = 3600;
+  config_.code_runner.runtime = config::RunMode::kNative;
+  Service();
+  engine_->AnswerJson("GET", "/images/" + config_.DefaultLanguage().image + "/json", 200,
+                      {{"Id", kDigest}});
+  ASSERT_TRUE(store_->CachePut(KeyFor(body, kAcme), kCachedResult, NowMs() + 60000).ok());
+  auto accepted = Submit(kAcme, body);
+  ASSERT_TRUE(accepted.ok()) << accepted.status().ToString();
+  EXPECT_FALSE(accepted->record.cached);
+  EXPECT_EQ(accepted->record.cache_key, "");
+  EXPECT_EQ(accepted->record.status, store::JobStatus::kQueued);
 }
 
 TEST_F(JobServiceTest, CancelOfAQueuedJobTakesItOffTheQueue) {

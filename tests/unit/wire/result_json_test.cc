@@ -193,5 +193,20 @@ TEST(ResultJsonTest, CodeSha256HashesTheSubmittedCode) {
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 }
 
+TEST(ResultJsonTest, RuntimeOnlyWhenTheResultNamesOne) {
+  struct Case {
+    std::string runtime;
+    json want;
+  };
+  const std::vector<Case> cases = {{"", nullptr}, {isolation::kRuntimeNative, "native"}};
+  for (const Case& c : cases) {
+    isolation::RunResult r = Succeeded();
+    r.runtime = c.runtime;
+    json j = ResultToJson(Job(), r, OutputEncoding::kUtf8);
+    EXPECT_EQ(j.contains("runtime"), !c.runtime.empty());
+    EXPECT_EQ(j.value("runtime", json(nullptr)), c.want);
+  }
+}
+
 }  // namespace
 }  // namespace coderunner::wire
