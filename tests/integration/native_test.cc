@@ -22,8 +22,18 @@ namespace {
 
 using nlohmann::json;
 
-constexpr char kNativeYaml[] =
-    "code_runner: {runtime: native}\nsecurity: {mode: permissive}\npool: {enabled: false}\n";
+// A native job's end kills every process of its uid (KillNative), so this
+// server's uids must be no other server's: ctest runs the docker and podman
+// copies of these tests, and the other suites, at the same time, and their
+// containers use the default range (sandbox.uid_first 2100000000). Each test
+// process takes 64 uids of its own, keyed by its pid (unique among live
+// processes), below that range.
+std::string NativeYaml() {
+  const int64_t uid_first = 1000000000 + static_cast<int64_t>(getpid()) * 64;
+  return "code_runner: {runtime: native}\nsecurity: {mode: permissive}\npool: {enabled: false}\n"
+         "sandbox: {uid_first: " +
+         std::to_string(uid_first) + ", uid_count: 64}\n";
+}
 
 // A directory every job uid may write into (for marker files), removed after.
 class SharedDir {
@@ -65,7 +75,7 @@ class NativeTest : public ::testing::Test {
  protected:
   void SetUp() override {
     server_ = std::make_unique<ServerProcess>(
-        kNativeYaml, "", std::map<std::string, std::string>{{"CODERUNNER_LEAK_PROBE", "leaked"}});
+        NativeYaml(), "", std::map<std::string, std::string>{{"CODERUNNER_LEAK_PROBE", "leaked"}});
     ASSERT_TRUE(server_->started()) << server_->log();
   }
   std::unique_ptr<ServerProcess> server_;
