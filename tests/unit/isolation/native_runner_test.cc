@@ -64,7 +64,12 @@ class NativeRunnerTest : public ::testing::Test {
   }
 
   std::string root_;
-  UidPool uids_{kDefaultFirstJobUid + 4242, 16};
+  // A native job's end kills every process of its uid, and ctest runs this
+  // binary's tests in parallel beside servers whose containers use the
+  // default range: each test process takes 16 uids of its own, keyed by its
+  // pid (unique among live processes), below the default range (the
+  // integration tests' native servers key 64 by pid from 1000000000).
+  UidPool uids_{200000000 + static_cast<int64_t>(getpid()) * 16, 16};
   std::unique_ptr<NativeRunner> runner_;
   int n_ = 0;
 };
