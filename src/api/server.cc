@@ -20,6 +20,7 @@
 #include "piston_routes.h"
 #include "route.h"
 #include "sandboxes_routes.h"
+#include "ui_routes.h"
 #include "volumes_routes.h"
 
 namespace coderunner::api {
@@ -152,6 +153,7 @@ void Server::Routes() {
     RegisterSandboxRoutes(routes_, *deps_.sandboxes, *deps_.config, auth);
   }
   RegisterPistonRoutes(routes_, *deps_.jobs, auth);
+  if (deps_.config->ui.enabled) RegisterUiRoutes(routes_, auth);
 }
 
 void Server::Hooks() {

@@ -187,6 +187,7 @@ const std::vector<Section>& Sections() {
       Sub("volumes", &Config::volumes, VolumesFields()),
       Sub("llm", &Config::llm, LlmFields()),
       Sub("intents", &Config::intents, IntentsFields()),
+      Sub("ui", &Config::ui, UiFields()),
       {"output_bytes", ReadOutputBytes,
        [](std::vector<KeyInfo>* out) {
          out->push_back({"output_bytes", Unit::kBytes, [](const Config& a, const Config& b) {

@@ -105,6 +105,10 @@ const Field<WebhooksConfig> kWebhooksFields[] = {
     {"max_in_flight_per_tenant", &WebhooksConfig::max_in_flight_per_tenant, U::kCount, AtLeast(1)},
 };
 
+const Field<UiConfig> kUiFields[] = {
+    {"enabled", &UiConfig::enabled},
+};
+
 const Field<LlmConfig> kLlmFields[] = {
     {"base_url", &LlmConfig::base_url, U::kNone, {}, CheckHttpUrl},
     {"model", &LlmConfig::model},  // Required with base_url: CheckAcross.
@@ -198,6 +202,7 @@ std::span<const Field<PoolOptions>> PoolFields() { return kPoolFields; }
 std::span<const Field<JobsConfig>> JobsFields() { return kJobsFields; }
 std::span<const Field<WebhooksConfig>> WebhooksFields() { return kWebhooksFields; }
 std::span<const Field<LlmConfig>> LlmFields() { return kLlmFields; }
+std::span<const Field<UiConfig>> UiFields() { return kUiFields; }
 std::span<const Field<IntentsConfig>> IntentsFields() { return kIntentsFields; }
 std::span<const Field<Config>> LogFields() { return kLogFields; }
 std::span<const Field<Limits>> LimitsFields() { return kLimitsFields; }

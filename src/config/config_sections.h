@@ -25,6 +25,7 @@ std::span<const Field<PoolOptions>> PoolFields();
 std::span<const Field<JobsConfig>> JobsFields();
 std::span<const Field<WebhooksConfig>> WebhooksFields();
 std::span<const Field<LlmConfig>> LlmFields();
+std::span<const Field<UiConfig>> UiFields();
 std::span<const Field<IntentsConfig>> IntentsFields();
 std::span<const Field<Config>> LogFields();  // log.level, log.format.
 std::span<const Field<Limits>> LimitsFields();

@@ -58,3 +58,10 @@ export function formatMs(ms) {
   if (ms === null || ms === undefined) return '';
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`;
 }
+
+// The nonce the service put into this response's CSP (style-src), for the
+// editor's own <style> element: <meta name="csp-nonce">.
+export function cspNonce() {
+  const meta = document.querySelector('meta[name="csp-nonce"]');
+  return meta ? meta.content : '';
+}

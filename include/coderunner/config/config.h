@@ -54,6 +54,12 @@ struct ServerConfig {
   int max_waiting_connections_per_address = 16;
 };
 
+// The web playground (GET /, web/). Its page needs the same API keys as
+// any caller; turning it off only stops serving the page and its files.
+struct UiConfig {
+  bool enabled = true;  // Serve the playground at GET / (and /ui/*). Default true.
+};
+
 struct EngineConfig {
   // Unix socket of the Docker or Podman API. "" = DOCKER_HOST=unix://..., else
   // /run/podman/podman.sock, else /var/run/docker.sock.
@@ -269,6 +275,7 @@ struct Config {
   AuthConfig auth;
   CodeRunnerConfig code_runner;  // code_runner.*
   SecurityConfig security;       // security.*
+  UiConfig ui;                   // ui.*
   // Tiers by name. Defaults: free, pro, business, enterprise as in the
   // Execute-mode seed (budgets 30 s, 2 min, 10 min; enterprise 10 min,
   // configurable); enterprise's memory defaults to limits.max's.
