@@ -63,10 +63,13 @@ function setUpAuth(info) {
     input.value = '';
     banner('');
     describe();
+    // Modules that list what a key may see (agents, sandboxes) reload.
+    window.dispatchEvent(new Event('coderunner:key'));
   });
   document.getElementById('auth-forget').addEventListener('click', () => {
     api.setApiKey('');
     describe();
+    window.dispatchEvent(new Event('coderunner:key'));
   });
   api.onAuthProblem((err) => banner(api.explain(err)));
   describe();
