@@ -57,7 +57,7 @@ std::string PageCsp(std::string_view nonce) {
 
 void RegisterUiRoutes(RouteTable& http, const AuthAdapter& auth) {
   http.Get("/", auth.Open([](const httplib::Request&) { return IndexAnswer(); }));
-  http.Get("/ui/([A-Za-z0-9._-]+)",
+  http.Get("/ui/(.+)",
            auth.Open([](const httplib::Request& req) { return AssetAnswer(req); }));
 }
 

@@ -23,7 +23,7 @@ inline constexpr char kReasonUiNotBuilt[] = "ui_not_built";
 std::string PageCsp(std::string_view nonce);
 
 // Registers GET / (index.html, its nonce placeholder replaced per response,
-// never cached) and GET /ui/{file} (the other compiled-in files, with a
+// never cached) and GET /ui/{path} (the other compiled-in files, with a
 // strong ETag; If-None-Match answers 304). Register only when ui.enabled.
 // Built without the playground, GET / answers 404 kReasonUiNotBuilt.
 void RegisterUiRoutes(RouteTable& http, const AuthAdapter& auth);
