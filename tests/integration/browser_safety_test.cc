@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <string>
 
@@ -71,7 +72,27 @@ std::multimap<std::string, std::string> RawHeaders(int port, const std::string& 
   return out;
 }
 
-using BrowserSafetyTest = EngineTest;
+class BrowserSafetyTest : public EngineTest {
+ protected:
+  // GET `path` (percent-encoded) answers `body` as a download named by
+  // `disposition`, with the download CSP, each header once as sent.
+  void ExpectDownload(const std::string& path, const std::string& disposition,
+                      const std::string& body) {
+    HttpAnswer a = server_->Get(path);
+    ASSERT_EQ(a.status, 200) << a.body.substr(0, 500);
+    EXPECT_EQ(a.body, body);
+    ExpectSafetyHeaders(a, kDownloadCsp);
+    auto raw = RawHeaders(server_->port(), path);
+    for (const char* name : {"content-type", "content-disposition", "content-security-policy",
+                             "x-content-type-options"}) {
+      EXPECT_EQ(raw.count(name), 1u) << name;
+    }
+    if (raw.count("content-disposition") != 1) return;
+    EXPECT_EQ(raw.find("content-type")->second, "application/octet-stream");
+    EXPECT_EQ(raw.find("content-disposition")->second, disposition);
+    EXPECT_EQ(raw.find("content-security-policy")->second, kDownloadCsp);
+  }
+};
 
 TEST_F(BrowserSafetyTest, EveryAnswerCarriesTheSafetyHeaders) {
   json r = RunUncached("python", "print('hi')");
@@ -124,19 +145,35 @@ TEST_F(BrowserSafetyTest, ArtifactsAreAttachmentsThatNeverRun) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    HttpAnswer a = server_->Get("/v1/jobs/" + id + "/artifacts/" + c.url_path);
-    ASSERT_EQ(a.status, 200) << a.body.substr(0, 500);
-    EXPECT_EQ(a.body, c.body);
-    ExpectSafetyHeaders(a, kDownloadCsp);
-    auto raw = RawHeaders(server_->port(), "/v1/jobs/" + id + "/artifacts/" + c.url_path);
-    EXPECT_EQ(raw.count("content-type"), 1u);
-    EXPECT_EQ(raw.count("content-disposition"), 1u);
-    EXPECT_EQ(raw.count("content-security-policy"), 1u);
-    EXPECT_EQ(raw.count("x-content-type-options"), 1u);
-    EXPECT_EQ(raw.find("content-type")->second, "application/octet-stream");
-    EXPECT_EQ(raw.find("content-disposition")->second, c.disposition);
-    EXPECT_EQ(raw.find("content-security-policy")->second, kDownloadCsp);
+    ExpectDownload("/v1/jobs/" + id + "/artifacts/" + c.url_path, c.disposition, c.body);
   }
+}
+
+TEST_F(BrowserSafetyTest, SandboxAndVolumeFilesAreDownloadsToo) {
+  HttpAnswer sbx = server_->Post("/v1/sandboxes", R"({"language":"python"})");
+  ASSERT_EQ(sbx.status, 201) << sbx.body;
+  std::string sandbox = sbx.json["id"];
+  HttpAnswer ran =
+      server_->Post("/v1/sandboxes/" + sandbox + "/execute",
+                    json{{"code", "open('/output/a\"b;c.html','w').write('<b>x</b>')"}}.dump());
+  EXPECT_EQ(ran.json["status"], "succeeded") << ran.body;
+  ExpectDownload("/v1/sandboxes/" + sandbox + "/files/a%22b%3Bc.html",
+                 "attachment; filename=\"a_b_c.html\"; filename*=UTF-8''a%22b%3Bc.html",
+                 "<b>x</b>");
+  EXPECT_EQ(server_->Delete("/v1/sandboxes/" + sandbox).status, 200);
+  std::error_code ec;
+  std::filesystem::remove(server_->workspace_dir() + "/sandboxes", ec);
+
+  HttpAnswer vol = server_->Post("/v1/volumes", R"({"size_bytes":1048576})");
+  ASSERT_EQ(vol.status, 201) << vol.body;
+  std::string volume = vol.json["id"];
+  json r = RunUncached("python", "open('/output/v.svg','w').write('<svg onload=\"alert(1)\"/>')",
+                       {{"volume_id", volume}});
+  EXPECT_EQ(r["status"], "succeeded") << r.dump();
+  ExpectDownload("/v1/volumes/" + volume + "/files/v.svg",
+                 "attachment; filename=\"v.svg\"; filename*=UTF-8''v.svg",
+                 "<svg onload=\"alert(1)\"/>");
+  EXPECT_EQ(server_->Delete("/v1/volumes/" + volume).status, 200);
 }
 
 TEST_F(BrowserSafetyTest, InfoWithoutKeysOrModel) {
