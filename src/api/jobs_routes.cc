@@ -195,7 +195,7 @@ StatusOr<Answer> ArtifactAnswer(jobs::JobService& service, const auth::Principal
   if (!listed) return missing;
   auto fd = isolation::OpenTreeFile(config.artifacts.dir + "/" + rec->id, path);
   if (!fd.ok()) return fd.status().code() == StatusCode::kNotFound ? missing : fd.status();
-  return Answer::File(std::move(*fd), InternalError("stat artifact"));
+  return Answer::File(std::move(*fd), path, InternalError("stat artifact"));
 }
 
 // GET /v1/jobs/{id}/events: Server-Sent Events until the job ends.

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "http_reply.h"
+#include "response_headers.h"
 
 namespace coderunner::api {
 
@@ -22,12 +23,14 @@ Answer Answer::Text(int status, std::string text, std::string content_type) {
   return a;
 }
 
-StatusOr<Answer> Answer::File(isolation::UniqueFd fd, const Status& stat_error) {
+StatusOr<Answer> Answer::File(isolation::UniqueFd fd, std::string_view path,
+                              const Status& stat_error) {
   struct stat st;
   if (fstat(fd.get(), &st) != 0) return stat_error;
   Answer a;
   a.body = FileBody{std::make_shared<isolation::UniqueFd>(std::move(fd)),
-                    static_cast<int64_t>(st.st_size), "application/octet-stream"};
+                    static_cast<int64_t>(st.st_size), kDownloadContentType};
+  a.headers = DownloadHeaders(path);
   return a;
 }
 

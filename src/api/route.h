@@ -12,6 +12,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -60,10 +61,13 @@ struct Answer {
   static Answer Json(int status, nlohmann::json body);
   // `text` as-is with `status` and `content_type` (default JSON).
   static Answer Text(int status, std::string text, std::string content_type = "application/json");
-  // 200 with the regular file behind `fd` (owned) as
-  // application/octet-stream, its size read now; `stat_error` when the
-  // size cannot be read (the file is closed then).
-  static StatusOr<Answer> File(isolation::UniqueFd fd, const Status& stat_error);
+  // 200 with the regular file behind `fd` (owned) as a download named by
+  // `path`'s last component: application/octet-stream, its size read now,
+  // with DownloadHeaders(path) (response_headers.h: an attachment that
+  // never runs as a page). `stat_error` when the size cannot be read (the
+  // file is closed then).
+  static StatusOr<Answer> File(isolation::UniqueFd fd, std::string_view path,
+                               const Status& stat_error);
   // A chunked body of `content_type` written by `provider` (status 200).
   static Answer Stream(std::string content_type, httplib::ContentProviderWithoutLength provider);
 

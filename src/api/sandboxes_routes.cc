@@ -151,7 +151,8 @@ void RegisterSandboxRoutes(RouteTable& http, sandboxes::SandboxManager& manager,
                                 const httplib::Request& req) -> StatusOr<Answer> {
              CR_ASSIGN_OR_RETURN(isolation::UniqueFd fd,
                                  manager.OpenFile(p.tenant, req.matches[1], req.matches[2]));
-             return Answer::File(std::move(fd), InternalError("stat sandbox file", "sandbox_io"));
+             return Answer::File(std::move(fd), req.matches[2].str(),
+                                 InternalError("stat sandbox file", "sandbox_io"));
            }));
 
   http.Delete("/v1/sandboxes/" + id_re,

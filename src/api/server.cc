@@ -11,6 +11,7 @@
 #include "coderunner/engine/transport.h"
 #include "http_reply.h"
 #include "http_status.h"
+#include "info_route.h"
 #include "intents_routes.h"
 #include "jobs_routes.h"
 #include "language_entry.h"
@@ -18,6 +19,7 @@
 #include "openapi.h"
 #include "piston_request.h"
 #include "piston_routes.h"
+#include "response_headers.h"
 #include "route.h"
 #include "sandboxes_routes.h"
 #include "ui_routes.h"
@@ -135,6 +137,10 @@ void Server::Routes() {
     return Answer::Text(a.status, a.body);
   }));
 
+  RegisterInfoRoute(
+      routes_, *deps_.config,
+      {!native() && deps_.sandboxes != nullptr, !native() && deps_.volumes != nullptr}, auth);
+
   routes_.Get("/openapi.json", auth.Open([](const httplib::Request&) -> StatusOr<Answer> {
     return Answer::Text(200, std::string(OpenApiDocument()));
   }));
@@ -157,6 +163,12 @@ void Server::Routes() {
 }
 
 void Server::Hooks() {
+  // Every answer, whatever made it (a route, the error handler, a stream),
+  // carries the browser-safety headers; a route's own CSP (a download's,
+  // the playground page's) is kept.
+  http_->set_post_routing_handler(
+      [](const httplib::Request&, httplib::Response& res) { AddApiSecurityHeaders(res); });
+
   // Turns httplib's own error answers (unknown route, body too large, bad
   // HTTP) into our JSON shape. Handlers' answers already have a body.
   http_->set_error_handler(

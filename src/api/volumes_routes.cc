@@ -96,7 +96,8 @@ void RegisterVolumeRoutes(RouteTable& http, volumes::VolumeService& service,
                                 const httplib::Request& req) -> StatusOr<Answer> {
              CR_ASSIGN_OR_RETURN(volumes::Volume v, service.Get(p.tenant, req.matches[1]));
              CR_ASSIGN_OR_RETURN(isolation::UniqueFd fd, service.OpenFile(v, req.matches[2]));
-             return Answer::File(std::move(fd), InternalError("stat volume file", "volume_io"));
+             return Answer::File(std::move(fd), req.matches[2].str(),
+                                 InternalError("stat volume file", "volume_io"));
            }));
 }
 

@@ -12,6 +12,7 @@
 #include "coderunner/jobs/webhook_sender.h"
 #include "coderunner/store/job_store.h"
 #include "coderunner/wire/job_json.h"
+#include "coderunner/wire/limits_json.h"
 #include "job_metrics.h"
 #include "recovery.h"
 #include "result_cache_policy.h"
@@ -23,17 +24,6 @@ int WorkerCount(const config::Config& c) {
   if (c.jobs.max_concurrent > 0) return c.jobs.max_concurrent;
   unsigned n = std::thread::hardware_concurrency();
   return n == 0 ? 2 : static_cast<int>(n);
-}
-
-std::string LimitsJson(const isolation::Limits& l) {
-  return nlohmann::json{{"timeout_ms", l.timeout_ms},
-                        {"cpu_ms", l.cpu_ms},
-                        {"memory_bytes", l.memory_bytes},
-                        {"pids", l.pids},
-                        {"output_bytes", l.output_bytes},
-                        {"tmp_bytes", l.tmp_bytes},
-                        {"cpus", l.cpus}}
-      .dump();
 }
 
 JobExecutorDeps ExecutorDepsOf(const JobServiceDeps& d) {
@@ -205,7 +195,7 @@ StatusOr<Accepted> JobService::Accept(const std::string& tenant, wire::JobSubmis
   rec.code_sha256 = Sha256Hex(job.code);
   rec.inputs_sha256 = InputsSha256(job);
   rec.image = image_name;
-  rec.limits_json = LimitsJson(job.limits);
+  rec.limits_json = wire::LimitsToJson(job.limits).dump();
   rec.callback_url = std::move(submission.callback_url);
   rec.replay_of = replay_of;
   rec.created_at_ms = now;

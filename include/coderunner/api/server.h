@@ -49,6 +49,8 @@ struct ServerDeps {
 // and sandboxes_routes.h):
 //   GET  /v1/languages   configured languages: aliases, image digests,
 //                        versions and preinstalled packages (language_entry.h)
+//   GET  /v1/info        auth mode, LLM configured, runtime, optional
+//                        routes and job limits (info_route.h; no key)
 //   GET  /healthz        the process is up
 //   GET  /readyz         the engine answers and every image is present (in
 //                        code_runner.runtime: native only the engine, and the
@@ -92,7 +94,8 @@ class Server {
   // code_runner.runtime is native.
   bool native() const { return deps_.config->code_runner.runtime == config::RunMode::kNative; }
   void Routes();
-  // httplib's error, exception and access-log handlers.
+  // httplib's error, exception, post-routing (response_headers.h) and
+  // access-log handlers.
   void Hooks();
   // The GET /v1/languages answer, asking the engine for each image
   // (LanguageEntry per language). Unavailable engine: its error answer.
