@@ -21,7 +21,7 @@ const kLlmMissingText =
 
 function languageSelect(app) {
   const select = el('select', {id: 'exec-language'},
-      el('option', {value: ''}, 'auto (named in the intent, else the default)'));
+      el('option', {value: ''}, 'auto'));
   for (const l of app.languages) {
     const version = l.version ? ` ${l.version}` : '';
     select.append(el('option', {value: l.name}, `${l.name}${version}${l.default ? ' (default)' : ''}`));
@@ -45,7 +45,7 @@ function buildForm(app) {
   ui.form = el('form', {class: 'exec-form', 'aria-label': 'Intent'},
       ui.llmMissing,
       field('Intent', ui.intent, 'What to compute, in plain English. Ctrl/Cmd+Enter executes.'),
-      field('Language', ui.language),
+      field('Language', ui.language, 'auto: the language the intent names, else the default.'),
       ui.inputs.node,
       el('div', {class: 'exec-actions'}, ui.button, ui.cancel),
       ui.status);
