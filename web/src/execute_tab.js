@@ -132,6 +132,7 @@ export function mountExecuteTab(panel, app) {
     if (current.finished) return;
     current.finished = true;
     showRecord(record);
+    if (record && kTerminal.has(record.status)) stages.settle(record);
     finish();
   }
 

@@ -19,6 +19,7 @@ const kStateText = {
   succeeded: 'succeeded',
   failed: 'failed',
   skipped: 'skipped',
+  stopped: 'stopped',
 };
 
 function time(s) {
@@ -26,7 +27,8 @@ function time(s) {
   return Number.isFinite(t) ? t : null;
 }
 
-// Returns {node, reset(), update(stage), setAttempts(n), stop()}.
+// Returns {node, reset(), update(stage, live), settle(record), setAttempts(n),
+// stop()}.
 export function createStageView() {
   const items = new Map();
   const node = el('ol', {id: 'exec-stages', class: 'stages', 'aria-label': 'Stages'});
@@ -118,6 +120,18 @@ export function createStageView() {
       item.stage = stage;
       draw(stage.name);
       if (stage.status === 'running' && !timer) timer = setInterval(tick, 250);
+    },
+    // A terminal record: a stage it left running (a cancelled intent's)
+    // shows as stopped, its duration up to the job's end.
+    settle(record) {
+      for (const [name, item] of items) {
+        const st = item.stage;
+        if (!st || st.status !== 'running') continue;
+        item.stage = {...st, status: 'stopped', finished_at: record.finished_at || null,
+                      detail: `${st.detail ? st.detail + '; ' : ''}stopped: the intent ${record.status}`};
+        draw(name);
+      }
+      stop();
     },
     // The number of attempts so far (programs written and run).
     setAttempts(n) {
