@@ -8,6 +8,8 @@ import {el} from './dom.js';
 import {toolForm, workflowForm} from './context_forms.js';
 
 const kTabs = ['workflows', 'tools'];
+const kNoAgents = 'No agents. Execute mode and its agents need a model: set llm.base_url, ' +
+    'llm.model and, if it needs a key, llm.api_key_env in the config.';
 
 // li.ctx-entry: the .ctx-open button (aria-expanded) and its form.
 function entry(kind, name, lines, form) {
@@ -105,7 +107,7 @@ export function mountContextPanel(panel, app) {
       if (mine !== loading) return;
       const agents = (body && body.agents) || [];
       workflows.replaceChildren(...agents.map((a) => agentEntry(a, app)));
-      note.textContent = agents.length ? '' : 'No agents.';
+      note.textContent = agents.length ? '' : kNoAgents;
     } catch (e) {
       if (mine !== loading) return;
       workflows.replaceChildren();
