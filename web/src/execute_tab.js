@@ -81,14 +81,16 @@ export function mountExecuteTab(panel, app) {
   }
   if (app.info && app.info.llm && app.info.llm.configured === false) llmMissing();
 
-  function showRecord(record) {
+  // withStages false: a record fetched mid-run, maybe older than the stage
+  // events already drawn (they are the stages' truth while it runs).
+  function showRecord(record, withStages = true) {
     if (!record || typeof record !== 'object') return;
-    if (Array.isArray(record.stages)) record.stages.forEach((s) => stages.update(s, false));
+    if (withStages && Array.isArray(record.stages)) record.stages.forEach((s) => stages.update(s, false));
     const list = Array.isArray(record.attempts) ? record.attempts : [];
     attempts.show(list);
     stages.setAttempts(list.length);
     result.show(record);
-    if (record.status) describe(record.status, record);
+    if (withStages && record.status) describe(record.status, record);
   }
 
   function describe(status, record) {
@@ -120,7 +122,7 @@ export function mountExecuteTab(panel, app) {
     current.fetching = true;
     try {
       const {body} = await api.get(`/v1/jobs/${current.id}`, {signal: current.controller.signal});
-      if (!current.finished && run === current) showRecord(body);
+      if (!current.finished && run === current) showRecord(body, false);
     } catch (_) {
       // The events still come; the final record has everything.
     } finally {

@@ -74,7 +74,8 @@ export function createStageView() {
     item.duration.textContent = s ? duration(s) : '';
     item.detail.textContent = s && s.detail ? s.detail : '';
     item.detail.hidden = !item.detail.textContent;
-    const n = kCounted.has(name) ? attempts : 0;
+    // A running stage works on the next attempt: attempts hold finished ones.
+    const n = kCounted.has(name) ? attempts + (status === 'running' ? 1 : 0) : 0;
     item.attempts.textContent = n ? `${n} attempt${n === 1 ? '' : 's'}` : '';
     item.li.setAttribute('aria-label', `${kStages.find((k) => k.name === name).label}: ${status}`);
   }
