@@ -53,7 +53,7 @@ function show(box, status, ...parts) {
 }
 
 function showError(box, err) {
-  show(box, 'error', el('p', {class: 'ctx-error', role: 'alert'}, err instanceof Error && !(err instanceof api.ApiError) ? err.message : api.explain(err)));
+  show(box, 'error', el('p', {class: 'ctx-error', role: 'alert'}, api.explain(err)));
 }
 
 function showIntent(box, rec) {
@@ -138,7 +138,7 @@ export function workflowForm(agent, app) {
 // The form of a tool (a language of GET /v1/languages).
 export function toolForm(language, app) {
   const n = formCount + 1;
-  const code = el('textarea', {id: `ctx-code-${n}`, class: 'ctx-code', rows: 4, spellcheck: 'false',
+  const code = el('textarea', {id: `ctx-code-${n}`, class: 'ctx-code', rows: 5, spellcheck: 'false',
                                value: kHello[language.name] || ''});
   const stdin = el('textarea', {id: `ctx-stdin-${n}`, class: 'ctx-stdin', rows: 1, spellcheck: 'false'});
   const inputs = inputsBox(`ctx-tool-inputs-${n}`, {});
