@@ -22,4 +22,4 @@ fi
 NODE_PATH="$work/node_modules" "$work/node_modules/.bin/esbuild" "$src/src/main.js" \
   --bundle --format=esm --target=es2020 --minify --charset=utf8 --legal-comments=eof \
   --outfile="$out/app.js" --log-level=warning
-cp "$src/src/index.html" "$out/index.html"
+cp "$src/src/index.html" "$src/src/favicon.svg" "$out/"
