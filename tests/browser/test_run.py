@@ -67,10 +67,11 @@ class RunTabTest(harness.BrowserTestCase):
 
     def test_a_matplotlib_png_is_displayed(self):
         m = marker()
-        run = self.run_job("import matplotlib.pyplot as plt\n"
+        run = self.run_job(f"# {m}\n"
+                           "import matplotlib.pyplot as plt\n"
                            "plt.figure(figsize=(5, 3))\n"
                            "plt.plot([1, 4, 2, 5, 3], marker='o')\n"
-                           f"plt.title('sine-ish ({m})')\n"
+                           "plt.title('A matplotlib plot, shown from a blob: URL')\n"
                            "plt.savefig('/output/plot.png')\n"
                            "print('saved plot.png')\n")
         self.assert_succeeded(run, "saved plot.png\n")
