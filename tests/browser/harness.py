@@ -13,16 +13,22 @@ and the server log's tail (see BrowserTestCase.run).
 import base64
 import os
 import re
+import signal
 import unittest
 
-from selenium import webdriver
-from selenium.common.exceptions import (NoAlertPresentException, TimeoutException,
-                                        WebDriverException)
-from selenium.webdriver.chrome.service import Service
-from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
-
 import processes
+
+INSTALL_HINT = ("the browser tests need Debian's chromium, chromium-driver and python3-selenium "
+                "(scripts/install-deps.sh) and run under /usr/bin/python3")
+try:
+    from selenium import webdriver
+    from selenium.common.exceptions import (NoAlertPresentException, TimeoutException,
+                                            WebDriverException)
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+except ImportError as e:
+    raise SystemExit(f"{e}: {INSTALL_HINT}")
 
 CHROMIUM = os.environ.get("CODERUNNER_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("CODERUNNER_CHROMEDRIVER", "/usr/bin/chromedriver")
@@ -54,6 +60,9 @@ def screenshot_dir():
 
 def new_driver():
     """Headless Chromium at desktop size; alerts stay open (so a test sees them)."""
+    for path in (CHROMIUM, CHROMEDRIVER):
+        if not os.access(path, os.X_OK):
+            raise RuntimeError(f"{path} is missing: {INSTALL_HINT}")
     o = webdriver.ChromeOptions()
     o.binary_location = CHROMIUM
     for a in ("--headless=new", "--no-sandbox", "--disable-gpu",
@@ -62,7 +71,9 @@ def new_driver():
         o.add_argument(a)
     o.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     o.set_capability("unhandledPromptBehavior", "ignore")
-    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=o)
+    service = Service(CHROMEDRIVER,
+                      popen_kw={"preexec_fn": processes.die_with_parent(signal.SIGTERM)})
+    return webdriver.Chrome(service=service, options=o)
 
 
 class BrowserTestCase(unittest.TestCase):

@@ -34,6 +34,15 @@ def required_env(name):
     return value
 
 
+def required_binary(name):
+    """The built binary an environment variable names; fails saying how to build it."""
+    path = required_env(name)
+    if not os.access(path, os.X_OK):
+        raise RuntimeError(f"{name}={path} is not built: "
+                           "ninja -C build coderunner coderunner-init fake_llm_server")
+    return path
+
+
 def uid_range(index):
     """(uid_first, uid_count) of this process's `index`th server (0 or 1).
 
@@ -44,6 +53,14 @@ def uid_range(index):
     among live processes), 64 per server, in a region of its own.
     """
     return 1300000000 + os.getpid() * 128 + 64 * index, 64
+
+
+def die_with_parent(sig):
+    """A Popen preexec_fn: the child gets `sig` when this process dies, so a
+    test killed by ctest's timeout leaves no server, fake LLM or driver."""
+    def arm():
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(sig))  # PR_SET_PDEATHSIG
+    return arm
 
 
 def http(method, url, body=None, headers=None, timeout=30):
@@ -63,8 +80,9 @@ class FakeLlm:
     """tests/fake_llm/fake_llm_server on a free port. Not thread-safe."""
 
     def __init__(self):
-        binary = required_env("CODERUNNER_FAKE_LLM_BINARY")
-        self.proc = subprocess.Popen([binary, "--port", "0"], stdout=subprocess.PIPE, text=True)
+        binary = required_binary("CODERUNNER_FAKE_LLM_BINARY")
+        self.proc = subprocess.Popen([binary, "--port", "0"], stdout=subprocess.PIPE, text=True,
+                                     preexec_fn=die_with_parent(signal.SIGKILL))
         line = self.proc.stdout.readline()
         m = re.match(r"listening on (\d+)", line)
         if not m:
@@ -165,7 +183,7 @@ class Server:
         self.port = 0
         uid_first, uid_count = uid_range(index)
         socket = required_env("CODERUNNER_TEST_ENGINE_SOCKET")
-        init = required_env("CODERUNNER_INIT_BINARY")
+        init = required_binary("CODERUNNER_INIT_BINARY")
         config = (
             "server: {listen: 127.0.0.1:0}\n"
             f"engine: {{socket: {socket}}}\n"
@@ -188,10 +206,11 @@ class Server:
             raise
 
     def _start(self):
-        binary = required_env("CODERUNNER_BINARY")
+        binary = required_binary("CODERUNNER_BINARY")
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen([binary, "serve", "--config", self.config_path],
-                                         stdout=log, stderr=subprocess.STDOUT)
+                                         stdout=log, stderr=subprocess.STDOUT,
+                                         preexec_fn=die_with_parent(signal.SIGTERM))
         deadline = time.monotonic() + START_BUDGET_S
         while time.monotonic() < deadline and not self.port:
             m = re.search(r"\(port (\d+)\)", self.log())

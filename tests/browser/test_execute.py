@@ -10,10 +10,11 @@ Element ids: web/README.md.
 import unittest
 import uuid
 
-from selenium.webdriver.common.by import By
-
 import harness
 import processes
+
+# After harness: it explains a missing python3-selenium.
+from selenium.webdriver.common.by import By
 
 STAGES = ["discover_agent", "generate_code", "execute", "format_result"]
 INTENT = "add 2 numbers together"

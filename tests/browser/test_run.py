@@ -10,12 +10,13 @@ import unittest
 import urllib.parse
 import uuid
 
+import harness
+import processes
+
+# After harness: it explains a missing python3-selenium.
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-
-import harness
-import processes
 
 HOSTILE_STDOUT = "<img src=x onerror=alert(1)><script>alert(2)</script>"
 # Allowed by the artifact rules (isolation/file_path.h: no '/', no '\\', no
