@@ -3,8 +3,9 @@
 
 Issue 18's "Tests in a real browser": a python job's output, live output
 while the job runs, a matplotlib PNG displayed, hostile output and artifact
-names as text with no dialog, Ctrl+Enter, sandbox cells in order, and a
-phone's width. Element ids: web/README.md.
+names as text with no dialog, Ctrl+Enter, sandbox cells in order, a
+phone's width; and labels, keyboard tabs and the no-LLM notice (this
+module's server has no model). Element ids: web/README.md.
 """
 import unittest
 import urllib.parse
@@ -23,6 +24,23 @@ HOSTILE_STDOUT = "<img src=x onerror=alert(1)><script>alert(2)</script>"
 # control characters), so it reaches the page as a name.
 HOSTILE_NAME = "<img src=x onerror=alert(1)>.txt"
 HOSTILE_CONTENT = "<script>alert(3)</script>"
+
+# Every control of the page (all tabs mounted) without an accessible name:
+# aria-label, aria-labelledby, a <label>, a button's text or a title.
+UNLABELLED_CONTROLS = """
+const name = (e) => {
+  if (e.getAttribute('aria-label')) return e.getAttribute('aria-label').trim();
+  const by = e.getAttribute('aria-labelledby');
+  if (by) return by.split(/\\s+/).map((id) =>
+      (document.getElementById(id) || {}).textContent || '').join(' ').trim();
+  if (e.labels && e.labels.length) return [...e.labels].map((l) => l.textContent).join(' ').trim();
+  if (e.tagName === 'BUTTON') return e.textContent.trim();
+  return (e.title || '').trim();
+};
+return [...document.querySelectorAll(
+    'input, select, textarea, button, [contenteditable=true], [role=tab]')]
+  .filter((e) => e.type !== 'hidden' && !name(e)).map((e) => e.outerHTML.slice(0, 200));
+"""
 
 
 def marker():
@@ -194,6 +212,34 @@ class RunTabTest(harness.BrowserTestCase):
         self.assertGreaterEqual(layout["left"], 0, layout)
         self.assertLessEqual(layout["right"], layout["inner"], layout)
         self.screenshot("playground-phone")
+        self.assert_console_clean(self.since)
+
+    def test_every_control_is_labelled_and_the_tabs_follow_the_keyboard(self):
+        for tab in ("execute", "sandboxes", "run"):
+            self.show_tab(tab)
+        self.assertEqual(self.js(UNLABELLED_CONTROLS), [], "controls without a label")
+        # WAI-ARIA tabs: an arrow key moves to the next tab, shows its panel,
+        # and the focus shows (:focus-visible with an outline or a shadow).
+        self.by_id("tab-run").click()
+        ActionChains(self.driver).send_keys(Keys.ARROW_RIGHT).perform()
+        focus = self.js(
+            "const a = document.activeElement, cs = getComputedStyle(a);"
+            "return {id: a.id, selected: a.getAttribute('aria-selected'),"
+            " panel_hidden: document.getElementById('panel-execute').hidden,"
+            " visible: a.matches(':focus-visible'),"
+            " ring: (cs.outlineStyle !== 'none' && parseFloat(cs.outlineWidth) > 0)"
+            "   || cs.boxShadow !== 'none'};")
+        self.assertEqual(focus, {"id": "tab-execute", "selected": "true", "panel_hidden": False,
+                                 "visible": True, "ring": True})
+        self.assert_console_clean(self.since)
+
+    def test_execute_tab_without_an_llm_names_the_config_keys(self):
+        # This module's server has no llm.base_url.
+        self.show_tab("execute")
+        notice = self.wait_id("exec-llm-missing")
+        for key in ("llm.base_url", "llm.model"):
+            self.assertIn(key, notice.text)
+        self.assertFalse(self.by_id("exec-button").is_enabled(), "Execute without a model")
         self.assert_console_clean(self.since)
 
     # --- helpers ---------------------------------------------------------------
