@@ -4,9 +4,12 @@
 Issue 18's "Tests in a real browser": a python job's output, live output
 while the job runs, a matplotlib PNG displayed, hostile output and artifact
 names as text with no dialog, Ctrl+Enter, sandbox cells in order, a
-phone's width; and labels, keyboard tabs and the no-LLM notice (this
+phone's width; stdin, args and a file, a timeout, Cancel; and labels, keyboard tabs and the no-LLM notice (this
 module's server has no model). Element ids: web/README.md.
 """
+import os
+import shutil
+import tempfile
 import unittest
 import urllib.parse
 import uuid
@@ -159,6 +162,43 @@ class RunTabTest(harness.BrowserTestCase):
         self.assertEqual(self.js("return window.coderunnerPlayground.getCode()"),
                          f"print('ran by keyboard', '{m}')\n", "Ctrl+Enter must not type")
         self.newest_job()
+        self.assert_console_clean(self.since)
+
+    def test_stdin_args_and_a_file_reach_the_program(self):
+        m = marker()
+        path = os.path.join(tempfile.mkdtemp(prefix="coderunner-browser-file-"), "data.txt")
+        self.addCleanup(shutil.rmtree, os.path.dirname(path))
+        with open(path, "w") as f:
+            f.write(f"from a file {m}\n")
+        self.by_id("run-files").send_keys(path)
+        self.wait_for(lambda d: "data.txt" in (self.text("run-file-list") or ""),
+                      "#run-file-list never listed data.txt", harness.UI_WAIT_S)
+        self.type_into("run-stdin", "from stdin")
+        self.type_into("run-args", "one\ntwo words")
+        run = self.run_job("import sys\n"
+                           "print(sys.stdin.read().strip(), sys.argv[1:],"
+                           " open('data.txt').read().strip())\n")
+        self.assert_succeeded(run, f"from stdin ['one', 'two words'] from a file {m}\n")
+        self.assert_console_clean(self.since)
+
+    def test_a_timeout_is_said_plainly(self):
+        self.type_into("run-timeout-ms", "1500")
+        run = self.run_job(f"# {marker()}\nimport time\ntime.sleep(60)\n")
+        self.assertEqual(run["status"], "timeout", run)
+        said = self.text("run-status") + " " + run["detail"]
+        self.assertIn("1500", said, "the limit it ran past")
+        self.assertEqual(self.newest_job()["status"], "timeout")
+        self.assert_console_clean(self.since)
+
+    def test_cancel_stops_a_running_job(self):
+        self.set_code(f"# {marker()}\nimport time\nprint('started', flush=True)\ntime.sleep(60)\n")
+        self.click("run-button")
+        self.wait_for(lambda d: "started" in (self.text("run-stdout") or ""),
+                      "the job never started")
+        self.click("run-cancel")
+        run = self.wait_run_result()
+        self.assertEqual(run["status"], "cancelled", run)
+        self.assertEqual(self.newest_job()["status"], "cancelled")
         self.assert_console_clean(self.since)
 
     def test_sandbox_cells_keep_state_in_order(self):
