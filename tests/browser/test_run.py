@@ -4,7 +4,8 @@
 Issue 18's "Tests in a real browser": a python job's output, live output
 while the job runs, a matplotlib PNG displayed, hostile output and artifact
 names as text with no dialog, Ctrl+Enter, sandbox cells in order, a
-phone's width; stdin, args and a file, a timeout, Cancel; and labels, keyboard tabs and the no-LLM notice (this
+phone's width (every tab); stdin, args, a picked and a dropped file, a
+timeout, Cancel; labels, keyboard tabs and the no-LLM notice (this
 module's server has no model). Element ids: web/README.md.
 """
 import os
@@ -164,21 +165,29 @@ class RunTabTest(harness.BrowserTestCase):
         self.newest_job()
         self.assert_console_clean(self.since)
 
-    def test_stdin_args_and_a_file_reach_the_program(self):
+    def test_stdin_args_and_files_reach_the_program(self):
         m = marker()
         path = os.path.join(tempfile.mkdtemp(prefix="coderunner-browser-file-"), "data.txt")
         self.addCleanup(shutil.rmtree, os.path.dirname(path))
         with open(path, "w") as f:
             f.write(f"from a file {m}\n")
         self.by_id("run-files").send_keys(path)
-        self.wait_for(lambda d: "data.txt" in (self.text("run-file-list") or ""),
-                      "#run-file-list never listed data.txt", harness.UI_WAIT_S)
+        # And one dropped onto the drop zone (a synthetic drop of a File).
+        self.js("const dt = new DataTransfer();"
+                "dt.items.add(new File([arguments[0]], 'dropped.txt', {type: 'text/plain'}));"
+                "for (const type of ['dragenter', 'dragover', 'drop']) {"
+                "  document.getElementById('run-dropzone').dispatchEvent(new DragEvent(type,"
+                "    {dataTransfer: dt, bubbles: true, cancelable: true}));"
+                "}", f"dropped {m}")
+        self.wait_for(lambda d: all(n in (self.text("run-file-list") or "")
+                                    for n in ("data.txt", "dropped.txt")),
+                      "#run-file-list never listed data.txt and dropped.txt", harness.UI_WAIT_S)
         self.type_into("run-stdin", "from stdin")
         self.type_into("run-args", "one\ntwo words")
         run = self.run_job("import sys\n"
                            "print(sys.stdin.read().strip(), sys.argv[1:],"
-                           " open('data.txt').read().strip())\n")
-        self.assert_succeeded(run, f"from stdin ['one', 'two words'] from a file {m}\n")
+                           " open('data.txt').read().strip(), open('dropped.txt').read())\n")
+        self.assert_succeeded(run, f"from stdin ['one', 'two words'] from a file {m} dropped {m}\n")
         self.assert_console_clean(self.since)
 
     def test_a_timeout_is_said_plainly(self):
@@ -252,6 +261,10 @@ class RunTabTest(harness.BrowserTestCase):
         self.assertGreaterEqual(layout["left"], 0, layout)
         self.assertLessEqual(layout["right"], layout["inner"], layout)
         self.screenshot("playground-phone")
+        for tab in ("execute", "sandboxes"):
+            self.show_tab(tab)
+            self.assertLessEqual(self.js("return document.scrollingElement.scrollWidth"),
+                                 harness.PHONE[0], f"the {tab} tab scrolls sideways")
         self.assert_console_clean(self.since)
 
     def test_every_control_is_labelled_and_the_tabs_follow_the_keyboard(self):
