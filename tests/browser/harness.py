@@ -43,10 +43,6 @@ UI_WAIT_S = 20
 TERMINAL = ("succeeded", "failed", "timeout", "oom", "error", "cancelled")
 # Console lines that are never acceptable: a CSP violation or a script error.
 CSP_RE = re.compile(r"Content Security Policy|Refused to (execute|apply|load|connect)", re.I)
-# Chromium asks every origin for /favicon.ico by itself; the page links
-# none and the service serves none, so that 404 is the browser's, not the
-# page's.
-FAVICON_404 = r"/favicon\.ico - Failed to load resource: .* 404"
 
 
 def screenshot_dir():
@@ -264,9 +260,7 @@ class BrowserTestCase(unittest.TestCase):
 
     def assert_console_clean(self, since=0, allow=()):
         """No CSP violation and no error (SEVERE) in the console since `since`,
-        except messages matching FAVICON_404 or one of the `allow` regexes
-        (never a CSP one)."""
-        allow = (FAVICON_404,) + tuple(allow)
+        except messages matching one of the `allow` regexes (never a CSP one)."""
         bad = []
         for entry in self.console_log()[since:]:
             msg = entry["message"]
