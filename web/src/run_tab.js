@@ -1,6 +1,286 @@
-// Placeholder: replaced by the module that implements this part.
-import {el} from './dom.js';
+// The Run tab: an editor, a language picker, stdin, args, input files and
+// limits; Run (or Ctrl/Cmd+Enter anywhere in the panel) submits a job
+// (POST /v1/jobs, cache off) and follows its events: stdout and stderr are
+// appended as their chunks arrive, `status` events update the status, and
+// the `result` event (the final record) shows the end: status in plain
+// words, exit code, metrics, artifacts. A stream that breaks before its
+// result falls back to GET /v1/jobs/{id}/wait. Cancel is DELETE /v1/jobs/{id}.
+import './run_tab.css';
+import * as api from './api.js';
+import {el, field, setChildren} from './dom.js';
+import {createEditor, exposeForAutomation} from './editor.js';
+import {createFileInputs} from './run_files.js';
+import {ArtifactList} from './artifacts.js';
+import {exitText, metricsText, statusSentence, truncationNotes} from './run_result.js';
+import {defaultLanguage, languageOptions, sampleFor} from './samples.js';
+
+const kMiB = 1024 * 1024;
+const kWaitSeconds = 60;
+
+// A plain sentence while the job has not ended.
+const kLiveDetail = {
+  queued: 'Queued: waiting for a free worker.',
+  running: 'Running: output appears below as it is printed.',
+};
+
+// A limit field: a number input with a hint naming the service's default and
+// maximum when /v1/info gave them. Returns {input, node}.
+function limitField(id, label, unit, defaultValue, maxValue) {
+  const input = el('input', {id, type: 'number', min: '1', step: '1', inputmode: 'numeric', placeholder: 'default'});
+  if (maxValue) input.max = String(maxValue);
+  const parts = ['Empty: the service default'];
+  if (defaultValue) parts[0] += ` (${defaultValue} ${unit})`;
+  if (maxValue) parts.push(`at most ${maxValue} ${unit}`);
+  return {input, node: field(label, input, parts.join('; ') + '.')};
+}
+
+// Reads a limit field: null when empty, a positive integer, or throws.
+function readLimit(input, what) {
+  const text = input.value.trim();
+  if (!text) return null;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${what} must be a whole number above 0.`);
+  return n;
+}
+
+// The args box: one argument per line; trailing empty lines are dropped.
+function readArgs(text) {
+  const lines = text.split('\n');
+  while (lines.length && lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+function buildForm(app) {
+  const limits = (app.info && app.info.limits) || {};
+  const dflt = limits.default || {};
+  const max = limits.max || {};
+  const mib = (bytes) => (bytes ? Math.floor(bytes / kMiB) : null);
+  const f = {
+    language: el('select', {id: 'run-language'}),
+    editorBox: el('div', {id: 'run-editor', class: 'run-editor'}),
+    stdin: el('textarea', {id: 'run-stdin', rows: '3', spellcheck: 'false'}),
+    args: el('textarea', {id: 'run-args', rows: '3', spellcheck: 'false'}),
+    files: createFileInputs(),
+    timeout: limitField('run-timeout-ms', 'Timeout (ms)', 'ms', dflt.timeout_ms, max.timeout_ms),
+    memory: limitField('run-memory-mb', 'Memory (MiB)', 'MiB', mib(dflt.memory_bytes), mib(max.memory_bytes)),
+    run: el('button', {id: 'run-button', type: 'button', class: 'primary'}, 'Run'),
+    cancel: el('button', {id: 'run-cancel', type: 'button', disabled: true}, 'Cancel'),
+    error: el('p', {id: 'run-error', class: 'run-error', role: 'alert', hidden: true}),
+    status: el('span', {id: 'run-status', class: 'run-status', dataset: {status: 'idle'}}, 'not run yet'),
+    detail: el('span', {id: 'run-status-detail', class: 'run-status-detail'}),
+    exitCode: el('span', {id: 'run-exit-code', class: 'run-exit-code'}),
+    metrics: el('span', {id: 'run-metrics', class: 'run-metrics'}),
+    stdout: el('pre', {id: 'run-stdout', class: 'output', tabindex: '0', 'aria-label': 'stdout'}),
+    stderr: el('pre', {id: 'run-stderr', class: 'output stderr', tabindex: '0', 'aria-label': 'stderr'}),
+    artifacts: el('ul', {id: 'run-artifacts', class: 'artifacts', 'aria-label': 'Artifacts'}),
+  };
+  f.languageField = field('Language', f.language);
+  return f;
+}
+
+function layout(panel, f) {
+  panel.append(
+    el(
+      'div',
+      {class: 'run-toolbar'},
+      f.languageField,
+      el('div', {class: 'run-actions'}, f.run, f.cancel, el('span', {class: 'hint'}, 'Ctrl/Cmd+Enter runs')),
+    ),
+    f.error,
+    el('div', {class: 'field'}, el('span', {class: 'field-title', id: 'run-editor-label'}, 'Code'), f.editorBox),
+    el(
+      'div',
+      {class: 'run-inputs'},
+      field('stdin', f.stdin),
+      field('Args (one per line)', f.args),
+      f.files.node,
+      el('div', {class: 'run-limits'}, f.timeout.node, f.memory.node),
+    ),
+    el(
+      'section',
+      {class: 'run-output', 'aria-label': 'Result', 'aria-live': 'polite'},
+      el('div', {class: 'run-summary'}, f.status, f.detail, f.exitCode, f.metrics),
+      el('h3', {class: 'output-title'}, 'stdout'),
+      f.stdout,
+      el('h3', {class: 'output-title'}, 'stderr'),
+      f.stderr,
+      el('h3', {class: 'output-title'}, 'Artifacts'),
+      f.artifacts,
+    ),
+  );
+}
+
+// Appends a chunk of output as text, keeping the view at the bottom if it
+// was there.
+function appendOutput(pre, text) {
+  const atBottom = pre.scrollHeight - pre.scrollTop - pre.clientHeight < 8;
+  pre.append(document.createTextNode(text));
+  if (atBottom) pre.scrollTop = pre.scrollHeight;
+}
 
 export function mountRunTab(panel, app) {
-  panel.append(el('p', {}, 'run_tab is not built yet.'));
+  const f = buildForm(app);
+  layout(panel, f);
+  const artifacts = new ArtifactList(f.artifacts);
+  let language = defaultLanguage(app.languages);
+  let running = false;
+  let jobId = null;
+  const streamed = {stdout: false, stderr: false};
+
+  setChildren(f.language, languageOptions(app.languages, el, language));
+  const editor = createEditor(f.editorBox, {
+    doc: sampleFor(language),
+    language,
+    label: 'Code to run',
+    onRun: () => run(),
+  });
+  exposeForAutomation(editor);
+
+  const showError = (text) => {
+    f.error.textContent = text || '';
+    f.error.hidden = !text;
+  };
+  const showStatus = (status, detail) => {
+    f.status.dataset.status = status;
+    f.status.className = `run-status status-${status}`;
+    f.status.textContent = status;
+    f.detail.textContent = detail === undefined ? kLiveDetail[status] || '' : detail;
+  };
+  const setRunning = (on) => {
+    running = on;
+    f.run.disabled = on;
+    f.cancel.disabled = !on;
+    panel.setAttribute('aria-busy', String(on));
+  };
+  const reset = () => {
+    showError('');
+    setChildren(f.stdout);
+    setChildren(f.stderr);
+    streamed.stdout = streamed.stderr = false;
+    f.exitCode.textContent = '';
+    f.metrics.textContent = '';
+    artifacts.clear();
+  };
+
+  const setLanguage = (name) => {
+    const unedited = editor.getCode() === sampleFor(language) || !editor.getCode().trim();
+    language = name;
+    f.language.value = name;
+    editor.setLanguage(name);
+    if (unedited) editor.setCode(sampleFor(name));
+  };
+  f.language.addEventListener('change', () => setLanguage(f.language.value));
+
+  const body = () => {
+    const b = {language, code: editor.getCode(), cache: false};
+    if (f.stdin.value) b.stdin = f.stdin.value;
+    const args = readArgs(f.args.value);
+    if (args.length) b.args = args;
+    const files = f.files.files();
+    if (files.length) b.files = files;
+    const limits = {};
+    const timeout = readLimit(f.timeout.input, 'Timeout');
+    const memory = readLimit(f.memory.input, 'Memory');
+    if (timeout !== null) limits.timeout_ms = timeout;
+    if (memory !== null) limits.memory_bytes = memory * kMiB;
+    if (Object.keys(limits).length) b.limits = limits;
+    return b;
+  };
+
+  const onEvent = (ev) => {
+    if (ev.event === 'stdout' || ev.event === 'stderr') {
+      const chunk = ev.data && typeof ev.data.data === 'string' ? ev.data.data : '';
+      if (!chunk) return;
+      streamed[ev.event] = true;
+      appendOutput(ev.event === 'stdout' ? f.stdout : f.stderr, chunk);
+    } else if ((ev.event === 'status' || ev.event === 'state') && ev.data && ev.data.status) {
+      if (kLiveDetail[ev.data.status]) showStatus(ev.data.status);
+    }
+  };
+
+  // Follows the job's events to its `result`; a stream that ends or breaks
+  // without one gives way to /wait.
+  const follow = async (id) => {
+    try {
+      for await (const ev of api.events(`/v1/jobs/${encodeURIComponent(id)}/events`)) {
+        if (ev.event === 'result') return ev.data;
+        onEvent(ev);
+      }
+    } catch (e) {
+      if (e instanceof api.ApiError && e.status !== 0 && e.status !== 429) throw e;
+    }
+    for (;;) {
+      const {status, body: rec} = await api.get(`/v1/jobs/${encodeURIComponent(id)}/wait?timeout_s=${kWaitSeconds}`);
+      if (status === 200) return rec;
+      if (rec && rec.status) showStatus(rec.status);
+    }
+  };
+
+  const showResult = (record) => {
+    const r = record.result || {status: record.status, error: record.error};
+    const status = r.status || record.status;
+    const notes = [statusSentence(r), ...truncationNotes(r)];
+    if (record.cached) notes.push('(a cached result)');
+    showStatus(status, notes.filter(Boolean).join(' '));
+    if (!streamed.stdout && r.stdout) appendOutput(f.stdout, r.stdout);
+    if (!streamed.stderr && r.stderr) appendOutput(f.stderr, r.stderr);
+    f.exitCode.textContent = exitText(r);
+    f.metrics.textContent = metricsText(r.metrics);
+    artifacts.show(record.id, r.artifacts, r.artifacts_skipped);
+  };
+
+  const run = async () => {
+    if (running) return;
+    let request;
+    try {
+      request = body();
+    } catch (e) {
+      showError(e.message);
+      return;
+    }
+    setRunning(true);
+    reset();
+    showStatus('submitting', 'Submitting the job…');
+    try {
+      const {body: job} = await api.post('/v1/jobs', request);
+      jobId = job.id;
+      showStatus(job.status || 'queued');
+      showResult(await follow(jobId));
+    } catch (e) {
+      showError(api.explain(e));
+      showStatus(jobId ? 'unknown' : 'idle', jobId ? 'Lost track of the job: see the error above.' : '');
+    } finally {
+      setRunning(false);
+      jobId = null;
+    }
+  };
+
+  const cancel = async () => {
+    if (!running || !jobId) return;
+    f.cancel.disabled = true;
+    try {
+      await api.del(`/v1/jobs/${encodeURIComponent(jobId)}`);
+    } catch (e) {
+      showError(api.explain(e));
+      f.cancel.disabled = !running;
+    }
+  };
+
+  f.run.addEventListener('click', run);
+  f.cancel.addEventListener('click', cancel);
+  // Ctrl/Cmd+Enter anywhere in the panel (the editor handles its own first).
+  panel.addEventListener('keydown', (e) => {
+    if (e.key !== 'Enter' || !(e.ctrlKey || e.metaKey) || e.defaultPrevented) return;
+    e.preventDefault();
+    run();
+  });
+
+  app.run = {
+    fill({language: lang, code} = {}) {
+      if (lang && app.languages.some((l) => l.name === lang)) setLanguage(lang);
+      if (typeof code === 'string') editor.setCode(code);
+      app.showTab('run');
+      editor.focus();
+    },
+  };
 }
