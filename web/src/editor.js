@@ -41,10 +41,12 @@ const kTheme = EditorView.theme({
 // Creates an editor inside `parent`.
 //   doc: the initial text; language: a coderunner language name;
 //   label: the accessible name of the text area;
+//   contentId: an id for the editable element itself (so automation and
+//     aria-labelledby reach it), or none;
 //   onRun(): called on Ctrl/Cmd+Enter (the key does nothing else);
 //   onChange(text): called after each edit made by the user (not by setCode).
 // Returns {view, getCode(), setCode(text), setLanguage(name), focus()}.
-export function createEditor(parent, {doc = '', language = '', label = 'Code', onRun, onChange} = {}) {
+export function createEditor(parent, {doc = '', language = '', label = 'Code', contentId, onRun, onChange} = {}) {
   const mode = new Compartment();
   let programmatic = false;
   const runKey = Prec.highest(
@@ -69,7 +71,11 @@ export function createEditor(parent, {doc = '', language = '', label = 'Code', o
         mode.of(modeFor(language)),
         kTheme,
         EditorView.cspNonce.of(cspNonce()),
-        EditorView.contentAttributes.of({'aria-label': label, 'aria-multiline': 'true'}),
+        EditorView.contentAttributes.of({
+          'aria-label': label,
+          'aria-multiline': 'true',
+          ...(contentId ? {id: contentId} : {}),
+        }),
         EditorView.updateListener.of((u) => {
           if (u.docChanged && !programmatic && onChange) onChange(u.state.doc.toString());
         }),
