@@ -108,3 +108,13 @@ export function exposeForAutomation(editor) {
     getCode: () => editor.getCode(),
   };
 }
+
+// Ctrl/Cmd+Enter anywhere in `panel` calls `fn` (an editor inside handles
+// its own first and marks the event handled).
+export function onRunKey(panel, fn) {
+  panel.addEventListener('keydown', (e) => {
+    if (e.key !== 'Enter' || !(e.ctrlKey || e.metaKey) || e.defaultPrevented) return;
+    e.preventDefault();
+    fn();
+  });
+}

@@ -8,7 +8,7 @@
 import './run_tab.css';
 import * as api from './api.js';
 import {el, field, setChildren} from './dom.js';
-import {createEditor, exposeForAutomation} from './editor.js';
+import {createEditor, exposeForAutomation, onRunKey} from './editor.js';
 import {createFileInputs} from './run_files.js';
 import {ArtifactList} from './artifacts.js';
 import {exitText, metricsText, statusSentence, truncationNotes} from './run_result.js';
@@ -118,61 +118,78 @@ function appendOutput(pre, text) {
   if (atBottom) pre.scrollTop = pre.scrollHeight;
 }
 
-export function mountRunTab(panel, app) {
-  const f = buildForm(app);
-  layout(panel, f);
-  const artifacts = new ArtifactList(f.artifacts);
-  let language = defaultLanguage(app.languages);
-  let running = false;
-  let jobId = null;
-  const streamed = {stdout: false, stderr: false};
+class RunTab {
+  constructor(panel, app) {
+    this.panel = panel;
+    this.app = app;
+    this.f = buildForm(app);
+    layout(panel, this.f);
+    this.artifacts = new ArtifactList(this.f.artifacts);
+    this.language = defaultLanguage(app.languages);
+    this.running = false;
+    this.jobId = null;
+    this.streamed = {stdout: false, stderr: false};
+    setChildren(this.f.language, languageOptions(app.languages, el, this.language));
+    this.editor = createEditor(this.f.editorBox, {
+      doc: sampleFor(this.language),
+      language: this.language,
+      label: 'Code to run',
+      onRun: () => this.run(),
+    });
+    exposeForAutomation(this.editor);
+    this.f.language.addEventListener('change', () => this.setLanguage(this.f.language.value));
+    this.f.run.addEventListener('click', () => this.run());
+    this.f.cancel.addEventListener('click', () => this.cancel());
+    onRunKey(panel, () => this.run());
+  }
 
-  setChildren(f.language, languageOptions(app.languages, el, language));
-  const editor = createEditor(f.editorBox, {
-    doc: sampleFor(language),
-    language,
-    label: 'Code to run',
-    onRun: () => run(),
-  });
-  exposeForAutomation(editor);
+  showError(text) {
+    this.f.error.textContent = text || '';
+    this.f.error.hidden = !text;
+  }
 
-  const showError = (text) => {
-    f.error.textContent = text || '';
-    f.error.hidden = !text;
-  };
-  const showStatus = (status, detail) => {
+  // status: the job's status word; detail: a sentence (default: the live
+  // one for queued/running).
+  showStatus(status, detail) {
+    const f = this.f;
     f.status.dataset.status = status;
     f.status.className = `run-status status-${status}`;
     f.status.textContent = status;
     f.detail.textContent = detail === undefined ? kLiveDetail[status] || '' : detail;
-  };
-  const setRunning = (on) => {
-    running = on;
-    f.run.disabled = on;
-    f.cancel.disabled = !on;
-    panel.setAttribute('aria-busy', String(on));
-  };
-  const reset = () => {
-    showError('');
+  }
+
+  setRunning(on) {
+    this.running = on;
+    this.f.run.disabled = on;
+    this.f.cancel.disabled = !on;
+    this.panel.setAttribute('aria-busy', String(on));
+  }
+
+  reset() {
+    const f = this.f;
+    this.showError('');
     setChildren(f.stdout);
     setChildren(f.stderr);
-    streamed.stdout = streamed.stderr = false;
+    this.streamed = {stdout: false, stderr: false};
     f.exitCode.textContent = '';
     f.metrics.textContent = '';
-    artifacts.clear();
-  };
+    this.artifacts.clear();
+  }
 
-  const setLanguage = (name) => {
-    const unedited = editor.getCode() === sampleFor(language) || !editor.getCode().trim();
-    language = name;
-    f.language.value = name;
-    editor.setLanguage(name);
-    if (unedited) editor.setCode(sampleFor(name));
-  };
-  f.language.addEventListener('change', () => setLanguage(f.language.value));
+  // Switches the language; an unedited sample becomes the new language's.
+  setLanguage(name) {
+    const code = this.editor.getCode();
+    const unedited = code === sampleFor(this.language) || !code.trim();
+    this.language = name;
+    this.f.language.value = name;
+    this.editor.setLanguage(name);
+    if (unedited) this.editor.setCode(sampleFor(name));
+  }
 
-  const body = () => {
-    const b = {language, code: editor.getCode(), cache: false};
+  // The POST /v1/jobs body from the form; throws Error on a bad limit.
+  body() {
+    const f = this.f;
+    const b = {language: this.language, code: this.editor.getCode(), cache: false};
     if (f.stdin.value) b.stdin = f.stdin.value;
     const args = readArgs(f.args.value);
     if (args.length) b.args = args;
@@ -185,102 +202,101 @@ export function mountRunTab(panel, app) {
     if (memory !== null) limits.memory_bytes = memory * kMiB;
     if (Object.keys(limits).length) b.limits = limits;
     return b;
-  };
+  }
 
-  const onEvent = (ev) => {
+  onEvent(ev) {
     if (ev.event === 'stdout' || ev.event === 'stderr') {
       const chunk = ev.data && typeof ev.data.data === 'string' ? ev.data.data : '';
       if (!chunk) return;
-      streamed[ev.event] = true;
-      appendOutput(ev.event === 'stdout' ? f.stdout : f.stderr, chunk);
+      this.streamed[ev.event] = true;
+      appendOutput(ev.event === 'stdout' ? this.f.stdout : this.f.stderr, chunk);
     } else if ((ev.event === 'status' || ev.event === 'state') && ev.data && ev.data.status) {
-      if (kLiveDetail[ev.data.status]) showStatus(ev.data.status);
+      if (kLiveDetail[ev.data.status]) this.showStatus(ev.data.status);
     }
-  };
+  }
 
-  // Follows the job's events to its `result`; a stream that ends or breaks
-  // without one gives way to /wait.
-  const follow = async (id) => {
+  // Follows the job's events to its `result` (the final record); a stream
+  // that ends or breaks without one gives way to /wait.
+  async follow(id) {
+    const path = `/v1/jobs/${encodeURIComponent(id)}`;
     try {
-      for await (const ev of api.events(`/v1/jobs/${encodeURIComponent(id)}/events`)) {
+      for await (const ev of api.events(`${path}/events`)) {
         if (ev.event === 'result') return ev.data;
-        onEvent(ev);
+        this.onEvent(ev);
       }
     } catch (e) {
       if (e instanceof api.ApiError && e.status !== 0 && e.status !== 429) throw e;
     }
     for (;;) {
-      const {status, body: rec} = await api.get(`/v1/jobs/${encodeURIComponent(id)}/wait?timeout_s=${kWaitSeconds}`);
+      const {status, body: rec} = await api.get(`${path}/wait?timeout_s=${kWaitSeconds}`);
       if (status === 200) return rec;
-      if (rec && rec.status) showStatus(rec.status);
+      if (rec && rec.status) this.showStatus(rec.status);
     }
-  };
+  }
 
-  const showResult = (record) => {
+  showResult(record) {
+    const f = this.f;
     const r = record.result || {status: record.status, error: record.error};
-    const status = r.status || record.status;
     const notes = [statusSentence(r), ...truncationNotes(r)];
     if (record.cached) notes.push('(a cached result)');
-    showStatus(status, notes.filter(Boolean).join(' '));
-    if (!streamed.stdout && r.stdout) appendOutput(f.stdout, r.stdout);
-    if (!streamed.stderr && r.stderr) appendOutput(f.stderr, r.stderr);
+    this.showStatus(r.status || record.status, notes.filter(Boolean).join(' '));
+    // A job that ended before the stream began sent no chunks.
+    if (!this.streamed.stdout && r.stdout) appendOutput(f.stdout, r.stdout);
+    if (!this.streamed.stderr && r.stderr) appendOutput(f.stderr, r.stderr);
     f.exitCode.textContent = exitText(r);
     f.metrics.textContent = metricsText(r.metrics);
-    artifacts.show(record.id, r.artifacts, r.artifacts_skipped);
-  };
+    this.artifacts.show(record.id, r.artifacts, r.artifacts_skipped);
+  }
 
-  const run = async () => {
-    if (running) return;
+  async run() {
+    if (this.running) return;
     let request;
     try {
-      request = body();
+      request = this.body();
     } catch (e) {
-      showError(e.message);
+      this.showError(e.message);
       return;
     }
-    setRunning(true);
-    reset();
-    showStatus('submitting', 'Submitting the job…');
+    this.setRunning(true);
+    this.reset();
+    this.showStatus('submitting', 'Submitting the job…');
     try {
       const {body: job} = await api.post('/v1/jobs', request);
-      jobId = job.id;
-      showStatus(job.status || 'queued');
-      showResult(await follow(jobId));
+      this.jobId = job.id;
+      this.showStatus(job.status || 'queued');
+      this.showResult(await this.follow(job.id));
     } catch (e) {
-      showError(api.explain(e));
-      showStatus(jobId ? 'unknown' : 'idle', jobId ? 'Lost track of the job: see the error above.' : '');
+      this.showError(api.explain(e));
+      if (this.jobId) this.showStatus('unknown', 'Lost track of the job: see the error above.');
+      else this.showStatus('idle', '');
     } finally {
-      setRunning(false);
-      jobId = null;
+      this.setRunning(false);
+      this.jobId = null;
     }
-  };
+  }
 
-  const cancel = async () => {
-    if (!running || !jobId) return;
-    f.cancel.disabled = true;
+  async cancel() {
+    if (!this.running || !this.jobId) return;
+    this.f.cancel.disabled = true;
     try {
-      await api.del(`/v1/jobs/${encodeURIComponent(jobId)}`);
+      await api.del(`/v1/jobs/${encodeURIComponent(this.jobId)}`);
     } catch (e) {
-      showError(api.explain(e));
-      f.cancel.disabled = !running;
+      this.showError(api.explain(e));
+      this.f.cancel.disabled = !this.running;
     }
-  };
+  }
 
-  f.run.addEventListener('click', run);
-  f.cancel.addEventListener('click', cancel);
-  // Ctrl/Cmd+Enter anywhere in the panel (the editor handles its own first).
-  panel.addEventListener('keydown', (e) => {
-    if (e.key !== 'Enter' || !(e.ctrlKey || e.metaKey) || e.defaultPrevented) return;
-    e.preventDefault();
-    run();
-  });
+  // Send to Run: {language, code}, then shows the tab.
+  fill({language, code} = {}) {
+    if (language && this.app.languages.some((l) => l.name === language)) this.setLanguage(language);
+    if (typeof code === 'string') this.editor.setCode(code);
+    this.app.showTab('run');
+    this.editor.focus();
+  }
+}
 
-  app.run = {
-    fill({language: lang, code} = {}) {
-      if (lang && app.languages.some((l) => l.name === lang)) setLanguage(lang);
-      if (typeof code === 'string') editor.setCode(code);
-      app.showTab('run');
-      editor.focus();
-    },
-  };
+// Mounts the tab into `panel` and offers app.run.fill({language, code}).
+export function mountRunTab(panel, app) {
+  const tab = new RunTab(panel, app);
+  app.run = {fill: (what) => tab.fill(what)};
 }

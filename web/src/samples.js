@@ -5,7 +5,8 @@ const kSamples = {
   javascript:
     'const input = require("fs").readFileSync(0, "utf8").trim();\nconsole.log(`Hello, ${input || "world"}!`);\n',
   typescript:
-    'import {readFileSync} from "fs";\n\nconst name: string = readFileSync(0, "utf8").trim() || "world";\nconsole.log(`Hello, ${name}!`);\n',
+    'import {readFileSync} from "fs";\n\n' +
+    'const name: string = readFileSync(0, "utf8").trim() || "world";\nconsole.log(`Hello, ${name}!`);\n',
   bash: 'read -r name || true\necho "Hello, ${name:-world}!"\n',
 };
 

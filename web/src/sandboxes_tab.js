@@ -7,7 +7,7 @@
 import './sandboxes_tab.css';
 import * as api from './api.js';
 import {el, field, setChildren} from './dom.js';
-import {createEditor} from './editor.js';
+import {createEditor, onRunKey} from './editor.js';
 import {addCell} from './sandbox_cells.js';
 import {defaultLanguage, languageOptions} from './samples.js';
 
@@ -84,116 +84,141 @@ function layout(panel, f) {
   );
 }
 
-export function mountSandboxesTab(panel, app) {
-  if (app.info && app.info.features && app.info.features.sandboxes === false) {
-    panel.append(
-      el(
-        'p',
-        {id: 'sbx-unavailable', class: 'sbx-unavailable'},
-        'This coderunner has no stateful sandboxes: it runs jobs as host processes ' +
-          '(code_runner.runtime: native). Use the Run tab.',
-      ),
-    );
-    return;
+const kNoSandboxes =
+  'This coderunner has no stateful sandboxes: it runs jobs as host processes ' +
+  '(code_runner.runtime: native). Use the Run tab.';
+
+class SandboxesTab {
+  constructor(panel, app) {
+    this.panel = panel;
+    this.f = buildForm(app);
+    layout(panel, this.f);
+    this.current = null; // the sandbox record shown
+    this.expiresAt = 0; // ms since the epoch
+    this.cellCount = 0;
+    this.queue = Promise.resolve(); // calls, one after the other
+    this.editor = createEditor(this.f.codeBox, {
+      doc: '',
+      language: this.f.language.value,
+      label: 'Cell code',
+      contentId: 'sbx-code',
+      onRun: () => this.runCell(),
+    });
+    this.editor.view.contentDOM.setAttribute('aria-labelledby', 'sbx-code-label');
+    window.coderunnerPlayground = Object.assign(window.coderunnerPlayground || {}, {
+      setSandboxCode: (text) => this.editor.setCode(text),
+      getSandboxCode: () => this.editor.getCode(),
+    });
+    this.wire();
+    this.show(null);
+    setInterval(() => this.tick(), 1000);
   }
-  const f = buildForm(app);
-  layout(panel, f);
-  let current = null; // the sandbox record shown
-  let expiresAt = 0; // ms since the epoch
-  let cellCount = 0;
-  let queue = Promise.resolve(); // calls, one after the other
 
-  const editor = createEditor(f.codeBox, {
-    doc: '',
-    language: f.language.value,
-    label: 'Cell code',
-    contentId: 'sbx-code',
-    onRun: () => runCell(),
-  });
-  editor.view.contentDOM.setAttribute('aria-labelledby', 'sbx-code-label');
-  window.coderunnerPlayground = Object.assign(window.coderunnerPlayground || {}, {
-    setSandboxCode: (text) => editor.setCode(text),
-    getSandboxCode: () => editor.getCode(),
-  });
+  wire() {
+    const f = this.f;
+    f.create.addEventListener('click', () => this.create());
+    f.refresh.addEventListener('click', () => this.refreshList());
+    f.run.addEventListener('click', () => this.runCell());
+    f.del.addEventListener('click', () => this.remove());
+    f.language.addEventListener('change', () => {
+      if (!this.live()) this.editor.setLanguage(f.language.value);
+    });
+    onRunKey(this.panel, () => this.runCell());
+    // Another key is another tenant: forget what the last one showed.
+    window.addEventListener('coderunner:key', () => {
+      this.open(null);
+      this.refreshList();
+    });
+    // The list is read when the tab is shown, not at page load (a page
+    // without its key yet would meet a 401).
+    new MutationObserver(() => {
+      if (!this.panel.hidden) this.refreshList();
+    }).observe(this.panel, {attributes: true, attributeFilter: ['hidden']});
+    if (!this.panel.hidden) this.refreshList();
+  }
 
-  const showError = (text) => {
-    f.error.textContent = text || '';
-    f.error.hidden = !text;
-  };
-  const tick = () => {
-    if (!current) {
-      f.expires.textContent = '';
+  live() {
+    return !!this.current && this.current.state === 'running';
+  }
+
+  showError(text) {
+    this.f.error.textContent = text || '';
+    this.f.error.hidden = !text;
+  }
+
+  // The countdown to expires_at, once a second.
+  tick() {
+    if (!this.live()) {
+      this.f.expires.textContent = '';
       return;
     }
-    if (current.state !== 'running') {
-      f.expires.textContent = '';
-      return;
-    }
-    const left = Math.round((expiresAt - Date.now()) / 1000);
-    const at = new Date(expiresAt).toLocaleTimeString();
-    f.expires.textContent = left > 0 ? `in ${formatLeft(left)} (at ${at})` : `expired (at ${at})`;
-  };
-  setInterval(tick, 1000);
+    const left = Math.round((this.expiresAt - Date.now()) / 1000);
+    const at = new Date(this.expiresAt).toLocaleTimeString();
+    this.f.expires.textContent = left > 0 ? `in ${formatLeft(left)} (at ${at})` : `expired (at ${at})`;
+  }
 
-  const show = (record) => {
-    current = record;
+  // Shows `record` (a sandbox's JSON, or null for none) as the current one.
+  show(record) {
+    const f = this.f;
+    this.current = record;
     const state = record ? record.state : 'none';
     f.id.textContent = record ? record.id : 'none';
     f.state.textContent = state;
     f.state.dataset.state = state;
     f.state.className = `sbx-state state-${state}`;
-    if (record && record.expires_at) expiresAt = Date.parse(record.expires_at);
-    const live = !!record && state === 'running';
-    f.run.disabled = !live;
+    if (record && record.expires_at) this.expiresAt = Date.parse(record.expires_at);
+    f.run.disabled = !this.live();
     f.del.disabled = !record || state === 'deleted';
-    tick();
-  };
+    this.tick();
+  }
 
-  const open = (record) => {
-    if (!current || current.id !== record.id) {
-      setChildren(f.cells);
-      cellCount = 0;
+  // Makes `record` the current sandbox; another one than shown starts with
+  // no cells.
+  open(record) {
+    if (!record || !this.current || this.current.id !== record.id) {
+      setChildren(this.f.cells);
+      this.cellCount = 0;
     }
-    show(record);
-    editor.setLanguage(record.language);
-  };
+    this.show(record);
+    if (record) this.editor.setLanguage(record.language);
+  }
 
-  const refreshList = async () => {
+  entry(s) {
+    const shown = this.current && this.current.id === s.id;
+    return el(
+      'li',
+      {class: 'sbx-entry', dataset: {id: s.id}},
+      el('code', {class: 'sbx-entry-id'}, s.id),
+      el('span', {class: 'sbx-entry-lang'}, s.language),
+      el(
+        'button',
+        {type: 'button', class: 'sbx-open', 'aria-label': `Open ${s.id}`, onclick: () => this.open(s)},
+        shown ? 'Shown' : 'Open',
+      ),
+    );
+  }
+
+  async refreshList() {
+    const list = this.f.list;
     try {
       const {body} = await api.get('/v1/sandboxes?state=running');
       const items = (body && body.sandboxes) || [];
-      if (!items.length) {
-        setChildren(f.list, el('li', {class: 'sbx-empty'}, 'None running.'));
-        return;
-      }
-      setChildren(
-        f.list,
-        items.map((s) =>
-          el(
-            'li',
-            {class: 'sbx-entry', dataset: {id: s.id}},
-            el('code', {class: 'sbx-entry-id'}, s.id),
-            el('span', {class: 'sbx-entry-lang'}, s.language),
-            el(
-              'button',
-              {type: 'button', class: 'sbx-open', 'aria-label': `Open ${s.id}`, onclick: () => open(s)},
-              current && current.id === s.id ? 'Shown' : 'Open',
-            ),
-          ),
-        ),
-      );
+      if (items.length) setChildren(list, items.map((s) => this.entry(s)));
+      else setChildren(list, el('li', {class: 'sbx-empty'}, 'None running.'));
     } catch (e) {
-      setChildren(f.list, el('li', {class: 'sbx-empty'}, `Could not list them: ${api.explain(e)}`));
+      setChildren(list, el('li', {class: 'sbx-empty'}, `Could not list them: ${api.explain(e)}`));
     }
-  };
+  }
 
-  const create = async () => {
-    showError('');
-    const ttl = Number(f.ttl.value.trim());
+  async create() {
+    const f = this.f;
+    this.showError('');
     const body = {language: f.language.value};
-    if (f.ttl.value.trim()) {
+    const ttlText = f.ttl.value.trim();
+    if (ttlText) {
+      const ttl = Number(ttlText);
       if (!Number.isInteger(ttl) || ttl <= 0) {
-        showError('TTL must be a whole number of seconds above 0.');
+        this.showError('TTL must be a whole number of seconds above 0.');
         return;
       }
       body.ttl_s = ttl;
@@ -201,90 +226,74 @@ export function mountSandboxesTab(panel, app) {
     f.create.disabled = true;
     try {
       const {body: record} = await api.post('/v1/sandboxes', body);
-      open(record);
-      editor.focus();
-      refreshList();
+      this.open(record);
+      this.editor.focus();
+      this.refreshList();
     } catch (e) {
-      showError(api.explain(e));
+      this.showError(api.explain(e));
     } finally {
       f.create.disabled = false;
     }
-  };
+  }
 
-  // Sends one call; the cell was appended already, so cells keep the order
+  // Sends one call; its cell was appended already, so cells keep the order
   // they were sent in.
-  const execute = async (id, code, cell) => {
+  async execute(id, code, cell) {
     try {
       const {body} = await api.post(sandboxPath(id, '/execute'), {code});
       cell.done(body);
-      if (current && current.id === id && body.expires_at) {
-        expiresAt = Date.parse(body.expires_at);
-        tick();
+      if (this.current && this.current.id === id && body.expires_at) {
+        this.expiresAt = Date.parse(body.expires_at);
+        this.tick();
       }
     } catch (e) {
       cell.fail(api.explain(e));
-      if (e instanceof api.ApiError && (e.status === 404 || e.code === 'sandbox_not_running')) reload(id);
+      if (e instanceof api.ApiError && (e.status === 404 || e.code === 'sandbox_not_running')) this.reload(id);
     }
-  };
+  }
 
-  const runCell = () => {
-    if (!current || current.state !== 'running') return;
-    const code = editor.getCode();
+  runCell() {
+    if (!this.live()) return;
+    const code = this.editor.getCode();
     if (!code.trim()) return;
-    const cell = addCell(f.cells, code, ++cellCount);
-    editor.setCode('');
-    const id = current.id;
-    queue = queue.then(() => execute(id, code, cell));
-  };
+    const cell = addCell(this.f.cells, code, ++this.cellCount);
+    this.editor.setCode('');
+    const id = this.current.id;
+    this.queue = this.queue.then(() => this.execute(id, code, cell));
+  }
 
   // Reads the sandbox's record again (after a call found it gone).
-  const reload = async (id) => {
+  async reload(id) {
     try {
       const {body} = await api.get(sandboxPath(id));
-      if (current && current.id === id) show(body);
+      if (this.current && this.current.id === id) this.show(body);
     } catch (e) {
-      if (current && current.id === id) show({...current, state: 'gone'});
+      if (this.current && this.current.id === id) this.show({...this.current, state: 'gone'});
     }
-  };
+  }
 
-  const remove = async () => {
-    if (!current) return;
-    const id = current.id;
-    f.del.disabled = true;
-    showError('');
+  async remove() {
+    if (!this.current) return;
+    const id = this.current.id;
+    this.f.del.disabled = true;
+    this.showError('');
     try {
       await api.del(sandboxPath(id));
-      if (current && current.id === id) show({...current, state: 'deleted'});
+      if (this.current && this.current.id === id) this.show({...this.current, state: 'deleted'});
     } catch (e) {
-      showError(api.explain(e));
-      f.del.disabled = false;
+      this.showError(api.explain(e));
+      this.f.del.disabled = false;
     }
-    refreshList();
-  };
+    this.refreshList();
+  }
+}
 
-  f.create.addEventListener('click', create);
-  f.refresh.addEventListener('click', refreshList);
-  f.run.addEventListener('click', runCell);
-  f.del.addEventListener('click', remove);
-  f.language.addEventListener('change', () => {
-    if (!current || current.state !== 'running') editor.setLanguage(f.language.value);
-  });
-  panel.addEventListener('keydown', (e) => {
-    if (e.key !== 'Enter' || !(e.ctrlKey || e.metaKey) || e.defaultPrevented) return;
-    e.preventDefault();
-    runCell();
-  });
-  window.addEventListener('coderunner:key', () => {
-    show(null);
-    setChildren(f.cells);
-    cellCount = 0;
-    refreshList();
-  });
-  show(null);
-  // The list is read when the tab is shown, not at page load (a page
-  // without its key yet would meet a 401).
-  new MutationObserver(() => {
-    if (!panel.hidden) refreshList();
-  }).observe(panel, {attributes: true, attributeFilter: ['hidden']});
-  if (!panel.hidden) refreshList();
+// Mounts the tab into `panel`, or a sentence when the service has no
+// sandboxes (app.info.features.sandboxes false).
+export function mountSandboxesTab(panel, app) {
+  if (app.info && app.info.features && app.info.features.sandboxes === false) {
+    panel.append(el('p', {id: 'sbx-unavailable', class: 'sbx-unavailable'}, kNoSandboxes));
+    return;
+  }
+  new SandboxesTab(panel, app);
 }
