@@ -36,6 +36,9 @@ const kTheme = EditorView.theme({
   '.cm-scroller': {fontFamily: 'ui-monospace, "DejaVu Sans Mono", monospace', overflow: 'auto'},
   '.cm-content': {caretColor: 'var(--fg)'},
   '.cm-gutters': {background: 'var(--code-bg)', color: 'var(--muted)', borderRight: '1px solid var(--line)'},
+  // Neutral greys read in light and dark alike.
+  '.cm-activeLine': {backgroundColor: 'rgba(127, 127, 127, 0.12)'},
+  '.cm-activeLineGutter': {backgroundColor: 'rgba(127, 127, 127, 0.2)'},
 });
 
 // Creates an editor inside `parent`.
