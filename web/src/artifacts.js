@@ -85,7 +85,7 @@ export class ArtifactList {
       try {
         const bytes = new Blob([await fetchOnce()], {type: 'application/octet-stream'});
         const href = this.url(bytes);
-        const a = el('a', {href, download: name, class: 'visually-hidden'});
+        const a = el('a', {href, download: name});
         document.body.append(a);
         a.click();
         a.remove();
