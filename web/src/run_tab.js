@@ -27,10 +27,10 @@ const kLiveDetail = {
 // maximum when /v1/info gave them. Returns {input, node}.
 function limitField(id, label, unit, defaultValue, maxValue) {
   const input = el('input', {id, type: 'number', min: '1', step: '1', inputmode: 'numeric', placeholder: 'default'});
-  if (maxValue) input.max = String(maxValue);
   const parts = ['Empty: the service default'];
   if (defaultValue) parts[0] += ` (${defaultValue} ${unit})`;
-  if (maxValue) parts.push(`at most ${maxValue} ${unit}`);
+  // A tier may set its own maximum: this one is the service's.
+  if (maxValue) parts.push(`the service's maximum is ${maxValue} ${unit} (a tier may differ)`);
   return {input, node: field(label, input, parts.join('; ') + '.')};
 }
 
