@@ -19,7 +19,10 @@ if ! cmp -s "$src/package-lock.json" "$work/package-lock.json" || [[ ! -d $work/
   (cd "$work" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
 fi
 # NODE_PATH: esbuild resolves the bare imports in web/src from WORK_DIR.
+# --charset=ascii: every non-ASCII character is escaped (\uXXXX), so the
+# bundle compiles as a C++ raw string under -Werror (CodeMirror's source holds
+# bidi control characters, which GCC's -Wbidi-chars refuses).
 NODE_PATH="$work/node_modules" "$work/node_modules/.bin/esbuild" "$src/src/main.js" \
-  --bundle --format=esm --target=es2020 --minify --charset=utf8 --legal-comments=eof \
+  --bundle --format=esm --target=es2020 --minify --charset=ascii --legal-comments=eof \
   --outfile="$out/app.js" --log-level=warning
 cp "$src/src/index.html" "$src/src/favicon.svg" "$out/"
