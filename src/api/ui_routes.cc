@@ -57,8 +57,7 @@ std::string PageCsp(std::string_view nonce) {
 
 void RegisterUiRoutes(RouteTable& http, const AuthAdapter& auth) {
   http.Get("/", auth.Open([](const httplib::Request&) { return IndexAnswer(); }));
-  http.Get("/ui/(.+)",
-           auth.Open([](const httplib::Request& req) { return AssetAnswer(req); }));
+  http.Get("/ui/(.+)", auth.Open([](const httplib::Request& req) { return AssetAnswer(req); }));
 }
 
 }  // namespace coderunner::api
