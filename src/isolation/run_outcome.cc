@@ -72,9 +72,11 @@ Status StartError(const std::string& what, std::string_view stderr_tail) {
 }
 
 // Sets `result`'s exit code, signal, metrics and status from init's
-// `trailer` when there is one, else from the engine's `state`.
+// `trailer` when there is one, else from the engine's `state`. `gvisor`:
+// the job ran under runsc.
 void ApplyExit(const JobSpec& job, const OutputMount& output, const engine::ContainerState& state,
-               const std::optional<InitTrailer>& trailer, bool timed_out, RunResult& result) {
+               const std::optional<InitTrailer>& trailer, bool timed_out, bool gvisor,
+               RunResult& result) {
   result.exit_code = trailer ? trailer->exit_code : state.exit_code;
   result.signal = trailer ? trailer->signal : (state.exit_code > 128 ? state.exit_code - 128 : 0);
   if (timed_out) {
@@ -87,7 +89,12 @@ void ApplyExit(const JobSpec& job, const OutputMount& output, const engine::Cont
     result.metrics.memory_peak_bytes = trailer->memory_peak_bytes;
   }
 
-  bool oom = state.oom_killed || (trailer && trailer->oom_kills > 0);
+  // Under gVisor the host's OOM killer ends the whole sandbox, init with
+  // it, so no trailer comes, and the engine's OOMKilled flag races with the
+  // exit and is sometimes false. Nothing else SIGKILLs a gVisor sandbox
+  // unseen: our own kills are a deadline (timed_out) or a cancel.
+  bool sandbox_killed = gvisor && !trailer && !timed_out && result.signal == SIGKILL;
+  bool oom = state.oom_killed || (trailer && trailer->oom_kills > 0) || sandbox_killed;
   bool cpu_exceeded =
       result.signal == SIGXCPU || (result.signal == SIGKILL && trailer && trailer->cpu_us >= 0 &&
                                    trailer->cpu_us / 1000 >= job.limits.cpu_ms);
@@ -180,7 +187,8 @@ RunResult ContainerRunner::BuildResult(const JobSpec& job, const OutputMount& ou
       trailer ? trailer->wall_us / 1000
               : std::chrono::duration_cast<std::chrono::milliseconds>(sv.run_end - sv.run_start)
                     .count();
-  ApplyExit(job, output, f.state, trailer, sv.timed_out, result);
+  ApplyExit(job, output, f.state, trailer, sv.timed_out, policy_.RuntimeOf(job) == kGvisorRuntime,
+            result);
   return result;
 }
 

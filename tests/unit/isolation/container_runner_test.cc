@@ -129,12 +129,20 @@ TEST_F(ContainerRunnerTest, EngineStateDecidesTheOutcomeWithoutATrailer) {
     bool oom;
     RunStatus status;
     int signal;
+    std::string runtime = "";
   };
   const std::vector<Case> cases = {
       {"exit 0", 0, false, RunStatus::kSucceeded, 0},
       {"exit 3", 3, false, RunStatus::kFailed, 0},
       {"oom killed", 137, true, RunStatus::kOom, SIGKILL},
       {"killed by a signal", 128 + SIGTERM, false, RunStatus::kFailed, SIGTERM},
+      {"SIGKILLed unseen under runc", 137, false, RunStatus::kFailed, SIGKILL},
+      // The host's OOM killer ended the gVisor sandbox, init with it, and the
+      // engine's OOMKilled lost the race with the exit.
+      {"gVisor sandbox SIGKILLed from outside", 137, false, RunStatus::kOom, SIGKILL, "runsc"},
+      {"gVisor, oom flag set", 137, true, RunStatus::kOom, SIGKILL, "runsc"},
+      {"gVisor, exit 3", 3, false, RunStatus::kFailed, 0, "runsc"},
+      {"gVisor, SIGTERM", 128 + SIGTERM, false, RunStatus::kFailed, SIGTERM, "runsc"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -147,8 +155,10 @@ TEST_F(ContainerRunnerTest, EngineStateDecidesTheOutcomeWithoutATrailer) {
     engine.AnswerJson("POST", kCreate, 201, {{"Id", "c1"}});
     engine.Answer("POST", kAttach, 200, MuxFrame(1, "out\n") + MuxFrame(2, "err\n"));
     engine.Answer("POST", kStart, 204, "");
-    engine.AnswerJson("GET", kInspect, 200, InspectBody(c.exit_code, c.oom));
+    engine.AnswerJson("GET", kInspect, 200,
+                      InspectBody(c.exit_code, c.oom, c.runtime.empty() ? "runc" : c.runtime));
     engine.Answer("DELETE", kRemove, 204, "");
+    job_.runtime = c.runtime;
     auto r = runner.Run(job_);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     EXPECT_EQ(r->status, c.status);
