@@ -150,6 +150,47 @@ class RunTabTest(harness.BrowserTestCase):
         self.assertEqual(headers.get("x-content-type-options"), "nosniff", headers)
         self.assert_console_clean(self.since)
 
+    def test_an_svg_artifact_is_drawn_but_never_a_document(self):
+        # Attacks: an SVG artifact with an onload handler and a <script>. As
+        # an <img> it runs nothing; its blob: URL is revoked once drawn, so
+        # "Open image in new tab" cannot make it a same-origin document; and
+        # its own route is a sandboxed download.
+        svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40" '
+               'onload="alert(1)"><script>alert(2)</script>'
+               '<rect width="40" height="40" fill="red"/></svg>')
+        run = self.run_job(f"open('/output/x.svg', 'w').write({svg!r})\nprint('svg')\n")
+        self.assert_succeeded(run, "svg\n")
+        img = self.wait_for(lambda d: d.execute_script(
+            "const li = [...document.querySelectorAll('#run-artifacts li.artifact')]"
+            "  .find((e) => e.dataset.path === 'x.svg');"
+            "const img = li && li.querySelector('img.artifact-image');"
+            "return img && img.complete && img.naturalWidth > 0 ? {src: img.src} : null;"),
+            "x.svg never showed as a decoded img.artifact-image")
+        self.assertTrue(img["src"].startswith("blob:"), img)
+        self.assert_no_alert()
+        self.assert_console_clean(self.since)
+        # What "Open image in new tab" does: navigate to the image's URL.
+        # (The page's own fetch() could not tell: connect-src blocks blob:.)
+        page = self.driver.current_window_handle
+        self.driver.switch_to.new_window("tab")
+        try:
+            self.driver.get(img["src"])
+            root = self.driver.execute_script(
+                "return document.documentElement ? document.documentElement.nodeName : null")
+            self.assert_no_alert()
+        finally:
+            self.driver.close()
+            self.driver.switch_to.window(page)
+        self.assertNotEqual(str(root).lower(), "svg", "the SVG's blob: URL opened as a document")
+        job = self.newest_job()
+        status, headers, body = processes.http(
+            "GET", self.server.url(f"/v1/jobs/{job['id']}/artifacts/x.svg"))
+        self.assertEqual(status, 200, body)
+        self.assertEqual(headers.get("content-type"), "application/octet-stream", headers)
+        self.assertTrue(headers.get("content-disposition", "").startswith("attachment"), headers)
+        self.assertIn("sandbox", headers.get("content-security-policy", ""), headers)
+        self.assert_no_alert()
+
     def test_ctrl_enter_runs(self):
         m = marker()
         self.set_code(f"print('ran by keyboard', '{m}')\n")

@@ -119,6 +119,10 @@ export class ArtifactList {
           class: 'artifact-image',
           alt: `Artifact ${artifact.path}`,
           src: this.url(new Blob([b], {type: kImageTypes[ext]})),
+          // An SVG in <img> runs nothing, but its blob: URL opened in a tab
+          // ("Open image in new tab") would be a same-origin document: once
+          // drawn, the URL goes, so there is nothing left to open.
+          onload: ext === 'svg' ? (e) => URL.revokeObjectURL(e.target.src) : null,
         }),
       );
     } else if (kTextExtensions.has(ext)) {
