@@ -4,7 +4,7 @@
 // form (context_forms.js): Execute there, or Send to Chat.
 import './context_panel.css';
 import * as api from './api.js';
-import {el} from './dom.js';
+import {el, onTabArrows} from './dom.js';
 import {toolForm, workflowForm} from './context_forms.js';
 
 const kTabs = ['workflows', 'tools'];
@@ -57,14 +57,7 @@ function tabsNav(select) {
                               'aria-controls': `ctx-panel-${t}`},
         t === 'workflows' ? 'Workflows' : 'Tools');
     tab.addEventListener('click', () => select(t));
-    tab.addEventListener('keydown', (e) => {
-      const step = {ArrowRight: 1, ArrowLeft: -1}[e.key];
-      if (!step) return;
-      const next = kTabs[(i + step + kTabs.length) % kTabs.length];
-      select(next);
-      document.getElementById(`ctx-tab-${next}`).focus();
-      e.preventDefault();
-    });
+    onTabArrows(tab, kTabs, i, select, (name) => `ctx-tab-${name}`);
     nav.append(tab);
   });
   return nav;

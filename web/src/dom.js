@@ -47,6 +47,20 @@ export function field(label, control, hint) {
   return wrap;
 }
 
+// WAI-ARIA tabs: ArrowLeft/ArrowRight on `tab`, the tab of names[index],
+// selects its neighbour (wrapping round) and focuses that tab, found by
+// idOf(name).
+export function onTabArrows(tab, names, index, select, idOf) {
+  tab.addEventListener('keydown', (e) => {
+    const step = {ArrowRight: 1, ArrowLeft: -1}[e.key];
+    if (!step) return;
+    const next = names[(index + step + names.length) % names.length];
+    select(next);
+    document.getElementById(idOf(next)).focus();
+    e.preventDefault();
+  });
+}
+
 export function formatBytes(n) {
   if (n === null || n === undefined) return '';
   if (n < 1024) return `${n} B`;

@@ -8,6 +8,7 @@
 // Chat).
 import './app.css';
 import * as api from './api.js';
+import {onTabArrows} from './dom.js';
 import {mountRunTab} from './run_tab.js';
 import {mountExecuteTab} from './execute_tab.js';
 import {mountSandboxesTab} from './sandboxes_tab.js';
@@ -35,15 +36,7 @@ function setUpTabs() {
   kTabs.forEach((t, i) => {
     const tab = document.getElementById(`tab-${t}`);
     tab.addEventListener('click', () => showTab(t));
-    // Arrow keys move between tabs (WAI-ARIA tabs pattern).
-    tab.addEventListener('keydown', (e) => {
-      const step = {ArrowRight: 1, ArrowLeft: -1}[e.key];
-      if (!step) return;
-      const next = kTabs[(i + step + kTabs.length) % kTabs.length];
-      showTab(next);
-      document.getElementById(`tab-${next}`).focus();
-      e.preventDefault();
-    });
+    onTabArrows(tab, kTabs, i, showTab, (name) => `tab-${name}`);
   });
 }
 
