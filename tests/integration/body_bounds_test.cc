@@ -9,8 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine_fixture.h"
-#include "fake_llm.h"
+#include "llm_engine_test.h"
 
 namespace coderunner::testing {
 namespace {
@@ -94,16 +93,10 @@ std::string Concrete(const std::string& path) {
   return out;
 }
 
-class BodyBoundsTest : public EngineTest {
+// A model is configured so that /v1/intents reads its body (without one it
+// answers 503 before reading it); no body here may reach it.
+class BodyBoundsTest : public LlmEngineTest {
  protected:
-  void SetUp() override {
-    // A model is configured so that /v1/intents reads its body (without one
-    // it answers 503 before reading it); no body here may reach it.
-    llm_ = std::make_unique<FakeLlm>();
-    ASSERT_TRUE(llm_->started()) << "fake llm server did not start";
-    EngineTest::SetUp();
-  }
-
   std::string ExtraConfig() const override {
     return ApiKeysYaml({{"acme", "enterprise", kKey}}) + "llm: {base_url: \"" + llm_->base_url() +
            "\", model: fake-model}\n";
@@ -129,8 +122,6 @@ class BodyBoundsTest : public EngineTest {
     }
     return out;
   }
-
-  std::unique_ptr<FakeLlm> llm_;
 };
 
 TEST_F(BodyBoundsTest, EveryBodyRouteRefusesHostileJsonAndTheServiceStaysUp) {

@@ -8,8 +8,7 @@
 
 #include "coderunner/common/base64.h"
 #include "coderunner/common/sha256.h"
-#include "engine_fixture.h"
-#include "fake_llm.h"
+#include "llm_engine_test.h"
 
 namespace coderunner::testing {
 namespace {
@@ -25,14 +24,8 @@ std::string Fenced(const std::string& language, const std::string& code) {
   return "Here is the program:\n\n```" + language + "\n" + code + "\n```\n";
 }
 
-class IntentsTest : public EngineTest {
+class IntentsTest : public LlmEngineTest {
  protected:
-  void SetUp() override {
-    llm_ = std::make_unique<FakeLlm>();
-    ASSERT_TRUE(llm_->started()) << "fake llm server did not start";
-    EngineTest::SetUp();
-  }
-
   std::string ExtraConfig() const override {
     return "llm: {base_url: \"" + llm_->base_url() +
            "\", model: fake-model, timeout_ms: " + std::to_string(LlmTimeoutMs()) + "}\n";
@@ -70,8 +63,6 @@ class IntentsTest : public EngineTest {
     }
     return "";
   }
-
-  std::unique_ptr<FakeLlm> llm_;
 };
 
 using Statuses = std::vector<std::string>;

@@ -8,8 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine_fixture.h"
-#include "fake_llm.h"
+#include "llm_engine_test.h"
 
 namespace coderunner::testing {
 namespace {
@@ -46,14 +45,8 @@ struct Submitted {
 // The program every intent's model writes: it sleeps `secs` (an input).
 constexpr const char* kSleepCode = "import time\ntime.sleep(secs)\nprint('done')";
 
-class TierBudgetsTest : public EngineTest {
+class TierBudgetsTest : public LlmEngineTest {
  protected:
-  void SetUp() override {
-    llm_ = std::make_unique<FakeLlm>();
-    ASSERT_TRUE(llm_->started()) << "fake llm server did not start";
-    EngineTest::SetUp();
-  }
-
   std::string ExtraConfig() const override {
     std::vector<TestKey> keys;
     std::string tiers = "tiers:\n";
@@ -82,8 +75,6 @@ class TierBudgetsTest : public EngineTest {
     EXPECT_EQ(a.status, 200) << a.body;
     return a.json;
   }
-
-  std::unique_ptr<FakeLlm> llm_;
 };
 
 // A job of `tier` sleeping `secs` with its tier's maximum timeout.
