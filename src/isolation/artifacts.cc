@@ -167,4 +167,17 @@ StatusOr<ArtifactSet> CollectArtifacts(const std::string& dir, const ArtifactCap
   return set;
 }
 
+bool BreaksOutputBounds(const TreeListing& listing, const ArtifactCaps& caps) {
+  if (listing.truncated || listing.used_bytes > caps.max_total_bytes) return true;
+  for (const TreeProblem& p : listing.problems) {
+    if (p.reason == kProblemTooDeep || p.reason == kProblemUnreadable) return true;
+  }
+  for (const TreeFile& f : listing.files) {
+    if (DiskCharge(f.size, f.allocated_bytes, true, listing.block_bytes) > caps.max_file_bytes) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace coderunner::isolation

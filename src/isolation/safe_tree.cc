@@ -102,7 +102,7 @@ struct Walker {
         }
         UniqueFd sub(openat(dir, name.c_str(), kDirFlags));
         if (!sub.valid()) {
-          Problem(path, "unreadable", dir, name, depth);
+          Problem(path, kProblemUnreadable, dir, name, depth);
           continue;
         }
         out.directories.push_back(path);

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "coderunner/common/sha256.h"
+#include "coderunner/isolation/artifacts.h"
 #include "coderunner/isolation/safe_tree.h"
 #include "coderunner/sandboxes/live_sandbox.h"
 
@@ -18,16 +19,9 @@ bool LiveSandbox::ResetOutputIfOverBounds() {
   options.max_depth = caps.max_depth;
   options.max_entries = caps.max_files;
   auto listing = isolation::ListTree(output_dir_, options);
-  bool over = !listing.ok() || listing->truncated;
-  int64_t total = 0;
-  if (listing.ok()) {
-    for (const auto& p : listing->problems) over |= p.reason == isolation::kProblemTooDeep;
-    for (const auto& f : listing->files) {
-      total += f.size;
-      over |= f.size > caps.max_file_bytes;
-    }
-  }
-  over |= total > caps.max_total_bytes;
+  // Counted as init counts (directories too): a tree only the guard
+  // finds over a bound would stop every new container at its start.
+  bool over = !listing.ok() || isolation::BreaksOutputBounds(*listing, caps);
   if (!over) return false;
   (void)isolation::RemoveTree(output_dir_);
   (void)isolation::CreateOutputDir(layout_.output_root, spec_.id, uid_);

@@ -283,6 +283,31 @@ TEST_F(SandboxesTest, OomIsReportedAndTheSandboxComesBack) {
   ExpectOutput(id, "print('back')", "back\n");
 }
 
+// Files whose sizes sum to exactly the 100 MiB cap, inside a directory:
+// only the directory's block puts /output over, so init's guard stops the
+// call, and the service must count as the guard does (directories too) to
+// empty /output before the replacement container starts on it. Counting
+// file sizes alone left the tree, init stopped every new container at once
+// and the sandbox was stopped for good (a CI flake of the test below).
+TEST_F(SandboxesTest, AnOutputOverTheCapOnlyByItsDirectoriesIsEmptiedForTheNextContainer) {
+  std::string id = Create(kAcme, {{"language", "bash"}});
+  HttpAnswer a = Exec(kAcme, id,
+                      "mkdir /output/d\n"
+                      "for i in $(seq 1 25); do head -c 4194304 /dev/zero > /output/d/f$i; done\n"
+                      "sleep 5\necho not stopped",
+                      {{"timeout_ms", 15000}});
+  ASSERT_EQ(a.status, 200) << a.body;
+  EXPECT_EQ(a.json["state_lost"], true) << a.body;
+  EXPECT_EQ(a.json["stdout"], "") << a.body;
+  HttpAnswer b = Exec(kAcme, id, "ls -A /output | wc -l; echo $((6*7))");
+  ASSERT_EQ(b.status, 200) << b.body;
+  EXPECT_EQ(b.json["stdout"], "0\n42\n") << b.body;
+  HttpAnswer got = server_->Call("GET", "/v1/sandboxes/" + id, kAcme);
+  EXPECT_EQ(got.json["state"], "running") << got.body;
+  EXPECT_EQ(got.json["restarts"], 1) << got.body;
+  EXPECT_EQ(SandboxContainers(id), 1);
+}
+
 TEST_F(SandboxesTest, HostileProgramsAreContainedInsideSandboxes) {
   std::map<std::string, std::string> sandbox_of = {
       {".py", Create(kAcme, {{"language", "python"}})},

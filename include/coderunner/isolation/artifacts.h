@@ -46,6 +46,16 @@ StatusOr<std::string> CreateOutputDir(const std::string& root, const std::string
 // missing.
 StatusOr<ArtifactSet> CollectArtifacts(const std::string& dir, const ArtifactCaps& caps);
 
+// True when coderunner-init's output guard (src/init/output_guard.h) would
+// stop a job over the tree `listing` describes (walked with max_entries =
+// caps.max_files): every entry's charge together (listing.used_bytes,
+// directories' blocks included) over max_total_bytes, one file's charge
+// over max_file_bytes, more entries than max_files (a truncated walk), or
+// a directory too deep or that could not be opened. A sandbox empties such
+// a tree before it starts a new container on it, since init would stop
+// that container at once. Pure.
+bool BreaksOutputBounds(const TreeListing& listing, const ArtifactCaps& caps);
+
 }  // namespace coderunner::isolation
 
 #endif  // CODERUNNER_ISOLATION_ARTIFACTS_H_

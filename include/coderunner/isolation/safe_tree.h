@@ -24,6 +24,8 @@ namespace coderunner::isolation {
 
 // TreeProblem::reason of an entry deeper than TreeOptions::max_depth.
 inline constexpr char kProblemTooDeep[] = "too_deep";
+// TreeProblem::reason of a directory that could not be opened.
+inline constexpr char kProblemUnreadable[] = "unreadable";
 
 // An owned file descriptor, closed on destruction. Move-only.
 class UniqueFd {

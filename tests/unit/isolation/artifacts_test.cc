@@ -218,5 +218,56 @@ TEST_F(ArtifactsTest, NothingKeptRemovesTheDirectory) {
   EXPECT_TRUE(fs::exists("/etc/passwd"));
 }
 
+// BreaksOutputBounds must agree with coderunner-init's guard, which counts
+// directories' blocks too. The first row is the sandbox flake it fixes: a
+// job wrote files whose sizes sum to exactly the cap inside a directory, the
+// guard stopped it for the directory's 4 KiB, and a check summing file sizes
+// alone left the tree in place, so init stopped every new container on it.
+TEST(BreaksOutputBoundsTest, AgreesWithTheGuardsCount) {
+  ArtifactCaps caps;  // 10 MiB a file, 100 MiB in all, 1000 entries.
+  const int64_t mib = 1 << 20;
+  auto files = [&](int n, int64_t size) {
+    TreeListing l;
+    l.block_bytes = 4096;
+    for (int i = 0; i < n; ++i) {
+      l.files.push_back({"d/f" + std::to_string(i), size, 0, size});
+      l.total_bytes += size;
+    }
+    l.directories = {"d"};
+    l.directory_bytes = 4096;
+    l.used_bytes = l.total_bytes + l.directory_bytes;
+    l.entries = n + 1;
+    return l;
+  };
+  struct Row {
+    const char* name;
+    TreeListing listing;
+    bool breaks;
+  };
+  TreeListing preallocated = files(1, 0);
+  preallocated.files[0].allocated_bytes = 11 * mib;  // fallocate KEEP_SIZE: size 0.
+  preallocated.used_bytes = 11 * mib + 4096;
+  TreeListing deep = files(1, 1);
+  deep.problems.push_back({"d/x", kProblemTooDeep});
+  TreeListing locked = files(1, 1);
+  locked.problems.push_back({"d/x", kProblemUnreadable});
+  TreeListing many = files(3, 1);
+  many.truncated = true;
+  TreeListing symlink = files(1, 1);
+  symlink.problems.push_back({"d/x", "symlink"});  // Init does not stop a job for one.
+  const Row rows[] = {
+      {"sizes at the cap plus a directory's block", files(25, 4 * mib), true},
+      {"sizes and directory just under the cap", files(24, 4 * mib), false},
+      {"a file's size over the file cap", files(1, 10 * mib + 1), true},
+      {"a file exactly at the file cap", files(1, 10 * mib), false},
+      {"blocks preallocated past a file's end", preallocated, true},
+      {"a directory too deep", deep, true},
+      {"a directory nobody can open", locked, true},
+      {"more entries than max_files", many, true},
+      {"a symlink alone", symlink, false},
+  };
+  for (const Row& r : rows) EXPECT_EQ(BreaksOutputBounds(r.listing, caps), r.breaks) << r.name;
+}
+
 }  // namespace
 }  // namespace coderunner::isolation
