@@ -18,12 +18,13 @@ VolumeGuard::Snapshot VolumeGuard::Take() const {
   }
   snap.directories.insert(listing->directories.begin(), listing->directories.end());
   snap.used_bytes = listing->used_bytes;
+  snap.entries = listing->entries;
   return snap;
 }
 
 bool VolumeGuard::Over(const Snapshot& now) const {
   return now.used_bytes > volume_.quota_bytes ||
-         (volume_.max_files > 0 && static_cast<int64_t>(now.files.size()) > volume_.max_files);
+         (volume_.max_files > 0 && now.entries > volume_.max_files);
 }
 
 void VolumeGuard::Settle() { settled_ = Take(); }

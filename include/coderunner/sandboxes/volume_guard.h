@@ -49,6 +49,7 @@ class VolumeGuard {
     std::map<std::string, FileState> files;
     std::set<std::string> directories;
     int64_t used_bytes = 0;  // DiskCharge of everything in the volume.
+    int64_t entries = 0;     // Files, directories and the rest: what init's -n bounds.
   };
   Snapshot Take() const;
   bool Over(const Snapshot& now) const;

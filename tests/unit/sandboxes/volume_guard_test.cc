@@ -150,6 +150,16 @@ INSTANTIATE_TEST_SUITE_P(
                   true,
                   {"a"},
                   {}},
+        // coderunner-init's -n counts every entry, directories too: a
+        // tree only it finds over would stop each new container at once.
+        GuardCase{"DirectoriesCountAsEntries",
+                  {{"a", "1"}},
+                  {D("d1"), D("d2")},
+                  1 << 20,
+                  2,
+                  true,
+                  {"a"},
+                  {}},
         GuardCase{"FileCountAtBoundIsNotOver",
                   {{"a", "1"}},
                   {W("b", "2")},
