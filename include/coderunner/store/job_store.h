@@ -1,8 +1,9 @@
 // JobStore: durable storage of job records and the result cache.
 //
-// The embedded implementation is SQLite (sqlite_job_store.h); the interface
-// keeps a server database possible later. Every method commits durably
-// before it returns OK. Implementations must be thread-safe.
+// Two implementations hold the same contract (tests/unit/store/ runs one
+// suite over both): SQLite, embedded, for one machine (sqlite_job_store.h),
+// and PostgreSQL, shared by a fleet of nodes (pg_job_store.h). Every method
+// commits durably before it returns OK. Implementations must be thread-safe.
 #ifndef CODERUNNER_STORE_JOB_STORE_H_
 #define CODERUNNER_STORE_JOB_STORE_H_
 
@@ -22,6 +23,9 @@ inline constexpr const char* kReasonJobNotFound = "job_not_found";
 inline constexpr const char* kReasonJobTerminal = "job_terminal";
 inline constexpr const char* kReasonJobExists = "job_exists";
 inline constexpr const char* kReasonInvalidCursor = "invalid_cursor";
+// The database cannot be reached (a server store: connection refused,
+// closed, or no pooled connection within the deadline). Unavailable.
+inline constexpr const char* kReasonStoreUnavailable = "store_unavailable";
 
 // Rewrites a finished job's stored request (the envelope of
 // jobs::EncodeStoredRequest) and callback URL in place, removing what
@@ -88,6 +92,11 @@ class JobStore {
                           int64_t expires_at_ms) = 0;
   // Deletes expired entries; returns how many.
   virtual StatusOr<int> CachePurgeExpired(int64_t now_ms) = 0;
+
+  // OK when the store can serve a request now (/readyz). A server store
+  // runs a round trip; failure is Unavailable (reason "store_unavailable").
+  // An embedded store is always OK.
+  virtual Status Ping() = 0;
 };
 
 }  // namespace coderunner::store

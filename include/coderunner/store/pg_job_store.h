@@ -1,0 +1,84 @@
+// PgJobStore: JobStore on a PostgreSQL server (15 or later) through libpq,
+// shared by every node of a fleet. Same contract as SqliteJobStore
+// (job_store.h); the contract suite in tests/unit/store/ runs over both.
+#ifndef CODERUNNER_STORE_PG_JOB_STORE_H_
+#define CODERUNNER_STORE_PG_JOB_STORE_H_
+
+#include <memory>
+#include <string>
+
+#include "coderunner/store/job_store.h"
+
+namespace coderunner::store {
+
+class PgPool;
+
+// Reasons of the errors only a server store returns.
+// Another node already holds this database as its sole node (HoldSoleNode).
+inline constexpr const char* kReasonStoreInUse = "store_in_use";
+// The database's schema is newer than this build understands.
+inline constexpr const char* kReasonSchemaTooNew = "schema_too_new";
+
+struct PgStoreOptions {
+  // A libpq connection string ("host=/run/pg dbname=coderunner" or
+  // "postgresql://user@host:5432/db"). Must not hold a password.
+  std::string conninfo;
+  // Sent as libpq's password parameter; "" for none. Never logged nor put
+  // into a Status message.
+  std::string password;
+  // Upper bound of open connections, 1..256.
+  int max_connections = 8;
+  // Bound on establishing one connection, and on waiting for a free pooled
+  // connection, in milliseconds (>= 100).
+  int connect_timeout_ms = 5000;
+};
+
+// Thread-safe: each call takes a connection from a bounded pool for its
+// duration. A connection the server closed is replaced on next use; while
+// the server is unreachable calls fail Unavailable ("store_unavailable").
+class PgJobStore : public JobStore {
+ public:
+  // Connects and applies the versioned migrations (table schema_migrations)
+  // under a transaction-scoped advisory lock, so that nodes starting
+  // together migrate once. Unavailable if the server cannot be reached
+  // within connect_timeout_ms (the message never holds the password);
+  // FailedPrecondition ("schema_too_new") if the schema is newer than this
+  // build. `redactor` as for SqliteJobStore::Open.
+  static StatusOr<std::unique_ptr<PgJobStore>> Open(const PgStoreOptions& options,
+                                                    RequestRedactor redactor = nullptr);
+  ~PgJobStore() override;
+
+  Status Insert(const std::vector<store::JobRecord>& records) override;
+  Status Transition(const std::string& id, store::JobStatus to, int64_t at_ms,
+                    const std::string& result_json, const std::string& image_digest) override;
+  Status UpdateProgress(const std::string& id, const std::string& progress_json) override;
+  StatusOr<store::JobRecord> Get(const std::string& id, const std::string& tenant) override;
+  StatusOr<ListPage> List(const ListFilter& filter) override;
+  StatusOr<std::vector<store::JobRecord>> NonTerminal() override;
+  StatusOr<std::vector<std::string>> PurgeFinishedBefore(int64_t before_ms) override;
+  StatusOr<std::optional<std::string>> CacheGet(const std::string& key, int64_t now_ms) override;
+  Status CachePut(const std::string& key, const std::string& result_json,
+                  int64_t expires_at_ms) override;
+  StatusOr<int> CachePurgeExpired(int64_t now_ms) override;
+  Status Ping() override;
+
+  // Until claims are leased, each node keeps its queue in memory and
+  // reruns every unfinished job at startup, so two nodes on one database
+  // would run jobs twice. This takes a session advisory lock on a
+  // connection of its own, held until the store is destroyed (or the
+  // process dies). FailedPrecondition ("store_in_use") if another process
+  // holds it; Unavailable if the server cannot be reached.
+  Status HoldSoleNode();
+
+ private:
+  PgJobStore(std::unique_ptr<PgPool> pool, RequestRedactor redactor);
+
+  std::unique_ptr<PgPool> pool_;
+  const RequestRedactor redactor_;
+  struct SoleNodeLock;
+  std::unique_ptr<SoleNodeLock> sole_node_;  // Set by HoldSoleNode.
+};
+
+}  // namespace coderunner::store
+
+#endif  // CODERUNNER_STORE_PG_JOB_STORE_H_
