@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "coderunner/common/status.h"
+#include "coderunner/store/job_store.h"  // kReasonStoreUnavailable
 
 struct sqlite3;
 
@@ -14,7 +15,6 @@ namespace coderunner::store {
 
 // Reasons of the store's errors that are not part of job_store.h's contract.
 inline constexpr const char* kReasonDiskFull = "disk_full";
-inline constexpr const char* kReasonStoreUnavailable = "store_unavailable";
 inline constexpr const char* kReasonStoreCorrupt = "store_corrupt";
 inline constexpr const char* kReasonStoreError = "store_error";
 
