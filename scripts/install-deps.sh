@@ -9,6 +9,8 @@ pkgs=(
   libcurl4-openssl-dev nlohmann-json3-dev libcpp-httplib-dev libyaml-cpp-dev
   libtomlplusplus-dev
   libspdlog-dev libfmt-dev libgtest-dev libgmock-dev libsqlite3-dev
+  # The fleet store (PgJobStore, libpq) and its tests (a real PostgreSQL 15).
+  postgresql libpq-dev
   podman runc runsc docker.io debootstrap python3 uidmap
   clang libclang-rt-14-dev clang-format
   # compose/ deployment, tested by scripts/compose-test.sh
