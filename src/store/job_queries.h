@@ -1,4 +1,5 @@
-// The SQL texts of the jobs table. Internal to src/store. Columns are
+// The SQL texts of the jobs and cache tables, shared by the SQLite and
+// PostgreSQL stores (PgConnection turns ?N into $N). Internal to src/store. Columns are
 // listed in JobColumn order (job_row_codec.h), which ReadJob reads.
 #ifndef CODERUNNER_SRC_STORE_JOB_QUERIES_H_
 #define CODERUNNER_SRC_STORE_JOB_QUERIES_H_
@@ -53,6 +54,15 @@ inline constexpr const char* kNonTerminalSql = "SELECT " CR_JOB_COLUMNS
 #define CR_PURGE_WHERE " WHERE finished_at_ms < ?1 AND status NOT IN ('queued', 'running')"
 inline constexpr const char* kSelectPurgeSql = "SELECT id FROM jobs" CR_PURGE_WHERE;
 inline constexpr const char* kDeletePurgeSql = "DELETE FROM jobs" CR_PURGE_WHERE;
+
+// The result cache (both backends).
+inline constexpr const char* kCacheGetSql =
+    "SELECT result_json FROM cache WHERE key = ?1 AND expires_at_ms > ?2";
+inline constexpr const char* kCachePutSql =
+    "INSERT INTO cache (key, result_json, expires_at_ms) VALUES (?1, ?2, ?3) "
+    "ON CONFLICT (key) DO UPDATE SET result_json = excluded.result_json, "
+    "expires_at_ms = excluded.expires_at_ms";
+inline constexpr const char* kCachePurgeSql = "DELETE FROM cache WHERE expires_at_ms <= ?1";
 
 #undef CR_JOB_COLUMNS
 #undef CR_LIST_COLUMNS

@@ -9,13 +9,6 @@
 #include "sqlite_error.h"
 
 namespace coderunner::store {
-namespace {
-
-// The 1-based parameter of an insert that binds `column`.
-constexpr int Param(JobColumn column) { return static_cast<int>(column) + 1; }
-
-}  // namespace
-
 StatusOr<std::string> TransitionsToJson(const std::vector<store::Transition>& transitions) {
   try {
     nlohmann::json array = nlohmann::json::array();
@@ -61,59 +54,20 @@ StatusOr<std::vector<store::Transition>> ParseTransitions(std::string_view text,
 
 void BindJob(ScopedStatement& insert, const store::JobRecord& job, std::string_view request_json,
              std::string_view callback_url, std::string_view transitions_json) {
-  insert.Bind(Param(kColId), job.id);
-  insert.Bind(Param(kColTenant), job.tenant);
-  insert.Bind(Param(kColStatus), store::JobStatusName(job.status));
-  insert.Bind(Param(kColLanguage), job.language);
-  insert.Bind(Param(kColRequestJson), request_json);
-  insert.Bind(Param(kColCodeSha256), job.code_sha256);
-  insert.Bind(Param(kColInputsSha256), job.inputs_sha256);
-  insert.Bind(Param(kColCacheKey), job.cache_key);
-  insert.Bind(Param(kColImage), job.image);
-  insert.Bind(Param(kColImageDigest), job.image_digest);
-  insert.Bind(Param(kColLimitsJson), job.limits_json);
-  insert.Bind(Param(kColCallbackUrl), callback_url);
-  insert.Bind(Param(kColReplayOf), job.replay_of);
-  insert.BindBool(Param(kColCached), job.cached);
-  insert.Bind(Param(kColAttempt), static_cast<int64_t>(job.attempt));
-  insert.Bind(Param(kColCreatedAtMs), job.created_at_ms);
-  insert.Bind(Param(kColStartedAtMs), job.started_at_ms);
-  insert.Bind(Param(kColFinishedAtMs), job.finished_at_ms);
-  insert.Bind(Param(kColTransitions), transitions_json);
-  insert.Bind(Param(kColResultJson), job.result_json);
-  insert.Bind(Param(kColKind), job.kind);
-  insert.Bind(Param(kColProgressJson), job.progress_json);
+  BindJobTo(insert, job, request_json, callback_url, transitions_json);
+}
+
+Status UnknownStatusError(const std::string& id, const std::string& status) {
+  return CorruptError("job " + id + " has unknown status '" + status + "'");
 }
 
 StatusOr<JobRecord> ReadJob(sqlite3_stmt* stmt) {
-  JobRecord job;
-  job.id = ColumnString(stmt, kColId);
-  job.tenant = ColumnString(stmt, kColTenant);
-  std::string status = ColumnString(stmt, kColStatus);
-  std::optional<JobStatus> parsed = store::ParseJobStatus(status);
-  if (!parsed) return CorruptError("job " + job.id + " has unknown status '" + status + "'");
-  job.status = *parsed;
-  job.language = ColumnString(stmt, kColLanguage);
-  job.request_json = ColumnString(stmt, kColRequestJson);
-  job.code_sha256 = ColumnString(stmt, kColCodeSha256);
-  job.inputs_sha256 = ColumnString(stmt, kColInputsSha256);
-  job.cache_key = ColumnString(stmt, kColCacheKey);
-  job.image = ColumnString(stmt, kColImage);
-  job.image_digest = ColumnString(stmt, kColImageDigest);
-  job.limits_json = ColumnString(stmt, kColLimitsJson);
-  job.callback_url = ColumnString(stmt, kColCallbackUrl);
-  job.replay_of = ColumnString(stmt, kColReplayOf);
-  job.cached = sqlite3_column_int64(stmt, kColCached) != 0;
-  job.attempt = static_cast<int>(sqlite3_column_int64(stmt, kColAttempt));
-  job.created_at_ms = sqlite3_column_int64(stmt, kColCreatedAtMs);
-  job.started_at_ms = sqlite3_column_int64(stmt, kColStartedAtMs);
-  job.finished_at_ms = sqlite3_column_int64(stmt, kColFinishedAtMs);
-  CR_ASSIGN_OR_RETURN(job.transitions,
-                      ParseTransitions(ColumnString(stmt, kColTransitions), job.id));
-  job.result_json = ColumnString(stmt, kColResultJson);
-  job.kind = ColumnString(stmt, kColKind);
-  job.progress_json = ColumnString(stmt, kColProgressJson);
-  return job;
+  struct SqliteRow {
+    sqlite3_stmt* stmt;
+    std::string Text(int column) const { return ColumnString(stmt, column); }
+    int64_t Int(int column) const { return sqlite3_column_int64(stmt, column); }
+  };
+  return ReadJobFrom(SqliteRow{stmt});
 }
 
 StatusOr<std::vector<JobRecord>> ReadJobs(ScopedStatement& stmt, std::string_view what) {

@@ -7,6 +7,8 @@
 
 #include <sqlite3.h>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,16 +58,82 @@ StatusOr<std::string> TransitionsToJson(const std::vector<store::Transition>& tr
 StatusOr<std::vector<store::Transition>> ParseTransitions(std::string_view text,
                                                           const std::string& id);
 
-// Binds `job` to the parameters ?1..?22 of an insert in kJobColumns order,
-// with `request_json`, `callback_url` and `transitions_json` in place of
-// the record's own (the store redacts the first two and serializes the
-// third). Binding failures surface at the statement's Step. Every value is
-// copied into the statement.
+// Internal ("store_corrupt"): job `id` has the unknown status `status`.
+Status UnknownStatusError(const std::string& id, const std::string& status);
+
+// Binds `job` to the parameters ?1..?22 of an insert in kJobColumns order
+// on `binder` (a ScopedStatement, PgParams: Bind(int, string_view),
+// Bind(int, int64_t), BindBool(int, bool), 1-based), with `request_json`,
+// `callback_url` and `transitions_json` in place of the record's own (the
+// store redacts the first two and serializes the third).
+template <typename Binder>
+void BindJobTo(Binder& binder, const store::JobRecord& job, std::string_view request_json,
+               std::string_view callback_url, std::string_view transitions_json) {
+  auto param = [](JobColumn column) { return static_cast<int>(column) + 1; };
+  binder.Bind(param(kColId), job.id);
+  binder.Bind(param(kColTenant), job.tenant);
+  binder.Bind(param(kColStatus), store::JobStatusName(job.status));
+  binder.Bind(param(kColLanguage), job.language);
+  binder.Bind(param(kColRequestJson), request_json);
+  binder.Bind(param(kColCodeSha256), job.code_sha256);
+  binder.Bind(param(kColInputsSha256), job.inputs_sha256);
+  binder.Bind(param(kColCacheKey), job.cache_key);
+  binder.Bind(param(kColImage), job.image);
+  binder.Bind(param(kColImageDigest), job.image_digest);
+  binder.Bind(param(kColLimitsJson), job.limits_json);
+  binder.Bind(param(kColCallbackUrl), callback_url);
+  binder.Bind(param(kColReplayOf), job.replay_of);
+  binder.BindBool(param(kColCached), job.cached);
+  binder.Bind(param(kColAttempt), static_cast<int64_t>(job.attempt));
+  binder.Bind(param(kColCreatedAtMs), job.created_at_ms);
+  binder.Bind(param(kColStartedAtMs), job.started_at_ms);
+  binder.Bind(param(kColFinishedAtMs), job.finished_at_ms);
+  binder.Bind(param(kColTransitions), transitions_json);
+  binder.Bind(param(kColResultJson), job.result_json);
+  binder.Bind(param(kColKind), job.kind);
+  binder.Bind(param(kColProgressJson), job.progress_json);
+}
+
+// BindJobTo on a SQLite insert. Binding failures surface at the
+// statement's Step. Every value is copied into the statement.
 void BindJob(ScopedStatement& insert, const store::JobRecord& job, std::string_view request_json,
              std::string_view callback_url, std::string_view transitions_json);
 
-// Reads the current row of `stmt`, in kJobColumns (or kListColumns) order.
-// An unknown status or unreadable transitions: Internal ("store_corrupt").
+// Reads a job from `row` (Text(int column) -> std::string, Int(int column)
+// -> int64_t, 0-based), in kJobColumns (or kListColumns) order. An
+// unknown status or unreadable transitions: Internal ("store_corrupt").
+template <typename Row>
+StatusOr<store::JobRecord> ReadJobFrom(const Row& row) {
+  store::JobRecord job;
+  job.id = row.Text(kColId);
+  job.tenant = row.Text(kColTenant);
+  std::string status = row.Text(kColStatus);
+  std::optional<store::JobStatus> parsed = store::ParseJobStatus(status);
+  if (!parsed) return UnknownStatusError(job.id, status);
+  job.status = *parsed;
+  job.language = row.Text(kColLanguage);
+  job.request_json = row.Text(kColRequestJson);
+  job.code_sha256 = row.Text(kColCodeSha256);
+  job.inputs_sha256 = row.Text(kColInputsSha256);
+  job.cache_key = row.Text(kColCacheKey);
+  job.image = row.Text(kColImage);
+  job.image_digest = row.Text(kColImageDigest);
+  job.limits_json = row.Text(kColLimitsJson);
+  job.callback_url = row.Text(kColCallbackUrl);
+  job.replay_of = row.Text(kColReplayOf);
+  job.cached = row.Int(kColCached) != 0;
+  job.attempt = static_cast<int>(row.Int(kColAttempt));
+  job.created_at_ms = row.Int(kColCreatedAtMs);
+  job.started_at_ms = row.Int(kColStartedAtMs);
+  job.finished_at_ms = row.Int(kColFinishedAtMs);
+  CR_ASSIGN_OR_RETURN(job.transitions, ParseTransitions(row.Text(kColTransitions), job.id));
+  job.result_json = row.Text(kColResultJson);
+  job.kind = row.Text(kColKind);
+  job.progress_json = row.Text(kColProgressJson);
+  return job;
+}
+
+// ReadJobFrom the current row of SQLite `stmt`.
 StatusOr<store::JobRecord> ReadJob(sqlite3_stmt* stmt);
 
 // Steps `stmt` to its end and reads every row as a job; step failures as

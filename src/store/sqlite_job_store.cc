@@ -2,7 +2,6 @@
 
 #include <sqlite3.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -12,6 +11,7 @@
 
 #include "job_queries.h"
 #include "job_row_codec.h"
+#include "job_transition_rules.h"
 #include "list_cursor.h"
 #include "sqlite_database.h"
 #include "sqlite_error.h"
@@ -26,55 +26,16 @@ using store::JobStatus;
 
 namespace {
 
-constexpr int kMinListLimit = 1;
-constexpr int kMaxListLimit = 500;
-constexpr const char* kReasonInvalidJob = "invalid_job";
-constexpr const char* kReasonInvalidTransition = "invalid_transition";
-
-// What Transition reads of a job before it moves it.
-struct StoredJob {
-  std::vector<store::Transition> transitions;
-  std::string request_json;  // As stored.
-  std::string callback_url;  // As stored.
-};
-
-// Reads job `id` for a move to `to`: NotFound if unknown,
-// FailedPrecondition ("job_terminal") if already terminal.
+// Reads job `id` for a move to `to` (StoredJobForTransition); NotFound if
+// unknown.
 StatusOr<StoredJob> ReadForTransition(SqliteStatementCache& statements, const std::string& id,
                                       JobStatus to) {
   CR_ASSIGN_OR_RETURN(ScopedStatement select, statements.Prepare(kSelectForTransitionSql));
   select.Bind(1, id);
   CR_ASSIGN_OR_RETURN(bool found, select.Step("read job " + id));
-  if (!found) return NotFoundError("job " + id + " not found", kReasonJobNotFound);
-  std::string from_name = ColumnString(select.get(), 0);
-  std::optional<JobStatus> from = store::ParseJobStatus(from_name);
-  if (!from) return CorruptError("job " + id + " has unknown status '" + from_name + "'");
-  if (store::IsTerminal(*from)) {
-    return FailedPreconditionError("job " + id + " is already " + from_name +
-                                       "; cannot move it to " +
-                                       std::string(store::JobStatusName(to)),
-                                   kReasonJobTerminal);
-  }
-  StoredJob stored;
-  CR_ASSIGN_OR_RETURN(stored.transitions, ParseTransitions(ColumnString(select.get(), 1), id));
-  stored.request_json = ColumnString(select.get(), 2);
-  stored.callback_url = ColumnString(select.get(), 3);
-  return stored;
-}
-
-// Applies `redactor` to the stored request and callback of job `id`;
-// returns whether that changed (and so rewrote) them.
-StatusOr<bool> RedactStored(SqliteStatementCache& statements, const RequestRedactor& redactor,
-                            const std::string& id, const StoredJob& stored) {
-  std::string redacted = stored.request_json, redacted_callback = stored.callback_url;
-  redactor(redacted, redacted_callback);
-  if (redacted == stored.request_json && redacted_callback == stored.callback_url) return false;
-  CR_ASSIGN_OR_RETURN(ScopedStatement update, statements.Prepare(kRedactRequestSql));
-  update.Bind(1, id);
-  update.Bind(2, redacted);
-  update.Bind(3, redacted_callback);
-  CR_RETURN_IF_ERROR(update.Run("redact request of job " + id));
-  return true;
+  if (!found) return JobNotFound(id);
+  return StoredJobForTransition(id, ColumnString(select.get(), 0), ColumnString(select.get(), 1),
+                                ColumnString(select.get(), 2), ColumnString(select.get(), 3), to);
 }
 
 }  // namespace
@@ -99,13 +60,7 @@ StatusOr<std::unique_ptr<SqliteJobStore>> SqliteJobStore::Open(const std::string
 
 Status SqliteJobStore::Insert(const std::vector<JobRecord>& records) {
   if (records.empty()) return OkStatus();
-  std::vector<std::string> transitions;
-  transitions.reserve(records.size());
-  for (const JobRecord& job : records) {
-    if (job.id.empty()) return InvalidArgumentError("job without id", kReasonInvalidJob);
-    CR_ASSIGN_OR_RETURN(std::string json, TransitionsToJson(job.transitions));
-    transitions.push_back(std::move(json));
-  }
+  CR_ASSIGN_OR_RETURN(std::vector<std::string> transitions, InsertTransitions(records));
 
   std::lock_guard<std::mutex> lock(mu_);
   Transaction txn(db_);
@@ -115,10 +70,8 @@ Status SqliteJobStore::Insert(const std::vector<JobRecord>& records) {
     for (size_t i = 0; i < records.size(); ++i) {
       const JobRecord& job = records[i];
       insert.Reset();
-      std::string request = job.request_json;
-      std::string callback = job.callback_url;
-      if (redactor_ && store::IsTerminal(job.status)) redactor_(request, callback);
-      BindJob(insert, job, request, callback, transitions[i]);
+      StoredRequest request = RequestToInsert(job, redactor_);
+      BindJob(insert, job, request.request_json, request.callback_url, transitions[i]);
       Status inserted = insert.Run("insert job " + job.id);
       if (!inserted.ok()) {
         if ((insert.last_rc() & 0xff) == SQLITE_CONSTRAINT) {
@@ -133,35 +86,33 @@ Status SqliteJobStore::Insert(const std::vector<JobRecord>& records) {
 
 Status SqliteJobStore::Transition(const std::string& id, JobStatus to, int64_t at_ms,
                                   const std::string& result_json, const std::string& image_digest) {
-  const bool terminal = store::IsTerminal(to);
-  if (!terminal && !result_json.empty()) {
-    return InvalidArgumentError("a result is only stored with a terminal status, not " +
-                                    std::string(store::JobStatusName(to)),
-                                kReasonInvalidTransition);
-  }
+  CR_RETURN_IF_ERROR(CheckTransitionArgs(to, result_json));
 
   std::lock_guard<std::mutex> lock(mu_);
   Transaction txn(db_);
   CR_RETURN_IF_ERROR(txn.Begin());
   CR_ASSIGN_OR_RETURN(StoredJob stored, ReadForTransition(*statements_, id, to));
-  stored.transitions.push_back({to, at_ms});
-  CR_ASSIGN_OR_RETURN(std::string transitions_json, TransitionsToJson(stored.transitions));
+  CR_ASSIGN_OR_RETURN(TransitionUpdate plan, PlanTransition(stored, to, at_ms));
   {
     CR_ASSIGN_OR_RETURN(ScopedStatement update, statements_->Prepare(kUpdateForTransitionSql));
     update.Bind(1, id);
     update.Bind(2, store::JobStatusName(to));
-    update.Bind(3, transitions_json);
-    update.Bind(4, static_cast<int64_t>(to == JobStatus::kQueued ? 1 : 0));
-    update.BindBool(5, to == JobStatus::kRunning);
+    update.Bind(3, plan.transitions_json);
+    update.Bind(4, plan.attempt_increment);
+    update.BindBool(5, plan.sets_started);
     update.Bind(6, at_ms);
-    update.BindBool(7, terminal);
+    update.BindBool(7, plan.sets_finished);
     update.BindBorrowed(8, result_json);
     update.Bind(9, image_digest);
     CR_RETURN_IF_ERROR(update.Run("update job " + id));
   }
-  bool redacted_now = false;
-  if (terminal && redactor_) {
-    CR_ASSIGN_OR_RETURN(redacted_now, RedactStored(*statements_, redactor_, id, stored));
+  std::optional<StoredRequest> redacted = RedactionFor(redactor_, stored, to);
+  if (redacted) {
+    CR_ASSIGN_OR_RETURN(ScopedStatement update, statements_->Prepare(kRedactRequestSql));
+    update.Bind(1, id);
+    update.Bind(2, redacted->request_json);
+    update.Bind(3, redacted->callback_url);
+    CR_RETURN_IF_ERROR(update.Run("redact request of job " + id));
   }
   CR_RETURN_IF_ERROR(txn.Commit());
   // The WAL still holds the page images from before the redaction: copy
@@ -169,7 +120,7 @@ Status SqliteJobStore::Transition(const std::string& id, JobStatus to, int64_t a
   // replace) and empty the WAL. Only after a redaction, which is rare.
   // A checkpoint that cannot finish now (a reader elsewhere) leaves it to
   // the next one: the transition itself has committed.
-  if (redacted_now) {
+  if (redacted) {
     (void)sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_TRUNCATE, nullptr, nullptr);
   }
   return OkStatus();
@@ -186,9 +137,8 @@ Status SqliteJobStore::UpdateProgress(const std::string& id, const std::string& 
     CR_ASSIGN_OR_RETURN(ScopedStatement select, statements_->Prepare(kSelectForTransitionSql));
     select.Bind(1, id);
     CR_ASSIGN_OR_RETURN(bool found, select.Step("read job " + id));
-    if (!found) return NotFoundError("job " + id + " not found", kReasonJobNotFound);
-    return FailedPreconditionError("job " + id + " is already " + ColumnString(select.get(), 0),
-                                   kReasonJobTerminal);
+    if (!found) return JobNotFound(id);
+    return JobAlreadyTerminal(id, ColumnString(select.get(), 0));
   }
   return OkStatus();
 }
@@ -199,36 +149,23 @@ StatusOr<JobRecord> SqliteJobStore::Get(const std::string& id, const std::string
   select.Bind(1, id);
   select.Bind(2, tenant);
   CR_ASSIGN_OR_RETURN(bool found, select.Step("get job " + id));
-  if (!found) return NotFoundError("job " + id + " not found", kReasonJobNotFound);
+  if (!found) return JobNotFound(id);
   return ReadJob(select.get());
 }
 
 StatusOr<ListPage> SqliteJobStore::List(const ListFilter& filter) {
-  std::optional<ListCursor> cursor;
-  if (!filter.cursor.empty()) {
-    cursor = ParseListCursor(filter.cursor);
-    if (!cursor) return InvalidArgumentError("malformed list cursor", kReasonInvalidCursor);
-  }
-  const int limit = std::clamp(filter.limit, kMinListLimit, kMaxListLimit);
-  const char* sql = filter.status ? (cursor ? kListByStatusAfterSql : kListByStatusSql)
-                                  : (cursor ? kListAfterSql : kListSql);
-
+  CR_ASSIGN_OR_RETURN(ListPlan plan, PlanList(filter));
   std::lock_guard<std::mutex> lock(mu_);
-  CR_ASSIGN_OR_RETURN(ScopedStatement select, statements_->Prepare(sql));
+  CR_ASSIGN_OR_RETURN(ScopedStatement select, statements_->Prepare(plan.sql));
   select.Bind(1, filter.tenant);
   if (filter.status) select.Bind(2, store::JobStatusName(*filter.status));
-  if (cursor) {
-    select.Bind(3, cursor->created_at_ms);
-    select.Bind(4, cursor->id);
+  if (plan.cursor) {
+    select.Bind(3, plan.cursor->created_at_ms);
+    select.Bind(4, plan.cursor->id);
   }
-  select.Bind(5, static_cast<int64_t>(limit) + 1);  // One more tells whether a next page exists.
-  ListPage page;
-  CR_ASSIGN_OR_RETURN(page.jobs, ReadJobs(select, "list jobs"));
-  if (page.jobs.size() > static_cast<size_t>(limit)) {
-    page.jobs.resize(static_cast<size_t>(limit));
-    page.next_cursor = FormatListCursor(page.jobs.back());
-  }
-  return page;
+  select.Bind(5, plan.fetch);
+  CR_ASSIGN_OR_RETURN(std::vector<JobRecord> rows, ReadJobs(select, "list jobs"));
+  return FinishListPage(plan, std::move(rows));
 }
 
 StatusOr<std::vector<JobRecord>> SqliteJobStore::NonTerminal() {

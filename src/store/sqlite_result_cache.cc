@@ -1,18 +1,8 @@
 #include "sqlite_result_cache.h"
 
+#include "job_queries.h"
+
 namespace coderunner::store {
-namespace {
-
-constexpr const char* kCacheGetSql =
-    "SELECT result_json FROM cache WHERE key = ?1 AND expires_at_ms > ?2";
-constexpr const char* kCachePutSql =
-    "INSERT INTO cache (key, result_json, expires_at_ms) VALUES (?1, ?2, ?3) "
-    "ON CONFLICT (key) DO UPDATE SET result_json = excluded.result_json, "
-    "expires_at_ms = excluded.expires_at_ms";
-constexpr const char* kCachePurgeSql = "DELETE FROM cache WHERE expires_at_ms <= ?1";
-
-}  // namespace
-
 StatusOr<std::optional<std::string>> SqliteResultCache::Get(const std::string& key,
                                                             int64_t now_ms) {
   CR_ASSIGN_OR_RETURN(ScopedStatement select, statements_->Prepare(kCacheGetSql));

@@ -1,0 +1,93 @@
+// The rules every JobStore backend shares, apart from its SQL: what a
+// transition may do and what it writes, when a finished job's request is
+// redacted, and how a list page is planned and cut. Internal to src/store.
+#ifndef CODERUNNER_SRC_STORE_JOB_TRANSITION_RULES_H_
+#define CODERUNNER_SRC_STORE_JOB_TRANSITION_RULES_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "coderunner/common/status.h"
+#include "coderunner/store/job_record.h"
+#include "coderunner/store/job_store.h"
+#include "list_cursor.h"
+
+namespace coderunner::store {
+
+inline constexpr const char* kReasonInvalidJob = "invalid_job";
+inline constexpr const char* kReasonInvalidTransition = "invalid_transition";
+
+// The transitions JSON of each of `records`, in order. A record without an
+// id is InvalidArgument ("invalid_job"); a serialization failure Internal.
+StatusOr<std::vector<std::string>> InsertTransitions(const std::vector<store::JobRecord>& records);
+
+// The request and callback to store for a new `job`: its own, redacted by
+// `redactor` (may be null) when the job is inserted already terminal.
+struct StoredRequest {
+  std::string request_json;
+  std::string callback_url;
+};
+StoredRequest RequestToInsert(const store::JobRecord& job, const RequestRedactor& redactor);
+
+// A result is only stored with a terminal `to`: else InvalidArgument
+// ("invalid_transition").
+Status CheckTransitionArgs(store::JobStatus to, const std::string& result_json);
+
+// What Transition reads of a job before it moves it.
+struct StoredJob {
+  std::vector<store::Transition> transitions;
+  std::string request_json;  // As stored.
+  std::string callback_url;  // As stored.
+};
+
+// The row of job `id` as read for a move to `to` (its status name, and its
+// transitions, request and callback columns as text). An unknown status
+// or unreadable transitions: Internal ("store_corrupt"); a terminal status:
+// FailedPrecondition ("job_terminal").
+StatusOr<StoredJob> StoredJobForTransition(const std::string& id, const std::string& from_name,
+                                           std::string_view transitions, std::string request_json,
+                                           std::string callback_url, store::JobStatus to);
+
+// The values of the update that moves a job (job_queries.h's
+// kUpdateForTransitionSql, parameters ?3, ?4, ?5, ?7).
+struct TransitionUpdate {
+  std::string transitions_json;   // The stored transitions plus the new one.
+  int64_t attempt_increment = 0;  // 1 when going back to queued (recovery).
+  bool sets_started = false;      // Going to running.
+  bool sets_finished = false;     // Going to a terminal status.
+};
+StatusOr<TransitionUpdate> PlanTransition(const StoredJob& stored, store::JobStatus to,
+                                          int64_t at_ms);
+
+// The redacted request and callback of a job moving to terminal `to`, or
+// nullopt when nothing changes (no redactor, not terminal, nothing secret).
+std::optional<StoredRequest> RedactionFor(const RequestRedactor& redactor, const StoredJob& stored,
+                                          store::JobStatus to);
+
+// Job `id` is not in the store: NotFound ("job_not_found").
+Status JobNotFound(const std::string& id);
+// UpdateProgress found no live job `id` whose status is `status_name`:
+// FailedPrecondition ("job_terminal").
+Status JobAlreadyTerminal(const std::string& id, const std::string& status_name);
+
+// How List reads one page: the SQL text (job_queries.h, parameters ?1
+// tenant, ?2 status, ?3/?4 cursor, ?5 rows to fetch), the cursor and the
+// page size (1..500). A malformed cursor is InvalidArgument
+// ("invalid_cursor").
+struct ListPlan {
+  const char* sql = nullptr;
+  std::optional<ListCursor> cursor;
+  int limit = 0;
+  int64_t fetch = 0;  // limit + 1: one more row tells whether a next page exists.
+};
+StatusOr<ListPlan> PlanList(const ListFilter& filter);
+
+// Cuts the `fetch` rows read for `plan` to a page and sets its next_cursor.
+ListPage FinishListPage(const ListPlan& plan, std::vector<store::JobRecord> rows);
+
+}  // namespace coderunner::store
+
+#endif  // CODERUNNER_SRC_STORE_JOB_TRANSITION_RULES_H_
