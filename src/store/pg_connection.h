@@ -1,0 +1,114 @@
+// One libpq connection of the PostgreSQL job store, its results, and how
+// its failures become Status. Internal to src/store. Not thread-safe: one
+// thread uses a connection at a time (PgPool hands it out).
+#ifndef CODERUNNER_SRC_STORE_PG_CONNECTION_H_
+#define CODERUNNER_SRC_STORE_PG_CONNECTION_H_
+
+#include <libpq-fe.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "coderunner/common/status.h"
+
+namespace coderunner::store {
+
+// `conninfo` (key=value pairs or a postgresql:// URI) with any password in
+// it replaced by "***", for messages.
+std::string RedactConninfo(std::string_view conninfo);
+
+// `sql` with SQLite's ?N placeholders turned into PostgreSQL's $N; text in
+// single quotes, double quotes and -- comments is copied as is.
+std::string PgPlaceholders(std::string_view sql);
+
+// Text parameters of a statement, 1-based as ScopedStatement's (see
+// job_row_codec.h's BindJobTo). Values are copied.
+class PgParams {
+ public:
+  void Bind(int index, std::string_view value);
+  void Bind(int index, int64_t value);
+  // "1" or "0": PostgreSQL reads both as a boolean and as an integer.
+  void BindBool(int index, bool value);
+  const std::vector<std::string>& values() const { return values_; }
+
+ private:
+  std::vector<std::string> values_;
+};
+
+// A query's result (owned; cleared when destroyed), values in text format.
+class PgResult {
+ public:
+  explicit PgResult(PGresult* result) : result_(result, &PQclear) {}
+  // PGRES_FATAL_ERROR for a null result (out of memory, connection lost).
+  ExecStatusType status() const { return PQresultStatus(result_.get()); }
+  const PGresult* get() const { return result_.get(); }
+  int rows() const { return PQntuples(result_.get()); }
+  // Rows changed by an INSERT, UPDATE or DELETE.
+  int64_t affected() const;
+  // Column `column` (0-based) of row `row` as text; "" for NULL.
+  std::string Text(int row, int column) const;
+  // The same as an integer (0 for NULL or non-numbers).
+  int64_t Int(int row, int column) const;
+
+ private:
+  std::unique_ptr<PGresult, void (*)(PGresult*)> result_;
+};
+
+class PgConnection {
+ public:
+  // Connects with PQconnectdbParams (expand_dbname=1, so `conninfo` may be
+  // a URI), passing `password` ("" for none) as its own parameter and
+  // connect_timeout from `timeout_ms` (whole seconds, at least 1).
+  // Unavailable ("store_unavailable") on failure; the message holds the
+  // conninfo redacted and never the password.
+  static StatusOr<std::unique_ptr<PgConnection>> Connect(const std::string& conninfo,
+                                                         const std::string& password,
+                                                         int timeout_ms);
+  ~PgConnection();
+  PgConnection(const PgConnection&) = delete;
+  PgConnection& operator=(const PgConnection&) = delete;
+
+  // Runs one statement `sql` (?N placeholders) with `params`. Failure as
+  // PgError with `what` as context: a lost connection is Unavailable
+  // ("store_unavailable") and marks this connection broken; a unique
+  // violation is AlreadyExists; anything else Internal ("store_error").
+  StatusOr<PgResult> Exec(std::string_view sql, const PgParams& params, std::string_view what);
+  // Runs static SQL `sql` (several statements, no parameters).
+  Status ExecScript(const char* sql, std::string_view what);
+
+  // True once a call found the connection lost (or libpq reports it bad):
+  // PgPool drops it.
+  bool broken() const;
+
+ private:
+  explicit PgConnection(PGconn* conn) : conn_(conn) {}
+  // The Status of a failed `result` (may be null) of a call on this
+  // connection; marks it broken when the connection is lost.
+  Status Error(const PGresult* result, std::string_view what);
+
+  PGconn* conn_;
+  bool broken_ = false;
+};
+
+// A transaction on a connection: Begin, then Commit; rolled back when
+// destroyed uncommitted. The connection must outlive it.
+class PgTransaction {
+ public:
+  explicit PgTransaction(PgConnection& conn) : conn_(conn) {}
+  ~PgTransaction();
+  PgTransaction(const PgTransaction&) = delete;
+  PgTransaction& operator=(const PgTransaction&) = delete;
+  Status Begin();
+  Status Commit();
+
+ private:
+  PgConnection& conn_;
+  bool open_ = false;
+};
+
+}  // namespace coderunner::store
+
+#endif  // CODERUNNER_SRC_STORE_PG_CONNECTION_H_
