@@ -1,0 +1,78 @@
+// The PostgreSQL job database's schema: versioned migrations, applied once
+// however many nodes open the database together. Internal to src/store.
+#ifndef CODERUNNER_SRC_STORE_PG_SCHEMA_H_
+#define CODERUNNER_SRC_STORE_PG_SCHEMA_H_
+
+#include <cstdint>
+#include <iterator>
+
+#include "coderunner/common/status.h"
+#include "pg_connection.h"
+
+namespace coderunner::store {
+
+// The schema version this code fully understands (rows of
+// schema_migrations: one per version applied).
+inline constexpr int kPgSchemaVersion = 2;
+
+// Keys of the store's advisory locks ("cr" "migr" / "cr" "sole" as bytes).
+// Migrations (transaction-scoped):
+inline constexpr int64_t kPgMigrationLockKey = 0x63726d696772;
+// HoldSoleNode (session-scoped, on a connection of its own):
+inline constexpr int64_t kPgSoleNodeLockKey = 0x6372736f6c65;
+
+// kPgMigrations[i] takes the schema from version i to version i + 1. The
+// tables mirror sqlite_schema.h, column for column (JobColumn order), with
+// BIGINT times and TEXT JSON. Append only.
+inline constexpr const char* kPgMigrations[] = {
+    // 0 -> 1: jobs and the result cache.
+    R"sql(
+CREATE TABLE jobs (
+  id             TEXT    NOT NULL PRIMARY KEY,
+  tenant         TEXT    NOT NULL,
+  status         TEXT    NOT NULL,
+  language       TEXT    NOT NULL DEFAULT '',
+  request_json   TEXT    NOT NULL DEFAULT '',
+  code_sha256    TEXT    NOT NULL DEFAULT '',
+  inputs_sha256  TEXT    NOT NULL DEFAULT '',
+  cache_key      TEXT    NOT NULL DEFAULT '',
+  image          TEXT    NOT NULL DEFAULT '',
+  image_digest   TEXT    NOT NULL DEFAULT '',
+  limits_json    TEXT    NOT NULL DEFAULT '',
+  callback_url   TEXT    NOT NULL DEFAULT '',
+  replay_of      TEXT    NOT NULL DEFAULT '',
+  cached         INTEGER NOT NULL DEFAULT 0,
+  attempt        INTEGER NOT NULL DEFAULT 1,
+  created_at_ms  BIGINT  NOT NULL,
+  started_at_ms  BIGINT  NOT NULL DEFAULT 0,
+  finished_at_ms BIGINT  NOT NULL DEFAULT 0,
+  transitions    TEXT    NOT NULL DEFAULT '[]',
+  result_json    TEXT    NOT NULL DEFAULT ''
+);
+CREATE INDEX jobs_by_tenant_created ON jobs (tenant, created_at_ms, id);
+CREATE INDEX jobs_by_status ON jobs (status);
+CREATE INDEX jobs_by_finished ON jobs (finished_at_ms);
+CREATE TABLE cache (
+  key           TEXT   NOT NULL PRIMARY KEY,
+  result_json   TEXT   NOT NULL,
+  expires_at_ms BIGINT NOT NULL
+);
+CREATE INDEX cache_by_expiry ON cache (expires_at_ms);
+)sql",
+    // 1 -> 2: Execute mode (see sqlite_schema.h).
+    R"sql(
+ALTER TABLE jobs ADD COLUMN kind TEXT NOT NULL DEFAULT 'job';
+ALTER TABLE jobs ADD COLUMN progress_json TEXT NOT NULL DEFAULT '';
+)sql",
+};
+static_assert(std::size(kPgMigrations) == kPgSchemaVersion, "one migration per schema version");
+
+// Brings the database of `conn` to kPgSchemaVersion in one transaction
+// under the migration advisory lock, recording each version applied in
+// schema_migrations. A database at a newer version: FailedPrecondition
+// ("schema_too_new"); other failures as PgConnection::Exec.
+Status MigratePgSchema(PgConnection& conn);
+
+}  // namespace coderunner::store
+
+#endif  // CODERUNNER_SRC_STORE_PG_SCHEMA_H_
