@@ -19,6 +19,7 @@ constexpr const char* kPgBin = "/usr/lib/postgresql/15/bin/";
 constexpr const char* kPgUser = "postgres";
 constexpr int kPort = 5432;  // The socket is in the cluster's own dir: no clash.
 constexpr const char* kReasonPgCluster = "pg_cluster";
+constexpr const char* kDbnameKey = "dbname=";  // Last in a Conninfo.
 constexpr const char* kEnvDir = "CODERUNNER_TEST_PG_DIR";
 
 std::string DataDir(const std::string& dir) { return dir + "/data"; }
@@ -109,27 +110,39 @@ Status TempPostgres::InitAndStart() {
 }
 
 std::string TempPostgres::Conninfo(const std::string& dbname) const {
-  return "host=" + dir_ + " port=" + std::to_string(kPort) + " user=" + kPgUser +
-         " dbname=" + dbname;
+  return "host=" + dir_ + " port=" + std::to_string(kPort) + " user=" + kPgUser + " " + kDbnameKey +
+         dbname;
 }
 
 StatusOr<std::string> TempPostgres::CreateDatabase() {
   static std::atomic<int> counter{0};
   const std::string name =
       "crtest_" + std::to_string(getpid()) + "_" + std::to_string(counter.fetch_add(1));
+  CR_RETURN_IF_ERROR(AdminSql("CREATE DATABASE " + name));
+  return Conninfo(name);
+}
+
+Status TempPostgres::DropDatabase(const std::string& conninfo) {
+  const size_t at = conninfo.rfind(kDbnameKey);
+  if (at == std::string::npos) return InvalidArgumentError("no dbname in " + conninfo);
+  const std::string name = conninfo.substr(at + std::string(kDbnameKey).size());
+  return AdminSql("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+}
+
+Status TempPostgres::AdminSql(const std::string& sql) const {
   PGconn* conn = PQconnectdb(Conninfo().c_str());
   if (PQstatus(conn) != CONNECTION_OK) {
     std::string error = PQerrorMessage(conn);
     PQfinish(conn);
     return UnavailableError("connect to " + dir_ + ": " + error, kReasonPgCluster);
   }
-  PGresult* result = PQexec(conn, ("CREATE DATABASE " + name).c_str());
+  PGresult* result = PQexec(conn, sql.c_str());
   const bool ok = PQresultStatus(result) == PGRES_COMMAND_OK;
   std::string error = ok ? "" : PQresultErrorMessage(result);
   PQclear(result);
   PQfinish(conn);
-  if (!ok) return InternalError("CREATE DATABASE " + name + ": " + error, kReasonPgCluster);
-  return Conninfo(name);
+  if (!ok) return InternalError(sql + ": " + error, kReasonPgCluster);
+  return OkStatus();
 }
 
 Status TempPostgres::Stop() {

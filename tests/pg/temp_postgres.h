@@ -32,6 +32,9 @@ class TempPostgres {
   std::string Conninfo(const std::string& dbname = "postgres") const;
   // A fresh, uniquely named database; returns its conninfo.
   StatusOr<std::string> CreateDatabase();
+  // Drops the database of `conninfo` (one CreateDatabase returned),
+  // closing its sessions first (WITH (FORCE)).
+  Status DropDatabase(const std::string& conninfo);
   // pg_ctl stop -m fast (the database goes away until StartAgain).
   Status Stop();
   // Starts it again in the same dir.
@@ -44,6 +47,8 @@ class TempPostgres {
 
  private:
   TempPostgres(std::string dir, bool owns) : dir_(std::move(dir)), owns_(owns) {}
+  // Runs `sql` (no rows) on the cluster's postgres database.
+  Status AdminSql(const std::string& sql) const;
   // initdb + start in dir_ (which exists and is empty).
   Status InitAndStart();
 

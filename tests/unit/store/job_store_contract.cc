@@ -7,7 +7,9 @@
 #include <utility>
 #include <vector>
 
+#include "coderunner/store/pg_job_store.h"
 #include "coderunner/store/sqlite_job_store.h"
+#include "pg/temp_postgres.h"
 
 namespace coderunner::store {
 namespace {
@@ -42,9 +44,33 @@ StatusOr<OpenedStore> OpenSqlite(RequestRedactor redactor) {
   return opened;
 }
 
+// postgres: a new database on the shared test cluster, dropped with the
+// last reference to `backing`.
+StatusOr<OpenedStore> OpenPostgres(RequestRedactor redactor) {
+  CR_ASSIGN_OR_RETURN(std::string conninfo, coderunner::testing::SharedPostgres().CreateDatabase());
+  std::shared_ptr<void> backing(new std::string(conninfo), [](void* p) {
+    auto* owned = static_cast<std::string*>(p);
+    (void)coderunner::testing::SharedPostgres().DropDatabase(*owned);
+    delete owned;
+  });
+  PgStoreOptions options;
+  options.conninfo = conninfo;
+  options.max_connections = 4;
+  OpenedStore opened;
+  CR_ASSIGN_OR_RETURN(opened.store, PgJobStore::Open(options, redactor));
+  opened.reopen = [options, backing](RequestRedactor r) -> StatusOr<std::unique_ptr<JobStore>> {
+    CR_ASSIGN_OR_RETURN(std::unique_ptr<PgJobStore> store, PgJobStore::Open(options, r));
+    return std::unique_ptr<JobStore>(std::move(store));
+  };
+  opened.backing = std::move(backing);
+  return opened;
+}
+
 }  // namespace
 
-std::vector<StoreBackend> ContractBackends() { return {{"sqlite", OpenSqlite}}; }
+std::vector<StoreBackend> ContractBackends() {
+  return {{"sqlite", OpenSqlite}, {"postgres", OpenPostgres}};
+}
 
 std::string BackendName(const ::testing::TestParamInfo<StoreBackend>& info) {
   return info.param.name;

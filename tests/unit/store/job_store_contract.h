@@ -45,7 +45,8 @@ struct StoreBackend {
   std::function<StatusOr<OpenedStore>(RequestRedactor)> open;
 };
 
-// The backends the contract suite runs over: sqlite (postgres joins at merge).
+// The backends the contract suite runs over: sqlite and postgres (a
+// database of SharedPostgres()).
 std::vector<StoreBackend> ContractBackends();
 
 // Names a TEST_P instance after its backend.
