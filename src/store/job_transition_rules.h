@@ -62,6 +62,25 @@ struct TransitionUpdate {
 StatusOr<TransitionUpdate> PlanTransition(const StoredJob& stored, store::JobStatus to,
                                           int64_t at_ms);
 
+// Binds kUpdateForTransitionSql's parameters on `update` (a
+// ScopedStatement or PgParams): job `id` moves to `to` at `at_ms` as
+// `plan` says. `result_json` is bound borrowed where the binder can (a
+// result can be several MiB): it must outlive the statement's run.
+template <typename Binder>
+void BindTransitionUpdate(Binder& update, const std::string& id, store::JobStatus to,
+                          const TransitionUpdate& plan, int64_t at_ms,
+                          const std::string& result_json, const std::string& image_digest) {
+  update.Bind(1, id);
+  update.Bind(2, store::JobStatusName(to));
+  update.Bind(3, plan.transitions_json);
+  update.Bind(4, plan.attempt_increment);
+  update.BindBool(5, plan.sets_started);
+  update.Bind(6, at_ms);
+  update.BindBool(7, plan.sets_finished);
+  update.BindBorrowed(8, result_json);
+  update.Bind(9, image_digest);
+}
+
 // The redacted request and callback of a job moving to terminal `to`, or
 // nullopt when nothing changes (no redactor, not terminal, nothing secret).
 std::optional<StoredRequest> RedactionFor(const RequestRedactor& redactor, const StoredJob& stored,

@@ -29,6 +29,8 @@ std::string PgPlaceholders(std::string_view sql);
 class PgParams {
  public:
   void Bind(int index, std::string_view value);
+  // As Bind (libpq needs its own copy anyway).
+  void BindBorrowed(int index, std::string_view value) { Bind(index, value); }
   void Bind(int index, int64_t value);
   // "1" or "0": PostgreSQL reads both as a boolean and as an integer.
   void BindBool(int index, bool value);

@@ -95,15 +95,7 @@ Status SqliteJobStore::Transition(const std::string& id, JobStatus to, int64_t a
   CR_ASSIGN_OR_RETURN(TransitionUpdate plan, PlanTransition(stored, to, at_ms));
   {
     CR_ASSIGN_OR_RETURN(ScopedStatement update, statements_->Prepare(kUpdateForTransitionSql));
-    update.Bind(1, id);
-    update.Bind(2, store::JobStatusName(to));
-    update.Bind(3, plan.transitions_json);
-    update.Bind(4, plan.attempt_increment);
-    update.BindBool(5, plan.sets_started);
-    update.Bind(6, at_ms);
-    update.BindBool(7, plan.sets_finished);
-    update.BindBorrowed(8, result_json);
-    update.Bind(9, image_digest);
+    BindTransitionUpdate(update, id, to, plan, at_ms, result_json, image_digest);
     CR_RETURN_IF_ERROR(update.Run("update job " + id));
   }
   std::optional<StoredRequest> redacted = RedactionFor(redactor_, stored, to);
