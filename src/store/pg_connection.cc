@@ -1,5 +1,7 @@
 #include "pg_connection.h"
 
+#include <poll.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cstring>
@@ -14,6 +16,7 @@ namespace {
 constexpr const char* kRedacted = "***";
 constexpr std::string_view kSqlStateUniqueViolation = "23505";
 constexpr Oid kTextOid = 25;  // pg_type's text.
+constexpr int kMaxIdleReads = 4;
 
 // Whether SQLSTATE `state` means the connection is gone (class 08, or the
 // server shutting down or restarting: 57P01..57P03).
@@ -187,6 +190,19 @@ StatusOr<std::unique_ptr<PgConnection>> PgConnection::Connect(const std::string&
 PgConnection::~PgConnection() { PQfinish(conn_); }
 
 bool PgConnection::broken() const { return broken_ || PQstatus(conn_) != CONNECTION_OK; }
+
+bool PgConnection::StillUp() {
+  if (broken()) return false;
+  // An idle session hears from the server only as it ends (an error such
+  // as 57P01, then EOF): read while the socket is readable, up to a few
+  // times, so that libpq sees the EOF after the message.
+  for (int i = 0; i < kMaxIdleReads && !broken_; ++i) {
+    pollfd fd{PQsocket(conn_), POLLIN, 0};
+    if (poll(&fd, 1, 0) <= 0) break;
+    if (PQconsumeInput(conn_) == 0 || PQstatus(conn_) != CONNECTION_OK) broken_ = true;
+  }
+  return !broken_;
+}
 
 Status PgConnection::Error(const PGresult* result, std::string_view what) {
   std::string detail =

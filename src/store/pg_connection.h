@@ -84,6 +84,10 @@ class PgConnection {
   // True once a call found the connection lost (or libpq reports it bad):
   // PgPool drops it.
   bool broken() const;
+  // Reads what the server sent while this connection sat idle, without
+  // waiting: false if it is broken or the server closed it (a restart
+  // ends every session), so that PgPool opens a new one instead.
+  bool StillUp();
 
  private:
   explicit PgConnection(PGconn* conn) : conn_(conn) {}

@@ -12,18 +12,20 @@ PgPool::Lease::~Lease() {
 
 StatusOr<PgPool::Lease> PgPool::Acquire(std::chrono::steady_clock::time_point deadline) {
   std::unique_lock<std::mutex> lock(mu_);
-  while (idle_.empty() && open_ >= options_.max_connections) {
+  while (true) {
+    while (!idle_.empty()) {
+      std::unique_ptr<PgConnection> conn = std::move(idle_.back());
+      idle_.pop_back();
+      if (conn->StillUp()) return Lease(this, std::move(conn));
+      --open_;  // Closed by the server meanwhile: `conn` disconnects here.
+    }
+    if (open_ < options_.max_connections) break;
     if (returned_.wait_until(lock, deadline) == std::cv_status::timeout && idle_.empty() &&
         open_ >= options_.max_connections) {
       return UnavailableError("no free PostgreSQL connection (all " +
                                   std::to_string(options_.max_connections) + " in use)",
                               kReasonStoreUnavailable);
     }
-  }
-  if (!idle_.empty()) {
-    std::unique_ptr<PgConnection> conn = std::move(idle_.back());
-    idle_.pop_back();
-    return Lease(this, std::move(conn));
   }
   ++open_;
   lock.unlock();

@@ -24,8 +24,8 @@ struct PgPoolOptions {
 
 // Thread-safe. Opens connections lazily, up to max_connections, and keeps
 // idle ones for reuse. A connection that comes back broken is closed, with
-// every idle one (a server restart breaks them all), so that the next
-// Acquire connects afresh.
+// every idle one (a server restart breaks them all), and Acquire skips idle
+// ones the server has closed meanwhile, so that it connects afresh.
 class PgPool {
  public:
   explicit PgPool(PgPoolOptions options) : options_(std::move(options)) {}
