@@ -12,7 +12,6 @@
 #include "job_queries.h"
 #include "job_row_codec.h"
 #include "job_transition_rules.h"
-#include "list_cursor.h"
 #include "sqlite_database.h"
 #include "sqlite_error.h"
 #include "sqlite_result_cache.h"
