@@ -275,7 +275,7 @@ Status Listen(Components& c) {
   c.server = std::make_unique<api::Server>(
       api::ServerDeps{&c.cfg, c.system.get(), c.images.get(), c.job_service.get(), c.metrics.get(),
                       c.authenticator.get(), c.native() ? nullptr : c.volume_service.get(),
-                      c.agents.get(), c.sandboxes.get()});
+                      c.agents.get(), c.sandboxes.get(), c.store.get()});
   Status ready = c.server->CheckReady();
   if (!ready.ok()) spdlog::warn("not ready: {}", ready.message());
   return c.server->Bind();
