@@ -237,6 +237,14 @@ ProbeAnswer Server::LanguagesAnswer() {
 }
 
 Status Server::CheckReady() {
+  // A node whose store is down can accept nothing: say so first.
+  if (deps_.store != nullptr) {
+    Status store_ping = deps_.store->Ping();
+    if (!store_ping.ok()) {
+      return UnavailableError("job store not reachable: " + store_ping.message(),
+                              store::kReasonStoreUnavailable);
+    }
+  }
   Status ping = deps_.system->Ping();
   if (!ping.ok()) {
     return UnavailableError("engine not reachable: " + ping.message(),

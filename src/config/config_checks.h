@@ -28,6 +28,14 @@ Status CheckEnvName(const std::string& v, const std::string& path);    // "" or 
 Status CheckKeySha256(const std::string& v, const std::string& path);  // 64 lower-case hex.
 Status CheckRequired(const std::string& v, const std::string& path);   // Not empty.
 Status CheckPlainFileName(const std::string& v, const std::string& path);
+Status CheckStoreKind(const std::string& v, const std::string& path);  // sqlite or postgres.
+// No control characters and no password in any libpq spelling (password=,
+// user:password@, ?password=); the error never quotes the value.
+Status CheckStoreUrl(const std::string& v, const std::string& path);
+
+// store.* as a whole (`path` is "store"): postgres needs a url, sqlite
+// takes none.
+Status CheckStore(const StoreConfig& s, const std::string& path);
 
 // A socket given as unix://PATH becomes PATH (as DOCKER_HOST takes it); any
 // other scheme fails naming `path`.

@@ -45,6 +45,16 @@ Section Engine() {
   return s;
 }
 
+// store: its table, then kind and url as a pair.
+Section Store() {
+  Section s = Sub("store", &Config::store, StoreFields());
+  s.read = [read = s.read](const YAML::Node& root, Config* c) {
+    CR_RETURN_IF_ERROR(read(root, c));
+    return CheckStore(c->store, "store");
+  };
+  return s;
+}
+
 // Top-level output_bytes is the default per-stream cap, the same value as
 // limits.default.output_bytes; giving both with different values is an error.
 Status ReadOutputBytes(const YAML::Node& root, Config* c) {
@@ -181,6 +191,7 @@ const std::vector<Section>& Sections() {
       Sub("sandbox", &Config::sandbox, SandboxFields()),
       Sub("files", &Config::files, FilesFields()),
       Sub("pool", &Config::pool, PoolFields()),
+      Store(),
       Sub("jobs", &Config::jobs, JobsFields()),
       Sub("webhooks", &Config::webhooks, WebhooksFields()),
       Sub("artifacts", &Config::artifacts, ArtifactsFields()),

@@ -85,6 +85,14 @@ const Field<PoolOptions> kPoolFields[] = {
     {"shape_idle_s", &PoolOptions::shape_idle_s, U::kSeconds, AtLeast(1)},
 };
 
+const Field<StoreConfig> kStoreFields[] = {
+    {"kind", &StoreConfig::kind, U::kNone, {}, CheckStoreKind},
+    {"url", &StoreConfig::url, U::kNone, {}, CheckStoreUrl},  // Pairs with kind: CheckStore.
+    {"password_env", &StoreConfig::password_env, U::kNone, {}, CheckEnvName},
+    {"max_connections", &StoreConfig::max_connections, U::kCount, Between(1, 256)},
+    {"connect_timeout_ms", &StoreConfig::connect_timeout_ms, U::kMillis, AtLeast(100)},
+};
+
 const Field<JobsConfig> kJobsFields[] = {
     {"max_concurrent", &JobsConfig::max_concurrent, U::kCount,
      Between(0, 1024, "must be between 0 (= cores) and 1024")},
@@ -199,6 +207,7 @@ std::span<const Field<FilesConfig>> FilesFields() { return kFilesFields; }
 std::span<const Field<ArtifactsConfig>> ArtifactsFields() { return kArtifactsFields; }
 std::span<const Field<VolumesConfig>> VolumesFields() { return kVolumesFields; }
 std::span<const Field<PoolOptions>> PoolFields() { return kPoolFields; }
+std::span<const Field<StoreConfig>> StoreFields() { return kStoreFields; }
 std::span<const Field<JobsConfig>> JobsFields() { return kJobsFields; }
 std::span<const Field<WebhooksConfig>> WebhooksFields() { return kWebhooksFields; }
 std::span<const Field<LlmConfig>> LlmFields() { return kLlmFields; }

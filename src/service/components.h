@@ -30,7 +30,7 @@
 #include "coderunner/jobs/webhook_sender.h"
 #include "coderunner/sandboxes/sandbox_manager.h"
 #include "coderunner/sandboxes/sandbox_store.h"
-#include "coderunner/store/sqlite_job_store.h"
+#include "coderunner/store/job_store.h"
 #include "coderunner/volumes/volume_service.h"
 
 namespace coderunner::service {
@@ -68,7 +68,7 @@ struct Components {
   bool native() const { return cfg.code_runner.runtime == config::RunMode::kNative; }
 
   // "job store", "jobs"
-  std::unique_ptr<store::SqliteJobStore> store;
+  std::unique_ptr<store::JobStore> store;  // store.kind's: SQLite or PostgreSQL.
   std::unique_ptr<jobs::JobQueue> queue;
   std::unique_ptr<jobs::JobHub> hub;
   std::unique_ptr<jobs::WebhookSender> webhooks;

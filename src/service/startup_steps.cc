@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <system_error>
@@ -11,9 +12,9 @@
 
 #include "coderunner/isolation/host_mount.h"
 #include "coderunner/jobs/jobs_context.h"
-#include "coderunner/jobs/request_redaction.h"
 #include "coderunner/jobs/webhook_signature.h"
 #include "coderunner/wire/execute_request.h"
+#include "store_opening.h"
 
 namespace coderunner::service {
 namespace {
@@ -136,9 +137,9 @@ Status ProbeEngine(Components& c) {
 }
 
 Status OpenJobStore(Components& c) {
-  // A finished job's stored request keeps nothing that looks secret.
-  CR_ASSIGN_OR_RETURN(
-      c.store, store::SqliteJobStore::Open(c.cfg.data_dir + "/jobs.db", jobs::RedactStoredRequest));
+  CR_ASSIGN_OR_RETURN(c.store, OpenConfiguredStore(c.cfg, [](const char* name) {
+                        return static_cast<const char*>(std::getenv(name));
+                      }));
   c.queue = std::make_unique<jobs::JobQueue>(static_cast<size_t>(c.cfg.jobs.max_queued));
   c.hub = std::make_unique<jobs::JobHub>();
   return OkStatus();
@@ -274,7 +275,7 @@ Status Listen(Components& c) {
   c.server = std::make_unique<api::Server>(
       api::ServerDeps{&c.cfg, c.system.get(), c.images.get(), c.job_service.get(), c.metrics.get(),
                       c.authenticator.get(), c.native() ? nullptr : c.volume_service.get(),
-                      c.agents.get(), c.sandboxes.get()});
+                      c.agents.get(), c.sandboxes.get(), c.store.get()});
   Status ready = c.server->CheckReady();
   if (!ready.ok()) spdlog::warn("not ready: {}", ready.message());
   return c.server->Bind();

@@ -20,6 +20,7 @@
 #include "coderunner/intent/agent_catalog.h"
 #include "coderunner/jobs/job_service.h"
 #include "coderunner/sandboxes/sandbox_manager.h"
+#include "coderunner/store/job_store.h"
 #include "coderunner/volumes/volume_service.h"
 #include "coderunner/wire/execute_request.h"
 
@@ -43,6 +44,8 @@ struct ServerDeps {
   intent::AgentCatalog* agents = nullptr;
   // The /v1/sandboxes routes; nullptr: none.
   sandboxes::SandboxManager* sandboxes = nullptr;
+  // The job store /readyz pings before the engine; nullptr: not checked.
+  store::JobStore* store = nullptr;
 };
 
 // Routes (plus those of jobs_routes.h, volumes_routes.h, intents_routes.h
@@ -52,9 +55,10 @@ struct ServerDeps {
 //   GET  /v1/info        auth mode, LLM configured, runtime, optional
 //                        routes and job limits (info_route.h; no key)
 //   GET  /healthz        the process is up
-//   GET  /readyz         the engine answers and every image is present (in
-//                        code_runner.runtime: native only the engine, and the
-//                        body carries "runtime": "native" and a "warning")
+//   GET  /readyz         the job store and the engine answer and every image
+//                        is present (in code_runner.runtime: native only the
+//                        store and the engine, and the body carries
+//                        "runtime": "native" and a "warning")
 // (/v1/languages and /readyz need no key and answer from the last engine
 // check within server.probe_cache_ms; see probe_cache.h)
 //   GET  /openapi.json   the OpenAPI 3 document of every route (openapi.h)
@@ -81,9 +85,11 @@ class Server {
   // Stops serving; safe from any thread (including a signal-watching one).
   void Stop();
 
-  // Readiness: OK, or Unavailable naming the engine problem or every missing
-  // image (not in native mode) and how to get it. Asks the engine every time (GET /readyz
-  // answers from a short cache of it).
+  // Readiness: OK, or Unavailable naming the first problem: the job store
+  // not answering its ping ("store_unavailable"), then the engine, then
+  // every missing image (not in native mode) and how to get it. Asks the
+  // store and the engine every time (GET /readyz answers from a short cache
+  // of it); blocks up to the store's connect timeout while it is down.
   Status CheckReady();
 
   // Every route registered (method, httplib pattern, OpenAPI path), fixed

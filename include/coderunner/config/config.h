@@ -193,6 +193,25 @@ struct WebhooksConfig {
   int max_in_flight_per_tenant = 1;
 };
 
+// Where job records and the result cache live (store.*).
+struct StoreConfig {
+  // "sqlite" (default): <data_dir>/jobs.db, for one node. "postgres": a
+  // PostgreSQL 15+ server (store.url) that a fleet of nodes shares.
+  std::string kind = "sqlite";
+  // A libpq connection string, keyword/value ("host=/run/postgresql
+  // dbname=coderunner user=coderunner") or URI ("postgresql://user@host/db").
+  // Required for postgres, refused for sqlite. It must not hold a password
+  // (password=, user:pass@ or ?password=), nor control characters: give the
+  // password through password_env. Default "".
+  std::string url;
+  // The NAME of the environment variable holding the password; the service
+  // does not start if it names an unset variable. "" (default): none (peer or
+  // trust authentication, or libpq's ~/.pgpass).
+  std::string password_env;
+  int max_connections = 8;        // Open connections per node, at most. Count; 8 (1..256).
+  int connect_timeout_ms = 5000;  // Bound on one connect and on waiting for one. ms; 5 s (>= 100).
+};
+
 struct JobsConfig {
   int max_concurrent = 0;           // Worker threads running jobs. 0 = number of cores.
   int max_queued = 1000;            // Jobs waiting for a worker; beyond it, 429. Count; 1000.
@@ -259,9 +278,10 @@ struct Config {
   // Names this service's containers (label io.coderunner.instance) so that
   // services sharing an engine never clean up each other's. Default "default".
   std::string instance = "default";
-  // Directory for durable state (the SQLite job database). Default
+  // Directory for durable state (the SQLite job database, store.kind sqlite). Default
   // /var/lib/coderunner/data.
   std::string data_dir = "/var/lib/coderunner/data";
+  StoreConfig store;  // store.*
   JobsConfig jobs;
   WebhooksConfig webhooks;
   // Warm container pool (pool.*; see PoolOptions for each key's unit and

@@ -1,0 +1,64 @@
+#include "store_opening.h"
+
+#include <spdlog/spdlog.h>
+
+#include <string>
+#include <utility>
+
+#include "coderunner/jobs/request_redaction.h"
+#include "coderunner/store/pg_job_store.h"
+#include "coderunner/store/sqlite_job_store.h"
+
+namespace coderunner::service {
+namespace {
+
+// `s` under "store.url: ", with every occurrence of `password` masked in
+// case a layer below quoted it.
+Status StoreUrlError(const Status& s, const std::string& password) {
+  std::string message = s.message();
+  if (!password.empty()) {
+    for (size_t at = message.find(password); at != std::string::npos;
+         at = message.find(password, at)) {
+      message.replace(at, password.size(), "***");
+    }
+  }
+  return Status(s.code(), "store.url: " + message, s.reason());
+}
+
+StatusOr<std::unique_ptr<store::JobStore>> OpenPostgres(const config::StoreConfig& sc,
+                                                        const EnvLookup& env) {
+  store::PgStoreOptions options;
+  options.conninfo = sc.url;
+  options.max_connections = sc.max_connections;
+  options.connect_timeout_ms = sc.connect_timeout_ms;
+  if (!sc.password_env.empty()) {
+    const char* password = env(sc.password_env.c_str());
+    if (password == nullptr) {
+      return FailedPreconditionError(
+          "store.password_env: the environment variable " + sc.password_env + " is not set",
+          kReasonStorePasswordUnset);
+    }
+    options.password = password;
+  }
+  auto opened = store::PgJobStore::Open(options, jobs::RedactStoredRequest);
+  if (!opened.ok()) return StoreUrlError(opened.status(), options.password);
+  std::unique_ptr<store::PgJobStore> pg = std::move(*opened);
+  // Until jobs are leased, each node queues in memory and reruns every
+  // unfinished job at startup: a second node on this database must not run.
+  if (Status held = pg->HoldSoleNode(); !held.ok()) return StoreUrlError(held, options.password);
+  spdlog::info("job store: PostgreSQL ({} connections at most)", sc.max_connections);
+  return std::unique_ptr<store::JobStore>(std::move(pg));
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<store::JobStore>> OpenConfiguredStore(const config::Config& cfg,
+                                                               const EnvLookup& env) {
+  if (cfg.store.kind == "postgres") return OpenPostgres(cfg.store, env);
+  // A finished job's stored request keeps nothing that looks secret.
+  auto sqlite = store::SqliteJobStore::Open(cfg.data_dir + "/jobs.db", jobs::RedactStoredRequest);
+  if (!sqlite.ok()) return sqlite.status();
+  return std::unique_ptr<store::JobStore>(std::move(*sqlite));
+}
+
+}  // namespace coderunner::service

@@ -1,0 +1,38 @@
+// Opening the job store that store.* names: the SQLite file under data_dir,
+// or a PostgreSQL server held as this fleet's sole node. Private to
+// src/service.
+#ifndef CODERUNNER_SRC_SERVICE_STORE_OPENING_H_
+#define CODERUNNER_SRC_SERVICE_STORE_OPENING_H_
+
+#include <functional>
+#include <memory>
+
+#include "coderunner/common/status.h"
+#include "coderunner/config/config.h"
+#include "coderunner/store/job_store.h"
+
+namespace coderunner::service {
+
+// Reason of the error when store.password_env names an unset variable.
+inline constexpr const char* kReasonStorePasswordUnset = "store_password_unset";
+
+// Reads an environment variable: its value, or nullptr when unset (as
+// std::getenv, the default).
+using EnvLookup = std::function<const char*(const char* name)>;
+
+// Opens the store of `cfg.store`, redacting stored requests with
+// jobs::RedactStoredRequest. sqlite: <data_dir>/jobs.db
+// (SqliteJobStore::Open's errors as they are). postgres: the password is
+// `env`(store.password_env) ("" when password_env is ""); an unset
+// variable is FailedPrecondition ("store_password_unset") naming
+// store.password_env. Then PgJobStore::Open and HoldSoleNode; their
+// failures keep code and reason, with a message that starts with
+// "store.url: " and never holds the password. Blocks up to about two
+// store.connect_timeout_ms while the server is unreachable. The caller
+// owns the store. Thread-compatible: `env` is called on this thread only.
+StatusOr<std::unique_ptr<store::JobStore>> OpenConfiguredStore(const config::Config& cfg,
+                                                               const EnvLookup& env);
+
+}  // namespace coderunner::service
+
+#endif  // CODERUNNER_SRC_SERVICE_STORE_OPENING_H_
