@@ -157,8 +157,16 @@ StatusOr<std::unique_ptr<PgConnection>> PgConnection::Connect(const std::string&
                                                               const std::string& password,
                                                               int timeout_ms) {
   const std::string timeout = std::to_string(std::max(1, (timeout_ms + 999) / 1000));
-  std::vector<const char*> keys = {"dbname", "connect_timeout"};
-  std::vector<const char*> values = {conninfo.c_str(), timeout.c_str()};
+  const std::string user_timeout = std::to_string(timeout_ms);
+  // Over TCP, a server that vanishes (power cut, partition) must break the
+  // connection instead of hanging a call: keepalives probe an idle one, and
+  // tcp_user_timeout bounds data left unacknowledged. Before "dbname", so
+  // that the configured conninfo may override them.
+  std::vector<const char*> keys = {"keepalives",       "keepalives_idle",  "keepalives_interval",
+                                   "keepalives_count", "tcp_user_timeout", "dbname",
+                                   "connect_timeout"};
+  std::vector<const char*> values = {
+      "1", "10", "5", "3", user_timeout.c_str(), conninfo.c_str(), timeout.c_str()};
   if (!password.empty()) {
     keys.push_back("password");
     values.push_back(password.c_str());
@@ -188,6 +196,15 @@ StatusOr<std::unique_ptr<PgConnection>> PgConnection::Connect(const std::string&
 }
 
 PgConnection::~PgConnection() { PQfinish(conn_); }
+
+std::string PgConnection::Option(std::string_view keyword) const {
+  std::unique_ptr<PQconninfoOption, void (*)(PQconninfoOption*)> options(PQconninfo(conn_),
+                                                                         &PQconninfoFree);
+  for (PQconninfoOption* o = options.get(); o != nullptr && o->keyword != nullptr; ++o) {
+    if (keyword == o->keyword) return o->val == nullptr ? "" : o->val;
+  }
+  return "";
+}
 
 bool PgConnection::broken() const { return broken_ || PQstatus(conn_) != CONNECTION_OK; }
 

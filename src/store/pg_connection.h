@@ -81,6 +81,10 @@ class PgConnection {
   // Runs static SQL `sql` (several statements, no parameters).
   Status ExecScript(const char* sql, std::string_view what);
 
+  // The value of connection option `keyword` as libpq uses it (its
+  // PQconninfo), "" when unset.
+  std::string Option(std::string_view keyword) const;
+
   // True once a call found the connection lost (or libpq reports it bad):
   // PgPool drops it.
   bool broken() const;

@@ -1,10 +1,14 @@
 // The PostgreSQL store's text helpers: conninfo redaction and the ?N -> $N
-// placeholder conversion that lets both stores share their SQL.
+// placeholder conversion that lets both stores share their SQL; and the
+// options every connection is opened with.
 #include "store/pg_connection.h"
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
+
+#include "pg/temp_postgres.h"
 
 namespace coderunner::store {
 namespace {
@@ -60,6 +64,38 @@ INSTANTIATE_TEST_SUITE_P(
         TextCase{"InComment", "SELECT ?1 -- not ?2\nFROM t", "SELECT $1 -- not ?2\nFROM t"},
         TextCase{"BareQuestionMark", "SELECT '{}'::jsonb ? 'k'", "SELECT '{}'::jsonb ? 'k'"}),
     [](const ::testing::TestParamInfo<TextCase>& info) { return std::string(info.param.name); });
+
+// A connection must not hang on a server that vanished over TCP: it is
+// opened with keepalives and tcp_user_timeout (the connect timeout), which
+// a configured conninfo may still override.
+struct OptionCase {
+  const char* name;
+  const char* conninfo_extra;  // Appended to the test cluster's conninfo.
+  int timeout_ms;
+  const char* keyword;
+  const char* want;
+};
+
+class PgConnectionOptionsTest : public ::testing::TestWithParam<OptionCase> {};
+
+TEST_P(PgConnectionOptionsTest, AreInUse) {
+  const OptionCase& c = GetParam();
+  auto conn = PgConnection::Connect(testing::SharedPostgres().Conninfo() + c.conninfo_extra, "",
+                                    c.timeout_ms);
+  ASSERT_TRUE(conn.ok()) << conn.status().ToString();
+  EXPECT_EQ((*conn)->Option(c.keyword), c.want);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Defaults, PgConnectionOptionsTest,
+    ::testing::Values(
+        OptionCase{"Keepalives", "", 5000, "keepalives", "1"},
+        OptionCase{"KeepalivesIdle", "", 5000, "keepalives_idle", "10"},
+        OptionCase{"KeepalivesCount", "", 5000, "keepalives_count", "3"},
+        OptionCase{"UserTimeoutIsTheConnectTimeout", "", 1500, "tcp_user_timeout", "1500"},
+        OptionCase{"ConnectTimeoutInWholeSeconds", "", 1500, "connect_timeout", "2"},
+        OptionCase{"ConninfoOverrides", " keepalives_idle=30", 5000, "keepalives_idle", "30"}),
+    [](const ::testing::TestParamInfo<OptionCase>& info) { return std::string(info.param.name); });
 
 }  // namespace
 }  // namespace coderunner::store
