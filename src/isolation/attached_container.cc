@@ -3,8 +3,8 @@
 namespace coderunner::isolation {
 
 AttachedContainer::AttachedContainer(engine::ContainerClient& containers, std::string id,
-                                     std::chrono::milliseconds bound)
-    : containers_(containers), id_(std::move(id)) {
+                                     std::chrono::milliseconds bound, Sink sink)
+    : containers_(containers), id_(std::move(id)), sink_(std::move(sink)) {
   reader_ = std::thread([this, bound] {
     Status s = containers_.Attach(
         id_, [this](std::string_view chunk) { return Deliver(chunk); },

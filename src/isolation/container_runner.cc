@@ -171,8 +171,8 @@ StatusOr<RunResult> ContainerRunner::RunCold(const JobSpec& job, const RunHooks&
   // The attach call's own bound: the job's wall time plus room to kill it.
   auto attach_bound = options_.attach_timeout + std::chrono::milliseconds(job.limits.timeout_ms) +
                       options_.kill_grace;
-  AttachedContainer attach(containers_, id, attach_bound);
-  attach.SetSink([&io](std::string_view chunk) { return io.Feed(chunk); });
+  AttachedContainer attach(containers_, id, attach_bound,
+                           [&io](std::string_view chunk) { return io.Feed(chunk); });
   Supervised sv = Supervise(
       job, hooks, attach, [&] { return containers_.Start(id); }, /*wait_for_attach=*/true);
 

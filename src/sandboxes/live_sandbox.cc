@@ -169,9 +169,9 @@ Status LiveSandbox::AttachTo(const std::string& id) {
         });
   }
   // Unbounded: the stream lives as long as the sandbox.
-  attach_ =
-      std::make_unique<isolation::AttachedContainer>(containers_, id, std::chrono::milliseconds(0));
-  attach_->SetSink([this](std::string_view chunk) { return OnChunk(chunk); });
+  attach_ = std::make_unique<isolation::AttachedContainer>(
+      containers_, id, std::chrono::milliseconds(0),
+      [this](std::string_view chunk) { return OnChunk(chunk); });
   auto wake = attach_->WaitAttached(Clock::now() + std::chrono::seconds(10));
   if (wake != isolation::AttachedContainer::Wake::kAttached) {
     Status s = attach_->status();

@@ -34,9 +34,11 @@ class AttachedContainer {
   enum class Wake { kAttached, kDone, kCancelled, kTimedOut };
 
   // Starts attaching to container `id` on a new thread. `bound` limits the
-  // whole attach call (the engine client fails it past that).
+  // whole attach call (the engine client fails it past that). `sink` (may
+  // be null) receives chunks from the first one on: set here, before the
+  // thread starts, no early chunk can arrive with no sink and be dropped.
   AttachedContainer(engine::ContainerClient& containers, std::string id,
-                    std::chrono::milliseconds bound);
+                    std::chrono::milliseconds bound, Sink sink = nullptr);
   ~AttachedContainer();
   AttachedContainer(const AttachedContainer&) = delete;
   AttachedContainer& operator=(const AttachedContainer&) = delete;

@@ -226,6 +226,11 @@ class ScriptedEngine : public FakeTransport {
     if (id.empty()) return;
     if (request.method == "POST" && request.path.rfind("/containers/create", 0) == 0) {
       AnswerJson("POST", request.path, 201, {{"Id", id}});
+      // A new container under a reused id has not started, nor been
+      // removed: its stream carries nothing before its start.
+      std::lock_guard<std::mutex> lock(mu_);
+      started_.erase(id);
+      released_.erase(id);
     } else if (request.method == "GET" && request.path == "/containers/" + id + "/json") {
       AnswerJson("GET", request.path, inspect_status,
                  inspect_status == 200 ? InspectOf(id, LastCreateBody(), running)
