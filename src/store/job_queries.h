@@ -10,25 +10,26 @@ namespace coderunner::store {
 #define CR_JOB_COLUMNS                                                                         \
   "id, tenant, status, language, request_json, code_sha256, inputs_sha256, cache_key, image, " \
   "image_digest, limits_json, callback_url, replay_of, cached, attempt, created_at_ms, "       \
-  "started_at_ms, finished_at_ms, transitions, result_json, kind, progress_json"
+  "started_at_ms, finished_at_ms, transitions, result_json, kind, progress_json, owner, "      \
+  "lease_expires_at_ms"
 // The same, with request_json, result_json and progress_json left empty
 // (list pages).
 #define CR_LIST_COLUMNS                                                                  \
   "id, tenant, status, language, '', code_sha256, inputs_sha256, cache_key, image, "     \
   "image_digest, limits_json, callback_url, replay_of, cached, attempt, created_at_ms, " \
-  "started_at_ms, finished_at_ms, transitions, '', kind, ''"
+  "started_at_ms, finished_at_ms, transitions, '', kind, '', owner, lease_expires_at_ms"
 
 inline constexpr const char* kInsertJobSql =
     "INSERT INTO jobs (" CR_JOB_COLUMNS
     ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
-    "?19, ?20, ?21, ?22)";
+    "?19, ?20, ?21, ?22, ?23, ?24)";
 inline constexpr const char* kGetJobSql =
     "SELECT " CR_JOB_COLUMNS " FROM jobs WHERE id = ?1 AND (?2 = '' OR tenant = ?2)";
 // Progress of a job that is not terminal yet (see UpdateProgress).
 inline constexpr const char* kUpdateProgressSql =
     "UPDATE jobs SET progress_json = ?2 WHERE id = ?1 AND status IN ('queued', 'running')";
 inline constexpr const char* kSelectForTransitionSql =
-    "SELECT status, transitions, request_json, callback_url FROM jobs WHERE id = ?1";
+    "SELECT status, transitions, request_json, callback_url, owner FROM jobs WHERE id = ?1";
 inline constexpr const char* kRedactRequestSql =
     "UPDATE jobs SET request_json = ?2, callback_url = ?3 WHERE id = ?1";
 inline constexpr const char* kUpdateForTransitionSql =
@@ -36,8 +37,25 @@ inline constexpr const char* kUpdateForTransitionSql =
     "started_at_ms = CASE WHEN ?5 THEN ?6 ELSE started_at_ms END, "
     "finished_at_ms = CASE WHEN ?7 THEN ?6 ELSE finished_at_ms END, "
     "result_json = CASE WHEN ?8 <> '' THEN ?8 ELSE result_json END, "
-    "image_digest = CASE WHEN ?9 <> '' THEN ?9 ELSE image_digest END "
+    "image_digest = CASE WHEN ?9 <> '' THEN ?9 ELSE image_digest END, "
+    "owner = CASE WHEN ?10 THEN ?11 ELSE owner END, "
+    "lease_expires_at_ms = CASE WHEN ?10 THEN ?12 ELSE lease_expires_at_ms END "
     "WHERE id = ?1";
+// Claims (JobStore::Claim, RenewLeases, RequeueExpired). The server store
+// appends kSkipLockedSuffix to the two selects.
+// ?1 rows to take; by the index jobs_for_claim.
+inline constexpr const char* kSelectClaimableSql =
+    "SELECT " CR_JOB_COLUMNS
+    " FROM jobs WHERE status = 'queued' ORDER BY created_at_ms, id LIMIT ?1";
+// ?1 now: owned running jobs whose lease expired; by the index jobs_by_lease.
+inline constexpr const char* kSelectExpiredSql =
+    "SELECT " CR_JOB_COLUMNS
+    " FROM jobs WHERE status = 'running' AND lease_expires_at_ms < ?1 AND owner <> '' "
+    "ORDER BY lease_expires_at_ms, id";
+inline constexpr const char* kSkipLockedSuffix = " FOR UPDATE SKIP LOCKED";
+// ?1 node, ?2 id, ?3 new expiry.
+inline constexpr const char* kRenewLeaseSql =
+    "UPDATE jobs SET lease_expires_at_ms = ?3 WHERE id = ?2 AND owner = ?1 AND status = 'running'";
 // List: ?1 tenant, ?2 status, ?3/?4 cursor (created_at_ms, id), ?5 limit.
 // One fixed text per combination of filters, so that each uses the index.
 #define CR_LIST_PREFIX "SELECT " CR_LIST_COLUMNS " FROM jobs WHERE tenant = ?1"

@@ -45,6 +45,8 @@ enum JobColumn : int {
   kColResultJson,
   kColKind,
   kColProgressJson,
+  kColOwner,
+  kColLeaseExpiresAtMs,
 };
 
 // `transitions` as the JSON array stored in the transitions column:
@@ -61,7 +63,7 @@ StatusOr<std::vector<store::Transition>> ParseTransitions(std::string_view text,
 // Internal ("store_corrupt"): job `id` has the unknown status `status`.
 Status UnknownStatusError(const std::string& id, const std::string& status);
 
-// Binds `job` to the parameters ?1..?22 of an insert in kJobColumns order
+// Binds `job` to the parameters ?1..?24 of an insert in kJobColumns order
 // on `binder` (a ScopedStatement, PgParams: Bind(int, string_view),
 // Bind(int, int64_t), BindBool(int, bool), 1-based), with `request_json`,
 // `callback_url` and `transitions_json` in place of the record's own (the
@@ -92,6 +94,8 @@ void BindJobTo(Binder& binder, const store::JobRecord& job, std::string_view req
   binder.Bind(param(kColResultJson), job.result_json);
   binder.Bind(param(kColKind), job.kind);
   binder.Bind(param(kColProgressJson), job.progress_json);
+  binder.Bind(param(kColOwner), job.owner);
+  binder.Bind(param(kColLeaseExpiresAtMs), job.lease_expires_at_ms);
 }
 
 // BindJobTo on a SQLite insert. Binding failures surface at the
@@ -130,6 +134,8 @@ StatusOr<store::JobRecord> ReadJobFrom(const Row& row) {
   job.result_json = row.Text(kColResultJson);
   job.kind = row.Text(kColKind);
   job.progress_json = row.Text(kColProgressJson);
+  job.owner = row.Text(kColOwner);
+  job.lease_expires_at_ms = row.Int(kColLeaseExpiresAtMs);
   return job;
 }
 

@@ -45,21 +45,26 @@ Status CheckTransitionArgs(JobStatus to, const std::string& result_json) {
   return OkStatus();
 }
 
-StatusOr<StoredJob> StoredJobForTransition(const std::string& id, const std::string& from_name,
-                                           std::string_view transitions, std::string request_json,
-                                           std::string callback_url, JobStatus to) {
-  std::optional<JobStatus> from = store::ParseJobStatus(from_name);
-  if (!from) return CorruptError("job " + id + " has unknown status '" + from_name + "'");
+StatusOr<StoredJob> StoredJobForTransition(const std::string& id, TransitionRow row, JobStatus to,
+                                           const std::string& fence_owner) {
+  if (!fence_owner.empty() && row.owner != fence_owner) {
+    return FailedPreconditionError("job " + id + " is no longer owned by " + fence_owner +
+                                       "; cannot move it to " +
+                                       std::string(store::JobStatusName(to)),
+                                   kReasonLeaseLost);
+  }
+  std::optional<JobStatus> from = store::ParseJobStatus(row.status);
+  if (!from) return CorruptError("job " + id + " has unknown status '" + row.status + "'");
   if (store::IsTerminal(*from)) {
-    return FailedPreconditionError("job " + id + " is already " + from_name +
+    return FailedPreconditionError("job " + id + " is already " + row.status +
                                        "; cannot move it to " +
                                        std::string(store::JobStatusName(to)),
                                    kReasonJobTerminal);
   }
   StoredJob stored;
-  CR_ASSIGN_OR_RETURN(stored.transitions, ParseTransitions(transitions, id));
-  stored.request_json = std::move(request_json);
-  stored.callback_url = std::move(callback_url);
+  CR_ASSIGN_OR_RETURN(stored.transitions, ParseTransitions(row.transitions, id));
+  stored.request_json = std::move(row.request_json);
+  stored.callback_url = std::move(row.callback_url);
   return stored;
 }
 
@@ -71,6 +76,7 @@ StatusOr<TransitionUpdate> PlanTransition(const StoredJob& stored, JobStatus to,
   update.attempt_increment = to == JobStatus::kQueued ? 1 : 0;
   update.sets_started = to == JobStatus::kRunning;
   update.sets_finished = store::IsTerminal(to);
+  update.sets_owner = to == JobStatus::kQueued;  // Owner "" and lease 0.
   return update;
 }
 

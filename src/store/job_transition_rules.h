@@ -43,21 +43,35 @@ struct StoredJob {
   std::string callback_url;  // As stored.
 };
 
-// The row of job `id` as read for a move to `to` (its status name, and its
-// transitions, request and callback columns as text). An unknown status
-// or unreadable transitions: Internal ("store_corrupt"); a terminal status:
-// FailedPrecondition ("job_terminal").
-StatusOr<StoredJob> StoredJobForTransition(const std::string& id, const std::string& from_name,
-                                           std::string_view transitions, std::string request_json,
-                                           std::string callback_url, store::JobStatus to);
+// The columns of kSelectForTransitionSql, as text.
+struct TransitionRow {
+  std::string status;
+  std::string transitions;
+  std::string request_json;
+  std::string callback_url;
+  std::string owner;
+};
+
+// The row of job `id` as read for a move to `to` (`row`), fenced by
+// `fence_owner` ("" for none). An owner other than a non-empty
+// `fence_owner`: FailedPrecondition ("lease_lost"); then an unknown status
+// or unreadable transitions: Internal ("store_corrupt"); a terminal
+// status: FailedPrecondition ("job_terminal").
+StatusOr<StoredJob> StoredJobForTransition(const std::string& id, TransitionRow row,
+                                           store::JobStatus to, const std::string& fence_owner);
 
 // The values of the update that moves a job (job_queries.h's
-// kUpdateForTransitionSql, parameters ?3, ?4, ?5, ?7).
+// kUpdateForTransitionSql, parameters ?3, ?4, ?5, ?7, ?10..?12).
 struct TransitionUpdate {
   std::string transitions_json;   // The stored transitions plus the new one.
   int64_t attempt_increment = 0;  // 1 when going back to queued (recovery).
   bool sets_started = false;      // Going to running.
   bool sets_finished = false;     // Going to a terminal status.
+  // Going to queued (owner "", lease 0) or claimed (PlanClaim): the job's
+  // owner and lease become these.
+  bool sets_owner = false;
+  std::string owner;
+  int64_t lease_expires_at_ms = 0;
 };
 StatusOr<TransitionUpdate> PlanTransition(const StoredJob& stored, store::JobStatus to,
                                           int64_t at_ms);
@@ -79,6 +93,9 @@ void BindTransitionUpdate(Binder& update, const std::string& id, store::JobStatu
   update.BindBool(7, plan.sets_finished);
   update.BindBorrowed(8, result_json);
   update.Bind(9, image_digest);
+  update.BindBool(10, plan.sets_owner);
+  update.Bind(11, plan.owner);
+  update.Bind(12, plan.lease_expires_at_ms);
 }
 
 // The redacted request and callback of a job moving to terminal `to`, or

@@ -11,7 +11,9 @@
 #include "job_row_codec.h"
 #include "job_transition_rules.h"
 #include "pg_connection.h"
+#include "pg_job_writes.h"
 #include "pg_pool.h"
+#include "pg_rows.h"
 #include "pg_schema.h"
 
 namespace coderunner::store {
@@ -28,35 +30,19 @@ constexpr const char* kPingSql = "SELECT 1";
 constexpr const char* kSelectForUpdateSuffix = " FOR UPDATE";
 constexpr const char* kTryLockSql = "SELECT pg_try_advisory_lock(?1)";
 
-// Row `row` of a PgResult, as ReadJobFrom reads it.
-struct PgRow {
-  const PgResult& result;
-  int row;
-  std::string Text(int column) const { return result.Text(row, column); }
-  int64_t Int(int column) const { return result.Int(row, column); }
-};
-
-StatusOr<std::vector<JobRecord>> ReadPgJobs(const PgResult& result) {
-  std::vector<JobRecord> jobs;
-  jobs.reserve(static_cast<size_t>(result.rows()));
-  for (int row = 0; row < result.rows(); ++row) {
-    CR_ASSIGN_OR_RETURN(JobRecord job, ReadJobFrom(PgRow{result, row}));
-    jobs.push_back(std::move(job));
-  }
-  return jobs;
-}
-
-// Reads job `id` for a move to `to`, locking its row until the
-// transaction ends; NotFound if unknown.
-StatusOr<StoredJob> ReadForTransition(PgConnection& conn, const std::string& id, JobStatus to) {
+// Reads job `id` for a move to `to` fenced by `owner`, locking its row
+// until the transaction ends; NotFound if unknown.
+StatusOr<StoredJob> ReadForTransition(PgConnection& conn, const std::string& id, JobStatus to,
+                                      const std::string& owner) {
   PgParams params;
   params.Bind(1, id);
   CR_ASSIGN_OR_RETURN(
       PgResult row, conn.Exec(std::string(kSelectForTransitionSql) + kSelectForUpdateSuffix, params,
                               "read job " + id));
   if (row.rows() == 0) return JobNotFound(id);
-  return StoredJobForTransition(id, row.Text(0, 0), row.Text(0, 1), row.Text(0, 2), row.Text(0, 3),
-                                to);
+  return StoredJobForTransition(
+      id, {row.Text(0, 0), row.Text(0, 1), row.Text(0, 2), row.Text(0, 3), row.Text(0, 4)}, to,
+      owner);
 }
 
 Status CheckOptions(const PgStoreOptions& options) {
@@ -113,23 +99,17 @@ Status PgJobStore::Insert(const std::vector<JobRecord>& records) {
 }
 
 Status PgJobStore::Transition(const std::string& id, JobStatus to, int64_t at_ms,
-                              const std::string& result_json, const std::string& image_digest) {
+                              const std::string& result_json, const std::string& image_digest,
+                              const std::string& owner) {
   CR_RETURN_IF_ERROR(CheckTransitionArgs(to, result_json));
   CR_ASSIGN_OR_RETURN(PgPool::Lease conn, pool_->Acquire());
   PgTransaction txn(*conn);
   CR_RETURN_IF_ERROR(txn.Begin());
-  CR_ASSIGN_OR_RETURN(StoredJob stored, ReadForTransition(*conn, id, to));
+  CR_ASSIGN_OR_RETURN(StoredJob stored, ReadForTransition(*conn, id, to, owner));
   CR_ASSIGN_OR_RETURN(TransitionUpdate plan, PlanTransition(stored, to, at_ms));
-  PgParams update;
-  BindTransitionUpdate(update, id, to, plan, at_ms, result_json, image_digest);
-  CR_RETURN_IF_ERROR(conn->Exec(kUpdateForTransitionSql, update, "update job " + id).status());
+  CR_RETURN_IF_ERROR(WriteTransition(*conn, id, to, plan, at_ms, result_json, image_digest));
   if (std::optional<StoredRequest> redacted = RedactionFor(redactor_, stored, to)) {
-    PgParams redact;
-    redact.Bind(1, id);
-    redact.Bind(2, redacted->request_json);
-    redact.Bind(3, redacted->callback_url);
-    CR_RETURN_IF_ERROR(
-        conn->Exec(kRedactRequestSql, redact, "redact request of job " + id).status());
+    CR_RETURN_IF_ERROR(WriteRedaction(*conn, id, *redacted));
   }
   return txn.Commit();
 }

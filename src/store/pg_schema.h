@@ -13,7 +13,7 @@ namespace coderunner::store {
 
 // The schema version this code fully understands (rows of
 // schema_migrations: one per version applied).
-inline constexpr int kPgSchemaVersion = 2;
+inline constexpr int kPgSchemaVersion = 3;
 
 // Keys of the store's advisory locks ("cr" "migr" / "cr" "sole" as bytes).
 // Migrations (transaction-scoped):
@@ -63,6 +63,13 @@ CREATE INDEX cache_by_expiry ON cache (expires_at_ms);
     R"sql(
 ALTER TABLE jobs ADD COLUMN kind TEXT NOT NULL DEFAULT 'job';
 ALTER TABLE jobs ADD COLUMN progress_json TEXT NOT NULL DEFAULT '';
+)sql",
+    // 2 -> 3: leased claims (see sqlite_schema.h).
+    R"sql(
+ALTER TABLE jobs ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+ALTER TABLE jobs ADD COLUMN lease_expires_at_ms BIGINT NOT NULL DEFAULT 0;
+CREATE INDEX jobs_for_claim ON jobs (status, created_at_ms, id);
+CREATE INDEX jobs_by_lease ON jobs (status, lease_expires_at_ms);
 )sql",
 };
 static_assert(std::size(kPgMigrations) == kPgSchemaVersion, "one migration per schema version");

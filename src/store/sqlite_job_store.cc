@@ -14,6 +14,7 @@
 #include "job_transition_rules.h"
 #include "sqlite_database.h"
 #include "sqlite_error.h"
+#include "sqlite_job_writes.h"
 #include "sqlite_result_cache.h"
 #include "sqlite_statement.h"
 #include "sqlite_transaction.h"
@@ -25,16 +26,19 @@ using store::JobStatus;
 
 namespace {
 
-// Reads job `id` for a move to `to` (StoredJobForTransition); NotFound if
-// unknown.
+// Reads job `id` for a move to `to` fenced by `owner`
+// (StoredJobForTransition); NotFound if unknown.
 StatusOr<StoredJob> ReadForTransition(SqliteStatementCache& statements, const std::string& id,
-                                      JobStatus to) {
+                                      JobStatus to, const std::string& owner) {
   CR_ASSIGN_OR_RETURN(ScopedStatement select, statements.Prepare(kSelectForTransitionSql));
   select.Bind(1, id);
   CR_ASSIGN_OR_RETURN(bool found, select.Step("read job " + id));
   if (!found) return JobNotFound(id);
-  return StoredJobForTransition(id, ColumnString(select.get(), 0), ColumnString(select.get(), 1),
-                                ColumnString(select.get(), 2), ColumnString(select.get(), 3), to);
+  sqlite3_stmt* row = select.get();
+  return StoredJobForTransition(id,
+                                {ColumnString(row, 0), ColumnString(row, 1), ColumnString(row, 2),
+                                 ColumnString(row, 3), ColumnString(row, 4)},
+                                to, owner);
 }
 
 }  // namespace
@@ -84,27 +88,18 @@ Status SqliteJobStore::Insert(const std::vector<JobRecord>& records) {
 }
 
 Status SqliteJobStore::Transition(const std::string& id, JobStatus to, int64_t at_ms,
-                                  const std::string& result_json, const std::string& image_digest) {
+                                  const std::string& result_json, const std::string& image_digest,
+                                  const std::string& owner) {
   CR_RETURN_IF_ERROR(CheckTransitionArgs(to, result_json));
 
   std::lock_guard<std::mutex> lock(mu_);
   Transaction txn(db_);
   CR_RETURN_IF_ERROR(txn.Begin());
-  CR_ASSIGN_OR_RETURN(StoredJob stored, ReadForTransition(*statements_, id, to));
+  CR_ASSIGN_OR_RETURN(StoredJob stored, ReadForTransition(*statements_, id, to, owner));
   CR_ASSIGN_OR_RETURN(TransitionUpdate plan, PlanTransition(stored, to, at_ms));
-  {
-    CR_ASSIGN_OR_RETURN(ScopedStatement update, statements_->Prepare(kUpdateForTransitionSql));
-    BindTransitionUpdate(update, id, to, plan, at_ms, result_json, image_digest);
-    CR_RETURN_IF_ERROR(update.Run("update job " + id));
-  }
+  CR_RETURN_IF_ERROR(WriteTransition(*statements_, id, to, plan, at_ms, result_json, image_digest));
   std::optional<StoredRequest> redacted = RedactionFor(redactor_, stored, to);
-  if (redacted) {
-    CR_ASSIGN_OR_RETURN(ScopedStatement update, statements_->Prepare(kRedactRequestSql));
-    update.Bind(1, id);
-    update.Bind(2, redacted->request_json);
-    update.Bind(3, redacted->callback_url);
-    CR_RETURN_IF_ERROR(update.Run("redact request of job " + id));
-  }
+  if (redacted) CR_RETURN_IF_ERROR(WriteRedaction(*statements_, id, *redacted));
   CR_RETURN_IF_ERROR(txn.Commit());
   // The WAL still holds the page images from before the redaction: copy
   // the new ones into the database (secure_delete zeroes what they

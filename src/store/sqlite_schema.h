@@ -8,7 +8,7 @@
 namespace coderunner::store {
 
 // PRAGMA user_version of a database this code fully understands.
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 // kMigrations[i] takes the schema from version i to version i + 1, inside
 // one transaction. Append only: never edit a migration that has shipped (a
@@ -53,6 +53,14 @@ CREATE INDEX cache_by_expiry ON cache (expires_at_ms);
     R"sql(
 ALTER TABLE jobs ADD COLUMN kind TEXT NOT NULL DEFAULT 'job';
 ALTER TABLE jobs ADD COLUMN progress_json TEXT NOT NULL DEFAULT '';
+)sql",
+    // 2 -> 3: leased claims (JobStore::Claim). A claimed job's node and
+    // lease; indexes for claiming (oldest queued first) and for expiry.
+    R"sql(
+ALTER TABLE jobs ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+ALTER TABLE jobs ADD COLUMN lease_expires_at_ms INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX jobs_for_claim ON jobs (status, created_at_ms, id);
+CREATE INDEX jobs_by_lease ON jobs (status, lease_expires_at_ms);
 )sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per schema version");

@@ -49,7 +49,7 @@ struct JobRecord {
   std::string callback_url;   // "" for none.
   std::string replay_of;      // Id of the job this one replays; "" for none.
   bool cached = false;        // The result came from the result cache.
-  int attempt = 1;            // 2 after a crash-recovery re-queue.
+  int attempt = 1;            // +1 at each re-queue (crash recovery, lost lease).
   int64_t created_at_ms = 0;
   int64_t started_at_ms = 0;            // 0 until running.
   int64_t finished_at_ms = 0;           // 0 until terminal.
@@ -60,6 +60,13 @@ struct JobRecord {
   // Intents only: {"intent","agent","stages","attempts","answer","error",
   // "usage"} as the pipeline last wrote it; "" for plain jobs and in lists.
   std::string progress_json;
+  // The node that claimed the job (JobStore::Claim) and runs it under a
+  // lease; "" for a job no node claimed (the single-node path) and once it
+  // is queued again. Kept when the job ends (the node that finished it).
+  std::string owner;
+  // Unix epoch milliseconds until which `owner`'s claim holds (extended by
+  // JobStore::RenewLeases); 0 when unowned.
+  int64_t lease_expires_at_ms = 0;
 };
 
 }  // namespace coderunner::store

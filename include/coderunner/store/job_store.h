@@ -26,6 +26,16 @@ inline constexpr const char* kReasonInvalidCursor = "invalid_cursor";
 // The database cannot be reached (a server store: connection refused,
 // closed, or no pooled connection within the deadline). Unavailable.
 inline constexpr const char* kReasonStoreUnavailable = "store_unavailable";
+// A Transition fenced by an owner found the job owned by another node, or
+// by none (its lease expired and it was requeued). FailedPrecondition.
+inline constexpr const char* kReasonLeaseLost = "lease_lost";
+// Claim, RenewLeases or RequeueExpired got an argument out of range.
+// InvalidArgument.
+inline constexpr const char* kReasonInvalidClaim = "invalid_claim";
+
+// Claim's bounds: jobs per call, and lease length in milliseconds.
+inline constexpr int kMaxClaimJobs = 64;
+inline constexpr int64_t kMaxLeaseMs = int64_t{24} * 60 * 60 * 1000;
 
 // Rewrites a finished job's stored request (the envelope of
 // jobs::EncodeStoredRequest) and callback URL in place, removing what
@@ -39,6 +49,12 @@ struct ListFilter {
   std::optional<store::JobStatus> status;  // Only this status, if set.
   int limit = 50;                          // 1..500 rows per page.
   std::string cursor;                      // "" for the first page; else a next_cursor.
+};
+
+// What RequeueExpired did, ids in the order of their lease expiry.
+struct ExpiredLeases {
+  std::vector<std::string> requeued;  // Back to queued, attempt + 1.
+  std::vector<std::string> ended;     // Out of attempts: now error.
 };
 
 struct ListPage {
@@ -60,10 +76,49 @@ class JobStore {
   // a finish resolve to exactly one winner. Going to running sets
   // started_at_ms; going to a terminal status sets finished_at_ms and, when
   // non-empty, result_json and image_digest. Going to queued (crash
-  // recovery) increments attempt. Unknown id: NotFound.
+  // recovery) increments attempt and clears owner and lease. Unknown id:
+  // NotFound. Fencing: when `owner` is non-empty the move happens only if
+  // the job's owner is `owner` (checked before the terminal rule), else
+  // FailedPrecondition (reason "lease_lost"): a node whose job was requeued
+  // and claimed elsewhere cannot write its result. `owner` "" moves any job.
   virtual Status Transition(const std::string& id, store::JobStatus to, int64_t at_ms,
                             const std::string& result_json = "",
-                            const std::string& image_digest = "") = 0;
+                            const std::string& image_digest = "",
+                            const std::string& owner = "") = 0;
+
+  // Claims: a fleet's nodes share the queue through these three calls.
+  //
+  // Moves up to `max` (1..64) queued jobs of any tenant, oldest first
+  // (created_at_ms, id), to running at `now_ms`, as Transition does
+  // (started_at_ms, the running transition), owned by `node` (non-empty)
+  // with a lease until now_ms + `lease_ms` (1..kMaxLeaseMs). Returns them
+  // as stored after the move (whole records); none when nothing is queued.
+  // Atomic per call; concurrent callers, in this process or on other nodes
+  // sharing the data, never get the same job. Arguments out of range:
+  // InvalidArgument ("invalid_claim").
+  virtual StatusOr<std::vector<store::JobRecord>> Claim(const std::string& node, int max,
+                                                        int64_t now_ms, int64_t lease_ms) = 0;
+
+  // Extends to now_ms + `lease_ms` (1..kMaxLeaseMs) the lease of each of
+  // `ids` that is still running and owned by `node`, even one that has
+  // expired but was not requeued yet. Returns the ids it renewed, in the
+  // order given, each once: a missing one was lost (requeued, ended,
+  // cancelled or unknown) and `node` must stop that job. Arguments out of
+  // range: InvalidArgument ("invalid_claim").
+  virtual StatusOr<std::vector<std::string>> RenewLeases(const std::string& node,
+                                                         const std::vector<std::string>& ids,
+                                                         int64_t now_ms, int64_t lease_ms) = 0;
+
+  // Every running job with an owner whose lease expired before `now_ms`
+  // (lease_expires_at_ms < now_ms): if its attempt is below `max_attempts`
+  // (>= 1) it goes back to queued (attempt + 1, owner and lease cleared,
+  // transition appended); else it ends as error at now_ms with result_json
+  // `interrupted_result_json`, its request redacted as for any terminal
+  // move. Jobs without an owner (the single-node path) are never touched.
+  // A server store skips rows another call holds locked (the next sweep
+  // takes them). max_attempts < 1: InvalidArgument ("invalid_claim").
+  virtual StatusOr<ExpiredLeases> RequeueExpired(int64_t now_ms, int max_attempts,
+                                                 const std::string& interrupted_result_json) = 0;
 
   // Replaces the progress JSON of job `id` (an intent's stages and
   // attempts) while it is queued or running. A terminal job keeps what it

@@ -32,7 +32,15 @@ class SqliteJobStore : public JobStore {
 
   Status Insert(const std::vector<store::JobRecord>& records) override;
   Status Transition(const std::string& id, store::JobStatus to, int64_t at_ms,
-                    const std::string& result_json, const std::string& image_digest) override;
+                    const std::string& result_json, const std::string& image_digest,
+                    const std::string& owner) override;
+  StatusOr<std::vector<store::JobRecord>> Claim(const std::string& node, int max, int64_t now_ms,
+                                                int64_t lease_ms) override;
+  StatusOr<std::vector<std::string>> RenewLeases(const std::string& node,
+                                                 const std::vector<std::string>& ids,
+                                                 int64_t now_ms, int64_t lease_ms) override;
+  StatusOr<ExpiredLeases> RequeueExpired(int64_t now_ms, int max_attempts,
+                                         const std::string& interrupted_result_json) override;
   Status UpdateProgress(const std::string& id, const std::string& progress_json) override;
   StatusOr<store::JobRecord> Get(const std::string& id, const std::string& tenant) override;
   StatusOr<ListPage> List(const ListFilter& filter) override;

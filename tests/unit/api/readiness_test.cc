@@ -45,7 +45,19 @@ class PingStore : public store::JobStore {
   }
   Status Insert(const std::vector<store::JobRecord>&) override { return No(); }
   Status Transition(const std::string&, store::JobStatus, int64_t, const std::string&,
-                    const std::string&) override {
+                    const std::string&, const std::string&) override {
+    return No();
+  }
+  StatusOr<std::vector<store::JobRecord>> Claim(const std::string&, int, int64_t,
+                                                int64_t) override {
+    return No();
+  }
+  StatusOr<std::vector<std::string>> RenewLeases(const std::string&,
+                                                 const std::vector<std::string>&, int64_t,
+                                                 int64_t) override {
+    return No();
+  }
+  StatusOr<store::ExpiredLeases> RequeueExpired(int64_t, int, const std::string&) override {
     return No();
   }
   Status UpdateProgress(const std::string&, const std::string&) override { return No(); }

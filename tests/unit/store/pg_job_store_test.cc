@@ -175,10 +175,10 @@ TEST_F(PgJobStoreTest, TransitionsAndListsThroughSharedSql) {
   ASSERT_NE(store, nullptr);
   for (int i = 0; i < 5; ++i)
     ASSERT_TRUE(store->Insert({MakeJob("job-" + std::to_string(i), i)}).ok());
-  ASSERT_TRUE(store->Transition("job-1", JobStatus::kRunning, 10, "", "").ok());
+  ASSERT_TRUE(store->Transition("job-1", JobStatus::kRunning, 10, "", "", "").ok());
   ASSERT_TRUE(
-      store->Transition("job-1", JobStatus::kSucceeded, 20, R"({"ok":1})", "sha256:d").ok());
-  EXPECT_EQ(store->Transition("job-1", JobStatus::kCancelled, 30, "", "").reason(),
+      store->Transition("job-1", JobStatus::kSucceeded, 20, R"({"ok":1})", "sha256:d", "").ok());
+  EXPECT_EQ(store->Transition("job-1", JobStatus::kCancelled, 30, "", "", "").reason(),
             kReasonJobTerminal);
   auto job = store->Get("job-1", "");
   ASSERT_TRUE(job.ok());
