@@ -4,7 +4,10 @@
 # Environment: LATENCY_JOBS (30), CLI_LOOP (0 = the whole sequential CLI
 # baseline; N = the first N, scaled), SECTIONS (latency,throughput,memory,sandboxes,data,store),
 # HUMANEVAL (../shared/data/HumanEval.jsonl.gz), WAIT_JOBS (20), CONCURRENCY
-# (jobs.max_concurrent of the server under test; 0 = one worker per core).
+# (jobs.max_concurrent of the server under test; 0 = one worker per core),
+# KEEP_LOGS (a dir: the services' and the cluster's logs are copied there),
+# PG_OPTIONS (extra postgres options for the store section's cluster, for
+# diagnosis only, e.g. "-c synchronous_commit=off" or "-c log_statement=all").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 engine="${1:-docker}"
@@ -46,8 +49,11 @@ pids=() ports=($port $cold_port $slim_port) store_args=() pgdir=""
 pgbin=/usr/lib/postgresql/15/bin
 # The services make their artifacts and volumes dirs nosuid,nodev bind mounts.
 cleanup() {
-  [[ -n ${KEEP_LOGS:-} ]] && cp "$dir"/*.log "$KEEP_LOGS"/ 2>/dev/null
   set +e
+  if [[ -n ${KEEP_LOGS:-} ]]; then
+    cp "$dir"/*.log "$KEEP_LOGS"/ 2>/dev/null
+    [[ -n $pgdir ]] && cp "$pgdir/server.log" "$KEEP_LOGS/postgres.log" 2>/dev/null
+  fi
   kill "${pids[@]}" 2>/dev/null; wait "${pids[@]}" 2>/dev/null
   for m in "$dir"/*{artifacts,volumes}; do umount -l "$m" 2>/dev/null; done; rm -rf "$dir"
   if [[ -n $pgdir ]]; then
@@ -65,7 +71,7 @@ if [[ $sections == *store* && -x $pgbin/initdb ]]; then
   chown postgres: "$pgdir"
   runuser -u postgres -- "$pgbin/initdb" -D "$pgdir/data" --auth=trust -U postgres -E UTF8 >/dev/null
   runuser -u postgres -- "$pgbin/pg_ctl" -D "$pgdir/data" -l "$pgdir/server.log" -w \
-    -o "-c listen_addresses='' -c unix_socket_directories=$pgdir" start >/dev/null
+    -o "-c listen_addresses='' -c unix_socket_directories=$pgdir ${PG_OPTIONS:-}" start >/dev/null
   runuser -u postgres -- "$pgbin/psql" -h "$pgdir" -U postgres -d postgres -qc "CREATE DATABASE coderunner"
   sqlite_port=18196 pg_port=18195
   sed -e "s/:$port}/:$sqlite_port}/" -e "s/^instance: bench$/instance: bench-sqlite/" \
