@@ -2,9 +2,12 @@
 # Runs the benchmarks against a fresh coderunner on one engine.
 #   bench/run.sh [docker|podman]     (default: docker)
 # Environment: LATENCY_JOBS (30), CLI_LOOP (0 = the whole sequential CLI
-# baseline; N = the first N, scaled), SECTIONS (latency,throughput,memory,sandboxes,data),
+# baseline; N = the first N, scaled), SECTIONS (latency,throughput,memory,sandboxes,data,store),
 # HUMANEVAL (../shared/data/HumanEval.jsonl.gz), WAIT_JOBS (20), CONCURRENCY
-# (jobs.max_concurrent of the server under test; 0 = one worker per core).
+# (jobs.max_concurrent of the server under test; 0 = one worker per core),
+# KEEP_LOGS (a dir: the services' and the cluster's logs are copied there),
+# PG_OPTIONS (extra postgres options for the store section's cluster, for
+# diagnosis only, e.g. "-c synchronous_commit=off" or "-c log_statement=all").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 engine="${1:-docker}"
@@ -41,16 +44,57 @@ cat >>"$dir/slim.yaml" <<'CFG'
 languages:
   python: {image: coderunner/python:3.11-slim, file: main.py, command: [python3, "{file}"], default: true}
 CFG
+sections="${SECTIONS:-latency,throughput,memory,sandboxes,data,store}"
+pids=() ports=($port $cold_port $slim_port) store_args=() pgdir=""
+pgbin=/usr/lib/postgresql/15/bin
+# The services make their artifacts and volumes dirs nosuid,nodev bind mounts.
+cleanup() {
+  set +e
+  if [[ -n ${KEEP_LOGS:-} ]]; then
+    cp "$dir"/*.log "$KEEP_LOGS"/ 2>/dev/null
+    [[ -n $pgdir ]] && cp "$pgdir/server.log" "$KEEP_LOGS/postgres.log" 2>/dev/null
+  fi
+  kill "${pids[@]}" 2>/dev/null; wait "${pids[@]}" 2>/dev/null
+  for m in "$dir"/*{artifacts,volumes}; do umount -l "$m" 2>/dev/null; done; rm -rf "$dir"
+  if [[ -n $pgdir ]]; then
+    runuser -u postgres -- "$pgbin/pg_ctl" -D "$pgdir/data" -m fast -w stop >/dev/null 2>&1
+    rm -rf "$pgdir"
+  fi
+}
+trap cleanup EXIT
+# The store section (issue 19): two more services, warm pool on, identical
+# but for store.kind: sqlite, and postgres on a throwaway PostgreSQL 15
+# cluster (fsync on, the default: a production-like commit) over a Unix
+# socket. initdb and postgres refuse root: they run as the postgres user.
+if [[ $sections == *store* && -x $pgbin/initdb ]]; then
+  pgdir=$(mktemp -d /tmp/coderunner-bench-pg-XXXXXX)
+  chown postgres: "$pgdir"
+  runuser -u postgres -- "$pgbin/initdb" -D "$pgdir/data" --auth=trust -U postgres -E UTF8 >/dev/null
+  runuser -u postgres -- "$pgbin/pg_ctl" -D "$pgdir/data" -l "$pgdir/server.log" -w \
+    -o "-c listen_addresses='' -c unix_socket_directories=$pgdir ${PG_OPTIONS:-}" start >/dev/null
+  runuser -u postgres -- "$pgbin/psql" -h "$pgdir" -U postgres -d postgres -qc "CREATE DATABASE coderunner"
+  sqlite_port=18196 pg_port=18195
+  sed -e "s/:$port}/:$sqlite_port}/" -e "s/^instance: bench$/instance: bench-sqlite/" \
+    -e "s#$dir/#$dir/sqlite-#g" "$dir/config.yaml" >"$dir/sqlite.yaml"
+  echo "store: {kind: sqlite}" >>"$dir/sqlite.yaml"
+  sed -e "s/:$port}/:$pg_port}/" -e "s/^instance: bench$/instance: bench-pg/" \
+    -e "s#$dir/#$dir/pg-#g" "$dir/config.yaml" >"$dir/pg.yaml"
+  echo "store: {kind: postgres, url: \"host=$pgdir user=postgres dbname=coderunner\"}" >>"$dir/pg.yaml"
+  build/coderunner serve --config "$dir/sqlite.yaml" >"$dir/sqlite.log" 2>&1 &
+  pids+=($!)
+  build/coderunner serve --config "$dir/pg.yaml" >"$dir/pg.log" 2>&1 &
+  pids+=($!)
+  ports+=($sqlite_port $pg_port)
+  store_args=(--sqlite-server "http://127.0.0.1:$sqlite_port" --pg-server "http://127.0.0.1:$pg_port")
+fi
 build/coderunner serve --config "$dir/config.yaml" >"$dir/server.log" 2>&1 &
 pid=$!
 build/coderunner serve --config "$dir/cold.yaml" >"$dir/cold.log" 2>&1 &
 cold_pid=$!
 build/coderunner serve --config "$dir/slim.yaml" >"$dir/slim.log" 2>&1 &
 slim_pid=$!
-# The services make their artifacts and volumes dirs nosuid,nodev bind mounts.
-trap 'kill $pid $cold_pid $slim_pid 2>/dev/null; wait $pid $cold_pid $slim_pid 2>/dev/null
-  for m in "$dir"/{,cold-,slim-}{artifacts,volumes}; do umount -l "$m" 2>/dev/null; done; rm -rf "$dir"' EXIT
-for p in $port $cold_port $slim_port; do
+pids+=($pid $cold_pid $slim_pid)
+for p in "${ports[@]}"; do
   for _ in $(seq 50); do curl -fsS "http://127.0.0.1:$p/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
 done
 
@@ -64,4 +108,9 @@ if [[ -f "$humaneval" ]]; then zcat "$humaneval" >"$dir/humaneval.jsonl"; fi
 build/bench/service_bench --server "http://127.0.0.1:$port" --socket "$sock" --engine "$engine" \
   --pid "$pid" --humaneval "$dir/humaneval.jsonl" --jobs "${LATENCY_JOBS:-30}" \
   --cli-loop "${CLI_LOOP:-0}" --cold-server "http://127.0.0.1:$cold_port" \
-  --slim-server "http://127.0.0.1:$slim_port" --sections "${SECTIONS:-latency,throughput,memory,sandboxes,data}"
+  --slim-server "http://127.0.0.1:$slim_port" --sections "$sections" "${store_args[@]}"
+if [[ -n $pgdir ]]; then
+  # Evidence that the postgres service stored its jobs there.
+  echo "  postgres jobs table: $(runuser -u postgres -- "$pgbin/psql" -h "$pgdir" -U postgres \
+    -d coderunner -tAc "SELECT count(*) FROM jobs") rows"
+fi

@@ -18,11 +18,16 @@
 //               TypeScript hello, and python print(1+1) on the data image
 //               against the slim one (--slim-server), as a ratio
 //               (data_bench.h)
+//   store       issue 19: python print(1+1) through two services that
+//               differ only in store.kind, sqlite (--sqlite-server) and
+//               postgres (--pg-server), interleaved; the difference in ms
+//               and the ratio (store_bench.h)
 //
 // Usage: service_bench --server URL --socket SOCK --engine docker|podman
 //          [--pid SERVICE_PID] [--humaneval FILE.jsonl] [--jobs N]
-//          [--sections latency,throughput,memory,sandboxes,data]
+//          [--sections latency,throughput,memory,sandboxes,data,store]
 //          [--cli-loop N] [--cold-server URL] [--slim-server URL]
+//          [--sqlite-server URL --pg-server URL]
 // --cli-loop bounds the sequential CLI baseline to N programs (the wall
 // time is then scaled to 164 and marked as such); 0 runs all.
 #include <httplib.h>
@@ -49,6 +54,7 @@
 #include "bench_common.h"
 #include "coderunner/engine/curl_transport.h"
 #include "data_bench.h"
+#include "store_bench.h"
 
 extern char** environ;
 
@@ -76,6 +82,8 @@ struct Options {
   std::string cold_server;  // Same engine, pool off; empty = not measured.
   // Same engine and config, python on the slim image; empty = not measured.
   std::string slim_server;
+  // Same engine and config, store.kind sqlite / postgres; empty = not measured.
+  std::string sqlite_server, pg_server;
 };
 
 struct Language {
@@ -518,6 +526,8 @@ int main(int argc, char** argv) {
     if (a == "--cli-loop") o.cli_loop = std::stoi(v);
     if (a == "--cold-server") o.cold_server = v;
     if (a == "--slim-server") o.slim_server = v;
+    if (a == "--sqlite-server") o.sqlite_server = v;
+    if (a == "--pg-server") o.pg_server = v;
   }
   httplib::Client c(o.server);
   c.set_read_timeout(600, 0);
@@ -535,6 +545,16 @@ int main(int argc, char** argv) {
       slim->set_read_timeout(120, 0);
     }
     bench::DataLatency(c, slim.get(), o.jobs);
+  }
+  if (o.sections.find("store") != std::string::npos) {
+    if (o.sqlite_server.empty() || o.pg_server.empty()) {
+      printf("\n== store: not measured (needs --sqlite-server and --pg-server)\n");
+    } else {
+      httplib::Client lite(o.sqlite_server), pg(o.pg_server);
+      lite.set_read_timeout(120, 0);
+      pg.set_read_timeout(120, 0);
+      bench::StoreLatency(lite, pg, o.jobs);
+    }
   }
   return 0;
 }

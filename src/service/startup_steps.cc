@@ -41,10 +41,13 @@ Status CheckInitBinary(Components& c) {
   return OkStatus();
 }
 
+// data_dir too: with store.kind postgres no SQLite file creates it, yet the
+// webhook secret, sandboxes and agents live below it.
 Status PrepareDirectories(Components& c) {
-  for (const auto& [key, dir] : {std::pair{"workspace_dir", c.cfg.workspace_dir},
-                                 std::pair{"artifacts.dir", c.cfg.artifacts.dir},
-                                 std::pair{"volumes.dir", c.cfg.volumes.dir}}) {
+  for (const auto& [key, dir] :
+       {std::pair{"workspace_dir", c.cfg.workspace_dir},
+        std::pair{"artifacts.dir", c.cfg.artifacts.dir},
+        std::pair{"volumes.dir", c.cfg.volumes.dir}, std::pair{"data_dir", c.cfg.data_dir}}) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec) {
