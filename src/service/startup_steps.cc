@@ -41,13 +41,14 @@ Status CheckInitBinary(Components& c) {
   return OkStatus();
 }
 
-// data_dir too: the SQLite store creates it, but with store.kind postgres
-// nothing else does before the webhook secret, agents and sandboxes need it.
+// data_dir too (last): the SQLite store creates it, but with store.kind
+// postgres nothing else does before the webhook secret, agents and
+// sandboxes need it.
 Status PrepareDirectories(Components& c) {
   for (const auto& [key, dir] :
-       {std::pair{"data_dir", c.cfg.data_dir}, std::pair{"workspace_dir", c.cfg.workspace_dir},
+       {std::pair{"workspace_dir", c.cfg.workspace_dir},
         std::pair{"artifacts.dir", c.cfg.artifacts.dir},
-        std::pair{"volumes.dir", c.cfg.volumes.dir}}) {
+        std::pair{"volumes.dir", c.cfg.volumes.dir}, std::pair{"data_dir", c.cfg.data_dir}}) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec) {

@@ -197,6 +197,7 @@ TEST_F(PgStoreTest, KillNineThenRestartRerunsUnfinishedJobsOnce) {
 
   auto again = std::make_unique<ServerProcess>(*server);
   ASSERT_TRUE(again->started()) << again->log();
+  int reruns = 0;
   for (int i = 0; i < kJobs; ++i) {
     SCOPED_TRACE("job " + std::to_string(i) + " " + ids[i]);
     json rec = WaitTerminal(*again, ids[i]);
@@ -205,6 +206,7 @@ TEST_F(PgStoreTest, KillNineThenRestartRerunsUnfinishedJobsOnce) {
     // Interrupted: rerun once (attempt 2), or recovered from its container
     // if that had finished meanwhile. Queued at the kill: run once.
     int want_attempt = running_at_kill.count(ids[i]) && !recovered ? 2 : 1;
+    reruns += want_attempt == 2 ? 1 : 0;
     EXPECT_EQ(rec["attempt"], want_attempt) << rec.dump();
     if (!recovered) {
       EXPECT_EQ(rec["result"]["stdout"], "job " + std::to_string(i) + "\n");
@@ -217,7 +219,8 @@ TEST_F(PgStoreTest, KillNineThenRestartRerunsUnfinishedJobsOnce) {
     for (const json& t : json::parse(row[1])) terminal += t["status"] == "succeeded" ? 1 : 0;
     EXPECT_EQ(terminal, 1) << row[0] << " " << row[1];
   }
-  std::cout << "[  FIGURE  ] pg_running_at_kill = " << running_at_kill.size() << std::endl;
+  std::cout << "[  FIGURE  ] pg_running_at_kill = " << running_at_kill.size()
+            << "\n[  FIGURE  ] pg_rerun_as_attempt_2 = " << reruns << std::endl;
   EXPECT_TRUE(again->Stop()) << again->log();
   EXPECT_EQ(CountContainers(again->socket(), again->instance()), 0);
 }

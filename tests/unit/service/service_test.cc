@@ -98,7 +98,14 @@ INSTANTIATE_TEST_SUITE_P(
                             cfg.volumes.dir = base + "/file/volumes";
                           },
                           std::string(kStepDirectories) + ": cannot create volumes.dir ",
-                          {"data"}}),
+                          {"data"}},
+        CreateFailureCase{"data_dir_under_a_file",
+                          [](config::Config& cfg, const std::string& base) {
+                            std::ofstream(base + "/file") << "x";
+                            cfg.data_dir = base + "/file/data";
+                          },
+                          std::string(kStepDirectories) + ": cannot create data_dir ",
+                          {}}),
     [](const ::testing::TestParamInfo<CreateFailureCase>& info) { return info.param.name; });
 
 }  // namespace
