@@ -9,6 +9,7 @@
 
 #include "coderunner/cli/cli_main.h"
 #include "coderunner/common/logging.h"
+#include "coderunner/common/status.h"
 #include "coderunner/config/config.h"
 #include "coderunner/service/service.h"
 
@@ -21,9 +22,14 @@ constexpr int kExitStopped = 0;        // Stopped by SIGINT/SIGTERM.
 constexpr int kExitServeFailed = 1;    // Serving failed after startup.
 constexpr int kExitStartupFailed = 2;  // Config, logging or a startup step failed.
 
-// Reports a startup failure, once, on stderr.
+// Reports a startup failure, once, on stderr, with its reason when it says
+// more than the code (e.g. "(store_in_use)").
 int StartupFailed(const Status& status) {
-  std::cerr << "coderunner: " << status.message() << "\n";
+  std::cerr << "coderunner: " << status.message();
+  if (!status.reason().empty() && status.reason() != StatusCodeName(status.code())) {
+    std::cerr << " (" << status.reason() << ")";
+  }
+  std::cerr << "\n";
   return kExitStartupFailed;
 }
 

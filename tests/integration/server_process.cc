@@ -233,6 +233,7 @@ void ServerProcess::Spawn() {
     int status;
     if (waitpid(pid_, &status, WNOHANG) == pid_) {
       pid_ = -1;
+      if (WIFEXITED(status)) startup_exit_code_ = WEXITSTATUS(status);
       break;
     }
     if (port_ == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));

@@ -44,6 +44,9 @@ class ServerProcess {
   ServerProcess& operator=(const ServerProcess&) = delete;
 
   bool started() const { return port_ > 0; }
+  // The exit status (WEXITSTATUS) if the process exited before it
+  // listened (a startup failure); -1 otherwise.
+  int startup_exit_code() const { return startup_exit_code_; }
   const std::string& log() const;  // Whatever the server printed so far.
   int port() const { return port_; }
   pid_t pid() const { return pid_; }
@@ -102,6 +105,7 @@ class ServerProcess {
 
   pid_t pid_ = -1;
   int port_ = 0;
+  int startup_exit_code_ = -1;
   std::string dir_;
   std::string instance_;
   std::string workspace_dir_;

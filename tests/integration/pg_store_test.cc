@@ -1,0 +1,293 @@
+// The service on a PostgreSQL job store (store.kind postgres) against a real
+// PostgreSQL 15 and the engine under test: jobs persist in the database and
+// survive a restart, a kill -9 reruns the unfinished jobs once, a bad
+// store.url is a clear startup error, /readyz follows the database, and a
+// second node on the same database is refused. Each test starts its own
+// throwaway cluster (TempPostgres::Start; its cost is printed as a FIGURE).
+#include <gtest/gtest.h>
+#include <libpq-fe.h>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "pg/temp_postgres.h"
+#include "server_process.h"
+
+namespace coderunner::testing {
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+using Rows = std::vector<std::vector<std::string>>;
+
+// The rows of `sql` (no parameters) on `conninfo`, each as its columns'
+// text; empty, with a test failure, if the query fails.
+Rows Query(const std::string& conninfo, const std::string& sql) {
+  PGconn* conn = PQconnectdb(conninfo.c_str());
+  Rows rows;
+  if (PQstatus(conn) != CONNECTION_OK) {
+    ADD_FAILURE() << "connect " << conninfo << ": " << PQerrorMessage(conn);
+    PQfinish(conn);
+    return rows;
+  }
+  PGresult* res = PQexec(conn, sql.c_str());
+  if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+    ADD_FAILURE() << sql << ": " << PQerrorMessage(conn);
+  } else {
+    for (int r = 0; r < PQntuples(res); ++r) {
+      rows.emplace_back();
+      for (int c = 0; c < PQnfields(res); ++c) rows.back().push_back(PQgetvalue(res, r, c));
+    }
+  }
+  PQclear(res);
+  PQfinish(conn);
+  return rows;
+}
+
+// Rows of the jobs table by status.
+std::map<std::string, int> CountByStatus(const std::string& conninfo) {
+  std::map<std::string, int> out;
+  for (const auto& row : Query(conninfo, "SELECT status, count(*) FROM jobs GROUP BY status")) {
+    out[row[0]] = std::stoi(row[1]);
+  }
+  return out;
+}
+
+// The database a TempPostgres conninfo names (its last key is dbname=).
+std::string DbName(const std::string& conninfo) {
+  return conninfo.substr(conninfo.rfind("dbname=") + 7);
+}
+
+// Sessions other than the asking one on `conninfo`'s database, counted
+// from the cluster's postgres database.
+int SessionsOn(const TempPostgres& pg, const std::string& conninfo) {
+  Rows rows = Query(pg.Conninfo(), "SELECT count(*) FROM pg_stat_activity WHERE datname = '" +
+                                       DbName(conninfo) + "'");
+  return rows.empty() ? -1 : std::stoi(rows[0][0]);
+}
+
+// The store: section for `conninfo` (plus `extra` keys, ", k: v" each).
+std::string StoreYaml(const std::string& conninfo, const std::string& extra = "") {
+  return "store: {kind: postgres, url: \"" + conninfo + "\", connect_timeout_ms: 1000" + extra +
+         "}\n";
+}
+
+json Python(const std::string& code) {
+  return json{{"language", "python"}, {"code", code}, {"cache", false}};
+}
+
+// POST /v1/jobs; the id, or "" (with a failure) unless 202.
+std::string Submit(const ServerProcess& s, const std::string& code) {
+  HttpAnswer a = s.Post("/v1/jobs", Python(code).dump());
+  EXPECT_EQ(a.status, 202) << a.body;
+  return a.status == 202 && a.json.is_object() ? a.json.value("id", "") : "";
+}
+
+// Waits through /wait until the job is terminal; the last record seen (a
+// failure if it never was within `budget`, which only bounds a hang).
+json WaitTerminal(const ServerProcess& s, const std::string& id, seconds budget = seconds(120)) {
+  json last;
+  for (auto deadline = Clock::now() + budget; Clock::now() < deadline;) {
+    auto asked = Clock::now();
+    HttpAnswer a = s.Get("/v1/jobs/" + id + "/wait?timeout_s=10");
+    if (a.status == 200) return a.json;
+    if (a.status != 202) {
+      ADD_FAILURE() << "wait " << id << ": " << a.status << " " << a.body;
+      return a.json;
+    }
+    last = a.json;
+    if (Clock::now() - asked < milliseconds(500)) std::this_thread::sleep_for(milliseconds(200));
+  }
+  ADD_FAILURE() << "job " << id << " not terminal: " << last.dump();
+  return last;
+}
+
+class PgStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(std::filesystem::exists(EngineSocketUnderTest()))
+        << "engine socket " << EngineSocketUnderTest() << " does not exist";
+    auto started = Clock::now();
+    auto pg = TempPostgres::Start();
+    ASSERT_TRUE(pg.ok()) << pg.status().ToString();
+    pg_ = std::move(*pg);
+    auto db = pg_->CreateDatabase();
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    conninfo_ = *db;
+    std::cout << "[  FIGURE  ] temp_postgres_start_ms = "
+              << std::chrono::duration_cast<milliseconds>(Clock::now() - started).count()
+              << std::endl;
+  }
+
+  std::unique_ptr<TempPostgres> pg_;
+  std::string conninfo_;
+};
+
+TEST_F(PgStoreTest, JobsRunAndPersistOnPostgres) {
+  auto server = std::make_unique<ServerProcess>(StoreYaml(conninfo_));
+  ASSERT_TRUE(server->started()) << server->log();
+  EXPECT_NE(server->log().find("job store: PostgreSQL"), std::string::npos) << server->log();
+  std::vector<std::string> ids;
+  for (int i = 0; i < 3; ++i) ids.push_back(Submit(*server, "print(" + std::to_string(i) + ")"));
+  std::map<std::string, json> before;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    json rec = WaitTerminal(*server, ids[i]);
+    EXPECT_EQ(rec["status"], "succeeded") << rec.dump();
+    EXPECT_EQ(rec["result"]["stdout"], std::to_string(i) + "\n") << rec.dump();
+  }
+  HttpAnswer ex = server->Execute("python", "print('direct')", json{{"cache", false}});
+  ASSERT_EQ(ex.status, 200) << ex.body;
+  EXPECT_EQ(ex.json["status"], "succeeded") << ex.body;
+  ASSERT_TRUE(ex.json.contains("id")) << ex.body;
+  ids.push_back(ex.json["id"]);
+
+  // Every job is a row of its own in PostgreSQL, succeeded, first attempt.
+  std::set<std::string> want(ids.begin(), ids.end());
+  std::set<std::string> rows;
+  for (const auto& row : Query(conninfo_, "SELECT id, status, attempt FROM jobs")) {
+    rows.insert(row[0]);
+    EXPECT_EQ(row[1], "succeeded") << row[0];
+    EXPECT_EQ(row[2], "1") << row[0];
+  }
+  EXPECT_EQ(rows, want);
+  EXPECT_EQ(CountByStatus(conninfo_), (std::map<std::string, int>{{"succeeded", 4}}));
+  for (const std::string& id : ids) before[id] = server->Get("/v1/jobs/" + id).json;
+
+  EXPECT_TRUE(server->Stop()) << server->log();
+  EXPECT_EQ(SessionsOn(*pg_, conninfo_), 0);  // A clean stop closes every connection.
+  auto again = std::make_unique<ServerProcess>(*server);
+  ASSERT_TRUE(again->started()) << again->log();
+  for (const std::string& id : ids) {
+    HttpAnswer a = again->Get("/v1/jobs/" + id);
+    EXPECT_EQ(a.status, 200) << a.body;
+    EXPECT_EQ(a.json, before[id]) << id;
+  }
+  EXPECT_TRUE(again->Stop()) << again->log();
+  EXPECT_EQ(CountContainers(again->socket(), again->instance()), 0);
+}
+
+TEST_F(PgStoreTest, KillNineThenRestartRerunsUnfinishedJobsOnce) {
+  constexpr int kJobs = 4;
+  auto server = std::make_unique<ServerProcess>(StoreYaml(conninfo_));
+  ASSERT_TRUE(server->started()) << server->log();
+  std::vector<std::string> ids;
+  for (int i = 0; i < kJobs; ++i) {
+    ids.push_back(
+        Submit(*server, "import time\ntime.sleep(3)\nprint('job " + std::to_string(i) + "')"));
+    ASSERT_FALSE(ids.back().empty());
+  }
+  // Running, as PostgreSQL has it.
+  const std::string running_sql = "SELECT id FROM jobs WHERE status = 'running'";
+  ASSERT_TRUE(Eventually([&] { return !Query(conninfo_, running_sql).empty(); })) << server->log();
+  server->Kill9();
+  std::set<std::string> running_at_kill;
+  for (const auto& row : Query(conninfo_, running_sql)) running_at_kill.insert(row[0]);
+  ASSERT_FALSE(running_at_kill.empty());
+  // The dead node's sessions (and its sole-node lock) go with its sockets.
+  ASSERT_TRUE(Eventually([&] { return SessionsOn(*pg_, conninfo_) == 0; }));
+
+  auto again = std::make_unique<ServerProcess>(*server);
+  ASSERT_TRUE(again->started()) << again->log();
+  int reruns = 0;
+  for (int i = 0; i < kJobs; ++i) {
+    SCOPED_TRACE("job " + std::to_string(i) + " " + ids[i]);
+    json rec = WaitTerminal(*again, ids[i]);
+    EXPECT_EQ(rec["status"], "succeeded") << rec.dump();
+    bool recovered = rec["result"].value("recovered", false);
+    // Interrupted: rerun once (attempt 2), or recovered from its container
+    // if that had finished meanwhile. Queued at the kill: run once.
+    int want_attempt = running_at_kill.count(ids[i]) && !recovered ? 2 : 1;
+    reruns += want_attempt == 2 ? 1 : 0;
+    EXPECT_EQ(rec["attempt"], want_attempt) << rec.dump();
+    if (!recovered) {
+      EXPECT_EQ(rec["result"]["stdout"], "job " + std::to_string(i) + "\n");
+    }
+  }
+  // None lost, none twice: one row per job, each terminal exactly once.
+  EXPECT_EQ(CountByStatus(conninfo_), (std::map<std::string, int>{{"succeeded", kJobs}}));
+  for (const auto& row : Query(conninfo_, "SELECT id, transitions FROM jobs")) {
+    int terminal = 0;
+    for (const json& t : json::parse(row[1])) terminal += t["status"] == "succeeded" ? 1 : 0;
+    EXPECT_EQ(terminal, 1) << row[0] << " " << row[1];
+  }
+  std::cout << "[  FIGURE  ] pg_running_at_kill = " << running_at_kill.size()
+            << "\n[  FIGURE  ] pg_rerun_as_attempt_2 = " << reruns << std::endl;
+  EXPECT_TRUE(again->Stop()) << again->log();
+  EXPECT_EQ(CountContainers(again->socket(), again->instance()), 0);
+}
+
+TEST_F(PgStoreTest, UnreachableStoreUrlIsAClearStartupError) {
+  constexpr const char* kPassword = "pg-password-canary-51d0";
+  std::string empty_dir = pg_->dir() + "/no-server-here";
+  std::filesystem::create_directories(empty_dir);
+  struct Case {
+    const char* name;
+    std::string extra;
+  };
+  for (const Case& c : {Case{"no password", ""}, Case{"password_env", ", password_env: PG_PW"}}) {
+    SCOPED_TRACE(c.name);
+    ServerProcess server(StoreYaml("host=" + empty_dir + " user=postgres dbname=jobs", c.extra), "",
+                         {{"PG_PW", kPassword}});
+    EXPECT_FALSE(server.started()) << server.log();
+    EXPECT_EQ(server.startup_exit_code(), 2) << server.log();  // kExitStartupFailed.
+    EXPECT_NE(server.log().find("store.url: "), std::string::npos) << server.log();
+    EXPECT_NE(server.log().find("store_unavailable"), std::string::npos) << server.log();
+    EXPECT_EQ(server.log().find(kPassword), std::string::npos) << server.log();
+  }
+}
+
+TEST_F(PgStoreTest, ReadyzFollowsTheDatabase) {
+  // probe_cache_ms 0: every /readyz asks the store again.
+  auto server = std::make_unique<ServerProcess>(
+      StoreYaml(conninfo_) + "server: {listen: 127.0.0.1:0, probe_cache_ms: 0}\n");
+  ASSERT_TRUE(server->started()) << server->log();
+  EXPECT_EQ(server->Get("/readyz").status, 200);
+
+  ASSERT_TRUE(pg_->Stop().ok());
+  HttpAnswer down;
+  EXPECT_TRUE(Eventually([&] {
+    down = server->Get("/readyz");
+    return down.status != 200;
+  }));
+  EXPECT_EQ(down.status, 503) << down.body;
+  EXPECT_EQ(down.json["error"]["code"], "store_unavailable") << down.body;
+
+  ASSERT_TRUE(pg_->StartAgain().ok());
+  EXPECT_TRUE(Eventually([&] { return server->Get("/readyz").status == 200; }));
+  std::string id = Submit(*server, "print('back')");
+  json rec = WaitTerminal(*server, id);
+  EXPECT_EQ(rec["status"], "succeeded") << rec.dump();
+  EXPECT_EQ(CountByStatus(conninfo_), (std::map<std::string, int>{{"succeeded", 1}}));
+  EXPECT_TRUE(server->Stop()) << server->log();
+}
+
+TEST_F(PgStoreTest, ASecondNodeOnTheSameDatabaseIsRefused) {
+  auto first = std::make_unique<ServerProcess>(StoreYaml(conninfo_));
+  ASSERT_TRUE(first->started()) << first->log();
+  int sessions = SessionsOn(*pg_, conninfo_);
+  ServerProcess second(StoreYaml(conninfo_));
+  EXPECT_FALSE(second.started()) << second.log();
+  EXPECT_EQ(second.startup_exit_code(), 2) << second.log();
+  EXPECT_NE(second.log().find("store.url: "), std::string::npos) << second.log();
+  EXPECT_NE(second.log().find("(store_in_use)"), std::string::npos) << second.log();
+  // The refused node left no session behind; the first still serves.
+  EXPECT_TRUE(Eventually([&] { return SessionsOn(*pg_, conninfo_) == sessions; }));
+  std::string id = Submit(*first, "print('first')");
+  EXPECT_EQ(WaitTerminal(*first, id)["status"], "succeeded");
+  EXPECT_TRUE(first->Stop()) << first->log();
+  // Once the first is gone, a node on the database starts.
+  ServerProcess third(StoreYaml(conninfo_));
+  EXPECT_TRUE(third.started()) << third.log();
+}
+
+}  // namespace
+}  // namespace coderunner::testing
