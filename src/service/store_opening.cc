@@ -12,17 +12,10 @@
 namespace coderunner::service {
 namespace {
 
-// `s` under "store.url: ", with every occurrence of `password` masked in
-// case a layer below quoted it.
-Status StoreUrlError(const Status& s, const std::string& password) {
-  std::string message = s.message();
-  if (!password.empty()) {
-    for (size_t at = message.find(password); at != std::string::npos;
-         at = message.find(password, at)) {
-      message.replace(at, password.size(), "***");
-    }
-  }
-  return Status(s.code(), "store.url: " + message, s.reason());
+// `s` under "store.url: ". PgJobStore's messages never hold the password
+// (it is masked where libpq's error is read), so nothing is masked here.
+Status StoreUrlError(const Status& s) {
+  return Status(s.code(), "store.url: " + s.message(), s.reason());
 }
 
 StatusOr<std::unique_ptr<store::JobStore>> OpenPostgres(const config::StoreConfig& sc,
@@ -41,11 +34,11 @@ StatusOr<std::unique_ptr<store::JobStore>> OpenPostgres(const config::StoreConfi
     options.password = password;
   }
   auto opened = store::PgJobStore::Open(options, jobs::RedactStoredRequest);
-  if (!opened.ok()) return StoreUrlError(opened.status(), options.password);
+  if (!opened.ok()) return StoreUrlError(opened.status());
   std::unique_ptr<store::PgJobStore> pg = std::move(*opened);
   // Until jobs are leased, each node queues in memory and reruns every
   // unfinished job at startup: a second node on this database must not run.
-  if (Status held = pg->HoldSoleNode(); !held.ok()) return StoreUrlError(held, options.password);
+  if (Status held = pg->HoldSoleNode(); !held.ok()) return StoreUrlError(held);
   spdlog::info("job store: PostgreSQL ({} connections at most)", sc.max_connections);
   return std::unique_ptr<store::JobStore>(std::move(pg));
 }
