@@ -155,7 +155,8 @@ int64_t PgResult::Int(int row, int column) const {
 
 StatusOr<std::unique_ptr<PgConnection>> PgConnection::Connect(const std::string& conninfo,
                                                               const std::string& password,
-                                                              int timeout_ms) {
+                                                              int timeout_ms,
+                                                              const std::string& app_name) {
   const std::string timeout = std::to_string(std::max(1, (timeout_ms + 999) / 1000));
   const std::string user_timeout = std::to_string(timeout_ms);
   // Over TCP, a server that vanishes (power cut, partition) must break the
@@ -167,6 +168,10 @@ StatusOr<std::unique_ptr<PgConnection>> PgConnection::Connect(const std::string&
                                    "connect_timeout"};
   std::vector<const char*> values = {
       "1", "10", "5", "3", user_timeout.c_str(), conninfo.c_str(), timeout.c_str()};
+  if (!app_name.empty()) {
+    keys.push_back("fallback_application_name");
+    values.push_back(app_name.c_str());
+  }
   if (!password.empty()) {
     keys.push_back("password");
     values.push_back(password.c_str());

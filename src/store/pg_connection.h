@@ -63,12 +63,15 @@ class PgConnection {
  public:
   // Connects with PQconnectdbParams (expand_dbname=1, so `conninfo` may be
   // a URI), passing `password` ("" for none) as its own parameter and
-  // connect_timeout from `timeout_ms` (whole seconds, at least 1).
+  // connect_timeout from `timeout_ms` (whole seconds, at least 1), and
+  // `app_name` ("" for none) as fallback_application_name (the session's
+  // name in pg_stat_activity unless `conninfo` sets application_name).
   // Unavailable ("store_unavailable") on failure; the message holds the
   // conninfo redacted and never the password.
   static StatusOr<std::unique_ptr<PgConnection>> Connect(const std::string& conninfo,
                                                          const std::string& password,
-                                                         int timeout_ms);
+                                                         int timeout_ms,
+                                                         const std::string& app_name = "");
   ~PgConnection();
   PgConnection(const PgConnection&) = delete;
   PgConnection& operator=(const PgConnection&) = delete;
@@ -92,6 +95,10 @@ class PgConnection {
   // waiting: false if it is broken or the server closed it (a restart
   // ends every session), so that PgPool opens a new one instead.
   bool StillUp();
+
+  // The libpq connection, for what this class does not wrap (PQsocket,
+  // PQconsumeInput, PQnotifies). Owned by this object.
+  PGconn* raw() { return conn_; }
 
  private:
   explicit PgConnection(PGconn* conn) : conn_(conn) {}
