@@ -1,0 +1,33 @@
+// The text payload of a JobNotice on the PostgreSQL channel (see
+// pg_job_notices.h for the format). Internal to src/store. Pure functions,
+// thread-safe.
+#ifndef CODERUNNER_SRC_STORE_JOB_NOTICE_CODEC_H_
+#define CODERUNNER_SRC_STORE_JOB_NOTICE_CODEC_H_
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "coderunner/common/status.h"
+#include "coderunner/store/job_notices.h"
+
+namespace coderunner::store {
+
+inline constexpr size_t kMaxNoticeJobIdBytes = 128;
+
+// OK if `notice` can be sent: its job_id is 1..128 bytes of 0x21..0x7e
+// (or empty, for kQueued only). InvalidArgument ("invalid_notice") naming
+// the problem otherwise (the id itself is not echoed: it may be junk).
+Status CheckJobNotice(const JobNotice& notice);
+
+// "q:<id>", "c:<id>" or "x:<id>". `notice` must pass CheckJobNotice.
+std::string EncodeJobNotice(const JobNotice& notice);
+
+// The notice `payload` encodes, or nullopt for anything else (unknown
+// kind, missing ':', a job id CheckJobNotice refuses). Never throws.
+std::optional<JobNotice> DecodeJobNotice(std::string_view payload);
+
+}  // namespace coderunner::store
+
+#endif  // CODERUNNER_SRC_STORE_JOB_NOTICE_CODEC_H_
