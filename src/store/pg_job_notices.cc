@@ -4,7 +4,6 @@
 #include <string>
 #include <utility>
 
-#include "coderunner/store/job_store.h"
 #include "job_notice_codec.h"
 #include "pg_connection.h"
 #include "pg_notice_listener.h"

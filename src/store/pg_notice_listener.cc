@@ -108,7 +108,10 @@ void PgNoticeListener::Loop() {
 
 bool PgNoticeListener::WaitForStop(int timeout_ms) {
   pollfd fds[2] = {{wake_fd_, POLLIN, 0}, {-1, POLLIN, 0}};
-  if (conn_ != nullptr) fds[1].fd = PQsocket(conn_->raw());
+  if (conn_ != nullptr) {
+    fds[1].fd = PQsocket(conn_->raw());
+    if (fds[1].fd < 0) return stopping_.load();  // A bad session: Receive drops it.
+  }
   int ready = 0;
   do {  // A signal restarts the whole timeout: rare enough not to matter.
     ready = poll(fds, 2, timeout_ms);

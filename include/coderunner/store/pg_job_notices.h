@@ -38,7 +38,7 @@ class PgJobNotices : public JobNotices {
   // at most two sessions, one to publish, one to listen once started).
   // Unavailable ("store_unavailable") if the server cannot be reached (the
   // message holds the conninfo redacted, never the password);
-  // InvalidArgument if connect_timeout_ms < 100.
+  // InvalidArgument ("invalid_notice") if connect_timeout_ms < 100.
   static StatusOr<std::unique_ptr<PgJobNotices>> Open(const PgStoreOptions& options);
   // Stops the listener (see Stop).
   ~PgJobNotices() override;

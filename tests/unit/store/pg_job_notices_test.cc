@@ -312,7 +312,7 @@ TEST_F(PgJobNoticesTest, StartTwiceIsFailedPrecondition) {
   EXPECT_EQ(WaitForListeners(conninfo_, 0), 0);  // Its session is closed.
 }
 
-TEST_F(PgJobNoticesTest, OpenWithoutAServerIsUnavailableWithoutThePassword) {
+TEST_F(PgJobNoticesTest, OpenFailsWithoutAServerOrWithBadOptions) {
   PgStoreOptions options = Options("host=/nonexistent/crpg dbname=none user=postgres");
   options.password = "s3cret-pw";
   auto notices = PgJobNotices::Open(options);
@@ -321,6 +321,12 @@ TEST_F(PgJobNoticesTest, OpenWithoutAServerIsUnavailableWithoutThePassword) {
   EXPECT_EQ(notices.status().reason(), kReasonStoreUnavailable);
   EXPECT_EQ(notices.status().message().find("s3cret-pw"), std::string::npos);
   EXPECT_NE(notices.status().message().find("/nonexistent/crpg"), std::string::npos);
+
+  PgStoreOptions hasty = Options(conninfo_);
+  hasty.connect_timeout_ms = 99;
+  auto refused = PgJobNotices::Open(hasty);
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(refused.status().reason(), kReasonInvalidNotice);
 }
 
 TEST_F(PgJobNoticesTest, KilledListenerSessionResyncsAndNoticesFlowAgain) {
