@@ -60,7 +60,8 @@ class PgJobNotices : public JobNotices {
   // and calls `on_resync` once listening. A lost session is replaced the
   // same way, `on_resync` then running before any further notice. Both
   // callbacks run on the listener thread, never concurrently, and must not
-  // call Stop. FailedPrecondition if called before (even after Stop).
+  // call Stop. FailedPrecondition if called before (even after Stop);
+  // Internal ("store_error") only if the kernel refuses an eventfd.
   // Thread-safe.
   Status Start(std::function<void(const JobNotice&)> on_notice,
                std::function<void()> on_resync) override;
