@@ -4,8 +4,12 @@
 # our dockerd, podman-compose 1.0.3 against our Podman service), waits for
 # /readyz, runs jobs through the HTTP API, checks the healthcheck, tears the
 # stack down and checks nothing is left (containers, volumes, networks).
+# The stack "fleet" (compose/fleet.yaml: PostgreSQL, a node on each engine,
+# HAProxy) is scripts/compose-fleet-test.sh, run after the others.
 #
-#   scripts/compose-test.sh [--build-dir build] [docker] [podman]
+#   scripts/compose-test.sh [--build-dir build] [docker] [podman] [fleet]
+#
+# No stack named: docker and podman (not fleet).
 #
 # Needs root, the packages from scripts/install-deps.sh, and built coderunner
 # and coderunner-init targets in the build dir. The stack listens on
@@ -17,15 +21,26 @@ cd "$(dirname "$0")/.."
 root=$PWD
 port=${CODERUNNER_COMPOSE_PORT:-18080}
 
-build_dir=build engines=()
+build_dir=build engines=() fleet=0
 while (($#)); do
   case $1 in
     --build-dir) build_dir=${2:?--build-dir DIR}; shift 2 ;;
     docker | podman) engines+=("$1"); shift ;;
-    *) echo "usage: $0 [--build-dir DIR] [docker] [podman]" >&2; exit 2 ;;
+    fleet) fleet=1; shift ;;
+    *) echo "usage: $0 [--build-dir DIR] [docker] [podman] [fleet]" >&2; exit 2 ;;
   esac
 done
-((${#engines[@]})) || engines=(docker podman)
+((${#engines[@]} || fleet)) || engines=(docker podman)
+# run_fleet: the fleet stack, with its own images, state dirs and projects.
+run_fleet() {
+  local s; s=$(date +%s)
+  scripts/compose-fleet-test.sh --build-dir "$build_dir" || exit 1
+  echo "compose-test: fleet stack passed in $(($(date +%s) - s))s"
+}
+if ((${#engines[@]} == 0)); then
+  run_fleet
+  exit 0
+fi
 
 t0=$(date +%s)
 step() { echo "compose-test: $* (+$(($(date +%s) - t0))s)"; }
@@ -230,4 +245,5 @@ for e in "${engines[@]}"; do
   ((ok)) || fail "$e stack"
   step "$e: up->ready ${ready}s, ->jobs+health $((jobs_done))s, ->down $(($(date +%s) - s))s"
 done
+((fleet == 0)) || run_fleet
 step "all compose stacks passed"

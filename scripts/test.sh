@@ -2,7 +2,8 @@
 # Runs the whole test suite: build, unit tests, the integration suite on
 # BOTH engines (Docker Engine and Podman), the hardening and adversarial
 # suites again with every job under gVisor (runsc) on Docker, the compose
-# deployment on both engines, then unit and Docker integration tests under
+# deployment on both engines and the fleet (PostgreSQL, a node on each
+# engine, HAProxy), then unit and Docker integration tests under
 # ASan+UBSan, then every fuzzer for a bounded time.
 # Starts the engines and builds the runtime images if needed (offline).
 #
@@ -76,8 +77,9 @@ stage "unit + integration (docker, podman, docker-runsc)"
 compose_pid=
 if [[ "${SKIP_COMPOSE:-0}" != 1 ]]; then
   # The service image from this build, run by docker-compose on Docker and
-  # podman-compose on Podman (compose/README.md), beside the next build.
-  scripts/compose-test.sh --build-dir build docker podman >"$logs/compose.log" 2>&1 &
+  # podman-compose on Podman (compose/README.md), then the fleet stack
+  # (compose/fleet.yaml), beside the next build.
+  scripts/compose-test.sh --build-dir build docker podman fleet >"$logs/compose.log" 2>&1 &
   compose_pid=$!
 fi
 
@@ -93,7 +95,7 @@ if [[ "${SKIP_SANITIZERS:-0}" != 1 || "${SKIP_FUZZ:-0}" != 1 ]]; then
   cmake --build build-asan -j"$jobs" --target "${targets[@]}"
 fi
 if [[ -n $compose_pid ]]; then
-  stage "compose (docker-compose on docker, podman-compose on podman)"
+  stage "compose (docker-compose on docker, podman-compose on podman, the fleet on both)"
   await "$compose_pid" "compose" "$logs/compose.log"
   grep -E '^compose-test:' "$logs/compose.log" || true
 fi
