@@ -20,6 +20,11 @@ namespace coderunner::store {
 // long text field, a negative count). InvalidArgument.
 inline constexpr const char* kReasonInvalidNode = "invalid_node";
 
+// Every node writes its row this often (ms), and a node is alive while its
+// last heartbeat is younger than kNodeAliveHeartbeats periods.
+inline constexpr int64_t kNodeHeartbeatPeriodMs = 5000;
+inline constexpr int kNodeAliveHeartbeats = 3;
+
 // Bounds of NodeInfo's text fields, in bytes.
 inline constexpr size_t kMaxNodeIdBytes = 128;
 inline constexpr size_t kMaxNodeTextBytes = 2048;
