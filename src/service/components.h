@@ -32,6 +32,7 @@
 #include "coderunner/sandboxes/sandbox_store.h"
 #include "coderunner/store/job_store.h"
 #include "coderunner/volumes/volume_service.h"
+#include "node_heartbeat.h"
 
 namespace coderunner::service {
 
@@ -85,6 +86,15 @@ struct Components {
   std::unique_ptr<sandboxes::SandboxManager> sandboxes;
   std::unique_ptr<auth::Authenticator> authenticator;
   std::unique_ptr<api::Server> server;
+
+  // "node registry": this node's row, beating until a clean shutdown
+  // removes it (Service::Shutdown). Null when the store keeps no registry.
+  std::unique_ptr<NodeHeartbeat> heartbeat;
+
+  // The store's node registry (both job stores keep one); nullptr if none.
+  store::NodeRegistry* node_registry() const {
+    return dynamic_cast<store::NodeRegistry*>(store.get());
+  }
 };
 
 }  // namespace coderunner::service
