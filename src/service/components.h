@@ -61,6 +61,9 @@ struct Components {
   // code_runner.runtime: native only; jobs then run through it, never
   // through `runner`.
   std::unique_ptr<isolation::NativeRunner> native_runner;
+  // "engine probe": "docker" or "podman" once the engine answered; "" if
+  // it did not answer at startup (the node heartbeat asks again).
+  std::string engine_kind;
 
   // What jobs run through: native_runner when set, else runner.
   isolation::JobRunner* job_runner() const {

@@ -23,7 +23,7 @@ NodeHeartbeat::NodeHeartbeat(store::NodeRegistry& registry, NodeHeartbeatOptions
 NodeHeartbeat::~NodeHeartbeat() { Stop(/*leave=*/false); }
 
 Status NodeHeartbeat::Start() {
-  Status first = Beat();
+  Status first = BeatOnce(/*ask_engine=*/false);
   if (!first.ok()) {
     spdlog::warn("node registry: first heartbeat of {} failed: {}", options_.node.id,
                  first.ToString());
@@ -32,10 +32,10 @@ Status NodeHeartbeat::Start() {
   return first;
 }
 
-Status NodeHeartbeat::Beat() {
+Status NodeHeartbeat::BeatOnce(bool ask_engine) {
   std::lock_guard<std::mutex> lock(beat_mu_);
   store::NodeInfo& node = options_.node;
-  if (node.engine.empty() && options_.engine) node.engine = options_.engine();
+  if (ask_engine && node.engine.empty() && options_.engine) node.engine = options_.engine();
   node.running = options_.running ? options_.running() : 0;
   return registry_.Heartbeat(node, options_.now_ms());
 }

@@ -45,20 +45,23 @@ class NodeHeartbeat {
   NodeHeartbeat(const NodeHeartbeat&) = delete;
   NodeHeartbeat& operator=(const NodeHeartbeat&) = delete;
 
-  // Beats once now, then starts the thread that beats every period. A
-  // failed first beat is returned (and logged) but the thread starts
+  // Beats once now (without asking `engine`, which may block on an engine
+  // that does not answer), then starts the thread that beats every period.
+  // A failed first beat is returned (and logged) but the thread starts
   // anyway: the store may come back. Call once.
   Status Start();
 
-  // Writes the row now: the fixed fields, running() and now_ms(). The
-  // registry's failure as it is.
-  Status Beat();
+  // Writes the row now: the fixed fields (asking `engine` first while the
+  // kind is unknown), running() and now_ms(). The registry's failure as
+  // it is.
+  Status Beat() { return BeatOnce(/*ask_engine=*/true); }
 
   // Stops the thread (waits for a beat under way), then with `leave`
   // removes the row (a failure is logged). Idempotent.
   void Stop(bool leave);
 
  private:
+  Status BeatOnce(bool ask_engine);
   void Loop();
 
   store::NodeRegistry& registry_;

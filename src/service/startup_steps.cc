@@ -125,6 +125,7 @@ Status ProbeEngine(Components& c) {
     spdlog::warn("engine at {} not reachable yet: {}", c.socket, version.status().message());
     return OkStatus();
   }
+  c.engine_kind = EngineKindName(version->kind);
   spdlog::info("engine at {}: {} {}", c.socket,
                version->kind == engine::EngineKind::kPodman ? "Podman" : "Docker",
                version->version);
@@ -304,6 +305,7 @@ Status StartNodeHeartbeat(Components& c) {
                              .count();
   NodeHeartbeatOptions options;
   options.node = NodeIdentity(c.cfg, HostName(), now_ms);
+  if (options.node.engine.empty()) options.node.engine = c.engine_kind;
   options.running = [metrics = c.metrics.get()] {
     return static_cast<int>(metrics->Value("coderunner_jobs_running"));
   };
