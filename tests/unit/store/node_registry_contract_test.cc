@@ -103,9 +103,12 @@ TEST_P(NodeRegistryContractTest, RemoveDropsOnlyThatNodeAndUnknownIsOk) {
     Ids want;
   };
   const Case cases[] = {
-      {"node-b", {"node-a", "node-c"}},       {"node-b", {"node-a", "node-c"}},  // Again: nothing
-                                                                                 // to remove, OK.
-      {"no-such-node", {"node-a", "node-c"}}, {"node-a", {"node-c"}},           {"node-c", {}},
+      {"node-b", {"node-a", "node-c"}},
+      // Again: nothing to remove, OK.
+      {"node-b", {"node-a", "node-c"}},
+      {"no-such-node", {"node-a", "node-c"}},
+      {"node-a", {"node-c"}},
+      {"node-c", {}},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.remove);
