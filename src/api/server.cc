@@ -16,6 +16,7 @@
 #include "jobs_routes.h"
 #include "language_entry.h"
 #include "native_routes.h"
+#include "nodes_route.h"
 #include "openapi.h"
 #include "piston_request.h"
 #include "piston_routes.h"
@@ -158,6 +159,7 @@ void Server::Routes() {
   if (deps_.sandboxes != nullptr && !native()) {
     RegisterSandboxRoutes(routes_, *deps_.sandboxes, *deps_.config, auth);
   }
+  RegisterNodesRoute(routes_, deps_.nodes, auth);
   RegisterPistonRoutes(routes_, *deps_.jobs, auth);
   if (deps_.config->ui.enabled) RegisterUiRoutes(routes_, auth);
 }

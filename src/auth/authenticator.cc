@@ -23,7 +23,7 @@ Status Unauthenticated(const std::string& why) {
 
 StatusOr<Principal> Authenticator::Authenticate(std::string_view authorization) const {
   if (!enabled()) {
-    return Principal{config_.auth.none_tenant, config_.FindTier(config_.auth.none_tier)};
+    return Principal{config_.auth.none_tenant, config_.FindTier(config_.auth.none_tier), true};
   }
   constexpr std::string_view kBearer = "Bearer ";
   if (authorization.empty()) {
@@ -40,7 +40,7 @@ StatusOr<Principal> Authenticator::Authenticate(std::string_view authorization) 
     if (ConstantTimeEqual(hash, k.key_sha256) && match == nullptr) match = &k;
   }
   if (match == nullptr) return Unauthenticated("invalid API key");
-  return Principal{match->tenant, config_.FindTier(match->tier)};
+  return Principal{match->tenant, config_.FindTier(match->tier), match->admin};
 }
 
 }  // namespace coderunner::auth

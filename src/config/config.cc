@@ -25,6 +25,18 @@ StatusOr<Config> ParseNode(const YAML::Node& root) {
 
 }  // namespace
 
+std::string AdvertiseUrl(const Config& c, std::string_view hostname) {
+  if (!c.node.advertise_url.empty()) return c.node.advertise_url;
+  const std::string& listen = c.server.listen;
+  const size_t colon = listen.rfind(':');
+  std::string host = colon == std::string::npos ? listen : listen.substr(0, colon);
+  const std::string port = colon == std::string::npos ? "" : listen.substr(colon + 1);
+  if (host.empty() || host == "0.0.0.0" || host == "[::]" || host == "::" || host == "*") {
+    host = std::string(hostname);
+  }
+  return "http://" + host + (port.empty() ? "" : ":" + port);
+}
+
 const LanguageSpec& Config::DefaultLanguage() const {
   for (const auto& l : languages) {
     if (l.is_default) return l;

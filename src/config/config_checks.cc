@@ -61,6 +61,21 @@ Status CheckHttpUrl(const std::string& v, const std::string& path) {
   return OkStatus();
 }
 
+Status CheckAdvertiseUrl(const std::string& v, const std::string& path) {
+  if (v.empty()) return OkStatus();
+  CR_RETURN_IF_ERROR(CheckHttpUrl(v, path));
+  for (char ch : v) {
+    if (static_cast<unsigned char>(ch) <= ' ' || ch == 0x7f) {
+      return Bad(path, "must not hold spaces or control characters");
+    }
+  }
+  const std::string rest = v.substr(v.find("://") + 3);
+  const std::string authority = rest.substr(0, rest.find_first_of("/?#"));
+  if (authority.find('@') != std::string::npos) return Bad(path, "must not hold user info");
+  if (authority.empty() || authority.front() == ':') return Bad(path, "must name a host");
+  return OkStatus();
+}
+
 Status CheckEnvName(const std::string& v, const std::string& path) {
   if (v.empty()) return OkStatus();
   // ASCII only, by hand: <cctype> is locale-dependent and undefined for

@@ -24,6 +24,9 @@ Status CheckLogLevel(const std::string& v, const std::string& path);   // trace.
 Status CheckLogFormat(const std::string& v, const std::string& path);  // text or json.
 Status CheckAuthMode(const std::string& v, const std::string& path);   // api_keys or none.
 Status CheckHttpUrl(const std::string& v, const std::string& path);    // "" or http(s)://.
+// "" or http(s)://host[:port][/path]: a host, no user info, no spaces or
+// control characters.
+Status CheckAdvertiseUrl(const std::string& v, const std::string& path);
 Status CheckEnvName(const std::string& v, const std::string& path);    // "" or a variable NAME.
 Status CheckKeySha256(const std::string& v, const std::string& path);  // 64 lower-case hex.
 Status CheckRequired(const std::string& v, const std::string& path);   // Not empty.

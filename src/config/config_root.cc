@@ -175,7 +175,10 @@ void DescribeAuth(std::vector<KeyInfo>* out) {
     for (size_t i = 0; i < a.auth.keys.size(); ++i) {
       const ApiKeyConfig& x = a.auth.keys[i];
       const ApiKeyConfig& y = b.auth.keys[i];
-      if (x.tenant != y.tenant || x.tier != y.tier || x.key_sha256 != y.key_sha256) return false;
+      if (x.tenant != y.tenant || x.tier != y.tier || x.key_sha256 != y.key_sha256 ||
+          x.admin != y.admin) {
+        return false;
+      }
     }
     return true;
   };
@@ -192,6 +195,7 @@ const std::vector<Section>& Sections() {
       Sub("files", &Config::files, FilesFields()),
       Sub("pool", &Config::pool, PoolFields()),
       Store(),
+      Sub("node", &Config::node, NodeFields()),
       Sub("jobs", &Config::jobs, JobsFields()),
       Sub("webhooks", &Config::webhooks, WebhooksFields()),
       Sub("artifacts", &Config::artifacts, ArtifactsFields()),

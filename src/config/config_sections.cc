@@ -93,6 +93,10 @@ const Field<StoreConfig> kStoreFields[] = {
     {"connect_timeout_ms", &StoreConfig::connect_timeout_ms, U::kMillis, AtLeast(100)},
 };
 
+const Field<NodeConfig> kNodeFields[] = {
+    {"advertise_url", &NodeConfig::advertise_url, U::kNone, {}, CheckAdvertiseUrl},
+};
+
 const Field<JobsConfig> kJobsFields[] = {
     {"max_concurrent", &JobsConfig::max_concurrent, U::kCount,
      Between(0, 1024, "must be between 0 (= cores) and 1024")},
@@ -195,6 +199,7 @@ const Field<ApiKeyConfig> kApiKeyFields[] = {
     {"tenant", &ApiKeyConfig::tenant, U::kNone, {}, CheckRequired},
     {"tier", &ApiKeyConfig::tier},  // Names a tier: CheckAcross.
     {"key_sha256", &ApiKeyConfig::key_sha256, U::kNone, {}, CheckKeySha256},
+    {"admin", &ApiKeyConfig::admin},
 };
 
 }  // namespace
@@ -208,6 +213,7 @@ std::span<const Field<ArtifactsConfig>> ArtifactsFields() { return kArtifactsFie
 std::span<const Field<VolumesConfig>> VolumesFields() { return kVolumesFields; }
 std::span<const Field<PoolOptions>> PoolFields() { return kPoolFields; }
 std::span<const Field<StoreConfig>> StoreFields() { return kStoreFields; }
+std::span<const Field<NodeConfig>> NodeFields() { return kNodeFields; }
 std::span<const Field<JobsConfig>> JobsFields() { return kJobsFields; }
 std::span<const Field<WebhooksConfig>> WebhooksFields() { return kWebhooksFields; }
 std::span<const Field<LlmConfig>> LlmFields() { return kLlmFields; }

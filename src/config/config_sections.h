@@ -23,6 +23,7 @@ std::span<const Field<ArtifactsConfig>> ArtifactsFields();
 std::span<const Field<VolumesConfig>> VolumesFields();
 std::span<const Field<PoolOptions>> PoolFields();
 std::span<const Field<StoreConfig>> StoreFields();
+std::span<const Field<NodeConfig>> NodeFields();
 std::span<const Field<JobsConfig>> JobsFields();
 std::span<const Field<WebhooksConfig>> WebhooksFields();
 std::span<const Field<LlmConfig>> LlmFields();

@@ -32,6 +32,7 @@
 #include "coderunner/sandboxes/sandbox_store.h"
 #include "coderunner/store/job_store.h"
 #include "coderunner/volumes/volume_service.h"
+#include "node_heartbeat.h"
 
 namespace coderunner::service {
 
@@ -60,6 +61,9 @@ struct Components {
   // code_runner.runtime: native only; jobs then run through it, never
   // through `runner`.
   std::unique_ptr<isolation::NativeRunner> native_runner;
+  // "engine probe": "docker" or "podman" once the engine answered; "" if
+  // it did not answer at startup (the node heartbeat asks again).
+  std::string engine_kind;
 
   // What jobs run through: native_runner when set, else runner.
   isolation::JobRunner* job_runner() const {
@@ -85,6 +89,15 @@ struct Components {
   std::unique_ptr<sandboxes::SandboxManager> sandboxes;
   std::unique_ptr<auth::Authenticator> authenticator;
   std::unique_ptr<api::Server> server;
+
+  // "node registry": this node's row, beating until a clean shutdown
+  // removes it (Service::Shutdown). Null when the store keeps no registry.
+  std::unique_ptr<NodeHeartbeat> heartbeat;
+
+  // The store's node registry (both job stores keep one); nullptr if none.
+  store::NodeRegistry* node_registry() const {
+    return dynamic_cast<store::NodeRegistry*>(store.get());
+  }
 };
 
 }  // namespace coderunner::service

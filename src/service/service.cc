@@ -45,6 +45,8 @@ int Service::port() const { return c_->server->port(); }
 void Service::Shutdown() {
   c_->server->Stop();
   c_->job_service->Drain(std::chrono::seconds(c_->cfg.server.shutdown_grace_s));
+  // A node leaving cleanly leaves the registry (a dead one stays, aging).
+  if (c_->heartbeat) c_->heartbeat->Stop(/*leave=*/true);
 }
 
 Status Service::Run() {

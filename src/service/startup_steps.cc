@@ -14,6 +14,7 @@
 #include "coderunner/jobs/jobs_context.h"
 #include "coderunner/jobs/webhook_signature.h"
 #include "coderunner/wire/execute_request.h"
+#include "node_identity.h"
 #include "store_opening.h"
 
 namespace coderunner::service {
@@ -124,6 +125,7 @@ Status ProbeEngine(Components& c) {
     spdlog::warn("engine at {} not reachable yet: {}", c.socket, version.status().message());
     return OkStatus();
   }
+  c.engine_kind = EngineKindName(version->kind);
   spdlog::info("engine at {}: {} {}", c.socket,
                version->kind == engine::EngineKind::kPodman ? "Podman" : "Docker",
                version->version);
@@ -275,13 +277,49 @@ Status BuildAuth(Components& c) {
 }
 
 Status Listen(Components& c) {
-  c.server = std::make_unique<api::Server>(
-      api::ServerDeps{&c.cfg, c.system.get(), c.images.get(), c.job_service.get(), c.metrics.get(),
-                      c.authenticator.get(), c.native() ? nullptr : c.volume_service.get(),
-                      c.agents.get(), c.sandboxes.get(), c.store.get()});
+  api::ServerDeps deps{&c.cfg,
+                       c.system.get(),
+                       c.images.get(),
+                       c.job_service.get(),
+                       c.metrics.get(),
+                       c.authenticator.get(),
+                       c.native() ? nullptr : c.volume_service.get(),
+                       c.agents.get(),
+                       c.sandboxes.get(),
+                       c.store.get()};
+  deps.nodes = c.node_registry();
+  c.server = std::make_unique<api::Server>(deps);
   Status ready = c.server->CheckReady();
   if (!ready.ok()) spdlog::warn("not ready: {}", ready.message());
   return c.server->Bind();
+}
+
+// This node's row in the node registry, once it listens: written now and
+// every kNodeHeartbeatPeriodMs (running jobs from the jobs module's
+// coderunner_jobs_running gauge; the engine kind once the engine answers).
+Status StartNodeHeartbeat(Components& c) {
+  store::NodeRegistry* registry = c.node_registry();
+  if (registry == nullptr) return OkStatus();
+  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  NodeHeartbeatOptions options;
+  options.node = NodeIdentity(c.cfg, HostName(), now_ms);
+  if (options.node.engine.empty()) options.node.engine = c.engine_kind;
+  options.running = [metrics = c.metrics.get()] {
+    return static_cast<int>(metrics->Value("coderunner_jobs_running"));
+  };
+  if (!c.native()) {
+    options.engine = [system = c.system.get()]() -> std::string {
+      auto version = system->Version();
+      return version.ok() ? EngineKindName(version->kind) : "";
+    };
+  }
+  c.heartbeat = std::make_unique<NodeHeartbeat>(*registry, std::move(options));
+  // A failed first beat is logged; the thread keeps beating.
+  (void)c.heartbeat->Start();
+  spdlog::info("node registry: {} at {}", c.cfg.instance, config::AdvertiseUrl(c.cfg, HostName()));
+  return OkStatus();
 }
 
 }  // namespace
@@ -306,6 +344,7 @@ StepList StartupSteps(Components& c) {
   add(kStepSandboxes, StartSandboxes);
   add(kStepAuth, BuildAuth);
   add(kStepListen, Listen);
+  add(kStepNodeRegistry, StartNodeHeartbeat);
   return steps;
 }
 

@@ -24,12 +24,14 @@ inline constexpr char kStepWarmPool[] = "warm pool";
 inline constexpr char kStepSandboxes[] = "sandboxes";
 inline constexpr char kStepAuth[] = "auth";
 inline constexpr char kStepListen[] = "listen";
+inline constexpr char kStepNodeRegistry[] = "node registry";
 
 // The steps that build `c` from c.cfg, from resolving the engine socket to
-// binding the listener (see the names above). `c` must outlive the list;
+// binding the listener and registering the node (see the names above). `c` must outlive the list;
 // run it once. Steps may log (spdlog), create directories, bind-mount
 // artifacts.dir and volumes.dir onto themselves nosuid,nodev, start the
-// job workers, the warm pool and the sandboxes, and bind the listen port.
+// job workers, the warm pool and the sandboxes, bind the listen port, and
+// start this node's heartbeat into the node registry.
 StepList StartupSteps(Components& c);
 
 }  // namespace coderunner::service

@@ -13,7 +13,7 @@ namespace coderunner::store {
 
 // The schema version this code fully understands (rows of
 // schema_migrations: one per version applied).
-inline constexpr int kPgSchemaVersion = 3;
+inline constexpr int kPgSchemaVersion = 4;
 
 // Keys of the store's advisory locks ("cr" "migr" / "cr" "sole" as bytes).
 // Migrations (transaction-scoped):
@@ -70,6 +70,20 @@ ALTER TABLE jobs ADD COLUMN owner TEXT NOT NULL DEFAULT '';
 ALTER TABLE jobs ADD COLUMN lease_expires_at_ms BIGINT NOT NULL DEFAULT 0;
 CREATE INDEX jobs_for_claim ON jobs (status, created_at_ms, id);
 CREATE INDEX jobs_by_lease ON jobs (status, lease_expires_at_ms);
+)sql",
+    // 3 -> 4: the node registry (see sqlite_schema.h).
+    R"sql(
+CREATE TABLE nodes (
+  id                TEXT    NOT NULL PRIMARY KEY,
+  advertised_url    TEXT    NOT NULL DEFAULT '',
+  engine            TEXT    NOT NULL DEFAULT '',
+  runtime           TEXT    NOT NULL DEFAULT '',
+  capacity          INTEGER NOT NULL DEFAULT 0,
+  running           INTEGER NOT NULL DEFAULT 0,
+  version           TEXT    NOT NULL DEFAULT '',
+  started_at_ms     BIGINT  NOT NULL DEFAULT 0,
+  last_heartbeat_ms BIGINT  NOT NULL DEFAULT 0
+);
 )sql",
 };
 static_assert(std::size(kPgMigrations) == kPgSchemaVersion, "one migration per schema version");

@@ -8,7 +8,7 @@
 namespace coderunner::store {
 
 // PRAGMA user_version of a database this code fully understands.
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 // kMigrations[i] takes the schema from version i to version i + 1, inside
 // one transaction. Append only: never edit a migration that has shipped (a
@@ -61,6 +61,21 @@ ALTER TABLE jobs ADD COLUMN owner TEXT NOT NULL DEFAULT '';
 ALTER TABLE jobs ADD COLUMN lease_expires_at_ms INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX jobs_for_claim ON jobs (status, created_at_ms, id);
 CREATE INDEX jobs_by_lease ON jobs (status, lease_expires_at_ms);
+)sql",
+    // 3 -> 4: the node registry (NodeRegistry): one row per node, written
+    // by its heartbeat.
+    R"sql(
+CREATE TABLE nodes (
+  id                TEXT    NOT NULL PRIMARY KEY,
+  advertised_url    TEXT    NOT NULL DEFAULT '',
+  engine            TEXT    NOT NULL DEFAULT '',
+  runtime           TEXT    NOT NULL DEFAULT '',
+  capacity          INTEGER NOT NULL DEFAULT 0,
+  running           INTEGER NOT NULL DEFAULT 0,
+  version           TEXT    NOT NULL DEFAULT '',
+  started_at_ms     INTEGER NOT NULL DEFAULT 0,
+  last_heartbeat_ms INTEGER NOT NULL DEFAULT 0
+);
 )sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per schema version");

@@ -21,6 +21,7 @@
 #include "coderunner/jobs/job_service.h"
 #include "coderunner/sandboxes/sandbox_manager.h"
 #include "coderunner/store/job_store.h"
+#include "coderunner/store/node_registry.h"
 #include "coderunner/volumes/volume_service.h"
 #include "coderunner/wire/execute_request.h"
 
@@ -46,6 +47,9 @@ struct ServerDeps {
   sandboxes::SandboxManager* sandboxes = nullptr;
   // The job store /readyz pings before the engine; nullptr: not checked.
   store::JobStore* store = nullptr;
+  // The fleet's node registry GET /v1/nodes lists (nodes_route.h); nullptr:
+  // that route answers 503.
+  store::NodeRegistry* nodes = nullptr;
 };
 
 // Routes (plus those of jobs_routes.h, volumes_routes.h, intents_routes.h
@@ -63,6 +67,7 @@ struct ServerDeps {
 // check within server.probe_cache_ms; see probe_cache.h)
 //   GET  /openapi.json   the OpenAPI 3 document of every route (openapi.h)
 //   GET  /metrics        Prometheus text (no key)
+//   GET  /v1/nodes       the fleet's nodes, for an admin key (nodes_route.h)
 // and the Piston-compatible /api/v2 routes (piston_routes.h).
 // In native mode /v1/sandboxes and /v1/volumes answer 503
 // kReasonNativeRuntime (native_routes.h) whatever deps.sandboxes and

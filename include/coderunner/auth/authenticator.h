@@ -19,6 +19,9 @@ inline constexpr char kReasonForbidden[] = "forbidden";
 struct Principal {
   std::string tenant;
   const config::TierConfig* tier = nullptr;
+  // May call the admin routes (GET /v1/nodes): its key has admin: true, or
+  // auth.mode is none (every caller is trusted then).
+  bool admin = false;
 };
 
 // Keys are stored only as SHA-256 hashes; the presented key is hashed and

@@ -128,6 +128,9 @@ struct ApiKeyConfig {
   std::string tenant;
   std::string tier;
   std::string key_sha256;  // 64 lower-case hex characters.
+  // An operator's key: may also call the admin routes (GET /v1/nodes);
+  // every other route treats it as its tenant's. Default false.
+  bool admin = false;
 };
 
 struct AuthConfig {
@@ -212,6 +215,15 @@ struct StoreConfig {
   int connect_timeout_ms = 5000;  // Bound on one connect and on waiting for one. ms; 5 s (>= 100).
 };
 
+// This node as the fleet sees it (node.*; the node registry, GET /v1/nodes).
+struct NodeConfig {
+  // The URL other nodes and clients reach this node at:
+  // http(s)://host[:port][/path], no user info, no spaces. "" (default):
+  // http://<host>:<port> of server.listen, or the machine's hostname when
+  // it listens on every address (AdvertiseUrl).
+  std::string advertise_url;
+};
+
 struct JobsConfig {
   int max_concurrent = 0;           // Worker threads running jobs. 0 = number of cores.
   int max_queued = 1000;            // Jobs waiting for a worker; beyond it, 429. Count; 1000.
@@ -282,6 +294,7 @@ struct Config {
   // /var/lib/coderunner/data.
   std::string data_dir = "/var/lib/coderunner/data";
   StoreConfig store;  // store.*
+  NodeConfig node;    // node.*
   JobsConfig jobs;
   WebhooksConfig webhooks;
   // Warm container pool (pool.*; see PoolOptions for each key's unit and
@@ -321,6 +334,12 @@ struct Config {
   // none is configured.
   const LanguageSpec* FindLanguage(std::string_view name) const;
 };
+
+// The URL this node advertises: node.advertise_url when set, else
+// http://<host>:<port> of server.listen with `hostname` as the host when
+// the listen host is 0.0.0.0, [::], :: or empty (every address). Pure;
+// thread-safe.
+std::string AdvertiseUrl(const Config& c, std::string_view hostname);
 
 // The built-in configuration (what an empty file gives).
 Config DefaultConfig();

@@ -61,8 +61,9 @@ class Service {
  private:
   explicit Service(std::unique_ptr<Components> components);
 
-  // Closes the listener and drains the running jobs (up to
-  // server.shutdown_grace_s). Called from Run's signal-watching thread.
+  // Closes the listener, drains the running jobs (up to
+  // server.shutdown_grace_s), then removes this node from the node
+  // registry. Called from Run's signal-watching thread.
   void Shutdown();
 
   std::unique_ptr<Components> c_;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "coderunner/store/job_store.h"
+#include "coderunner/store/node_registry.h"
 
 namespace coderunner::store {
 
@@ -36,7 +37,7 @@ struct PgStoreOptions {
 // Thread-safe: each call takes a connection from a bounded pool for its
 // duration. A connection the server closed is replaced on next use; while
 // the server is unreachable calls fail Unavailable ("store_unavailable").
-class PgJobStore : public JobStore {
+class PgJobStore : public JobStore, public NodeRegistry {
  public:
   // Connects and applies the versioned migrations (table schema_migrations)
   // under a transaction-scoped advisory lock, so that nodes starting
@@ -69,6 +70,11 @@ class PgJobStore : public JobStore {
                   int64_t expires_at_ms) override;
   StatusOr<int> CachePurgeExpired(int64_t now_ms) override;
   Status Ping() override;
+
+  // NodeRegistry, on the same database (table nodes): pg_nodes.cc.
+  Status Heartbeat(const NodeInfo& node, int64_t now_ms) override;
+  StatusOr<std::vector<NodeInfo>> List() override;
+  Status Remove(const std::string& id) override;
 
   // Until claims are leased, each node keeps its queue in memory and
   // reruns every unfinished job at startup, so two nodes on one database

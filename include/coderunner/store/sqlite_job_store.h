@@ -7,6 +7,7 @@
 #include <string>
 
 #include "coderunner/store/job_store.h"
+#include "coderunner/store/node_registry.h"
 
 struct sqlite3;
 
@@ -18,7 +19,7 @@ class SqliteStatementCache;
 // journal_mode=WAL and synchronous=FULL: a commit survives kill -9 and power
 // loss. One connection, serialized by a mutex (SQLite serializes writers
 // anyway). Thread-safe.
-class SqliteJobStore : public JobStore {
+class SqliteJobStore : public JobStore, public NodeRegistry {
  public:
   // Opens (creating if needed) the database at `path` (parent directories
   // are created) and migrates its schema. The file and its -wal/-shm files
@@ -51,6 +52,11 @@ class SqliteJobStore : public JobStore {
                   int64_t expires_at_ms) override;
   StatusOr<int> CachePurgeExpired(int64_t now_ms) override;
   Status Ping() override { return OkStatus(); }  // The file is open for the store's lifetime.
+
+  // NodeRegistry, on the same database (table nodes): sqlite_nodes.cc.
+  Status Heartbeat(const NodeInfo& node, int64_t now_ms) override;
+  StatusOr<std::vector<NodeInfo>> List() override;
+  Status Remove(const std::string& id) override;
 
  private:
   SqliteJobStore(sqlite3* db, RequestRedactor redactor);

@@ -11,7 +11,8 @@ config::Config WithKeys() {
   config::Config c = config::DefaultConfig();
   c.auth.mode = "api_keys";
   c.auth.keys = {{"acme", "pro", Sha256Hex("acme-secret-key")},
-                 {"globex", "free", Sha256Hex("globex-secret-key")}};
+                 {"globex", "free", Sha256Hex("globex-secret-key")},
+                 {"ops", "free", Sha256Hex("ops-secret-key"), /*admin=*/true}};
   return c;
 }
 
@@ -22,15 +23,18 @@ TEST(AuthenticatorTest, MapsEachKeyToItsTenantAndTier) {
     const char* header;
     const char* tenant;
     const char* tier;
+    bool admin;
   };
-  for (const Case& k : {Case{"Bearer acme-secret-key", "acme", "pro"},
-                        Case{"Bearer globex-secret-key", "globex", "free"}}) {
+  for (const Case& k : {Case{"Bearer acme-secret-key", "acme", "pro", false},
+                        Case{"Bearer globex-secret-key", "globex", "free", false},
+                        Case{"Bearer ops-secret-key", "ops", "free", true}}) {
     SCOPED_TRACE(k.header);
     auto p = a.Authenticate(k.header);
     ASSERT_TRUE(p.ok()) << p.status().ToString();
     EXPECT_EQ(p->tenant, k.tenant);
     ASSERT_NE(p->tier, nullptr);
     EXPECT_EQ(p->tier->name, k.tier);
+    EXPECT_EQ(p->admin, k.admin);
   }
 }
 
@@ -57,6 +61,7 @@ TEST(AuthenticatorTest, ModeNoneAcceptsEveryoneAsTheLocalTenant) {
   EXPECT_EQ(p->tenant, "local");
   ASSERT_NE(p->tier, nullptr);
   EXPECT_EQ(p->tier->name, "enterprise");
+  EXPECT_TRUE(p->admin);  // Local development: every caller is trusted.
 }
 
 TEST(AuthenticatorTest, ApiKeysWithoutKeysRejectsEverything) {

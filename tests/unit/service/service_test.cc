@@ -18,7 +18,8 @@ namespace fs = std::filesystem;
 
 // The startup order is part of the service's behaviour: the init binary is
 // checked before any directory is made, the stores open after the engine
-// probe, recovery runs before the warm pool and the listener comes last.
+// probe, recovery runs before the warm pool, and the node registers once
+// the listener is bound.
 TEST(StartupStepsTest, RunInTheDocumentedOrder) {
   Components c(config::DefaultConfig());
   EXPECT_EQ(StartupSteps(c).names(),
@@ -26,7 +27,7 @@ TEST(StartupStepsTest, RunInTheDocumentedOrder) {
                                       kStepNosuidMounts, kStepEngineClients, kStepEngineProbe,
                                       kStepJobStore, kStepWebhooks, kStepJobs, kStepExecuteMode,
                                       kStepRecoverJobs, kStepWarmPool, kStepSandboxes, kStepAuth,
-                                      kStepListen}));
+                                      kStepListen, kStepNodeRegistry}));
 }
 
 // Failures of the steps before the engine is touched: Create stops at the
