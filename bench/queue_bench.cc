@@ -39,7 +39,8 @@ constexpr double kJobsPerSPerNode = 12;
 struct Options {
   int processes = 4;
   int workers = 4;
-  int jobs = 20000;        // Seeded per PostgreSQL row.
+  int jobs = 20000;                 // Seeded per PostgreSQL row.
+  std::vector<std::string> pg_set;  // --pg-set name=value, for diagnosis.
   int sqlite_jobs = 5000;  // Seeded for the SQLite row (a commit is an fsync: ~250/s here).
 };
 
@@ -50,24 +51,62 @@ struct Row {
   std::string error;  // "" when every job ended succeeded once and no call failed.
 };
 
-// The rows of a one-column, one-or-two-field query, "a=b, c=d" (or "a, b").
-std::string QueryPairs(const std::string& conninfo, const char* sql) {
+// The rows of `sql`, fields joined by `field_sep`, rows by `row_sep`; ""
+// for a command; "(error)" if it failed.
+std::string Query(const std::string& conninfo, const std::string& sql, const char* field_sep = "=",
+                  const char* row_sep = ", ") {
   PGconn* conn = PQconnectdb(conninfo.c_str());
   std::string out;
   if (PQstatus(conn) != CONNECTION_OK) {
     out = std::string("(connect: ") + PQerrorMessage(conn) + ")";
   } else {
-    PGresult* res = PQexec(conn, sql);
-    if (PQresultStatus(res) != PGRES_TUPLES_OK) out = std::string("(") + PQerrorMessage(conn) + ")";
-    for (int i = 0; PQresultStatus(res) == PGRES_TUPLES_OK && i < PQntuples(res); ++i) {
-      if (!out.empty()) out += ", ";
-      out += PQgetvalue(res, i, 0);
-      if (PQnfields(res) > 1) out += std::string("=") + PQgetvalue(res, i, 1);
+    PGresult* res = PQexec(conn, sql.c_str());
+    const bool rows = PQresultStatus(res) == PGRES_TUPLES_OK;
+    if (!rows && PQresultStatus(res) != PGRES_COMMAND_OK) {
+      out = std::string("(") + PQerrorMessage(conn) + ")";
+    }
+    for (int i = 0; rows && i < PQntuples(res); ++i) {
+      if (i > 0) out += row_sep;
+      for (int f = 0; f < PQnfields(res); ++f) {
+        out += std::string(f > 0 ? field_sep : "") + PQgetvalue(res, i, f);
+      }
     }
     PQclear(res);
   }
   PQfinish(conn);
   return out;
+}
+
+// --pg-set name=value (diagnosis): ALTER SYSTEM SET each, then a restart,
+// so that any setting applies (shared_preload_libraries too). "" or why not.
+std::string ApplyPgSettings(TempPostgres& pg, const std::vector<std::string>& sets) {
+  if (sets.empty()) return "";
+  for (const std::string& set : sets) {
+    const size_t eq = set.find('=');
+    if (eq == std::string::npos) return "--pg-set wants name=value, not " + set;
+    std::string error = Query(
+        pg.Conninfo(), "ALTER SYSTEM SET " + set.substr(0, eq) + " = '" + set.substr(eq + 1) + "'");
+    if (!error.empty()) return error;
+  }
+  auto stopped = pg.Stop();
+  auto started = stopped.ok() ? pg.StartAgain() : stopped;
+  if (!started.ok()) return started.message();
+  (void)Query(pg.Conninfo(), "CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+  return "";
+}
+
+// With --pg-set shared_preload_libraries=pg_stat_statements: the statements
+// that took the most time in all, with their calls and mean ms.
+void PrintTopStatements(TempPostgres& pg) {
+  const std::string top = Query(
+      pg.Conninfo(),
+      "SELECT lpad(calls::text, 8), lpad(round((total_exec_time / calls)::numeric, 3)::text, 8), "
+      "left(regexp_replace(query, '\\s+', ' ', 'g'), 110) FROM pg_stat_statements "
+      "ORDER BY total_exec_time DESC LIMIT 10",
+      "  ", "\n    ");
+  if (top.empty() || top[0] == '(') return;
+  printf("  pg_stat_statements, most time first (calls, mean ms, statement):\n    %s\n",
+         top.c_str());
 }
 
 PgStoreOptions StoreOptions(const std::string& conninfo, int connections) {
@@ -176,8 +215,8 @@ Row PgRow(TempPostgres& pg, const Options& o, int batch, uint32_t tag) {
         store.ok() ? CheckOnceEach(**store, SeededIds(tag, o.jobs)) : store.status().message();
   }
   const std::string by_status =
-      QueryPairs(*conninfo, "SELECT status, count(*) FROM jobs GROUP BY status ORDER BY status");
-  const std::string exact = QueryPairs(
+      Query(*conninfo, "SELECT status, count(*) FROM jobs GROUP BY status ORDER BY status");
+  const std::string exact = Query(
       *conninfo,
       "SELECT count(*) FROM jobs WHERE jsonb_path_query_array(transitions::jsonb, '$[*].status') "
       "= '[\"queued\", \"running\", \"succeeded\"]'::jsonb");
@@ -233,6 +272,8 @@ bool ParseArgs(int argc, char** argv, Options& o) {
       o.jobs = v;
     } else if (flag == "--sqlite-jobs") {
       o.sqlite_jobs = v;
+    } else if (flag == "--pg-set") {
+      o.pg_set.push_back(argv[i + 1]);
     } else {
       return false;
     }
@@ -271,12 +312,23 @@ bool Report(const Options& o, const Row& lite, const Row& one, const Row& eight)
   return ok;
 }
 
+// The 1-minute load average (/proc/loadavg), "?" if unknown.
+std::string LoadAverage() {
+  FILE* f = fopen("/proc/loadavg", "r");
+  char buf[32] = "?";
+  if (f != nullptr) {
+    if (fscanf(f, "%31s", buf) != 1) snprintf(buf, sizeof buf, "?");
+    fclose(f);
+  }
+  return buf;
+}
+
 int Main(int argc, char** argv) {
   Options o;
   if (!ParseArgs(argc, argv, o)) {
     fprintf(stderr,
             "usage: queue_bench [--processes N] [--workers N] [--jobs N] [--sqlite-jobs N] "
-            "(N >= 100)\n");
+            "(N >= 100) [--pg-set name=value]...\n");
     return 2;
   }
   // The store's CREATE TABLE IF NOT EXISTS would print a NOTICE per connection.
@@ -286,22 +338,28 @@ int Main(int argc, char** argv) {
     fprintf(stderr, "queue_bench: %s\n", pg.status().message().c_str());
     return 2;
   }
+  if (std::string error = ApplyPgSettings(**pg, o.pg_set); !error.empty()) {
+    fprintf(stderr, "queue_bench: %s\n", error.c_str());
+    return 2;
+  }
   const std::string settings =
-      QueryPairs((*pg)->Conninfo(),
-                 "SELECT name, setting FROM pg_settings WHERE name IN ('server_version', 'fsync', "
-                 "'synchronous_commit', 'wal_sync_method', 'shared_buffers', 'full_page_writes') "
-                 "ORDER BY name");
+      Query((*pg)->Conninfo(),
+            "SELECT name, setting FROM pg_settings WHERE name IN ('server_version', 'fsync', "
+            "'synchronous_commit', 'wal_sync_method', 'shared_buffers', 'full_page_writes', "
+            "'shared_preload_libraries') AND setting <> '' "
+            "ORDER BY name");
   printf(
       "\n== queue: claim -> complete cycles/s on one PostgreSQL over its Unix socket (%s), "
       "%d processes x %d workers, %d jobs per row (sqlite: %d), %u cores shared by the database "
-      "and the "
-      "drivers (cycles/s over the middle 80%% of completions; claim and complete ms: p50 p99; "
+      "and the drivers, load average %s at the start (cycles/s over the middle 80%% of "
+      "completions; claim and complete ms: p50 p99; "
       "nodes at %.0f jobs/s each)\n",
       settings.c_str(), o.processes, o.workers, o.jobs, o.sqlite_jobs,
-      std::thread::hardware_concurrency(), kJobsPerSPerNode);
+      std::thread::hardware_concurrency(), LoadAverage().c_str(), kJobsPerSPerNode);
   const Row lite = SqliteRow(o, 0xa0000001);
   const Row one = PgRow(**pg, o, 1, 0xb0000001);
   const Row eight = PgRow(**pg, o, 8, 0xb0000008);
+  PrintTopStatements(**pg);
   return Report(o, lite, one, eight) ? 0 : 1;
 }
 
