@@ -2,7 +2,9 @@
 # Runs the benchmarks against a fresh coderunner on one engine.
 #   bench/run.sh [docker|podman]     (default: docker)
 # Environment: LATENCY_JOBS (30), CLI_LOOP (0 = the whole sequential CLI
-# baseline; N = the first N, scaled), SECTIONS (latency,throughput,memory,sandboxes,data,store),
+# baseline; N = the first N, scaled), SECTIONS (latency,throughput,memory,sandboxes,data,store,
+# queue; queue alone needs no engine), QUEUE_ARGS (queue_bench's flags, e.g.
+# "--processes 4 --workers 4 --jobs 20000 --sqlite-jobs 5000"),
 # HUMANEVAL (../shared/data/HumanEval.jsonl.gz), WAIT_JOBS (20), CONCURRENCY
 # (jobs.max_concurrent of the server under test; 0 = one worker per core),
 # KEEP_LOGS (a dir: the services' and the cluster's logs are copied there),
@@ -11,6 +13,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 engine="${1:-docker}"
+sections="${SECTIONS:-latency,throughput,memory,sandboxes,data,store,queue}"
+# The queue ceiling (issue 19): the job store driven directly on its own
+# PostgreSQL cluster, no engine and no server.
+if [[ $sections == *queue* ]]; then
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCODERUNNER_TESTS=ON >/dev/null
+  cmake --build build -j"$(nproc)" --target queue_bench >/dev/null
+  # shellcheck disable=SC2086
+  build/bench/queue_bench ${QUEUE_ARGS:-}
+  rest=$(tr "," "\n" <<<"$sections" | { grep -vx queue || true; } | paste -sd, -)
+  [[ -z $rest ]] && exit 0
+fi
 sock=$("scripts/start-$engine.sh" | tail -n1)
 images/build.sh --engine "$engine" >/dev/null
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCODERUNNER_TESTS=ON >/dev/null
@@ -44,7 +57,6 @@ cat >>"$dir/slim.yaml" <<'CFG'
 languages:
   python: {image: coderunner/python:3.11-slim, file: main.py, command: [python3, "{file}"], default: true}
 CFG
-sections="${SECTIONS:-latency,throughput,memory,sandboxes,data,store}"
 pids=() ports=($port $cold_port $slim_port) store_args=() pgdir=""
 pgbin=/usr/lib/postgresql/15/bin
 # The services make their artifacts and volumes dirs nosuid,nodev bind mounts.

@@ -47,6 +47,17 @@ inline constexpr const char* kUpdateForTransitionSql =
 inline constexpr const char* kSelectClaimableSql =
     "SELECT " CR_JOB_COLUMNS
     " FROM jobs WHERE status = 'queued' ORDER BY created_at_ms, id LIMIT ?1";
+// PostgreSQL's Claim in one statement: the oldest ?1 queued jobs, locked
+// SKIP LOCKED, go to running at ?2, owned by ?3 with a lease until ?4; ?5
+// is the running transition as TransitionsToJson writes it, less its '[',
+// appended to the stored array in place (the text the codec would write).
+// Whole rows, after the move, in no particular order.
+inline constexpr const char* kPgClaimSql =
+    "UPDATE jobs SET status = 'running', started_at_ms = ?2, owner = ?3, "
+    "lease_expires_at_ms = ?4, transitions = left(transitions, -1) || "
+    "CASE WHEN transitions = '[]' THEN '' ELSE ',' END || ?5 "
+    "WHERE id IN (SELECT id FROM jobs WHERE status = 'queued' ORDER BY created_at_ms, id "
+    "LIMIT ?1 FOR UPDATE SKIP LOCKED) RETURNING " CR_JOB_COLUMNS;
 // ?1 now: owned running jobs whose lease expired; by the index jobs_by_lease.
 inline constexpr const char* kSelectExpiredSql =
     "SELECT " CR_JOB_COLUMNS

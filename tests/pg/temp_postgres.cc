@@ -64,12 +64,12 @@ Status GiveToPostgres(const std::string& dir) {
 
 }  // namespace
 
-StatusOr<std::unique_ptr<TempPostgres>> TempPostgres::Start() {
+StatusOr<std::unique_ptr<TempPostgres>> TempPostgres::Start(PgDurability durability) {
   std::string pattern = (std::filesystem::temp_directory_path() / "crpg.XXXXXX").string();
   if (mkdtemp(pattern.data()) == nullptr) {
     return InternalError("mkdtemp " + pattern + " failed", kReasonPgCluster);
   }
-  std::unique_ptr<TempPostgres> pg(new TempPostgres(pattern, /*owns=*/true));
+  std::unique_ptr<TempPostgres> pg(new TempPostgres(pattern, /*owns=*/true, durability));
   CR_RETURN_IF_ERROR(pg->InitAndStart());
   return pg;
 }
@@ -151,9 +151,9 @@ Status TempPostgres::Stop() {
 }
 
 Status TempPostgres::StartAgain() {
-  const std::string options = "-c listen_addresses='' -c unix_socket_directories=" + dir_ +
-                              " -c port=" + std::to_string(kPort) +
-                              " -c fsync=off -c max_connections=200";
+  std::string options = "-c listen_addresses='' -c unix_socket_directories=" + dir_ +
+                        " -c port=" + std::to_string(kPort) + " -c max_connections=200";
+  if (durability_ == PgDurability::kFast) options += " -c fsync=off";
   return RunPg(dir_, {std::string(kPgBin) + "pg_ctl", "-D", DataDir(dir_), "-l",
                       dir_ + "/server.log", "-o", options, "-w", "-t", "60", "start"});
 }

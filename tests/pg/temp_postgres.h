@@ -11,12 +11,19 @@
 
 namespace coderunner::testing {
 
+// How a cluster commits. kFast (tests): fsync=off, a commit is not flushed
+// to disk. kDurable (benchmarks): PostgreSQL's defaults, as in production
+// (fsync=on, synchronous_commit=on): a commit waits for its WAL flush.
+enum class PgDurability { kFast, kDurable };
+
 class TempPostgres {
  public:
   // initdb + pg_ctl start in a new temp dir (socket in it, no TCP), as user
-  // postgres. Owns the cluster: the destructor removes it. Internal
-  // ("pg_cluster") if a step fails; the dir's ctl.log and server.log say why.
-  static StatusOr<std::unique_ptr<TempPostgres>> Start();
+  // postgres, committing as `durability` says (also after StartAgain).
+  // Owns the cluster: the destructor removes it. Internal ("pg_cluster") if
+  // a step fails; the dir's ctl.log and server.log say why.
+  static StatusOr<std::unique_ptr<TempPostgres>> Start(
+      PgDurability durability = PgDurability::kFast);
   // initdb + start in `dir` (created, or emptied first), not owned: the
   // cluster outlives this object (the ctest fixture's setup).
   static StatusOr<std::unique_ptr<TempPostgres>> Create(const std::string& dir);
@@ -46,7 +53,8 @@ class TempPostgres {
   const std::string& dir() const { return dir_; }
 
  private:
-  TempPostgres(std::string dir, bool owns) : dir_(std::move(dir)), owns_(owns) {}
+  TempPostgres(std::string dir, bool owns, PgDurability durability = PgDurability::kFast)
+      : dir_(std::move(dir)), owns_(owns), durability_(durability) {}
   // Runs `sql` (no rows) on the cluster's postgres database.
   Status AdminSql(const std::string& sql) const;
   // initdb + start in dir_ (which exists and is empty).
@@ -54,6 +62,7 @@ class TempPostgres {
 
   std::string dir_;
   bool owns_;
+  PgDurability durability_;
 };
 
 // The cluster of this ctest run (fixture "pg": env CODERUNNER_TEST_PG_DIR
