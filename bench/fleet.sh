@@ -22,13 +22,13 @@ if [[ $sections == *fleet* && -x $pgbin/initdb ]]; then
   pg_node fleet-solo $solo_port bench-fleet-solo fleet1 "$workers"
   if [[ $shared == 1 ]]; then
     fleet_dbs=(fleet1 fleet2)
-    pg_node fleet-a $fleet_a_port bench-fleet-a fleet2 "$half"
-    pg_node fleet-b $fleet_b_port bench-fleet-b fleet2 "$half"
+    pg_node fleet-a $fleet_a_port bench-fleet-a fleet2 "$half" "${FLEET_NODE_CONFIG:-}"
+    pg_node fleet-b $fleet_b_port bench-fleet-b fleet2 "$half" "${FLEET_NODE_CONFIG:-}"
     label="two nodes of $half workers on one database (FLEET_SHARED_DB=1)"
   else
     fleet_dbs=(fleet1 fleet2a fleet2b)
-    pg_node fleet-a $fleet_a_port bench-fleet-a fleet2a "$half"
-    pg_node fleet-b $fleet_b_port bench-fleet-b fleet2b "$half"
+    pg_node fleet-a $fleet_a_port bench-fleet-a fleet2a "$half" "${FLEET_NODE_CONFIG:-}"
+    pg_node fleet-b $fleet_b_port bench-fleet-b fleet2b "$half" "${FLEET_NODE_CONFIG:-}"
     label="two independent nodes of $half workers, one database each (FLEET_SHARED_DB=0)"
   fi
   label="$label, behind haproxy; the node alone has $workers workers"

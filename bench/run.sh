@@ -11,7 +11,9 @@
 # diagnosis only, e.g. "-c synchronous_commit=off" or "-c log_statement=all"),
 # FLEET_ROUNDS (3: HumanEval rounds per side in the fleet section),
 # FLEET_SHARED_DB (1: the fleet's two nodes share one database, the real test;
-# 0: one database each, two independent nodes, to check the harness alone).
+# 0: one database each, two independent nodes, to check the harness alone),
+# FLEET_NODE_CONFIG (a YAML line appended to each of the two nodes' config,
+# for diagnosis only, e.g. "pool: {size: 1, fill_parallelism: 1}").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 engine="${1:-docker}"
@@ -84,9 +86,9 @@ start_postgres() {
   runuser -u postgres -- "$pgbin/pg_ctl" -D "$pgdir/data" -l "$pgdir/server.log" -w \
     -o "-c listen_addresses='' -c unix_socket_directories=$pgdir ${PG_OPTIONS:-}" start >/dev/null
 }
-# pg_node NAME PORT INSTANCE DATABASE [WORKERS]: a service on PORT (config
-# derived as NAME.yaml) with store.kind postgres on DATABASE of the cluster
-# above, created if missing.
+# pg_node NAME PORT INSTANCE DATABASE [WORKERS [LINE]]: a service on PORT
+# (config derived as NAME.yaml, LINE appended) with store.kind postgres on
+# DATABASE of the cluster above, created if missing.
 pg_node() {
   local name=$1 p=$2 instance=$3 db=$4
   start_postgres
@@ -94,6 +96,7 @@ pg_node() {
     psql -d postgres -qc "CREATE DATABASE $db"
   derive "$name" "$p" "$instance" "${5:-}"
   echo "store: {kind: postgres, url: \"host=$pgdir user=postgres dbname=$db\"}" >>"$dir/$name.yaml"
+  [[ -z ${6:-} ]] || echo "$6" >>"$dir/$name.yaml"
   build/coderunner serve --config "$dir/$name.yaml" >"$dir/$name.log" 2>&1 &
   pids+=($!)
   ports+=("$p")
