@@ -3,13 +3,19 @@
 #   bench/run.sh [docker|podman]     (default: docker)
 # Environment: LATENCY_JOBS (30), CLI_LOOP (0 = the whole sequential CLI
 # baseline; N = the first N, scaled), SECTIONS (latency,throughput,memory,sandboxes,data,store,
-# queue; queue alone needs no engine), QUEUE_ARGS (queue_bench's flags, e.g.
+# queue; queue alone needs no engine; also fleet, not in the default: three HumanEval rounds
+# each on two more setups, minutes), QUEUE_ARGS (queue_bench's flags, e.g.
 # "--processes 4 --workers 4 --jobs 20000 --sqlite-jobs 5000"),
 # HUMANEVAL (../shared/data/HumanEval.jsonl.gz), WAIT_JOBS (20), CONCURRENCY
 # (jobs.max_concurrent of the server under test; 0 = one worker per core),
 # KEEP_LOGS (a dir: the services' and the cluster's logs are copied there),
 # PG_OPTIONS (extra postgres options for the store section's cluster, for
-# diagnosis only, e.g. "-c synchronous_commit=off" or "-c log_statement=all").
+# diagnosis only, e.g. "-c synchronous_commit=off" or "-c log_statement=all"),
+# FLEET_ROUNDS (3: HumanEval rounds per side in the fleet section),
+# FLEET_SHARED_DB (1: the fleet's two nodes share one database, the real test;
+# 0: one database each, two independent nodes, to check the harness alone),
+# FLEET_NODE_CONFIG (a YAML line appended to each of the two nodes' config,
+# for diagnosis only, e.g. "pool: {size: 1, fill_parallelism: 1}").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 engine="${1:-docker}"
@@ -42,22 +48,28 @@ jobs: {max_queued: 2000, max_concurrent: ${CONCURRENCY:-0}}
 artifacts: {dir: $dir/artifacts}
 volumes: {dir: $dir/volumes}
 CFG
+# derive NAME PORT INSTANCE [WORKERS]: $dir/NAME.yaml, the config above on
+# another port and instance, with its own dirs (prefixed NAME-) and, when
+# given, WORKERS as jobs.max_concurrent; the caller appends to it.
+derive() {
+  sed -e "s/:$port}/:$2}/" -e "s/^instance: bench$/instance: $3/" \
+    -e "s/max_concurrent: [0-9]*}/max_concurrent: ${4:-${CONCURRENCY:-0}}}/" \
+    -e "s#$dir/#$dir/$1-#g" "$dir/config.yaml" >"$dir/$1.yaml"
+}
 # A second service on the same engine with its warm pool off: the cold path.
 cold_port=18198
-sed -e "s/:$port}/:$cold_port}/" -e "s/^instance: bench$/instance: bench-cold/" \
-  -e "s#$dir/#$dir/cold-#g" "$dir/config.yaml" >"$dir/cold.yaml"
+derive cold $cold_port bench-cold
 echo "pool: {enabled: false}" >>"$dir/cold.yaml"
 # A third one, warm pool on, with python on the slim image (config alone):
 # the data image's print(1+1) is compared with it in the same run.
 slim_port=18197
-sed -e "s/:$port}/:$slim_port}/" -e "s/^instance: bench$/instance: bench-slim/" \
-  -e "s#$dir/#$dir/slim-#g" "$dir/config.yaml" >"$dir/slim.yaml"
+derive slim $slim_port bench-slim
 # (The file's languages map replaces the built-in one: python is enough here.)
 cat >>"$dir/slim.yaml" <<'CFG'
 languages:
   python: {image: coderunner/python:3.11-slim, file: main.py, command: [python3, "{file}"], default: true}
 CFG
-pids=() ports=($port $cold_port $slim_port) store_args=() pgdir=""
+pids=() ports=($port $cold_port $slim_port) store_args=() fleet_args=() pgdir=""
 pgbin=/usr/lib/postgresql/15/bin
 # The services make their artifacts and volumes dirs nosuid,nodev bind mounts.
 cleanup() {
@@ -74,31 +86,46 @@ cleanup() {
   fi
 }
 trap cleanup EXIT
-# The store section (issue 19): two more services, warm pool on, identical
-# but for store.kind: sqlite, and postgres on a throwaway PostgreSQL 15
-# cluster (fsync on, the default: a production-like commit) over a Unix
-# socket. initdb and postgres refuse root: they run as the postgres user.
-if [[ $sections == *store* && -x $pgbin/initdb ]]; then
+# A throwaway PostgreSQL 15 cluster for the store and fleet sections, started
+# once (fsync on, the default: a production-like commit), over a Unix socket
+# only. initdb and postgres refuse root: they run as the postgres user.
+psql() { runuser -u postgres -- "$pgbin/psql" -h "$pgdir" -U postgres "$@"; }
+start_postgres() {
+  [[ -n $pgdir ]] && return
   pgdir=$(mktemp -d /tmp/coderunner-bench-pg-XXXXXX)
   chown postgres: "$pgdir"
   runuser -u postgres -- "$pgbin/initdb" -D "$pgdir/data" --auth=trust -U postgres -E UTF8 >/dev/null
   runuser -u postgres -- "$pgbin/pg_ctl" -D "$pgdir/data" -l "$pgdir/server.log" -w \
     -o "-c listen_addresses='' -c unix_socket_directories=$pgdir ${PG_OPTIONS:-}" start >/dev/null
-  runuser -u postgres -- "$pgbin/psql" -h "$pgdir" -U postgres -d postgres -qc "CREATE DATABASE coderunner"
+}
+# pg_node NAME PORT INSTANCE DATABASE [WORKERS [LINE]]: a service on PORT
+# (config derived as NAME.yaml, LINE appended) with store.kind postgres on
+# DATABASE of the cluster above, created if missing.
+pg_node() {
+  local name=$1 p=$2 instance=$3 db=$4
+  start_postgres
+  [[ -n $(psql -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = '$db'") ]] ||
+    psql -d postgres -qc "CREATE DATABASE $db"
+  derive "$name" "$p" "$instance" "${5:-}"
+  echo "store: {kind: postgres, url: \"host=$pgdir user=postgres dbname=$db\"}" >>"$dir/$name.yaml"
+  [[ -z ${6:-} ]] || echo "$6" >>"$dir/$name.yaml"
+  build/coderunner serve --config "$dir/$name.yaml" >"$dir/$name.log" 2>&1 &
+  pids+=($!)
+  ports+=("$p")
+}
+# The store section (issue 19): two more services, warm pool on, identical
+# but for store.kind: sqlite, and postgres.
+if [[ $sections == *store* && -x $pgbin/initdb ]]; then
   sqlite_port=18196 pg_port=18195
-  sed -e "s/:$port}/:$sqlite_port}/" -e "s/^instance: bench$/instance: bench-sqlite/" \
-    -e "s#$dir/#$dir/sqlite-#g" "$dir/config.yaml" >"$dir/sqlite.yaml"
+  derive sqlite $sqlite_port bench-sqlite
   echo "store: {kind: sqlite}" >>"$dir/sqlite.yaml"
-  sed -e "s/:$port}/:$pg_port}/" -e "s/^instance: bench$/instance: bench-pg/" \
-    -e "s#$dir/#$dir/pg-#g" "$dir/config.yaml" >"$dir/pg.yaml"
-  echo "store: {kind: postgres, url: \"host=$pgdir user=postgres dbname=coderunner\"}" >>"$dir/pg.yaml"
   build/coderunner serve --config "$dir/sqlite.yaml" >"$dir/sqlite.log" 2>&1 &
   pids+=($!)
-  build/coderunner serve --config "$dir/pg.yaml" >"$dir/pg.log" 2>&1 &
-  pids+=($!)
-  ports+=($sqlite_port $pg_port)
+  ports+=($sqlite_port)
+  pg_node pg $pg_port bench-pg coderunner
   store_args=(--sqlite-server "http://127.0.0.1:$sqlite_port" --pg-server "http://127.0.0.1:$pg_port")
 fi
+source bench/fleet.sh
 build/coderunner serve --config "$dir/config.yaml" >"$dir/server.log" 2>&1 &
 pid=$!
 build/coderunner serve --config "$dir/cold.yaml" >"$dir/cold.log" 2>&1 &
@@ -109,6 +136,7 @@ pids+=($pid $cold_pid $slim_pid)
 for p in "${ports[@]}"; do
   for _ in $(seq 50); do curl -fsS "http://127.0.0.1:$p/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
 done
+start_balancer
 
 echo "== engine: $engine ($sock)"
 build/bench/wait_bench --server "http://127.0.0.1:$port" --jobs "${WAIT_JOBS:-20}"
@@ -120,9 +148,10 @@ if [[ -f "$humaneval" ]]; then zcat "$humaneval" >"$dir/humaneval.jsonl"; fi
 build/bench/service_bench --server "http://127.0.0.1:$port" --socket "$sock" --engine "$engine" \
   --pid "$pid" --humaneval "$dir/humaneval.jsonl" --jobs "${LATENCY_JOBS:-30}" \
   --cli-loop "${CLI_LOOP:-0}" --cold-server "http://127.0.0.1:$cold_port" \
-  --slim-server "http://127.0.0.1:$slim_port" --sections "$sections" "${store_args[@]}"
-if [[ -n $pgdir ]]; then
+  --slim-server "http://127.0.0.1:$slim_port" --sections "$sections" "${store_args[@]}" \
+  "${fleet_args[@]}"
+if [[ $sections == *store* && -n $pgdir ]]; then
   # Evidence that the postgres service stored its jobs there.
-  echo "  postgres jobs table: $(runuser -u postgres -- "$pgbin/psql" -h "$pgdir" -U postgres \
-    -d coderunner -tAc "SELECT count(*) FROM jobs") rows"
+  echo "  postgres jobs table: $(psql -d coderunner -tAc "SELECT count(*) FROM jobs") rows"
 fi
+fleet_evidence

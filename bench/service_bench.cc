@@ -22,12 +22,18 @@
 //               differ only in store.kind, sqlite (--sqlite-server) and
 //               postgres (--pg-server), interleaved; the difference in ms
 //               and the ratio (store_bench.h)
+//   fleet       issue 19: HumanEval's throughput (as above) through one
+//               node alone (--solo-server) against two nodes behind a
+//               balancer (--fleet-server), interleaved rounds; jobs/s of
+//               each, the ratio and passed/164 (fleet_bench.h)
 //
 // Usage: service_bench --server URL --socket SOCK --engine docker|podman
 //          [--pid SERVICE_PID] [--humaneval FILE.jsonl] [--jobs N]
 //          [--sections latency,throughput,memory,sandboxes,data,store]
 //          [--cli-loop N] [--cold-server URL] [--slim-server URL]
 //          [--sqlite-server URL --pg-server URL]
+//          [--solo-server URL --fleet-server URL [--fleet-rounds N]
+//           [--fleet-label TEXT]]
 // --cli-loop bounds the sequential CLI baseline to N programs (the wall
 // time is then scaled to 164 and marked as such); 0 runs all.
 #include <httplib.h>
@@ -54,6 +60,8 @@
 #include "bench_common.h"
 #include "coderunner/engine/curl_transport.h"
 #include "data_bench.h"
+#include "fleet_bench.h"
+#include "humaneval.h"
 #include "store_bench.h"
 
 extern char** environ;
@@ -62,11 +70,15 @@ namespace {
 
 using bench::Clock;
 using bench::ExecuteTwo;
+using bench::HumanEvalRun;
 using bench::LetPoolSettle;
+using bench::LoadHumanEval;
 using bench::MetricSum;
 using bench::Ms;
 using bench::Percentile;
 using bench::PrintSeries;
+using bench::Problem;
+using bench::RunHumanEval;
 using bench::Series;
 using nlohmann::json;
 
@@ -84,6 +96,11 @@ struct Options {
   std::string slim_server;
   // Same engine and config, store.kind sqlite / postgres; empty = not measured.
   std::string sqlite_server, pg_server;
+  // One node alone, and the balancer in front of two nodes with the same
+  // total workers; empty = not measured.
+  std::string solo_server, fleet_server;
+  int fleet_rounds = 3;
+  std::string fleet_label = "two nodes";
 };
 
 struct Language {
@@ -252,26 +269,6 @@ void Latency(const Options& o, httplib::Client& c) {
          std::max(0.0, MetricSum(c, "coderunner_pool_misses_total")) - std::max(0.0, misses0));
 }
 
-struct Problem {
-  std::string id;
-  std::string program;
-};
-
-std::vector<Problem> LoadHumanEval(const std::string& path) {
-  std::vector<Problem> out;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    json p = json::parse(line);
-    out.push_back({p["task_id"], p["prompt"].get<std::string>() +
-                                     p["canonical_solution"].get<std::string>() + "\n" +
-                                     p["test"].get<std::string>() + "\ncheck(" +
-                                     p["entry_point"].get<std::string>() + ")\n"});
-  }
-  return out;
-}
-
 // CPU seconds (user + system) of process `pid`, from /proc/PID/stat.
 double ProcCpuSeconds(int pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
@@ -323,34 +320,10 @@ void Throughput(const Options& o, httplib::Client& c) {
   double busy0 = SystemBusySeconds();
   double service0 = o.pid > 0 ? ProcCpuSeconds(o.pid) : 0;
   double daemons0 = CpuOfNamed(kEngineDaemons);
-  double jobs_cpu = 0;
-  auto t0 = Clock::now();
-  std::vector<std::string> ids;
-  std::string salt = std::to_string(Clock::now().time_since_epoch().count());
-  for (const auto& p : problems) {
-    json body = {{"language", "python"}, {"code", p.program + "# " + salt}, {"cache", false}};
-    auto r = c.Post("/v1/jobs", body.dump(), "application/json");
-    ids.push_back(r && r->status == 202 ? json::parse(r->body).value("id", "") : "");
-  }
-  int passed = 0;
-  std::vector<std::string> failed;
-  for (size_t i = 0; i < ids.size(); ++i) {
-    bool ok = false;
-    if (ids[i].empty()) {
-      failed.push_back(problems[i].id);
-      continue;
-    }
-    auto r = c.Get("/v1/jobs/" + ids[i] + "/wait?timeout_s=300");
-    if (r && r->status == 200) {
-      json rec = json::parse(r->body);
-      ok = rec.value("status", "") == "succeeded";
-      if (rec["result"].is_object() && rec["result"]["metrics"].is_object()) {
-        jobs_cpu += rec["result"]["metrics"].value("cpu_ms", 0) / 1000.0;
-      }
-    }
-    ok ? (void)++passed : failed.push_back(problems[i].id);
-  }
-  double wall = Ms(Clock::now() - t0) / 1000.0;
+  HumanEvalRun run = RunHumanEval(c, problems);
+  double wall = run.wall_s, jobs_cpu = run.jobs_cpu_s;
+  int passed = run.passed;
+  const std::vector<std::string>& failed = run.failed;
   printf("  coderunner (async, all at once)  %7.2f s  %6.1f jobs/s  passed %d/%zu\n", wall,
          problems.size() / wall, passed, problems.size());
   for (const auto& f : failed) printf("    failed: %s\n", f.c_str());
@@ -512,6 +485,21 @@ void Sandboxes(const Options& o, httplib::Client& c) {
   }
 }
 
+// The fleet section, when both servers and the HumanEval file are given.
+void Fleet(const Options& o) {
+  std::vector<Problem> problems = LoadHumanEval(o.humaneval);
+  if (o.solo_server.empty() || o.fleet_server.empty() || problems.empty()) {
+    printf("\n== fleet: not measured (needs --solo-server, --fleet-server and --humaneval)\n");
+    return;
+  }
+  httplib::Client solo(o.solo_server), fleet(o.fleet_server);
+  for (httplib::Client* c : {&solo, &fleet}) {
+    c->set_read_timeout(600, 0);
+    c->set_write_timeout(60, 0);
+  }
+  bench::FleetThroughput(solo, fleet, problems, o.fleet_rounds, o.fleet_label);
+}
+
 int main(int argc, char** argv) {
   Options o;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -528,6 +516,10 @@ int main(int argc, char** argv) {
     if (a == "--slim-server") o.slim_server = v;
     if (a == "--sqlite-server") o.sqlite_server = v;
     if (a == "--pg-server") o.pg_server = v;
+    if (a == "--solo-server") o.solo_server = v;
+    if (a == "--fleet-server") o.fleet_server = v;
+    if (a == "--fleet-rounds") o.fleet_rounds = std::stoi(v);
+    if (a == "--fleet-label") o.fleet_label = v;
   }
   httplib::Client c(o.server);
   c.set_read_timeout(600, 0);
@@ -556,5 +548,6 @@ int main(int argc, char** argv) {
       bench::StoreLatency(lite, pg, o.jobs);
     }
   }
+  if (o.sections.find("fleet") != std::string::npos) Fleet(o);
   return 0;
 }

@@ -11,6 +11,9 @@ pkgs=(
   libspdlog-dev libfmt-dev libgtest-dev libgmock-dev libsqlite3-dev
   # The fleet store (PgJobStore, libpq) and its tests (a real PostgreSQL 15).
   postgresql libpq-dev
+  # bench/run.sh's fleet section: the balancer in front of two nodes (the
+  # host binary, run as a child of the bench; no image).
+  haproxy
   podman runc runsc docker.io debootstrap python3 uidmap
   clang libclang-rt-14-dev clang-format
   # compose/ deployment, tested by scripts/compose-test.sh
