@@ -1,0 +1,225 @@
+// Two JobService nodes in fleet mode ("node-a", "node-b") sharing one
+// SQLite database file (two stores on the same path) and an in-process
+// notice bus: each job runs exactly once, a job submitted on one node is
+// waited on, cancelled or finished from the other, a node that lost its
+// lease cannot write its result, and a drained node gives its job back.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "coderunner/engine/containers.h"
+#include "coderunner/engine/images.h"
+#include "coderunner/jobs/job_service.h"
+#include "coderunner/store/sqlite_job_store.h"
+#include "coderunner/wire/job_submission.h"
+#include "jobs/job_metrics.h"
+#include "unit/engine/fake_transport.h"
+#include "unit/jobs/fleet_fakes.h"
+
+namespace coderunner::jobs {
+namespace {
+
+using nlohmann::json;
+using store::JobStatus;
+
+constexpr const char* kAcme = "acme";
+constexpr auto kLong = std::chrono::milliseconds(60000);
+
+// One node: its own store handle, queue, hub, runner and notices.
+struct Node {
+  // `slots`: its workers (jobs.max_concurrent).
+  Node(const std::string& name, const std::string& db, testutil::NoticeBus& bus, int slots = 2)
+      : runner(name), notices(bus) {
+    config = config::DefaultConfig();
+    config.instance = name;
+    config.jobs.cache_ttl_s = 0;
+    config.jobs.max_concurrent = slots;
+    auto opened = store::SqliteJobStore::Open(db);
+    EXPECT_TRUE(opened.ok()) << opened.status().ToString();
+    store = std::move(*opened);
+    engine.AnswerJson("GET", testutil::LoadRecording("docker", "container_list").request.path, 200,
+                      json::array());
+    DeclareJobMetrics(metrics);
+    JobServiceDeps d;
+    d.config = &config;
+    d.store = store.get();
+    d.queue = &queue;
+    d.hub = &hub;
+    d.metrics = &metrics;
+    d.images = &images;
+    d.runner = &runner;
+    d.containers = &containers;
+    d.fleet = true;
+    d.notices = &notices;
+    service = std::make_unique<JobService>(d);
+    EXPECT_TRUE(notices
+                    .Start([s = service.get()](const store::JobNotice& n) { s->OnNotice(n); },
+                           [s = service.get()] { s->OnResync(); })
+                    .ok());
+  }
+  ~Node() {
+    notices.Stop();
+    service.reset();
+  }
+
+  std::string Submit() {
+    auto sub =
+        wire::ParseJobSubmission(R"json({"code":"print(1)"})json", service->submission_rules());
+    EXPECT_TRUE(sub.ok());
+    auto accepted = service->Submit(kAcme, std::move(*sub));
+    EXPECT_TRUE(accepted.ok()) << accepted.status().ToString();
+    return accepted.ok() ? accepted->record.id : "";
+  }
+  store::JobRecord Wait(const std::string& id) {
+    auto rec = service->Wait(id, kAcme, kLong);
+    EXPECT_TRUE(rec.ok()) << rec.status().ToString();
+    return rec.ok() ? *rec : store::JobRecord{};
+  }
+
+  config::Config config;
+  std::unique_ptr<store::SqliteJobStore> store;
+  testutil::FakeTransport engine;
+  engine::ContainerClient containers{engine, std::chrono::seconds(5)};
+  engine::ImageClient images{engine, std::chrono::seconds(5)};
+  testutil::CountingRunner runner;
+  testutil::FakeJobNotices notices;
+  JobQueue queue{100};
+  JobHub hub;
+  MetricsRegistry metrics;
+  std::unique_ptr<JobService> service;
+};
+
+int RunningTransitions(const store::JobRecord& rec) {
+  int n = 0;
+  for (const auto& t : rec.transitions) n += t.status == JobStatus::kRunning ? 1 : 0;
+  return n;
+}
+
+std::string Stdout(const store::JobRecord& rec) {
+  json r = json::parse(rec.result_json, nullptr, false);
+  return r.is_object() ? r.value("stdout", "") : "";
+}
+
+class JobServiceFleetTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/coderunner-fleet-XXXXXX";
+    root_ = mkdtemp(tmpl);
+    a_ = std::make_unique<Node>("node-a", root_ + "/jobs.db", bus_);
+    b_ = std::make_unique<Node>("node-b", root_ + "/jobs.db", bus_);
+  }
+  void TearDown() override {
+    a_->runner.ReleaseAll();
+    b_->runner.ReleaseAll();
+    a_.reset();
+    b_.reset();
+    std::filesystem::remove_all(root_);
+  }
+
+  std::string root_;
+  testutil::NoticeBus bus_;
+  std::unique_ptr<Node> a_;
+  std::unique_ptr<Node> b_;
+};
+
+TEST_F(JobServiceFleetTest, JobsSubmittedOnEitherNodeRunExactlyOnce) {
+  ASSERT_TRUE(a_->service->Start().ok());
+  ASSERT_TRUE(b_->service->Start().ok());
+  constexpr int kJobs = 12;
+  std::vector<std::pair<Node*, std::string>> jobs;
+  for (int i = 0; i < kJobs; ++i) {
+    Node* n = i % 2 == 0 ? a_.get() : b_.get();
+    jobs.emplace_back(n, n->Submit());
+  }
+  for (auto& [node, id] : jobs) {
+    store::JobRecord rec = node->Wait(id);
+    EXPECT_EQ(rec.status, JobStatus::kSucceeded) << id;
+    EXPECT_EQ(RunningTransitions(rec), 1) << id;
+    EXPECT_EQ(rec.attempt, 1) << id;
+  }
+  std::map<std::string, int> runs = a_->runner.runs();
+  for (const auto& [id, n] : b_->runner.runs()) runs[id] += n;
+  EXPECT_EQ(runs.size(), static_cast<size_t>(kJobs));
+  for (auto& [node, id] : jobs) EXPECT_EQ(runs[id], 1) << id;
+}
+
+TEST_F(JobServiceFleetTest, AJobSubmittedOnOneNodeIsWaitedOnFromTheOther) {
+  ASSERT_TRUE(a_->service->Start().ok());  // B claims nothing: A runs it.
+  std::string id = a_->Submit();
+  store::JobRecord rec = b_->Wait(id);
+  EXPECT_EQ(rec.status, JobStatus::kSucceeded);
+  EXPECT_EQ(Stdout(rec), "ran on node-a\n");
+  EXPECT_EQ(b_->hub.Find(id), nullptr) << "B's channel ended with the job";
+}
+
+TEST_F(JobServiceFleetTest, CancelOnOneNodeStopsTheRunOnTheOther) {
+  a_->runner.Hold(true);
+  ASSERT_TRUE(a_->service->Start().ok());
+  std::string id = a_->Submit();
+  ASSERT_TRUE(a_->runner.WaitStarted(1));
+  auto cancelled = b_->service->Cancel(id, kAcme);
+  ASSERT_TRUE(cancelled.ok()) << cancelled.status().ToString();
+  EXPECT_EQ(cancelled->status, JobStatus::kCancelled);
+  ASSERT_TRUE(a_->runner.WaitReturned(1));
+  EXPECT_EQ(a_->runner.cancelled(), 1) << "A's run was stopped by B's cancel";
+  EXPECT_EQ(a_->Wait(id).status, JobStatus::kCancelled);
+}
+
+TEST_F(JobServiceFleetTest, ANodeThatLostItsLeaseCannotWriteItsResult) {
+  // One slot: A, busy with the job, cannot claim it back once requeued.
+  a_ = std::make_unique<Node>("node-a", root_ + "/jobs.db", bus_, 1);
+  a_->runner.Hold(true);
+  ASSERT_TRUE(a_->service->Start().ok());
+  std::string id = a_->Submit();
+  ASSERT_TRUE(a_->runner.WaitStarted(1));
+  // A goes silent past its lease: any node's sweep requeues the job.
+  auto expired = b_->store->RequeueExpired(NowMs() + 3600 * 1000, 2, "{}");
+  ASSERT_TRUE(expired.ok());
+  ASSERT_EQ(expired->requeued, std::vector<std::string>{id});
+  ASSERT_TRUE(b_->service->Start().ok());  // B claims it and runs it.
+  store::JobRecord rec = b_->Wait(id);
+  EXPECT_EQ(rec.status, JobStatus::kSucceeded);
+  EXPECT_EQ(Stdout(rec), "ran on node-b\n");
+  // A's run ends now (released, or stopped by its lease keeper): its
+  // result is fenced off.
+  a_->runner.ReleaseAll();
+  ASSERT_TRUE(a_->runner.WaitReturned(1));
+  a_->service->Stop();
+  auto after = b_->store->Get(id);
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->status, JobStatus::kSucceeded);
+  EXPECT_EQ(Stdout(*after), "ran on node-b\n");
+  EXPECT_EQ(after->attempt, 2);
+  EXPECT_EQ(RunningTransitions(*after), 2);
+  EXPECT_EQ(a_->runner.runs()[id], 1);
+  EXPECT_EQ(b_->runner.runs()[id], 1);
+}
+
+TEST_F(JobServiceFleetTest, ADrainedNodeGivesItsRunningJobBackToTheOther) {
+  a_->runner.Hold(true);
+  ASSERT_TRUE(a_->service->Start().ok());
+  std::string id = a_->Submit();
+  ASSERT_TRUE(a_->runner.WaitStarted(1));
+  a_->service->Drain(std::chrono::milliseconds(0));
+  auto requeued = b_->store->Get(id);
+  ASSERT_TRUE(requeued.ok());
+  EXPECT_EQ(requeued->status, JobStatus::kQueued);
+  EXPECT_EQ(requeued->owner, "");
+  ASSERT_TRUE(b_->service->Start().ok());
+  store::JobRecord rec = b_->Wait(id);
+  EXPECT_EQ(rec.status, JobStatus::kSucceeded);
+  EXPECT_EQ(Stdout(rec), "ran on node-b\n");
+  EXPECT_EQ(rec.attempt, 2);
+  EXPECT_EQ(a_->runner.runs()[id], 1);
+  EXPECT_EQ(b_->runner.runs()[id], 1);
+}
+
+}  // namespace
+}  // namespace coderunner::jobs
