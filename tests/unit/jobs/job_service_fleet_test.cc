@@ -44,8 +44,12 @@ struct Node {
     auto opened = store::SqliteJobStore::Open(db);
     EXPECT_TRUE(opened.ok()) << opened.status().ToString();
     store = std::move(*opened);
-    engine.AnswerJson("GET", testutil::LoadRecording("docker", "container_list").request.path, 200,
-                      json::array());
+    // The orphan sweep at start: no container of this node.
+    engine.AnswerJson("GET",
+                      "/containers/json?all=1&filters=%7B%22label%22%3A%5B%22io.coderunner."
+                      "instance%3D" +
+                          name + "%22%2C%22io.coderunner.managed%3Dtrue%22%5D%7D",
+                      200, json::array());
     DeclareJobMetrics(metrics);
     JobServiceDeps d;
     d.config = &config;
@@ -192,7 +196,7 @@ TEST_F(JobServiceFleetTest, ANodeThatLostItsLeaseCannotWriteItsResult) {
   a_->runner.ReleaseAll();
   ASSERT_TRUE(a_->runner.WaitReturned(1));
   a_->service->Stop();
-  auto after = b_->store->Get(id);
+  auto after = b_->store->Get(id, kAcme);
   ASSERT_TRUE(after.ok());
   EXPECT_EQ(after->status, JobStatus::kSucceeded);
   EXPECT_EQ(Stdout(*after), "ran on node-b\n");
@@ -208,7 +212,7 @@ TEST_F(JobServiceFleetTest, ADrainedNodeGivesItsRunningJobBackToTheOther) {
   std::string id = a_->Submit();
   ASSERT_TRUE(a_->runner.WaitStarted(1));
   a_->service->Drain(std::chrono::milliseconds(0));
-  auto requeued = b_->store->Get(id);
+  auto requeued = b_->store->Get(id, kAcme);
   ASSERT_TRUE(requeued.ok());
   EXPECT_EQ(requeued->status, JobStatus::kQueued);
   EXPECT_EQ(requeued->owner, "");
@@ -219,6 +223,21 @@ TEST_F(JobServiceFleetTest, ADrainedNodeGivesItsRunningJobBackToTheOther) {
   EXPECT_EQ(rec.attempt, 2);
   EXPECT_EQ(a_->runner.runs()[id], 1);
   EXPECT_EQ(b_->runner.runs()[id], 1);
+}
+
+TEST_F(JobServiceFleetTest, ARestartedNodeRequeuesTheJobsItWasRunning) {
+  std::string id = b_->Submit();
+  // A claimed it, then died (the record still says running, owned by A).
+  auto claimed = a_->store->Claim("node-a", 1, NowMs(), 15000);
+  ASSERT_TRUE(claimed.ok());
+  ASSERT_EQ(claimed->size(), 1u);
+  ASSERT_TRUE(a_->service->Start().ok());  // A again, restarted.
+  store::JobRecord rec = b_->Wait(id);
+  EXPECT_EQ(rec.status, JobStatus::kSucceeded);
+  EXPECT_EQ(Stdout(rec), "ran on node-a\n");
+  EXPECT_EQ(rec.attempt, 2);
+  EXPECT_EQ(RunningTransitions(rec), 2);
+  EXPECT_EQ(a_->runner.runs()[id], 1);
 }
 
 }  // namespace
