@@ -445,6 +445,7 @@ void JobService::UpdateScrapeGauges(MetricsRegistry& metrics) const {
 }
 
 std::shared_ptr<JobChannel> JobService::Channel(const std::string& id) const {
+  if (deps_.fleet) return OpenFleetChannel(id);
   return deps_.hub->Find(id);
 }
 

@@ -139,20 +139,26 @@ StatusOr<store::JobRecord> JobService::WaitFleet(const std::string& id, const st
   for (;;) {
     CR_ASSIGN_OR_RETURN(store::JobRecord rec, deps_.store->Get(id, tenant));
     if (store::IsTerminal(rec.status) || std::chrono::steady_clock::now() >= deadline) return rec;
-    std::shared_ptr<JobChannel> ch = deps_.hub->Find(id);
-    if (!ch) {
-      // Submitted on another node (or its channel here ended on a requeue):
-      // open one, then read again, so a notice that came before the open is
-      // not missed.
-      ch = deps_.hub->Open(id, deps_.config->max_limits.output_bytes);
-      Refresh(id);
-    }
-    // A channel ended on a non-terminal status (a requeue) loops.
-    ch->WaitTerminal(deadline);
+    // Submitted on another node (or its channel here ended on a requeue):
+    // a channel is opened here. One that ended on a non-terminal status (a
+    // requeue) loops.
+    std::shared_ptr<JobChannel> ch = OpenFleetChannel(id);
+    if (ch) ch->WaitTerminal(deadline);
   }
 }
 
-void JobService::Refresh(const std::string& id) {
+std::shared_ptr<JobChannel> JobService::OpenFleetChannel(const std::string& id) const {
+  if (auto ch = deps_.hub->Find(id)) return ch;
+  auto rec = deps_.store->Get(id);
+  if (!rec.ok() || store::IsTerminal(rec->status)) return nullptr;
+  // Opened before the read in Refresh: a notice that came before the open
+  // is made good by that read.
+  deps_.hub->Open(id, deps_.config->max_limits.output_bytes);
+  Refresh(id);
+  return deps_.hub->Find(id);
+}
+
+void JobService::Refresh(const std::string& id) const {
   std::shared_ptr<JobChannel> ch = deps_.hub->Find(id);
   if (!ch || executor_.Active().count(id) > 0) return;
   // Claimed here and waiting for a worker: this node tells its waiters.

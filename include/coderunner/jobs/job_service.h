@@ -176,7 +176,9 @@ class JobService {
   StatusOr<Accepted> Replay(const std::string& id, const std::string& tenant,
                             const config::TierConfig* tier = nullptr);
 
-  // The live channel of a non-terminal job, or nullptr.
+  // The live channel of a non-terminal job, or nullptr. Fleet mode: a
+  // non-terminal job with no channel here (submitted on another node) gets
+  // one, kept up to date by notices.
   std::shared_ptr<JobChannel> Channel(const std::string& id) const;
 
   // The configuration the service was built with (request caps, limits,
@@ -247,7 +249,10 @@ class JobService {
   // Puts the claimed jobs `dropped` from the local queue back to queued.
   void RequeueClaimed(const std::vector<std::string>& dropped);
   // kChanged for job `id`: re-reads it unless it runs here (see OnNotice).
-  void Refresh(const std::string& id);
+  void Refresh(const std::string& id) const;
+  // Fleet mode: the channel of `id`, opened (and Refreshed) if the job is
+  // non-terminal and has none here; nullptr for a terminal or unknown job.
+  std::shared_ptr<JobChannel> OpenFleetChannel(const std::string& id) const;
   // Tells the fleet (deps.notices, if any).
   void Publish(store::JobNotice::Kind kind, const std::string& id);
 

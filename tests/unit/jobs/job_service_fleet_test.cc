@@ -34,13 +34,15 @@ constexpr auto kLong = std::chrono::milliseconds(60000);
 
 // One node: its own store handle, queue, hub, runner and notices.
 struct Node {
-  // `slots`: its workers (jobs.max_concurrent).
-  Node(const std::string& name, const std::string& db, testutil::NoticeBus& bus, int slots = 2)
+  // `slots`: its workers (jobs.max_concurrent); `lease_ms`: store.lease_ms.
+  Node(const std::string& name, const std::string& db, testutil::NoticeBus& bus, int slots = 2,
+       int64_t lease_ms = 15000)
       : runner(name), notices(bus) {
     config = config::DefaultConfig();
     config.instance = name;
     config.jobs.cache_ttl_s = 0;
     config.jobs.max_concurrent = slots;
+    config.store.lease_ms = lease_ms;
     auto opened = store::SqliteJobStore::Open(db);
     EXPECT_TRUE(opened.ok()) << opened.status().ToString();
     store = std::move(*opened);
@@ -178,7 +180,8 @@ TEST_F(JobServiceFleetTest, CancelOnOneNodeStopsTheRunOnTheOther) {
 
 TEST_F(JobServiceFleetTest, ANodeThatLostItsLeaseCannotWriteItsResult) {
   // One slot: A, busy with the job, cannot claim it back once requeued.
-  a_ = std::make_unique<Node>("node-a", root_ + "/jobs.db", bus_, 1);
+  // A short lease: its keeper finds the loss within a third of it.
+  a_ = std::make_unique<Node>("node-a", root_ + "/jobs.db", bus_, 1, 1000);
   a_->runner.Hold(true);
   ASSERT_TRUE(a_->service->Start().ok());
   std::string id = a_->Submit();
@@ -191,10 +194,10 @@ TEST_F(JobServiceFleetTest, ANodeThatLostItsLeaseCannotWriteItsResult) {
   store::JobRecord rec = b_->Wait(id);
   EXPECT_EQ(rec.status, JobStatus::kSucceeded);
   EXPECT_EQ(Stdout(rec), "ran on node-b\n");
-  // A's run ends now (released, or stopped by its lease keeper): its
-  // result is fenced off.
-  a_->runner.ReleaseAll();
+  // A's lease keeper finds the job lost and stops A's run (never
+  // released); had it finished, its result would be fenced off.
   ASSERT_TRUE(a_->runner.WaitReturned(1));
+  EXPECT_EQ(a_->runner.cancelled(), 1);
   a_->service->Stop();
   auto after = b_->store->Get(id, kAcme);
   ASSERT_TRUE(after.ok());
@@ -238,6 +241,48 @@ TEST_F(JobServiceFleetTest, ARestartedNodeRequeuesTheJobsItWasRunning) {
   EXPECT_EQ(rec.attempt, 2);
   EXPECT_EQ(RunningTransitions(rec), 2);
   EXPECT_EQ(a_->runner.runs()[id], 1);
+}
+
+TEST_F(JobServiceFleetTest, AResultWrittenAfterTheLeaseWasLostIsDropped) {
+  a_ = std::make_unique<Node>("node-a", root_ + "/jobs.db", bus_, 1);
+  a_->runner.Hold(true);
+  b_->runner.Hold(true);
+  ASSERT_TRUE(a_->service->Start().ok());
+  std::string id = a_->Submit();
+  ASSERT_TRUE(a_->runner.WaitStarted(1));
+  auto expired = b_->store->RequeueExpired(NowMs() + 3600 * 1000, 2, "{}");
+  ASSERT_TRUE(expired.ok());
+  ASSERT_EQ(expired->requeued, std::vector<std::string>{id});
+  ASSERT_TRUE(b_->service->Start().ok());
+  ASSERT_TRUE(b_->runner.WaitStarted(1));  // B claimed it and runs it.
+  // A's run finishes while B's runs: the fence refuses A's result.
+  a_->runner.ReleaseAll();
+  ASSERT_TRUE(a_->runner.WaitReturned(1));
+  a_->service->Stop();
+  EXPECT_EQ(a_->runner.cancelled(), 0);
+  auto rec = b_->store->Get(id, kAcme);
+  ASSERT_TRUE(rec.ok());
+  EXPECT_EQ(rec->status, JobStatus::kRunning);
+  EXPECT_EQ(rec->owner, "node-b");
+  EXPECT_EQ(rec->result_json, "");
+  b_->runner.ReleaseAll();
+  store::JobRecord done = b_->Wait(id);
+  EXPECT_EQ(done.status, JobStatus::kSucceeded);
+  EXPECT_EQ(Stdout(done), "ran on node-b\n");
+  EXPECT_EQ(a_->runner.runs()[id], 1);
+  EXPECT_EQ(b_->runner.runs()[id], 1);
+}
+
+TEST_F(JobServiceFleetTest, ChannelOpensForAJobSubmittedOnAnotherNode) {
+  std::string id = a_->Submit();
+  EXPECT_EQ(b_->hub.Find(id), nullptr);
+  std::shared_ptr<JobChannel> ch = b_->service->Channel(id);
+  ASSERT_NE(ch, nullptr);
+  EXPECT_EQ(b_->hub.Find(id), ch);
+  ASSERT_TRUE(a_->service->Start().ok());
+  ASSERT_TRUE(ch->WaitTerminal(std::chrono::steady_clock::now() + kLong));
+  EXPECT_EQ(ch->final_status(), JobStatus::kSucceeded);
+  EXPECT_EQ(b_->hub.Find(id), nullptr);
 }
 
 }  // namespace
