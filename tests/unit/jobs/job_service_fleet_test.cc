@@ -16,11 +16,12 @@
 
 #include "coderunner/engine/containers.h"
 #include "coderunner/engine/images.h"
+#include "coderunner/isolation/container_runner.h"
 #include "coderunner/jobs/job_service.h"
 #include "coderunner/store/sqlite_job_store.h"
 #include "coderunner/wire/job_submission.h"
 #include "jobs/job_metrics.h"
-#include "unit/engine/fake_transport.h"
+#include "unit/isolation/scripted_engine.h"
 #include "unit/jobs/fleet_fakes.h"
 
 namespace coderunner::jobs {
@@ -32,11 +33,19 @@ using store::JobStatus;
 constexpr const char* kAcme = "acme";
 constexpr auto kLong = std::chrono::milliseconds(60000);
 
+isolation::PolicySettings Policy() {
+  isolation::PolicySettings s;
+  s.init_host_path = "/opt/coderunner-init";
+  return s;
+}
+
 // One node: its own store handle, queue, hub, runner and notices.
 struct Node {
   // `slots`: its workers (jobs.max_concurrent); `lease_ms`: store.lease_ms.
+  // A non-empty `workspace`: jobs run in containers on the scripted engine
+  // (a ContainerRunner with workspaces there), not on the CountingRunner.
   Node(const std::string& name, const std::string& db, testutil::NoticeBus& bus, int slots = 2,
-       int64_t lease_ms = 15000)
+       int64_t lease_ms = 15000, const std::string& workspace = "")
       : runner(name), notices(bus) {
     config = config::DefaultConfig();
     config.instance = name;
@@ -61,6 +70,13 @@ struct Node {
     d.metrics = &metrics;
     d.images = &images;
     d.runner = &runner;
+    if (!workspace.empty()) {
+      isolation::RunnerOptions options;
+      options.workspace_root = workspace;
+      options.uids = &uids;
+      container_runner = std::make_unique<isolation::ContainerRunner>(containers, policy, options);
+      d.runner = container_runner.get();
+    }
     d.containers = &containers;
     d.fleet = true;
     d.notices = &notices;
@@ -91,10 +107,13 @@ struct Node {
 
   config::Config config;
   std::unique_ptr<store::SqliteJobStore> store;
-  testutil::FakeTransport engine;
+  testutil::ScriptedEngine engine;
   engine::ContainerClient containers{engine, std::chrono::seconds(5)};
   engine::ImageClient images{engine, std::chrono::seconds(5)};
   testutil::CountingRunner runner;
+  isolation::ContainerPolicy policy{Policy(), "fleet"};
+  isolation::UidPool uids{isolation::kDefaultFirstJobUid, 8};
+  std::unique_ptr<isolation::ContainerRunner> container_runner;
   testutil::FakeJobNotices notices;
   JobQueue queue{100};
   JobHub hub;
@@ -165,17 +184,31 @@ TEST_F(JobServiceFleetTest, AJobSubmittedOnOneNodeIsWaitedOnFromTheOther) {
   EXPECT_EQ(b_->hub.Find(id), nullptr) << "B's channel ended with the job";
 }
 
-TEST_F(JobServiceFleetTest, CancelOnOneNodeStopsTheRunOnTheOther) {
-  a_->runner.Hold(true);
+TEST_F(JobServiceFleetTest, CancelOnOneNodeStopsTheContainerOnTheOther) {
+  // A runs its jobs in containers on its scripted engine; this one never
+  // ends by itself.
+  a_ = std::make_unique<Node>("node-a", root_ + "/jobs.db", bus_, 2, 15000, root_ + "/ws-a");
+  testutil::ScriptedEngine& engine = a_->engine;
+  engine.AnswerCreatesAs("c1", /*running=*/false);
+  engine.Answer("POST", "/containers/c1/attach?stream=1&stdout=1&stderr=1", 200,
+                testutil::MuxFrame(1, "so far"));
+  engine.Answer("POST", "/containers/c1/start", 204, "");
+  engine.Answer("POST", "/containers/c1/kill?signal=USR1", 204, "");
+  engine.Answer("POST", "/containers/c1/kill?signal=KILL", 204, "");
+  engine.Answer("DELETE", "/containers/c1?force=1&v=1", 204, "");
+  engine.HoldAttach();
   ASSERT_TRUE(a_->service->Start().ok());
   std::string id = a_->Submit();
-  ASSERT_TRUE(a_->runner.WaitStarted(1));
+  ASSERT_TRUE(engine.WaitForRequest("POST", "/containers/c1/start"));
   auto cancelled = b_->service->Cancel(id, kAcme);
   ASSERT_TRUE(cancelled.ok()) << cancelled.status().ToString();
   EXPECT_EQ(cancelled->status, JobStatus::kCancelled);
-  ASSERT_TRUE(a_->runner.WaitReturned(1));
-  EXPECT_EQ(a_->runner.cancelled(), 1) << "A's run was stopped by B's cancel";
   EXPECT_EQ(a_->Wait(id).status, JobStatus::kCancelled);
+  // A's container was stopped and removed by B's cancel.
+  ASSERT_TRUE(engine.WaitForRequest("DELETE", "/containers/c1?force=1&v=1"));
+  EXPECT_GE(engine.Count("POST", "/containers/c1/kill"), 1);
+  a_->service->Stop();  // Its worker is done with the job.
+  EXPECT_EQ(a_->uids.in_use(), 0);
 }
 
 TEST_F(JobServiceFleetTest, ANodeThatLostItsLeaseCannotWriteItsResult) {
