@@ -318,5 +318,19 @@ TEST_F(JobServiceFleetTest, ChannelOpensForAJobSubmittedOnAnotherNode) {
   EXPECT_EQ(b_->hub.Find(id), nullptr);
 }
 
+TEST_F(JobServiceFleetTest, AResyncCatchesUpOnNoticesThatWereLost) {
+  std::string id = a_->Submit();
+  std::shared_ptr<JobChannel> ch = b_->service->Channel(id);
+  ASSERT_NE(ch, nullptr);
+  b_->notices.Stop();  // B's subscription is lost: A's notices pass it by.
+  ASSERT_TRUE(a_->service->Start().ok());
+  EXPECT_EQ(a_->Wait(id).status, JobStatus::kSucceeded);
+  EXPECT_EQ(b_->hub.Find(id), ch) << "B heard nothing yet";
+  b_->service->OnResync();
+  EXPECT_EQ(b_->hub.Find(id), nullptr);
+  ASSERT_TRUE(ch->WaitTerminal(std::chrono::steady_clock::now() + kLong));
+  EXPECT_EQ(ch->final_status(), JobStatus::kSucceeded);
+}
+
 }  // namespace
 }  // namespace coderunner::jobs
