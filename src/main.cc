@@ -23,7 +23,7 @@ constexpr int kExitServeFailed = 1;    // Serving failed after startup.
 constexpr int kExitStartupFailed = 2;  // Config, logging or a startup step failed.
 
 // Reports a startup failure, once, on stderr, with its reason when it says
-// more than the code (e.g. "(store_in_use)").
+// more than the code (e.g. "(store_password_unset)").
 int StartupFailed(const Status& status) {
   std::cerr << "coderunner: " << status.message();
   if (!status.reason().empty() && status.reason() != StatusCodeName(status.code())) {

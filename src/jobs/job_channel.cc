@@ -174,6 +174,14 @@ void JobHub::Finish(const std::string& id, store::JobStatus status, std::string 
   ch->Finish(status, std::move(raw_result_json));
 }
 
+std::vector<std::string> JobHub::Ids() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::string> ids;
+  ids.reserve(channels_.size());
+  for (const auto& [id, ch] : channels_) ids.push_back(id);
+  return ids;
+}
+
 size_t JobHub::size() const {
   std::lock_guard<std::mutex> lock(mu_);
   return channels_.size();

@@ -81,13 +81,26 @@ int JobExecutor::RequeueActive() {
   return static_cast<int>(ids.size());
 }
 
+void JobExecutor::Publish(store::JobNotice::Kind kind, const std::string& id) const {
+  if (deps_.notices == nullptr) return;
+  Status s = deps_.notices->Publish(store::JobNotice{kind, id});
+  if (!s.ok()) spdlog::warn("job {}: cannot tell the fleet: {}", id, s.ToString());
+}
+
+bool JobExecutor::OwnedHere(const store::JobRecord& record) const {
+  return deps_.node.empty() ||
+         (record.status == store::JobStatus::kRunning && record.owner == deps_.node);
+}
+
 bool JobExecutor::Requeue(const store::JobRecord& record) {
   // Going back to queued counts an attempt (store contract), like a crash
   // recovery would; from a terminal status it fails, so a user's cancel
-  // that landed first stands.
-  Status s = deps_.store->Transition(record.id, store::JobStatus::kQueued, NowMs());
+  // that landed first stands. In fleet mode fenced: a job this node lost
+  // is not ours to requeue.
+  Status s =
+      deps_.store->Transition(record.id, store::JobStatus::kQueued, NowMs(), "", "", deps_.node);
   if (!s.ok()) {
-    if (s.reason() != store::kReasonJobTerminal) {
+    if (s.reason() != store::kReasonJobTerminal && s.reason() != store::kReasonLeaseLost) {
       spdlog::error("job {}: cannot re-queue at shutdown: {}", record.id, s.ToString());
     }
     return false;
@@ -96,6 +109,8 @@ bool JobExecutor::Requeue(const store::JobRecord& record) {
                record.id);
   deps_.metrics->Increment("coderunner_jobs_requeued_total");
   deps_.hub->Finish(record.id, store::JobStatus::kQueued, "");
+  Publish(store::JobNotice::Kind::kQueued, "");
+  Publish(store::JobNotice::Kind::kChanged, record.id);
   return true;
 }
 
@@ -109,6 +124,12 @@ void JobExecutor::Execute(const std::string& id) {
   if (store::IsTerminal(rec->status)) {
     // Cancelled while it waited in the queue.
     deps_.hub->Finish(id, rec->status, "");
+    return;
+  }
+  if (!OwnedHere(*rec)) {
+    // Fleet mode: its lease was lost while it waited for a worker; another
+    // node runs it (or will), and its waiters hear of it from the store.
+    spdlog::info("job {}: no longer claimed by this node; not run here", id);
     return;
   }
   {
@@ -160,7 +181,11 @@ void JobExecutor::Run(const store::JobRecord& record) {
 std::shared_ptr<JobChannel> JobExecutor::MarkRunning(const store::JobRecord& record,
                                                      int64_t started) {
   const std::string& id = record.id;
-  Status moved = deps_.store->Transition(id, store::JobStatus::kRunning, started);
+  // Fleet mode: the claim already moved it to running (started_at, owner,
+  // lease); only its channel is told.
+  Status moved = deps_.node.empty()
+                     ? deps_.store->Transition(id, store::JobStatus::kRunning, started)
+                     : OkStatus();
   if (!moved.ok()) {
     if (moved.reason() != store::kReasonJobTerminal) {
       spdlog::error("job {}: cannot mark running: {}", id, moved.ToString());
@@ -179,6 +204,7 @@ std::shared_ptr<JobChannel> JobExecutor::MarkRunning(const store::JobRecord& rec
     return nullptr;
   }
   ch->PublishStatus(store::JobStatus::kRunning);
+  Publish(store::JobNotice::Kind::kChanged, id);
   return ch;
 }
 
@@ -317,13 +343,18 @@ bool JobExecutor::Complete(const store::JobRecord& record, store::JobStatus stat
   // queue (intents included: they run again from the start).
   if (status == store::JobStatus::kCancelled && requeue_cancelled_ && Requeue(record)) return false;
   int64_t finished = NowMs();
-  Status done = deps_.store->Transition(id, status, finished, stored_json, image_digest);
+  Status done =
+      deps_.store->Transition(id, status, finished, stored_json, image_digest, deps_.node);
   if (!done.ok()) {
-    if (done.reason() != store::kReasonJobTerminal) {
+    if (done.reason() == store::kReasonLeaseLost) {
+      spdlog::warn("job {}: lease lost (another node owns it now); result dropped", id);
+    } else if (done.reason() != store::kReasonJobTerminal) {
       spdlog::error("job {}: cannot store result: {}", id, done.ToString());
     }
-    // A cancel won the race; its status stands.
+    // A cancel won the race; its status stands. A lost lease: the waiters
+    // here read the status the store holds (the run's result is dropped).
     auto now = deps_.store->Get(id);
+    if (done.reason() == store::kReasonLeaseLost) raw_json.clear();
     deps_.hub->Finish(id, now.ok() ? now->status : status, std::move(raw_json));
     return false;
   }
@@ -336,6 +367,7 @@ bool JobExecutor::Complete(const store::JobRecord& record, store::JobStatus stat
   deps_.metrics->Observe("coderunner_job_total_seconds", {},
                          static_cast<double>(finished - record.created_at_ms) / 1000.0);
   deps_.hub->Finish(id, status, std::move(raw_json));
+  Publish(store::JobNotice::Kind::kChanged, id);
   if (!record.callback_url.empty() && deps_.webhooks != nullptr) {
     auto final_rec = deps_.store->Get(id);
     if (final_rec.ok()) {

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "claim_loop.h"
 #include "coderunner/common/ids.h"
 #include "coderunner/common/sha256.h"
 #include "coderunner/engine/transport.h"
@@ -27,8 +28,13 @@ int WorkerCount(const config::Config& c) {
 }
 
 JobExecutorDeps ExecutorDepsOf(const JobServiceDeps& d) {
-  return JobExecutorDeps{d.config,  d.store,    d.hub,     d.runner,
-                         d.metrics, d.webhooks, d.volumes, d.intents};
+  JobExecutorDeps e{d.config,  d.store,    d.hub,     d.runner,
+                    d.metrics, d.webhooks, d.volumes, d.intents};
+  if (d.fleet) {
+    e.node = d.config->instance;
+    e.notices = d.notices;
+  }
+  return e;
 }
 
 JobJanitorDeps JanitorDepsOf(const JobServiceDeps& d) {
@@ -49,14 +55,23 @@ JobService::JobService(JobServiceDeps deps)
              }},
       digests_(deps.images, std::chrono::seconds(10)),
       executor_(ExecutorDepsOf(deps)),
-      pool_(*deps.queue, executor_, WorkerCount(*deps.config)),
+      pool_(*deps.queue, executor_, WorkerCount(*deps.config),
+            [this](const std::string& id) {
+              if (claims_) claims_->Release(id);
+            }),
       janitor_(JanitorDepsOf(deps), executor_) {
   DeclareJobMetrics(*deps_.metrics);
+  if (deps_.fleet) {
+    claims_ = std::make_unique<ClaimLoop>(
+        ClaimLoopDeps{deps_.config, deps_.store, deps_.queue, deps_.hub, &executor_, deps_.notices,
+                      deps_.config->instance, WorkerCount(*deps_.config)});
+  }
 }
 
 JobService::~JobService() { Stop(); }
 
 Status JobService::Start() {
+  if (deps_.fleet) return StartFleet();
   auto report = std::make_shared<RecoveryReport>();
   CR_ASSIGN_OR_RETURN(std::vector<store::JobRecord> interrupted,
                       RecoverQueued(RecoveryDepsOf(deps_), report.get()));
@@ -91,6 +106,8 @@ Status JobService::Start() {
 }
 
 void JobService::Drain(std::chrono::milliseconds grace) {
+  // Fleet mode: claim nothing more; what this node holds goes back.
+  if (claims_) claims_->Stop();
   std::vector<std::string> dropped;
   {
     std::unique_lock<std::shared_mutex> lock(submit_mu_);
@@ -100,6 +117,7 @@ void JobService::Drain(std::chrono::milliseconds grace) {
   }
   // Queued jobs are durable as they are; wake whoever waits on them (a
   // /v1/execute caller answers 503, /events ends on status queued).
+  if (claims_) RequeueClaimed(dropped);
   for (const auto& id : dropped) deps_.hub->Finish(id, store::JobStatus::kQueued, "");
   int running = executor_.running();
   spdlog::info("shutdown: {} queued job(s) stay queued; waiting up to {} ms for {} running",
@@ -118,6 +136,7 @@ void JobService::Stop() {
     stopping_ = true;
   }
   start_cv_.notify_all();
+  if (claims_) claims_->Stop();
   if (starter_.joinable()) starter_.join();
   executor_.Shutdown();
   pool_.Stop();
@@ -288,6 +307,14 @@ StatusOr<Accepted> JobService::Enqueue(store::JobRecord rec, const config::TierC
     deps_.hub->Finish(rec.id, store::JobStatus::kError, "");
     return inserted;
   }
+  if (claims_) {
+    // Fleet mode: the store is the queue; whichever node has a free slot
+    // claims it (this one first, woken now).
+    deps_.queue->Release(1);
+    claims_->Kick();
+    Publish(store::JobNotice::Kind::kQueued, "");
+    return Accepted{std::move(rec), std::move(channel)};
+  }
   deps_.queue->PushReserved(tenant, rec.id, tier != nullptr ? tier->max_concurrent : 0);
   deps_.metrics->Set("coderunner_queue_depth", {}, static_cast<double>(deps_.queue->size()));
   return Accepted{std::move(rec), std::move(channel)};
@@ -337,6 +364,7 @@ StatusOr<store::JobRecord> JobService::Get(const std::string& id, const std::str
 
 StatusOr<store::JobRecord> JobService::Wait(const std::string& id, const std::string& tenant,
                                             std::chrono::milliseconds timeout) {
+  if (deps_.fleet) return WaitFleet(id, tenant, timeout);
   CR_ASSIGN_OR_RETURN(store::JobRecord rec, deps_.store->Get(id, tenant));
   if (store::IsTerminal(rec.status)) return rec;
   if (auto ch = deps_.hub->Find(id)) {
@@ -348,6 +376,7 @@ StatusOr<store::JobRecord> JobService::Wait(const std::string& id, const std::st
 StatusOr<store::JobRecord> JobService::Cancel(const std::string& id, const std::string& tenant) {
   CR_ASSIGN_OR_RETURN(store::JobRecord rec, deps_.store->Get(id, tenant));
   if (store::IsTerminal(rec.status)) return rec;
+  if (deps_.fleet) return CancelFleet(rec);
   Status s =
       deps_.store->Transition(id, store::JobStatus::kCancelled, NowMs(),
                               wire::NotRunResultJson(rec, store::JobStatus::kCancelled, nullptr));
@@ -416,6 +445,7 @@ void JobService::UpdateScrapeGauges(MetricsRegistry& metrics) const {
 }
 
 std::shared_ptr<JobChannel> JobService::Channel(const std::string& id) const {
+  if (deps_.fleet) return OpenFleetChannel(id);
   return deps_.hub->Find(id);
 }
 

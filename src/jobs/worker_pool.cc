@@ -8,6 +8,7 @@ void WorkerPool::Start() {
       while (auto e = queue_.PopEntry()) {
         executor_.Execute(e->id);
         queue_.Done(e->tenant);
+        if (after_job_) after_job_(e->id);
       }
     });
   }

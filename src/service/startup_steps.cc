@@ -180,6 +180,8 @@ jobs::JobServiceDeps JobServiceDepsOf(Components& c) {
   d.volumes = c.native() ? nullptr : c.volume_service.get();
   d.intents = c.pipeline.get();
   d.pool = c.cfg.pool.enabled && !c.native() ? c.pool.get() : nullptr;
+  // A fleet shares the PostgreSQL store: jobs are claimed from it.
+  d.fleet = c.cfg.store.kind == "postgres";
   return d;
 }
 

@@ -36,9 +36,6 @@ StatusOr<std::unique_ptr<store::JobStore>> OpenPostgres(const config::StoreConfi
   auto opened = store::PgJobStore::Open(options, jobs::RedactStoredRequest);
   if (!opened.ok()) return StoreUrlError(opened.status());
   std::unique_ptr<store::PgJobStore> pg = std::move(*opened);
-  // Until jobs are leased, each node queues in memory and reruns every
-  // unfinished job at startup: a second node on this database must not run.
-  if (Status held = pg->HoldSoleNode(); !held.ok()) return StoreUrlError(held);
   spdlog::info("job store: PostgreSQL ({} connections at most)", sc.max_connections);
   return std::unique_ptr<store::JobStore>(std::move(pg));
 }

@@ -1,5 +1,5 @@
 // Opening the job store that store.* names: the SQLite file under data_dir,
-// or a PostgreSQL server held as this fleet's sole node. Private to
+// or a PostgreSQL server that a fleet of nodes shares. Private to
 // src/service.
 #ifndef CODERUNNER_SRC_SERVICE_STORE_OPENING_H_
 #define CODERUNNER_SRC_SERVICE_STORE_OPENING_H_
@@ -25,7 +25,7 @@ using EnvLookup = std::function<const char*(const char* name)>;
 // (SqliteJobStore::Open's errors as they are). postgres: the password is
 // `env`(store.password_env) ("" when password_env is ""); an unset
 // variable is FailedPrecondition ("store_password_unset") naming
-// store.password_env. Then PgJobStore::Open and HoldSoleNode; their
+// store.password_env. Then PgJobStore::Open; its
 // failures keep code and reason, with a message that starts with
 // "store.url: " and never holds the password. Blocks up to about two
 // store.connect_timeout_ms while the server is unreachable. The caller

@@ -28,7 +28,6 @@ constexpr int kMinConnectTimeoutMs = 100;
 constexpr const char* kReasonInvalidOptions = "invalid_store_options";
 constexpr const char* kPingSql = "SELECT 1";
 constexpr const char* kSelectForUpdateSuffix = " FOR UPDATE";
-constexpr const char* kTryLockSql = "SELECT pg_try_advisory_lock(?1)";
 
 // Reads job `id` for a move to `to` fenced by `owner`, locking its row
 // until the transaction ends; NotFound if unknown.
@@ -56,10 +55,6 @@ Status CheckOptions(const PgStoreOptions& options) {
 }
 
 }  // namespace
-
-struct PgJobStore::SoleNodeLock {
-  std::unique_ptr<PgConnection> conn;  // Closing it releases the lock.
-};
 
 PgJobStore::PgJobStore(std::unique_ptr<PgPool> pool, RequestRedactor redactor)
     : pool_(std::move(pool)), redactor_(std::move(redactor)) {}
@@ -205,19 +200,6 @@ StatusOr<int> PgJobStore::CachePurgeExpired(int64_t now_ms) {
 Status PgJobStore::Ping() {
   CR_ASSIGN_OR_RETURN(PgPool::Lease conn, pool_->Acquire());
   return conn->Exec(kPingSql, {}, "ping").status();
-}
-
-Status PgJobStore::HoldSoleNode() {
-  if (sole_node_ != nullptr) return OkStatus();
-  CR_ASSIGN_OR_RETURN(std::unique_ptr<PgConnection> conn, pool_->ConnectDedicated());
-  PgParams key;
-  key.Bind(1, kPgSoleNodeLockKey);
-  CR_ASSIGN_OR_RETURN(PgResult locked, conn->Exec(kTryLockSql, key, "take the sole-node lock"));
-  if (locked.Text(0, 0) != "t") {
-    return FailedPreconditionError("another node already uses this database", kReasonStoreInUse);
-  }
-  sole_node_ = std::make_unique<SoleNodeLock>(SoleNodeLock{std::move(conn)});
-  return OkStatus();
 }
 
 }  // namespace coderunner::store

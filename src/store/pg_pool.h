@@ -56,7 +56,7 @@ class PgPool {
   // Acquire with a deadline of connect_timeout_ms from now.
   StatusOr<Lease> Acquire();
 
-  // A new connection outside the pool and its bound (HoldSoleNode's).
+  // A new connection outside the pool and its bound.
   StatusOr<std::unique_ptr<PgConnection>> ConnectDedicated() const;
 
  private:

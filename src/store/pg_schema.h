@@ -15,11 +15,9 @@ namespace coderunner::store {
 // schema_migrations: one per version applied).
 inline constexpr int kPgSchemaVersion = 4;
 
-// Keys of the store's advisory locks ("cr" "migr" / "cr" "sole" as bytes).
-// Migrations (transaction-scoped):
+// Key of the migrations' advisory lock (transaction-scoped; "cr" "migr"
+// as bytes).
 inline constexpr int64_t kPgMigrationLockKey = 0x63726d696772;
-// HoldSoleNode (session-scoped, on a connection of its own):
-inline constexpr int64_t kPgSoleNodeLockKey = 0x6372736f6c65;
 
 // kPgMigrations[i] takes the schema from version i to version i + 1. The
 // tables mirror sqlite_schema.h, column for column (JobColumn order), with

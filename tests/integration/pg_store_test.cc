@@ -1,8 +1,7 @@
 // The service on a PostgreSQL job store (store.kind postgres) against a real
 // PostgreSQL 15 and the engine under test: jobs persist in the database and
 // survive a restart, a kill -9 reruns the unfinished jobs once, a bad
-// store.url is a clear startup error, /readyz follows the database, and a
-// second node on the same database is refused. Each test starts its own
+// store.url is a clear startup error, and /readyz follows the database. Each test starts its own
 // throwaway cluster (TempPostgres::Start; its cost is printed as a FIGURE).
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
@@ -199,7 +198,7 @@ TEST_F(PgStoreTest, KillNineThenRestartRerunsUnfinishedJobsOnce) {
   std::set<std::string> running_at_kill;
   for (const auto& row : Query(conninfo_, running_sql)) running_at_kill.insert(row[0]);
   ASSERT_FALSE(running_at_kill.empty());
-  // The dead node's sessions (and its sole-node lock) go with its sockets.
+  // The dead node's sessions go with its sockets.
   ASSERT_TRUE(Eventually([&] { return SessionsOn(*pg_, conninfo_) == 0; }));
 
   auto again = std::make_unique<ServerProcess>(*server);
@@ -282,25 +281,6 @@ TEST_F(PgStoreTest, ReadyzFollowsTheDatabase) {
   EXPECT_EQ(rec["status"], "succeeded") << rec.dump();
   EXPECT_EQ(CountByStatus(conninfo_), (std::map<std::string, int>{{"succeeded", 1}}));
   EXPECT_TRUE(server->Stop()) << server->log();
-}
-
-TEST_F(PgStoreTest, ASecondNodeOnTheSameDatabaseIsRefused) {
-  auto first = std::make_unique<ServerProcess>(StoreYaml(conninfo_));
-  ASSERT_TRUE(first->started()) << first->log();
-  int sessions = SessionsOn(*pg_, conninfo_);
-  ServerProcess second(StoreYaml(conninfo_));
-  EXPECT_FALSE(second.started()) << second.log();
-  EXPECT_EQ(second.startup_exit_code(), 2) << second.log();
-  EXPECT_NE(second.log().find("store.url: "), std::string::npos) << second.log();
-  EXPECT_NE(second.log().find("(store_in_use)"), std::string::npos) << second.log();
-  // The refused node left no session behind; the first still serves.
-  EXPECT_TRUE(Eventually([&] { return SessionsOn(*pg_, conninfo_) == sessions; }));
-  std::string id = Submit(*first, "print('first')");
-  EXPECT_EQ(WaitTerminal(*first, id)["status"], "succeeded");
-  EXPECT_TRUE(first->Stop()) << first->log();
-  // Once the first is gone, a node on the database starts.
-  ServerProcess third(StoreYaml(conninfo_));
-  EXPECT_TRUE(third.started()) << third.log();
 }
 
 }  // namespace

@@ -213,6 +213,15 @@ struct StoreConfig {
   std::string password_env;
   int max_connections = 8;        // Open connections per node, at most. Count; 8 (1..256).
   int connect_timeout_ms = 5000;  // Bound on one connect and on waiting for one. ms; 5 s (>= 100).
+  // Fleet mode (kind postgres) only: each node (its own `instance`) claims
+  // queued jobs with a lease of this length, renewed every third of it; a
+  // node silent for longer loses its jobs to the others. ms; 15 s
+  // (1000..600000; "15s" works).
+  int64_t lease_ms = 15000;
+  // Fleet mode only: runs of one job, counting the first, before a job
+  // whose node died (its lease expired) ends as error "interrupted".
+  // Count; 2 (1..10).
+  int max_attempts = 2;
 };
 
 // This node as the fleet sees it (node.*; the node registry, GET /v1/nodes).

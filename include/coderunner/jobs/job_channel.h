@@ -147,6 +147,8 @@ class JobHub {
   // Finishes the channel (see JobChannel::Finish) and forgets it.
   void Finish(const std::string& id, store::JobStatus status, std::string raw_result_json);
   size_t size() const;
+  // The ids of every open channel, in id order (a fleet node's resync).
+  std::vector<std::string> Ids() const;
 
  private:
   mutable std::mutex mu_;

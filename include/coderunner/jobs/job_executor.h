@@ -17,6 +17,7 @@
 #include "coderunner/jobs/job_channel.h"
 #include "coderunner/jobs/job_clock.h"
 #include "coderunner/jobs/webhook_sender.h"
+#include "coderunner/store/job_notices.h"
 #include "coderunner/store/job_store.h"
 #include "coderunner/volumes/volume_service.h"
 
@@ -52,6 +53,14 @@ struct JobExecutorDeps {
   volumes::VolumeService* volumes = nullptr;
   // Execute mode; nullptr: an intent ends as error llm_not_configured.
   IntentRunner* intents = nullptr;
+  // Fleet mode: this node's name (config `instance`). A job it executes
+  // was claimed by it (already running, owned by `node`), and every
+  // Transition it makes is fenced by `node` (a lost lease refuses it).
+  // "" (default): the single-node path, no claim and no fence.
+  std::string node = "";
+  // Fleet mode: told of each status change the executor makes (kChanged,
+  // and kQueued for a requeue). nullptr (default): nothing is told.
+  store::JobNotices* notices = nullptr;
 };
 
 // Per job: mark running, rebuild the job from its stored request, run it
@@ -66,6 +75,8 @@ class JobExecutor {
 
   // Runs job `id`. Failures of ours end the job as error; only a store that
   // cannot be written leaves it non-terminal (recovery handles it later).
+  // Fleet mode: runs it only while it is running and owned by deps.node (a
+  // job whose lease was lost while it waited here is left alone).
   void Execute(const std::string& id);
 
   // Runs `spec` in the sandbox with `channel`'s output hooks and cancel
@@ -84,6 +95,9 @@ class JobExecutor {
   // false, leaving the status that won, if the job was already terminal (a
   // cancel got there first) or the store failed; also false when
   // RequeueActive stopped it (`status` cancelled): it is queued again.
+  // Fleet mode: also false when the lease was lost (another node owns the
+  // job, or none): the result is dropped (no cache, no webhook) and the
+  // waiters are woken with the status the store holds.
   bool Complete(const store::JobRecord& record, store::JobStatus status,
                 const std::string& stored_json, std::string&& raw_json,
                 const std::string& image_digest, int64_t started_ms,
@@ -133,6 +147,12 @@ class JobExecutor {
   // After RequeueActive: puts the stopped job `record` back in the queued
   // state. False if it is already terminal (a user's cancel won).
   bool Requeue(const store::JobRecord& record);
+  // Tells the fleet (deps.notices, if any) of a notice of `kind` for `id`.
+  void Publish(store::JobNotice::Kind kind, const std::string& id) const;
+  // Whether `record`, as read before it runs, may run here: always on the
+  // single-node path; in fleet mode only while running and owned by
+  // deps.node.
+  bool OwnedHere(const store::JobRecord& record) const;
 
   JobExecutorDeps deps_;
   mutable std::mutex mu_;

@@ -24,11 +24,14 @@
 #include "coderunner/jobs/job_queue.h"
 #include "coderunner/jobs/job_request.h"
 #include "coderunner/jobs/worker_pool.h"
+#include "coderunner/store/job_notices.h"
 #include "coderunner/store/job_store.h"
 #include "coderunner/volumes/volume_service.h"
 #include "coderunner/wire/job_submission.h"
 
 namespace coderunner::jobs {
+
+class ClaimLoop;
 
 // An accepted job: its record as committed, and for a cache hit the raw
 // result at once.
@@ -72,6 +75,14 @@ struct JobServiceDeps {
   // The warm pool, whose containers recovery and the janitor leave alone;
   // nullptr when there is none.
   const isolation::WarmPool* pool = nullptr;
+  // Fleet mode: the store is the queue, shared by the nodes of a fleet,
+  // each named by its config `instance`. Set from store.kind == "postgres"
+  // (tests set it over SQLite). false (default): the single-node path.
+  bool fleet = false;
+  // Fleet mode: wake-ups to the other nodes (queued, changed, cancel);
+  // nullptr (default): none are sent (the nodes still claim on their
+  // lease_ms / 3 timer).
+  store::JobNotices* notices = nullptr;
 };
 
 // Owns the executor, the worker pool and the janitor. Every accepted job is
@@ -86,6 +97,10 @@ class JobService {
   // (interrupted jobs, needs the engine) runs in the background, retrying
   // while the engine is down; the janitor starts after it. Call before the
   // HTTP server accepts requests. Fails only if the store cannot be read.
+  // Fleet mode: nothing is enqueued here (the claim loop claims queued
+  // jobs for the free workers); this node's own running jobs (a restart)
+  // are requeued once the orphan sweep removed their containers, or end as
+  // error interrupted past store.max_attempts.
   Status Start();
   // True once the workers run.
   bool ready() const { return ready_; }
@@ -94,7 +109,9 @@ class JobService {
   // waiters are woken on status queued; running jobs get up to `grace` to
   // finish, then are stopped and re-queued (JobExecutor::RequeueActive).
   // Returns once no job runs. Every job not finished is queued in the store
-  // and runs at the next start. Call from one thread.
+  // and runs at the next start. Call from one thread. Fleet mode: claims
+  // stop first; claimed and running jobs go back to queued (fenced by this
+  // node) and the fleet is told, so other nodes take them at once.
   void Drain(std::chrono::milliseconds grace);
   // Stops taking jobs off the queue, lets running ones finish, stops threads.
   void Stop();
@@ -142,12 +159,14 @@ class JobService {
   StatusOr<store::JobRecord> Get(const std::string& id, const std::string& tenant);
 
   // Waits up to `timeout` for the job to be terminal (woken by its channel,
-  // no polling) and returns the record as it then is.
+  // no polling) and returns the record as it then is. Fleet mode: a job
+  // submitted on another node gets a channel here, finished by notices.
   StatusOr<store::JobRecord> Wait(const std::string& id, const std::string& tenant,
                                   std::chrono::milliseconds timeout);
 
   // Cancels: a queued job never runs; a running one's container is killed.
   // The status becomes cancelled at once. A terminal job is returned as is.
+  // Fleet mode: a job running on another node is stopped there (kCancel).
   StatusOr<store::JobRecord> Cancel(const std::string& id, const std::string& tenant);
 
   StatusOr<store::ListPage> List(const store::ListFilter& filter);
@@ -157,7 +176,9 @@ class JobService {
   StatusOr<Accepted> Replay(const std::string& id, const std::string& tenant,
                             const config::TierConfig* tier = nullptr);
 
-  // The live channel of a non-terminal job, or nullptr.
+  // The live channel of a non-terminal job, or nullptr. Fleet mode: a
+  // non-terminal job with no channel here (submitted on another node) gets
+  // one, kept up to date by notices.
   std::shared_ptr<JobChannel> Channel(const std::string& id) const;
 
   // The configuration the service was built with (request caps, limits,
@@ -171,6 +192,18 @@ class JobService {
   // has no volumes, else the errors of volumes::VolumeService::Resolve.
   Status CheckVolume(const std::string& tenant, const config::TierConfig* tier,
                      const std::string& volume_id) const;
+  // Fleet mode: what the node's JobNotices subscriber calls for each
+  // notice (on its thread; never blocks for long). kQueued: claim now.
+  // kCancel: a job running here stops as a user cancel does. kChanged: a
+  // job waited on here and not running here is re-read; terminal, its
+  // waiters get the record's status and result; running, they are told
+  // once. Off fleet mode, nothing. Thread-safe.
+  void OnNotice(const store::JobNotice& notice);
+  // Fleet mode: notices may have been lost; every job waited on here and
+  // not running here is re-read as for kChanged, and the node claims now.
+  // Thread-safe.
+  void OnResync();
+
   // Sets the gauges read at scrape time (queue depth, webhook deliveries)
   // in `metrics`. Thread-safe.
   void UpdateScrapeGauges(MetricsRegistry& metrics) const;
@@ -207,12 +240,29 @@ class JobService {
   Status CheckAdmission(const std::string& tenant, const config::TierConfig* tier,
                         size_t batch_hits);
 
+  // Fleet mode's halves of Start, Cancel, Wait and Drain
+  // (job_service_fleet.cc).
+  Status StartFleet();
+  StatusOr<store::JobRecord> CancelFleet(const store::JobRecord& rec);
+  StatusOr<store::JobRecord> WaitFleet(const std::string& id, const std::string& tenant,
+                                       std::chrono::milliseconds timeout);
+  // Puts the claimed jobs `dropped` from the local queue back to queued.
+  void RequeueClaimed(const std::vector<std::string>& dropped);
+  // kChanged for job `id`: re-reads it unless it runs here (see OnNotice).
+  void Refresh(const std::string& id) const;
+  // Fleet mode: the channel of `id`, opened (and Refreshed) if the job is
+  // non-terminal and has none here; nullptr for a terminal or unknown job.
+  std::shared_ptr<JobChannel> OpenFleetChannel(const std::string& id) const;
+  // Tells the fleet (deps.notices, if any).
+  void Publish(store::JobNotice::Kind kind, const std::string& id);
+
   JobServiceDeps deps_;
   wire::SubmissionRules rules_;
   ImageDigests digests_;
   JobExecutor executor_;
   WorkerPool pool_;
   JobJanitor janitor_;
+  std::unique_ptr<ClaimLoop> claims_;  // Fleet mode only.
   std::atomic<bool> ready_{false};
   // Held shared by each submission from its draining_ check to its push,
   // and exclusively by Drain to close the queue: no job slips into a closed

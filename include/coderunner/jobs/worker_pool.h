@@ -2,6 +2,8 @@
 #ifndef CODERUNNER_JOBS_WORKER_POOL_H_
 #define CODERUNNER_JOBS_WORKER_POOL_H_
 
+#include <functional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -14,8 +16,13 @@ namespace coderunner::jobs {
 // and goes back. Start/Stop from one thread.
 class WorkerPool {
  public:
-  WorkerPool(JobQueue& queue, JobExecutor& executor, int threads)
-      : queue_(queue), executor_(executor), threads_(threads) {}
+  // Called on the worker's thread after each job it executed (fleet mode:
+  // the claim loop frees the job's slot). Must not block for long.
+  using AfterJob = std::function<void(const std::string& id)>;
+
+  // `after_job` may be empty (default): nothing runs after a job.
+  WorkerPool(JobQueue& queue, JobExecutor& executor, int threads, AfterJob after_job = nullptr)
+      : queue_(queue), executor_(executor), threads_(threads), after_job_(std::move(after_job)) {}
   ~WorkerPool() { Stop(); }
 
   void Start();
@@ -27,6 +34,7 @@ class WorkerPool {
   JobQueue& queue_;
   JobExecutor& executor_;
   int threads_;
+  AfterJob after_job_;
   std::vector<std::thread> workers_;
 };
 

@@ -15,8 +15,6 @@ namespace coderunner::store {
 class PgPool;
 
 // Reasons of the errors only a server store returns.
-// Another node already holds this database as its sole node (HoldSoleNode).
-inline constexpr const char* kReasonStoreInUse = "store_in_use";
 // The database's schema is newer than this build understands.
 inline constexpr const char* kReasonSchemaTooNew = "schema_too_new";
 
@@ -76,21 +74,11 @@ class PgJobStore : public JobStore, public NodeRegistry {
   StatusOr<std::vector<NodeInfo>> List() override;
   Status Remove(const std::string& id) override;
 
-  // Until claims are leased, each node keeps its queue in memory and
-  // reruns every unfinished job at startup, so two nodes on one database
-  // would run jobs twice. This takes a session advisory lock on a
-  // connection of its own, held until the store is destroyed (or the
-  // process dies). FailedPrecondition ("store_in_use") if another process
-  // holds it; Unavailable if the server cannot be reached.
-  Status HoldSoleNode();
-
  private:
   PgJobStore(std::unique_ptr<PgPool> pool, RequestRedactor redactor);
 
   std::unique_ptr<PgPool> pool_;
   const RequestRedactor redactor_;
-  struct SoleNodeLock;
-  std::unique_ptr<SoleNodeLock> sole_node_;  // Set by HoldSoleNode.
 };
 
 }  // namespace coderunner::store

@@ -17,6 +17,29 @@ TEST(StoreConfigTest, DefaultsAreTheSqliteStore) {
   EXPECT_EQ(c->store.password_env, "");
   EXPECT_EQ(c->store.max_connections, 8);
   EXPECT_EQ(c->store.connect_timeout_ms, 5000);
+  EXPECT_EQ(c->store.lease_ms, 15000);
+  EXPECT_EQ(c->store.max_attempts, 2);
+}
+
+TEST(StoreConfigTest, LeaseAndAttemptsAreReadAsWritten) {
+  struct Case {
+    std::string yaml;
+    int64_t lease_ms;
+    int max_attempts;
+  };
+  const Case cases[] = {
+      {"store: {lease_ms: 1000, max_attempts: 1}\n", 1000, 1},
+      {"store: {lease_ms: 15s}\n", 15000, 2},
+      {"store: {lease_ms: 10m, max_attempts: 10}\n", 600000, 10},
+      {"store: {max_attempts: 3}\n", 15000, 3},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.yaml);
+    auto r = ParseConfig(c.yaml);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(r->store.lease_ms, c.lease_ms);
+    EXPECT_EQ(r->store.max_attempts, c.max_attempts);
+  }
 }
 
 TEST(StoreConfigTest, GoodSectionsAreReadAsWritten) {
@@ -92,6 +115,10 @@ TEST(StoreConfigTest, BadSectionsFailNamingTheKeyAndNeverTheSecret) {
       {"store: {connect_timeout_ms: 99}\n", "store.connect_timeout_ms", "at least 100"},
       {"store: {connect_timeout_ms: soon}\n", "store.connect_timeout_ms", ""},
       {"store: {pool: 3}\n", "store.pool", "unknown key"},
+      {"store: {lease_ms: 999}\n", "store.lease_ms", "between 1000 and 600000"},
+      {"store: {lease_ms: 11m}\n", "store.lease_ms", "between 1000 and 600000"},
+      {"store: {max_attempts: 0}\n", "store.max_attempts", "between 1 and 10"},
+      {"store: {max_attempts: 11}\n", "store.max_attempts", "between 1 and 10"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.yaml);

@@ -1,6 +1,6 @@
 // PgJobStore's PostgreSQL-only behaviour on a real PostgreSQL 15 (the
 // cluster of the ctest fixture "pg", or one this process starts): the
-// migrations, the pool, reconnecting, the sole-node lock. The contract
+// migrations, the pool, reconnecting. The contract
 // shared with SqliteJobStore is tested over both stores elsewhere.
 #include "coderunner/store/pg_job_store.h"
 
@@ -224,34 +224,6 @@ TEST_F(PgJobStoreTest, BadConninfoNeverEchoesThePassword) {
     EXPECT_NE(store.status().message().find("nonexistent"), std::string::npos)
         << store.status().message();
   }
-}
-
-// Tries HoldSoleNode until it succeeds (the server releases a closed
-// session's lock as soon as its backend exits, a moment after PQfinish).
-Status HoldEventually(PgJobStore& store) {
-  Status held = store.HoldSoleNode();
-  for (int i = 0; i < 200 && held.reason() == kReasonStoreInUse; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(25));
-    held = store.HoldSoleNode();
-  }
-  return held;
-}
-
-TEST_F(PgJobStoreTest, HoldSoleNodeAdmitsOneStoreAtATime) {
-  auto first = OpenStore();
-  auto second = OpenStore();
-  ASSERT_NE(first, nullptr);
-  ASSERT_NE(second, nullptr);
-  ASSERT_TRUE(first->HoldSoleNode().ok());
-  Status refused = second->HoldSoleNode();
-  EXPECT_EQ(refused.code(), StatusCode::kFailedPrecondition);
-  EXPECT_EQ(refused.reason(), kReasonStoreInUse);
-  first.reset();
-  Status taken = HoldEventually(*second);
-  EXPECT_TRUE(taken.ok()) << taken.message();
-  auto third = OpenStore();
-  ASSERT_NE(third, nullptr);
-  EXPECT_EQ(third->HoldSoleNode().reason(), kReasonStoreInUse);
 }
 
 // Stops its own cluster, so that the shared one stays up for other tests.
