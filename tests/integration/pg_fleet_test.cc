@@ -1,0 +1,277 @@
+// A fleet: two or three coderunner nodes on one real PostgreSQL 15 and the
+// engine under test, each node its own `instance`. Nothing accepted is lost
+// and nothing runs twice: 1,000 jobs submitted across three nodes run once
+// each; a node killed with -9 has its jobs finished by another node, where
+// a client waits; a node drained and restarted rejoins; PostgreSQL
+// restarting under load loses no accepted job. Every assertion reads the
+// database itself (status, attempt, owner, transitions).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <future>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "pg/temp_postgres.h"
+#include "pg_support.h"
+#include "server_process.h"
+
+namespace coderunner::testing {
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+// Short leases so that a dead node's jobs come back within seconds.
+constexpr const char* kLease = ", lease_ms: 2000";
+
+json Bash(const std::string& code) {
+  return json{{"language", "bash"}, {"code", code}, {"cache", false}};
+}
+
+// How many times each status appears in a stored transitions array.
+std::map<std::string, int> TransitionCounts(const std::string& transitions_json) {
+  std::map<std::string, int> out;
+  for (const json& t : json::parse(transitions_json)) ++out[t.value("status", "")];
+  return out;
+}
+
+class PgFleetTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(std::filesystem::exists(EngineSocketUnderTest()))
+        << "engine socket " << EngineSocketUnderTest() << " does not exist";
+    auto pg = TempPostgres::Start();
+    ASSERT_TRUE(pg.ok()) << pg.status().ToString();
+    pg_ = std::move(*pg);
+    auto db = pg_->CreateDatabase();
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    conninfo_ = *db;
+  }
+
+  // A node of the fleet; ASSERTs that it started.
+  std::unique_ptr<ServerProcess> Node(const std::string& extra = "") {
+    auto node = std::make_unique<ServerProcess>(StoreYaml(conninfo_, kLease) + extra);
+    EXPECT_TRUE(node->started()) << node->log();
+    return node;
+  }
+
+  // Every job row: its transitions counted, for the exactly-once checks.
+  struct Row {
+    std::string status;
+    int attempt = 0;
+    std::string owner;
+    std::map<std::string, int> transitions;
+    json result;
+  };
+  std::map<std::string, Row> JobRows() {
+    std::map<std::string, Row> out;
+    for (const auto& r : Query(
+             conninfo_, "SELECT id, status, attempt, owner, transitions, result_json FROM jobs")) {
+      Row row{r[1], std::stoi(r[2]), r[3], TransitionCounts(r[4]), json()};
+      if (!r[5].empty()) row.result = json::parse(r[5], nullptr, false);
+      out[r[0]] = row;
+    }
+    return out;
+  }
+
+  int Terminal() {
+    Rows rows =
+        Query(conninfo_, "SELECT count(*) FROM jobs WHERE status NOT IN ('queued', 'running')");
+    return rows.empty() ? -1 : std::stoi(rows[0][0]);
+  }
+
+  std::unique_ptr<TempPostgres> pg_;
+  std::string conninfo_;
+};
+
+TEST_F(PgFleetTest, AThousandJobsAcrossThreeNodesRunExactlyOnce) {
+  constexpr int kJobs = 1000;
+  constexpr int kBatch = 50;
+  std::vector<std::unique_ptr<ServerProcess>> nodes;
+  for (int i = 0; i < 3; ++i) nodes.push_back(Node());
+  for (const auto& n : nodes) ASSERT_TRUE(n->started());
+  std::map<std::string, int> want;  // Job id -> the number it echoes.
+  std::map<std::string, size_t> submitted_on;
+  for (int b = 0; b < kJobs / kBatch; ++b) {
+    json jobs = json::array();
+    for (int i = 0; i < kBatch; ++i) jobs.push_back(Bash("echo " + std::to_string(b * kBatch + i)));
+    const ServerProcess& node = *nodes[b % nodes.size()];
+    HttpAnswer a = node.Post("/v1/jobs/batch", json{{"jobs", jobs}}.dump());
+    ASSERT_EQ(a.status, 202) << a.body;
+    for (int i = 0; i < kBatch; ++i) {
+      std::string id = a.json["jobs"][i].value("id", "");
+      ASSERT_FALSE(id.empty()) << a.json["jobs"][i].dump();
+      want[id] = b * kBatch + i;
+      submitted_on[id] = b % nodes.size();
+    }
+  }
+  // A client may wait on any node: a sample, each on a node it was not
+  // submitted on.
+  int sampled = 0;
+  for (const auto& [id, n] : want) {
+    if (sampled++ % 100 != 0) continue;
+    json rec = WaitTerminal(*nodes[(submitted_on[id] + 1) % nodes.size()], id, seconds(600));
+    EXPECT_EQ(rec["status"], "succeeded") << rec.dump();
+    EXPECT_EQ(rec["result"]["stdout"], std::to_string(n) + "\n") << rec.dump();
+  }
+  ASSERT_TRUE(Eventually([&] { return Terminal() == kJobs; }, seconds(900)));
+
+  std::map<std::string, int> per_node;
+  for (const auto& [id, row] : JobRows()) {
+    SCOPED_TRACE(id);
+    ASSERT_TRUE(want.count(id));
+    EXPECT_EQ(row.status, "succeeded");
+    EXPECT_EQ(row.attempt, 1);
+    EXPECT_EQ(row.transitions.at("running"), 1);
+    EXPECT_EQ(row.transitions.at("succeeded"), 1);
+    EXPECT_EQ(row.result.value("stdout", ""), std::to_string(want[id]) + "\n");
+    ++per_node[row.owner];
+  }
+  EXPECT_EQ(CountByStatus(conninfo_), (std::map<std::string, int>{{"succeeded", kJobs}}));
+  // Every node took part.
+  for (const auto& n : nodes) EXPECT_GT(per_node[n->instance()], 0) << n->instance();
+  for (const auto& [node, count] : per_node) {
+    std::cout << "[  FIGURE  ] fleet_jobs_on_" << node << " = " << count << std::endl;
+  }
+  for (auto& n : nodes) EXPECT_TRUE(n->Stop()) << n->log();
+}
+
+TEST_F(PgFleetTest, AKilledNodesJobsFinishOnASurvivorWhereAClientWaits) {
+  constexpr int kJobs = 6;
+  auto a = Node();
+  auto b = Node();
+  ASSERT_TRUE(a->started() && b->started());
+  std::vector<std::string> ids;
+  for (int i = 0; i < kJobs; ++i) {
+    ids.push_back(Submit(*a, "import time\ntime.sleep(3)\nprint('job " + std::to_string(i) + "')"));
+    ASSERT_FALSE(ids.back().empty());
+  }
+  // Jobs node A runs, as the database has it.
+  const std::string on_a =
+      "SELECT id FROM jobs WHERE status = 'running' AND owner = '" + a->instance() + "'";
+  ASSERT_TRUE(Eventually([&] { return !Query(conninfo_, on_a).empty(); })) << a->log();
+  a->Kill9();
+  std::set<std::string> killed;
+  for (const auto& row : Query(conninfo_, on_a)) killed.insert(row[0]);
+  ASSERT_FALSE(killed.empty());
+  // A client waits on B for every job, those A ran among them.
+  std::vector<std::future<json>> waits;
+  for (const std::string& id : ids) {
+    waits.push_back(std::async(std::launch::async, [&b, id] { return WaitTerminal(*b, id); }));
+  }
+  for (int i = 0; i < kJobs; ++i) {
+    SCOPED_TRACE(ids[i]);
+    json rec = waits[i].get();
+    EXPECT_EQ(rec["status"], "succeeded") << rec.dump();
+    EXPECT_EQ(rec["result"]["stdout"], "job " + std::to_string(i) + "\n") << rec.dump();
+    EXPECT_EQ(rec["attempt"], killed.count(ids[i]) ? 2 : 1) << rec.dump();
+  }
+  for (const auto& [id, row] : JobRows()) {
+    SCOPED_TRACE(id);
+    EXPECT_EQ(row.status, "succeeded");
+    EXPECT_EQ(row.transitions.at("succeeded"), 1);
+    EXPECT_EQ(row.owner, b->instance());  // B finished them all.
+  }
+  std::cout << "[  FIGURE  ] fleet_jobs_moved_after_kill9 = " << killed.size() << std::endl;
+
+  // A restarted with its instance removes what the kill left on its engine,
+  // and takes work again.
+  auto again = std::make_unique<ServerProcess>(*a);
+  ASSERT_TRUE(again->started()) << again->log();
+  EXPECT_TRUE(Eventually([&] {
+    return CountContainers(again->socket(), again->instance(), again->PoolToken()) == 0;
+  })) << "containers of instance "
+      << again->instance() << " remain";
+  std::string id = Submit(*again, "print('back')");
+  EXPECT_EQ(WaitTerminal(*b, id)["status"], "succeeded");
+  EXPECT_TRUE(again->Stop()) << again->log();
+  EXPECT_TRUE(b->Stop()) << b->log();
+}
+
+TEST_F(PgFleetTest, ADrainedNodeRejoinsWithoutLosingOrRepeatingAJob) {
+  auto a = Node();
+  auto b = Node();
+  ASSERT_TRUE(a->started() && b->started());
+  std::vector<std::string> ids;
+  for (int i = 0; i < 8; ++i) {
+    const ServerProcess& to = i % 2 ? *a : *b;
+    ids.push_back(Submit(to, "import time\ntime.sleep(1)\nprint(" + std::to_string(i) + ")"));
+  }
+  const std::string on_b =
+      "SELECT id FROM jobs WHERE status = 'running' AND owner = '" + b->instance() + "'";
+  ASSERT_TRUE(Eventually([&] { return !Query(conninfo_, on_b).empty(); })) << b->log();
+  EXPECT_TRUE(b->Stop()) << b->log();  // Drains: what B ran goes back to the fleet.
+  auto b2 = std::make_unique<ServerProcess>(*b);
+  ASSERT_TRUE(b2->started()) << b2->log();
+  for (int i = 8; i < 12; ++i) {
+    ids.push_back(Submit(*b2, "print(" + std::to_string(i) + ")"));
+  }
+  for (size_t i = 0; i < ids.size(); ++i) {
+    json rec = WaitTerminal(i % 2 ? *b2 : *a, ids[i]);
+    EXPECT_EQ(rec["status"], "succeeded") << rec.dump();
+    EXPECT_EQ(rec["result"]["stdout"], std::to_string(i) + "\n") << rec.dump();
+  }
+  EXPECT_EQ(CountByStatus(conninfo_),
+            (std::map<std::string, int>{{"succeeded", static_cast<int>(ids.size())}}));
+  for (const auto& [id, row] : JobRows()) {
+    EXPECT_EQ(row.transitions.at("succeeded"), 1) << id;
+    EXPECT_LE(row.attempt, 2) << id;
+  }
+  EXPECT_TRUE(a->Stop()) << a->log();
+  EXPECT_TRUE(b2->Stop()) << b2->log();
+}
+
+TEST_F(PgFleetTest, PostgresRestartingUnderLoadLosesNoAcceptedJob) {
+  auto a = Node();
+  auto b = Node();
+  ASSERT_TRUE(a->started() && b->started());
+  std::vector<std::string> accepted;
+  int refused = 0;
+  std::atomic<bool> stop{false};
+  std::thread load([&] {
+    for (int i = 0; !stop; ++i) {
+      const ServerProcess& to = i % 2 ? *a : *b;
+      HttpAnswer ans = to.Post("/v1/jobs", Bash("echo " + std::to_string(i)).dump());
+      if (ans.status == 202) {
+        accepted.push_back(ans.json.value("id", ""));
+      } else {
+        ++refused;  // The database was down: not accepted, and the client knows.
+      }
+      std::this_thread::sleep_for(milliseconds(50));
+    }
+  });
+  std::this_thread::sleep_for(seconds(2));
+  ASSERT_TRUE(pg_->Stop().ok());
+  std::this_thread::sleep_for(seconds(2));
+  ASSERT_TRUE(pg_->StartAgain().ok());
+  std::this_thread::sleep_for(seconds(3));
+  stop = true;
+  load.join();
+  ASSERT_FALSE(accepted.empty());
+  for (const std::string& id : accepted) {
+    json rec = WaitTerminal(*a, id);
+    EXPECT_EQ(rec["status"], "succeeded") << rec.dump();
+  }
+  EXPECT_EQ(CountByStatus(conninfo_),
+            (std::map<std::string, int>{{"succeeded", static_cast<int>(accepted.size())}}));
+  for (const auto& [id, row] : JobRows()) EXPECT_EQ(row.transitions.at("succeeded"), 1) << id;
+  std::cout << "[  FIGURE  ] fleet_accepted_across_pg_restart = " << accepted.size()
+            << "\n[  FIGURE  ] fleet_refused_while_pg_down = " << refused << std::endl;
+  EXPECT_EQ(a->Get("/readyz").status, 200);
+  EXPECT_EQ(b->Get("/readyz").status, 200);
+  EXPECT_TRUE(a->Stop()) << a->log();
+  EXPECT_TRUE(b->Stop()) << b->log();
+}
+
+}  // namespace
+}  // namespace coderunner::testing

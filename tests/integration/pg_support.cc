@@ -1,0 +1,98 @@
+// See pg_support.h.
+#include "pg_support.h"
+
+#include <gtest/gtest.h>
+#include <libpq-fe.h>
+
+#include <thread>
+
+namespace coderunner::testing {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+// The rows of `sql` (no parameters) on `conninfo`, each as its columns'
+// text; empty, with a test failure, if the query fails.
+Rows Query(const std::string& conninfo, const std::string& sql) {
+  PGconn* conn = PQconnectdb(conninfo.c_str());
+  Rows rows;
+  if (PQstatus(conn) != CONNECTION_OK) {
+    ADD_FAILURE() << "connect " << conninfo << ": " << PQerrorMessage(conn);
+    PQfinish(conn);
+    return rows;
+  }
+  PGresult* res = PQexec(conn, sql.c_str());
+  if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+    ADD_FAILURE() << sql << ": " << PQerrorMessage(conn);
+  } else {
+    for (int r = 0; r < PQntuples(res); ++r) {
+      rows.emplace_back();
+      for (int c = 0; c < PQnfields(res); ++c) rows.back().push_back(PQgetvalue(res, r, c));
+    }
+  }
+  PQclear(res);
+  PQfinish(conn);
+  return rows;
+}
+
+// Rows of the jobs table by status.
+std::map<std::string, int> CountByStatus(const std::string& conninfo) {
+  std::map<std::string, int> out;
+  for (const auto& row : Query(conninfo, "SELECT status, count(*) FROM jobs GROUP BY status")) {
+    out[row[0]] = std::stoi(row[1]);
+  }
+  return out;
+}
+
+// The database a TempPostgres conninfo names (its last key is dbname=).
+std::string DbName(const std::string& conninfo) {
+  return conninfo.substr(conninfo.rfind("dbname=") + 7);
+}
+
+// Sessions other than the asking one on `conninfo`'s database, counted
+// from the cluster's postgres database.
+int SessionsOn(const TempPostgres& pg, const std::string& conninfo) {
+  Rows rows = Query(pg.Conninfo(), "SELECT count(*) FROM pg_stat_activity WHERE datname = '" +
+                                       DbName(conninfo) + "'");
+  return rows.empty() ? -1 : std::stoi(rows[0][0]);
+}
+
+// The store: section for `conninfo` (plus `extra` keys, ", k: v" each).
+std::string StoreYaml(const std::string& conninfo, const std::string& extra) {
+  return "store: {kind: postgres, url: \"" + conninfo + "\", connect_timeout_ms: 1000" + extra +
+         "}\n";
+}
+
+json Python(const std::string& code) {
+  return json{{"language", "python"}, {"code", code}, {"cache", false}};
+}
+
+// POST /v1/jobs; the id, or "" (with a failure) unless 202.
+std::string Submit(const ServerProcess& s, const std::string& code) {
+  HttpAnswer a = s.Post("/v1/jobs", Python(code).dump());
+  EXPECT_EQ(a.status, 202) << a.body;
+  return a.status == 202 && a.json.is_object() ? a.json.value("id", "") : "";
+}
+
+// Waits through /wait until the job is terminal; the last record seen (a
+// failure if it never was within `budget`, which only bounds a hang).
+json WaitTerminal(const ServerProcess& s, const std::string& id, seconds budget) {
+  json last;
+  for (auto deadline = Clock::now() + budget; Clock::now() < deadline;) {
+    auto asked = Clock::now();
+    HttpAnswer a = s.Get("/v1/jobs/" + id + "/wait?timeout_s=10");
+    if (a.status == 200) return a.json;
+    if (a.status != 202) {
+      ADD_FAILURE() << "wait " << id << ": " << a.status << " " << a.body;
+      return a.json;
+    }
+    last = a.json;
+    if (Clock::now() - asked < milliseconds(500)) std::this_thread::sleep_for(milliseconds(200));
+  }
+  ADD_FAILURE() << "job " << id << " not terminal: " << last.dump();
+  return last;
+}
+
+}  // namespace coderunner::testing

@@ -1,0 +1,42 @@
+// What the integration tests on a PostgreSQL job store share: reading the
+// database over libpq, the store: section of a node's config, and
+// submitting and waiting through a node's HTTP API.
+#ifndef CODERUNNER_TESTS_INTEGRATION_PG_SUPPORT_H_
+#define CODERUNNER_TESTS_INTEGRATION_PG_SUPPORT_H_
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "pg/temp_postgres.h"
+#include "server_process.h"
+
+namespace coderunner::testing {
+
+using Rows = std::vector<std::vector<std::string>>;
+
+// The rows of `sql` (no parameters) on `conninfo`, each as its columns'
+// text; empty, with a test failure, if the query fails.
+Rows Query(const std::string& conninfo, const std::string& sql);
+// Rows of the jobs table by status.
+std::map<std::string, int> CountByStatus(const std::string& conninfo);
+// The database a TempPostgres conninfo names (its last key is dbname=).
+std::string DbName(const std::string& conninfo);
+// Sessions other than the asking one on `conninfo`'s database, counted
+// from the cluster's postgres database.
+int SessionsOn(const TempPostgres& pg, const std::string& conninfo);
+// The store: section for `conninfo` (plus `extra` keys, ", k: v" each).
+std::string StoreYaml(const std::string& conninfo, const std::string& extra = "");
+// A python job without the cache.
+nlohmann::json Python(const std::string& code);
+// POST /v1/jobs; the id, or "" (with a failure) unless 202.
+std::string Submit(const ServerProcess& s, const std::string& code);
+// Waits through /wait until the job is terminal; the last record seen (a
+// failure if it never was within `budget`, which only bounds a hang).
+nlohmann::json WaitTerminal(const ServerProcess& s, const std::string& id,
+                            std::chrono::seconds budget = std::chrono::seconds(120));
+
+}  // namespace coderunner::testing
+
+#endif  // CODERUNNER_TESTS_INTEGRATION_PG_SUPPORT_H_
