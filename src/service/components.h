@@ -30,6 +30,7 @@
 #include "coderunner/jobs/webhook_sender.h"
 #include "coderunner/sandboxes/sandbox_manager.h"
 #include "coderunner/sandboxes/sandbox_store.h"
+#include "coderunner/store/job_notices.h"
 #include "coderunner/store/job_store.h"
 #include "coderunner/volumes/volume_service.h"
 #include "node_heartbeat.h"
@@ -85,6 +86,9 @@ struct Components {
 
   // "recover", "sandboxes", "listen"
   std::unique_ptr<jobs::JobService> job_service;
+  // A fleet's wake-ups (store.kind postgres; null otherwise). Declared after
+  // job_service, which its callbacks call: it is destroyed (stopped) first.
+  std::unique_ptr<store::JobNotices> notices;
   std::unique_ptr<sandboxes::SandboxStore> sandbox_store;
   std::unique_ptr<sandboxes::SandboxManager> sandboxes;
   std::unique_ptr<auth::Authenticator> authenticator;

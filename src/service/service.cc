@@ -72,6 +72,7 @@ Status Service::Run() {
   if (!served.ok()) kill(getpid(), SIGTERM);
   signals.join();
   // Queued and re-queued jobs stay durable for the next start.
+  if (c_->notices) c_->notices->Stop();  // No wake-up reaches a stopping service.
   c_->job_service->Stop();
   if (c_->sandboxes) c_->sandboxes->Stop();  // None in native mode.
   c_->pool->Stop();

@@ -142,9 +142,9 @@ Status ProbeEngine(Components& c) {
 }
 
 Status OpenJobStore(Components& c) {
-  CR_ASSIGN_OR_RETURN(c.store, OpenConfiguredStore(c.cfg, [](const char* name) {
-                        return static_cast<const char*>(std::getenv(name));
-                      }));
+  auto env = [](const char* name) { return static_cast<const char*>(std::getenv(name)); };
+  CR_ASSIGN_OR_RETURN(c.store, OpenConfiguredStore(c.cfg, env));
+  CR_ASSIGN_OR_RETURN(c.notices, OpenConfiguredNotices(c.cfg, env));
   c.queue = std::make_unique<jobs::JobQueue>(static_cast<size_t>(c.cfg.jobs.max_queued));
   c.hub = std::make_unique<jobs::JobHub>();
   return OkStatus();
@@ -182,6 +182,7 @@ jobs::JobServiceDeps JobServiceDepsOf(Components& c) {
   d.pool = c.cfg.pool.enabled && !c.native() ? c.pool.get() : nullptr;
   // A fleet shares the PostgreSQL store: jobs are claimed from it.
   d.fleet = c.cfg.store.kind == "postgres";
+  d.notices = c.notices.get();
   return d;
 }
 
@@ -231,7 +232,16 @@ Status BuildExecuteMode(Components& c) {
 // ones are settled in the background once the engine answers.
 Status RecoverJobs(Components& c) {
   c.job_service = std::make_unique<jobs::JobService>(JobServiceDepsOf(c));
-  return c.job_service->Start();
+  CR_RETURN_IF_ERROR(c.job_service->Start());
+  if (c.notices) {
+    // A fleet's wake-ups: other nodes' queued jobs, status changes and
+    // cancels reach this node's claim loop, waiters and running jobs.
+    jobs::JobService* service = c.job_service.get();
+    CR_RETURN_IF_ERROR(
+        c.notices->Start([service](const store::JobNotice& n) { service->OnNotice(n); },
+                         [service] { service->OnResync(); }));
+  }
+  return OkStatus();
 }
 
 Status StartWarmPool(Components& c) {

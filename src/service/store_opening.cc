@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "coderunner/jobs/request_redaction.h"
+#include "coderunner/store/pg_job_notices.h"
 #include "coderunner/store/pg_job_store.h"
 #include "coderunner/store/sqlite_job_store.h"
 
@@ -18,8 +19,8 @@ Status StoreUrlError(const Status& s) {
   return Status(s.code(), "store.url: " + s.message(), s.reason());
 }
 
-StatusOr<std::unique_ptr<store::JobStore>> OpenPostgres(const config::StoreConfig& sc,
-                                                        const EnvLookup& env) {
+// The PgStoreOptions of store.*, the password read from the environment.
+StatusOr<store::PgStoreOptions> PgOptionsOf(const config::StoreConfig& sc, const EnvLookup& env) {
   store::PgStoreOptions options;
   options.conninfo = sc.url;
   options.max_connections = sc.max_connections;
@@ -33,6 +34,12 @@ StatusOr<std::unique_ptr<store::JobStore>> OpenPostgres(const config::StoreConfi
     }
     options.password = password;
   }
+  return options;
+}
+
+StatusOr<std::unique_ptr<store::JobStore>> OpenPostgres(const config::StoreConfig& sc,
+                                                        const EnvLookup& env) {
+  CR_ASSIGN_OR_RETURN(store::PgStoreOptions options, PgOptionsOf(sc, env));
   auto opened = store::PgJobStore::Open(options, jobs::RedactStoredRequest);
   if (!opened.ok()) return StoreUrlError(opened.status());
   std::unique_ptr<store::PgJobStore> pg = std::move(*opened);
@@ -49,6 +56,15 @@ StatusOr<std::unique_ptr<store::JobStore>> OpenConfiguredStore(const config::Con
   auto sqlite = store::SqliteJobStore::Open(cfg.data_dir + "/jobs.db", jobs::RedactStoredRequest);
   if (!sqlite.ok()) return sqlite.status();
   return std::unique_ptr<store::JobStore>(std::move(*sqlite));
+}
+
+StatusOr<std::unique_ptr<store::JobNotices>> OpenConfiguredNotices(const config::Config& cfg,
+                                                                   const EnvLookup& env) {
+  if (cfg.store.kind != "postgres") return std::unique_ptr<store::JobNotices>();
+  CR_ASSIGN_OR_RETURN(store::PgStoreOptions options, PgOptionsOf(cfg.store, env));
+  auto opened = store::PgJobNotices::Open(options);
+  if (!opened.ok()) return StoreUrlError(opened.status());
+  return std::unique_ptr<store::JobNotices>(std::move(*opened));
 }
 
 }  // namespace coderunner::service

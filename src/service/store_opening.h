@@ -9,6 +9,7 @@
 
 #include "coderunner/common/status.h"
 #include "coderunner/config/config.h"
+#include "coderunner/store/job_notices.h"
 #include "coderunner/store/job_store.h"
 
 namespace coderunner::service {
@@ -32,6 +33,13 @@ using EnvLookup = std::function<const char*(const char* name)>;
 // owns the store. Thread-compatible: `env` is called on this thread only.
 StatusOr<std::unique_ptr<store::JobStore>> OpenConfiguredStore(const config::Config& cfg,
                                                                const EnvLookup& env);
+
+// The wake-ups of a fleet (store.kind postgres): PgJobNotices on the
+// database of store.url, with the password read as OpenConfiguredStore
+// reads it, and the same errors. nullptr (not an error) for sqlite: one
+// node wakes its own waiters. The caller owns it and starts it.
+StatusOr<std::unique_ptr<store::JobNotices>> OpenConfiguredNotices(const config::Config& cfg,
+                                                                   const EnvLookup& env);
 
 }  // namespace coderunner::service
 

@@ -1,7 +1,8 @@
 // A fleet: two or three coderunner nodes on one real PostgreSQL 15 and the
 // engine under test, each node its own `instance`. Nothing accepted is lost
 // and nothing runs twice: 1,000 jobs submitted across three nodes run once
-// each; a node killed with -9 has its jobs finished by another node, where
+// each; a client waiting on one node is woken when another finishes the
+// job; a node killed with -9 has its jobs finished by another node, where
 // a client waits; a node drained and restarted rejoins; PostgreSQL
 // restarting under load loses no accepted job. Every assertion reads the
 // database itself (status, attempt, owner, transitions).
@@ -195,6 +196,41 @@ TEST_F(PgFleetTest, AKilledNodesJobsFinishOnASurvivorWhereAClientWaits) {
   std::string id = Submit(*again, "print('back')");
   EXPECT_EQ(WaitTerminal(*b, id)["status"], "succeeded");
   EXPECT_TRUE(again->Stop()) << again->log();
+  EXPECT_TRUE(b->Stop()) << b->log();
+}
+
+TEST_F(PgFleetTest, AWaiterOnOneNodeIsWokenWhenAnotherNodeFinishesTheJob) {
+  auto a = Node();
+  auto b = Node();
+  ASSERT_TRUE(a->started() && b->started());
+  std::map<std::string, const ServerProcess*> by_instance{{a->instance(), a.get()},
+                                                          {b->instance(), b.get()}};
+  for (int i = 0; i < 4; ++i) {
+    SCOPED_TRACE(i);
+    std::string id = Submit(i % 2 ? *a : *b, "import time\ntime.sleep(3)\nprint('woken')");
+    ASSERT_FALSE(id.empty());
+    std::string owner;
+    ASSERT_TRUE(Eventually([&] {
+      Rows rows = Query(conninfo_, "SELECT owner FROM jobs WHERE id = '" + id + "'");
+      owner = rows.empty() ? "" : rows[0][0];
+      return !owner.empty();
+    }));
+    ASSERT_TRUE(by_instance.count(owner)) << owner;
+    const ServerProcess& other = by_instance[owner] == a.get() ? *b : *a;
+    // One /wait on the node that does not run the job, bounded at 100 s:
+    // it must end because the node that finished the job woke it
+    // (PostgreSQL NOTIFY), not at its own deadline (where it would re-read
+    // the finished record and answer 200 all the same). The job takes 3 s;
+    // only a wait that was never woken reaches 90 s.
+    auto asked = Clock::now();
+    HttpAnswer w = other.Get("/v1/jobs/" + id + "/wait?timeout_s=100");
+    auto waited = std::chrono::duration_cast<seconds>(Clock::now() - asked);
+    EXPECT_LT(waited.count(), 90) << "the wait was not woken, it timed out";
+    EXPECT_EQ(w.status, 200) << w.body;
+    EXPECT_EQ(w.json["status"], "succeeded") << w.body;
+    EXPECT_EQ(w.json["result"]["stdout"], "woken\n") << w.body;
+  }
+  EXPECT_TRUE(a->Stop()) << a->log();
   EXPECT_TRUE(b->Stop()) << b->log();
 }
 
