@@ -101,6 +101,20 @@ TEST_F(PgFleetTest, AThousandJobsAcrossThreeNodesRunExactlyOnce) {
   std::vector<std::unique_ptr<ServerProcess>> nodes;
   for (int i = 0; i < 3; ++i) nodes.push_back(Node());
   for (const auto& n : nodes) ASSERT_TRUE(n->started());
+  // Each node is registered, and any node lists them all (auth none: every
+  // caller is an admin).
+  std::set<std::string> instances;
+  for (const auto& n : nodes) instances.insert(n->instance());
+  std::set<std::string> listed;
+  EXPECT_TRUE(Eventually([&] {
+    HttpAnswer a = nodes[1]->Get("/v1/nodes");
+    listed.clear();
+    if (a.status != 200) return false;
+    for (const json& n : a.json["nodes"]) {
+      if (n.value("alive", false)) listed.insert(n.value("id", ""));
+    }
+    return listed == instances;
+  })) << nodes[1]->Get("/v1/nodes").body;
   std::map<std::string, int> want;  // Job id -> the number it echoes.
   std::map<std::string, size_t> submitted_on;
   for (int b = 0; b < kJobs / kBatch; ++b) {
@@ -281,7 +295,10 @@ TEST_F(PgFleetTest, PostgresRestartingUnderLoadLosesNoAcceptedJob) {
       if (ans.status == 202) {
         accepted.push_back(ans.json.value("id", ""));
       } else {
-        ++refused;  // The database was down: not accepted, and the client knows.
+        // The database was down: not accepted, and the client is told so.
+        EXPECT_EQ(ans.status, 503) << ans.body;
+        EXPECT_EQ(ans.json["error"].value("code", ""), "store_unavailable") << ans.body;
+        ++refused;
       }
       std::this_thread::sleep_for(milliseconds(50));
     }
