@@ -376,7 +376,7 @@ StatusOr<store::JobRecord> JobService::Wait(const std::string& id, const std::st
 StatusOr<store::JobRecord> JobService::Cancel(const std::string& id, const std::string& tenant) {
   CR_ASSIGN_OR_RETURN(store::JobRecord rec, deps_.store->Get(id, tenant));
   if (store::IsTerminal(rec.status)) return rec;
-  if (deps_.fleet) return CancelFleet(rec);
+  // Unfenced: a user's cancel wins over whichever node runs the job.
   Status s =
       deps_.store->Transition(id, store::JobStatus::kCancelled, NowMs(),
                               wire::NotRunResultJson(rec, store::JobStatus::kCancelled, nullptr));
@@ -384,13 +384,17 @@ StatusOr<store::JobRecord> JobService::Cancel(const std::string& id, const std::
   if (s.ok()) {
     deps_.metrics->Increment("coderunner_jobs_total",
                              {{"status", "cancelled"}, {"language", rec.language}});
-    // Queued: it leaves the queue now. Running: the runner kills its
-    // container and the worker moves on at once.
-    deps_.queue->Remove(id);
-    deps_.metrics->Set("coderunner_queue_depth", {}, static_cast<double>(deps_.queue->size()));
-    if (auto ch = deps_.hub->Find(id)) ch->cancel_token().Cancel();
-    if (rec.status == store::JobStatus::kQueued)
-      deps_.hub->Finish(id, store::JobStatus::kCancelled, "");
+    if (deps_.fleet) {
+      CancelledInFleet(rec);
+    } else {
+      // Queued: it leaves the queue now. Running: the runner kills its
+      // container and the worker moves on at once.
+      deps_.queue->Remove(id);
+      deps_.metrics->Set("coderunner_queue_depth", {}, static_cast<double>(deps_.queue->size()));
+      if (auto ch = deps_.hub->Find(id)) ch->cancel_token().Cancel();
+      if (rec.status == store::JobStatus::kQueued)
+        deps_.hub->Finish(id, store::JobStatus::kCancelled, "");
+    }
   }
   return deps_.store->Get(id, tenant);
 }

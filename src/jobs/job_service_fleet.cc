@@ -110,27 +110,17 @@ void JobService::RequeueClaimed(const std::vector<std::string>& dropped) {
   if (requeued > 0) Publish(store::JobNotice::Kind::kQueued, "");
 }
 
-StatusOr<store::JobRecord> JobService::CancelFleet(const store::JobRecord& rec) {
+void JobService::CancelledInFleet(const store::JobRecord& rec) {
   const std::string& id = rec.id;
-  // Unfenced: a user's cancel wins over whichever node runs the job.
-  Status s =
-      deps_.store->Transition(id, store::JobStatus::kCancelled, NowMs(),
-                              wire::NotRunResultJson(rec, store::JobStatus::kCancelled, nullptr));
-  if (!s.ok() && s.reason() != store::kReasonJobTerminal) return s;
-  if (s.ok()) {
-    deps_.metrics->Increment("coderunner_jobs_total",
-                             {{"status", "cancelled"}, {"language", rec.language}});
-    if (deps_.queue->Remove(id)) claims_->Release(id);
-    const bool runs_here = executor_.Active().count(id) > 0;
-    if (runs_here) {
-      if (auto ch = deps_.hub->Find(id)) ch->cancel_token().Cancel();
-    } else {
-      Publish(store::JobNotice::Kind::kCancel, id);
-      deps_.hub->Finish(id, store::JobStatus::kCancelled, "");
-    }
-    Publish(store::JobNotice::Kind::kChanged, id);
+  if (deps_.queue->Remove(id)) claims_->Release(id);
+  const bool runs_here = executor_.Active().count(id) > 0;
+  if (runs_here) {
+    if (auto ch = deps_.hub->Find(id)) ch->cancel_token().Cancel();
+  } else {
+    Publish(store::JobNotice::Kind::kCancel, id);
+    deps_.hub->Finish(id, store::JobStatus::kCancelled, "");
   }
-  return deps_.store->Get(id, rec.tenant);
+  Publish(store::JobNotice::Kind::kChanged, id);
 }
 
 StatusOr<store::JobRecord> JobService::WaitFleet(const std::string& id, const std::string& tenant,

@@ -104,6 +104,9 @@ class JobService {
   Status Start();
   // True once the workers run.
   bool ready() const { return ready_; }
+  // Jobs executing on this node now (what the coderunner_jobs_running
+  // gauge shows). Thread-safe.
+  int running() const { return executor_.running(); }
   // Graceful shutdown, before Stop: new submissions get Unavailable
   // "shutting_down" (503); queued jobs stay queued in the store and their
   // waiters are woken on status queued; running jobs get up to `grace` to
@@ -241,9 +244,10 @@ class JobService {
                         size_t batch_hits);
 
   // Fleet mode's halves of Start, Cancel, Wait and Drain
-  // (job_service_fleet.cc).
+  // (job_service_fleet.cc). CancelledInFleet: after the store took the
+  // cancel of `rec`, stops the job here or tells the node that runs it.
   Status StartFleet();
-  StatusOr<store::JobRecord> CancelFleet(const store::JobRecord& rec);
+  void CancelledInFleet(const store::JobRecord& rec);
   StatusOr<store::JobRecord> WaitFleet(const std::string& id, const std::string& tenant,
                                        std::chrono::milliseconds timeout);
   // Puts the claimed jobs `dropped` from the local queue back to queued.
