@@ -19,6 +19,7 @@
 
 #include "coderunner/store/job_store.h"
 #include "pg/temp_postgres.h"
+#include "pg_query_int.h"
 #include "store/job_notice_codec.h"
 #include "store/pg_connection.h"
 
@@ -122,21 +123,6 @@ std::unique_ptr<PgJobNotices> Subscribe(const std::string& conninfo, Collector& 
   Status started = notices->Start(collector.OnNotice(), collector.OnResync());
   EXPECT_TRUE(started.ok()) << started.message();
   return notices;
-}
-
-// One value of a one-row query on `conninfo`, run outside the notices.
-int64_t QueryInt(const std::string& conninfo, const std::string& sql) {
-  auto conn = PgConnection::Connect(conninfo, "", 2000);
-  if (!conn.ok()) {
-    ADD_FAILURE() << conn.status().message();
-    return -1;
-  }
-  auto result = (*conn)->Exec(sql, {}, "test query");
-  if (!result.ok()) {
-    ADD_FAILURE() << result.status().message();
-    return -1;
-  }
-  return result->Int(0, 0);
 }
 
 const std::string kListenerPidSql =

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "pg/temp_postgres.h"
+#include "pg_query_int.h"
 #include "store/pg_connection.h"
 #include "store/pg_pool.h"
 #include "store/pg_schema.h"
@@ -43,21 +44,6 @@ PgStoreOptions Options(const std::string& conninfo, int max_connections = 4) {
   options.max_connections = max_connections;
   options.connect_timeout_ms = 2000;
   return options;
-}
-
-// One value of a one-row query on `conninfo`, run outside the store.
-int64_t QueryInt(const std::string& conninfo, const std::string& sql) {
-  auto conn = PgConnection::Connect(conninfo, "", 2000);
-  if (!conn.ok()) {
-    ADD_FAILURE() << conn.status().message();
-    return -1;
-  }
-  auto result = (*conn)->Exec(sql, {}, "test query");
-  if (!result.ok()) {
-    ADD_FAILURE() << result.status().message();
-    return -1;
-  }
-  return result->Int(0, 0);
 }
 
 class PgJobStoreTest : public ::testing::Test {
