@@ -46,19 +46,8 @@ std::map<std::string, int> TransitionCounts(const std::string& transitions_json)
   return out;
 }
 
-class PgFleetTest : public ::testing::Test {
+class PgFleetTest : public PgClusterTest {
  protected:
-  void SetUp() override {
-    ASSERT_TRUE(std::filesystem::exists(EngineSocketUnderTest()))
-        << "engine socket " << EngineSocketUnderTest() << " does not exist";
-    auto pg = TempPostgres::Start();
-    ASSERT_TRUE(pg.ok()) << pg.status().ToString();
-    pg_ = std::move(*pg);
-    auto db = pg_->CreateDatabase();
-    ASSERT_TRUE(db.ok()) << db.status().ToString();
-    conninfo_ = *db;
-  }
-
   // A node of the fleet; ASSERTs that it started.
   std::unique_ptr<ServerProcess> Node(const std::string& extra = "") {
     auto node = std::make_unique<ServerProcess>(StoreYaml(conninfo_, kLease) + extra);
@@ -90,9 +79,6 @@ class PgFleetTest : public ::testing::Test {
         Query(conninfo_, "SELECT count(*) FROM jobs WHERE status NOT IN ('queued', 'running')");
     return rows.empty() ? -1 : std::stoi(rows[0][0]);
   }
-
-  std::unique_ptr<TempPostgres> pg_;
-  std::string conninfo_;
 };
 
 TEST_F(PgFleetTest, AThousandJobsAcrossThreeNodesRunExactlyOnce) {

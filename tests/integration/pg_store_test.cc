@@ -27,26 +27,7 @@ using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
-class PgStoreTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    ASSERT_TRUE(std::filesystem::exists(EngineSocketUnderTest()))
-        << "engine socket " << EngineSocketUnderTest() << " does not exist";
-    auto started = Clock::now();
-    auto pg = TempPostgres::Start();
-    ASSERT_TRUE(pg.ok()) << pg.status().ToString();
-    pg_ = std::move(*pg);
-    auto db = pg_->CreateDatabase();
-    ASSERT_TRUE(db.ok()) << db.status().ToString();
-    conninfo_ = *db;
-    std::cout << "[  FIGURE  ] temp_postgres_start_ms = "
-              << std::chrono::duration_cast<milliseconds>(Clock::now() - started).count()
-              << std::endl;
-  }
-
-  std::unique_ptr<TempPostgres> pg_;
-  std::string conninfo_;
-};
+class PgStoreTest : public PgClusterTest {};
 
 TEST_F(PgStoreTest, JobsRunAndPersistOnPostgres) {
   auto server = std::make_unique<ServerProcess>(StoreYaml(conninfo_));

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
 
+#include <filesystem>
+#include <iostream>
 #include <thread>
 
 namespace coderunner::testing {
@@ -93,6 +95,21 @@ json WaitTerminal(const ServerProcess& s, const std::string& id, seconds budget)
   }
   ADD_FAILURE() << "job " << id << " not terminal: " << last.dump();
   return last;
+}
+
+void PgClusterTest::SetUp() {
+  ASSERT_TRUE(std::filesystem::exists(EngineSocketUnderTest()))
+      << "engine socket " << EngineSocketUnderTest() << " does not exist";
+  auto started = Clock::now();
+  auto pg = TempPostgres::Start();
+  ASSERT_TRUE(pg.ok()) << pg.status().ToString();
+  pg_ = std::move(*pg);
+  auto db = pg_->CreateDatabase();
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  conninfo_ = *db;
+  std::cout << "[  FIGURE  ] temp_postgres_start_ms = "
+            << std::chrono::duration_cast<milliseconds>(Clock::now() - started).count()
+            << std::endl;
 }
 
 }  // namespace coderunner::testing

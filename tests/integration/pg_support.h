@@ -4,8 +4,11 @@
 #ifndef CODERUNNER_TESTS_INTEGRATION_PG_SUPPORT_H_
 #define CODERUNNER_TESTS_INTEGRATION_PG_SUPPORT_H_
 
+#include <gtest/gtest.h>
+
 #include <chrono>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -36,6 +39,17 @@ std::string Submit(const ServerProcess& s, const std::string& code);
 // failure if it never was within `budget`, which only bounds a hang).
 nlohmann::json WaitTerminal(const ServerProcess& s, const std::string& id,
                             std::chrono::seconds budget = std::chrono::seconds(120));
+
+// A test with a throwaway PostgreSQL cluster of its own (TempPostgres::
+// Start, its cost printed as a FIGURE) and one database on it, `conninfo_`,
+// against the engine under test.
+class PgClusterTest : public ::testing::Test {
+ protected:
+  void SetUp() override;
+
+  std::unique_ptr<TempPostgres> pg_;
+  std::string conninfo_;
+};
 
 }  // namespace coderunner::testing
 
