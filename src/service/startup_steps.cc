@@ -307,8 +307,8 @@ Status Listen(Components& c) {
 }
 
 // This node's row in the node registry, once it listens: written now and
-// every kNodeHeartbeatPeriodMs (running jobs from the jobs module's
-// coderunner_jobs_running gauge; the engine kind once the engine answers).
+// every kNodeHeartbeatPeriodMs (running jobs from the job service; the
+// engine kind once the engine answers).
 Status StartNodeHeartbeat(Components& c) {
   store::NodeRegistry* registry = c.node_registry();
   if (registry == nullptr) return OkStatus();
@@ -318,9 +318,7 @@ Status StartNodeHeartbeat(Components& c) {
   NodeHeartbeatOptions options;
   options.node = NodeIdentity(c.cfg, HostName(), now_ms);
   if (options.node.engine.empty()) options.node.engine = c.engine_kind;
-  options.running = [metrics = c.metrics.get()] {
-    return static_cast<int>(metrics->Value("coderunner_jobs_running"));
-  };
+  options.running = [service = c.job_service.get()] { return service->running(); };
   if (!c.native()) {
     options.engine = [system = c.system.get()]() -> std::string {
       auto version = system->Version();
