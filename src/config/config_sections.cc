@@ -91,6 +91,7 @@ const Field<StoreConfig> kStoreFields[] = {
     {"password_env", &StoreConfig::password_env, U::kNone, {}, CheckEnvName},
     {"max_connections", &StoreConfig::max_connections, U::kCount, Between(1, 256)},
     {"connect_timeout_ms", &StoreConfig::connect_timeout_ms, U::kMillis, AtLeast(100)},
+    {"call_timeout_ms", &StoreConfig::call_timeout_ms, U::kMillis, AtLeast(100)},
     {"lease_ms", &StoreConfig::lease_ms, U::kMillis, Between(1000, 600000)},
     {"max_attempts", &StoreConfig::max_attempts, U::kCount, Between(1, 10)},
 };

@@ -25,6 +25,7 @@ StatusOr<store::PgStoreOptions> PgOptionsOf(const config::StoreConfig& sc, const
   options.conninfo = sc.url;
   options.max_connections = sc.max_connections;
   options.connect_timeout_ms = sc.connect_timeout_ms;
+  options.call_timeout_ms = sc.call_timeout_ms;
   if (!sc.password_env.empty()) {
     const char* password = env(sc.password_env.c_str());
     if (password == nullptr) {

@@ -1,9 +1,12 @@
 #include "pg_connection.h"
 
+#include <errno.h>
 #include <poll.h>
 
 #include <algorithm>
 #include <charconv>
+#include <climits>
+#include <cstdint>
 #include <cstring>
 #include <utility>
 
@@ -17,6 +20,10 @@ constexpr const char* kRedacted = "***";
 constexpr std::string_view kSqlStateUniqueViolation = "23505";
 constexpr Oid kTextOid = 25;  // pg_type's text.
 constexpr int kMaxIdleReads = 4;
+
+bool Succeeded(const PgResult& result) {
+  return result.status() == PGRES_COMMAND_OK || result.status() == PGRES_TUPLES_OK;
+}
 
 // Whether SQLSTATE `state` means the connection is gone (class 08, or the
 // server shutting down or restarting: 57P01..57P03).
@@ -156,7 +163,8 @@ int64_t PgResult::Int(int row, int column) const {
 StatusOr<std::unique_ptr<PgConnection>> PgConnection::Connect(const std::string& conninfo,
                                                               const std::string& password,
                                                               int timeout_ms,
-                                                              const std::string& app_name) {
+                                                              const std::string& app_name,
+                                                              int call_timeout_ms) {
   const std::string timeout = std::to_string(std::max(1, (timeout_ms + 999) / 1000));
   const std::string user_timeout = std::to_string(timeout_ms);
   // Over TCP, a server that vanishes (power cut, partition) must break the
@@ -197,7 +205,14 @@ StatusOr<std::unique_ptr<PgConnection>> PgConnection::Connect(const std::string&
     return UnavailableError("connect to " + RedactConninfo(conninfo) + ": " + detail,
                             kReasonStoreUnavailable);
   }
-  return std::unique_ptr<PgConnection>(new PgConnection(conn));
+  // Nonblocking, so that sending a large statement to a server that stopped
+  // reading cannot block a call past its bound (Await flushes and waits).
+  if (PQsetnonblocking(conn, 1) != 0) {
+    PQfinish(conn);
+    return UnavailableError("connect to " + RedactConninfo(conninfo) + ": cannot go nonblocking",
+                            kReasonStoreUnavailable);
+  }
+  return std::unique_ptr<PgConnection>(new PgConnection(conn, call_timeout_ms));
 }
 
 PgConnection::~PgConnection() { PQfinish(conn_); }
@@ -253,21 +268,70 @@ StatusOr<PgResult> PgConnection::Exec(std::string_view sql, const PgParams& para
   for (size_t i = 0; i < types.size(); ++i) {
     if (!UsesParam(text, static_cast<int>(i) + 1)) types[i] = kTextOid;
   }
-  PgResult result(PQexecParams(conn_, text.c_str(), static_cast<int>(values.size()), types.data(),
-                               values.data(), nullptr, nullptr,
-                               /*resultFormat=*/0));
-  ExecStatusType status = result.status();
-  if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-    return Error(result.get(), what);
+  if (PQsendQueryParams(conn_, text.c_str(), static_cast<int>(values.size()), types.data(),
+                        values.data(), nullptr, nullptr, /*resultFormat=*/0) == 0) {
+    return Error(nullptr, what);
   }
-  return result;
+  return Await(what, call_timeout_ms_);
 }
 
-Status PgConnection::ExecScript(const char* sql, std::string_view what) {
-  PgResult result(PQexec(conn_, sql));
-  ExecStatusType status = result.status();
-  if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) return Error(result.get(), what);
-  return OkStatus();
+Status PgConnection::ExecScript(const char* sql, std::string_view what, int timeout_ms) {
+  if (PQsendQuery(conn_, sql) == 0) return Error(nullptr, what);
+  return Await(what, timeout_ms == kCallTimeout ? call_timeout_ms_ : timeout_ms).status();
+}
+
+bool PgConnection::WaitSocket(short events,
+                              std::optional<std::chrono::steady_clock::time_point> deadline) {
+  for (;;) {
+    int wait_ms = -1;
+    if (deadline) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          *deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return false;
+      wait_ms = static_cast<int>(std::min<int64_t>(left.count() + 1, INT32_MAX));
+    }
+    pollfd fd{PQsocket(conn_), events, 0};
+    int n = poll(&fd, 1, wait_ms);
+    if (n > 0) return true;
+    if (n < 0 && errno != EINTR) return true;  // Let libpq's next call report it.
+  }
+}
+
+StatusOr<PgResult> PgConnection::Await(std::string_view what, int timeout_ms) {
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  if (timeout_ms > 0) {
+    deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  }
+  auto timed_out = [&] {
+    broken_ = true;  // Its answer may still come: the pool closes it.
+    return UnavailableError(std::string(what) + ": no answer from the server within " +
+                                std::to_string(timeout_ms) + " ms",
+                            kReasonStoreUnavailable);
+  };
+  // Send what libpq still holds (a large statement), reading as we go.
+  for (int left = PQflush(conn_); left != 0; left = PQflush(conn_)) {
+    if (left < 0) return Error(nullptr, what);
+    if (!WaitSocket(POLLIN | POLLOUT, deadline)) return timed_out();
+    if (PQconsumeInput(conn_) == 0) return Error(nullptr, what);
+  }
+  std::optional<PgResult> kept;
+  for (;;) {
+    while (PQisBusy(conn_) != 0) {
+      if (!WaitSocket(POLLIN, deadline)) return timed_out();
+      if (PQconsumeInput(conn_) == 0) return Error(nullptr, what);
+    }
+    PGresult* next = PQgetResult(conn_);
+    if (next == nullptr) break;
+    // Every result is read (the connection is ready for the next call only
+    // then); the first failure is kept, else the last.
+    if (!kept || Succeeded(*kept))
+      kept.emplace(next);
+    else
+      PQclear(next);
+  }
+  if (!kept) return Error(nullptr, what);
+  if (!Succeeded(*kept)) return Error(kept->get(), what);
+  return std::move(*kept);
 }
 
 PgTransaction::~PgTransaction() {

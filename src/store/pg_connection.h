@@ -6,8 +6,10 @@
 
 #include <libpq-fe.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,17 +63,26 @@ class PgResult {
 
 class PgConnection {
  public:
+  // Bound on one call when Connect is given none. ms.
+  static constexpr int kDefaultCallTimeoutMs = 30000;
+  // ExecScript's `timeout_ms` for "the connection's own bound".
+  static constexpr int kCallTimeout = -1;
+  // ExecScript's `timeout_ms` for "no bound" (schema migrations, which may
+  // rewrite a large table).
+  static constexpr int kNoTimeout = 0;
+
   // Connects with PQconnectdbParams (expand_dbname=1, so `conninfo` may be
   // a URI), passing `password` ("" for none) as its own parameter and
   // connect_timeout from `timeout_ms` (whole seconds, at least 1), and
   // `app_name` ("" for none) as fallback_application_name (the session's
   // name in pg_stat_activity unless `conninfo` sets application_name).
-  // Unavailable ("store_unavailable") on failure; the message holds the
-  // conninfo redacted and never the password.
-  static StatusOr<std::unique_ptr<PgConnection>> Connect(const std::string& conninfo,
-                                                         const std::string& password,
-                                                         int timeout_ms,
-                                                         const std::string& app_name = "");
+  // `call_timeout_ms` (> 0) bounds each later Exec and ExecScript, from
+  // sending to the last byte of the answer. Unavailable
+  // ("store_unavailable") on failure; the message holds the conninfo
+  // redacted and never the password.
+  static StatusOr<std::unique_ptr<PgConnection>> Connect(
+      const std::string& conninfo, const std::string& password, int timeout_ms,
+      const std::string& app_name = "", int call_timeout_ms = kDefaultCallTimeoutMs);
   ~PgConnection();
   PgConnection(const PgConnection&) = delete;
   PgConnection& operator=(const PgConnection&) = delete;
@@ -80,9 +91,16 @@ class PgConnection {
   // PgError with `what` as context: a lost connection is Unavailable
   // ("store_unavailable") and marks this connection broken; a unique
   // violation is AlreadyExists; anything else Internal ("store_error").
+  // A server that has not answered within the call timeout (it accepted
+  // the connection and hangs: stopped, overloaded, a partition that keeps
+  // the socket open) is Unavailable ("store_unavailable") too, and the
+  // connection is marked broken (its answer may still come), so that the
+  // pool closes it.
   StatusOr<PgResult> Exec(std::string_view sql, const PgParams& params, std::string_view what);
-  // Runs static SQL `sql` (several statements, no parameters).
-  Status ExecScript(const char* sql, std::string_view what);
+  // Runs static SQL `sql` (several statements, no parameters), bounded by
+  // `timeout_ms`: kCallTimeout (the connection's), kNoTimeout or a bound in
+  // ms. Failure as Exec's; with several statements, the first that failed.
+  Status ExecScript(const char* sql, std::string_view what, int timeout_ms = kCallTimeout);
 
   // The value of connection option `keyword` as libpq uses it (its
   // PQconninfo), "" when unset.
@@ -101,12 +119,22 @@ class PgConnection {
   PGconn* raw() { return conn_; }
 
  private:
-  explicit PgConnection(PGconn* conn) : conn_(conn) {}
+  PgConnection(PGconn* conn, int call_timeout_ms)
+      : conn_(conn), call_timeout_ms_(call_timeout_ms) {}
+  // Waits for the answer to the query just sent, at most `timeout_ms`
+  // (kNoTimeout: no bound), and returns its result: the first failed one
+  // of a script, else the last. Failure: a lost connection or the bound
+  // passed (both mark it broken), as Error's.
+  StatusOr<PgResult> Await(std::string_view what, int timeout_ms);
+  // Waits until the socket is ready for `events` or `deadline` (nullopt:
+  // no bound). False when the deadline passed.
+  bool WaitSocket(short events, std::optional<std::chrono::steady_clock::time_point> deadline);
   // The Status of a failed `result` (may be null) of a call on this
   // connection; marks it broken when the connection is lost.
   Status Error(const PGresult* result, std::string_view what);
 
   PGconn* conn_;
+  const int call_timeout_ms_;
   bool broken_ = false;
 };
 

@@ -25,18 +25,20 @@ StatusOr<std::unique_ptr<PgJobNotices>> PgJobNotices::Open(const PgStoreOptions&
   if (options.connect_timeout_ms < kMinConnectTimeoutMs) {
     return InvalidArgumentError("connect_timeout_ms must be >= 100", kReasonInvalidNotice);
   }
-  CR_ASSIGN_OR_RETURN(std::unique_ptr<PgConnection> publisher,
-                      PgConnection::Connect(options.conninfo, options.password,
-                                            options.connect_timeout_ms, kJobNoticesPublisherApp));
+  CR_ASSIGN_OR_RETURN(
+      std::unique_ptr<PgConnection> publisher,
+      PgConnection::Connect(options.conninfo, options.password, options.connect_timeout_ms,
+                            kJobNoticesPublisherApp, options.call_timeout_ms));
   return std::unique_ptr<PgJobNotices>(new PgJobNotices(options, std::move(publisher)));
 }
 
 StatusOr<PgConnection*> PgJobNotices::LivePublisher() {
   if (publisher_ != nullptr && publisher_->StillUp()) return publisher_.get();
   publisher_.reset();
-  CR_ASSIGN_OR_RETURN(publisher_,
-                      PgConnection::Connect(options_.conninfo, options_.password,
-                                            options_.connect_timeout_ms, kJobNoticesPublisherApp));
+  CR_ASSIGN_OR_RETURN(
+      publisher_,
+      PgConnection::Connect(options_.conninfo, options_.password, options_.connect_timeout_ms,
+                            kJobNoticesPublisherApp, options_.call_timeout_ms));
   return publisher_.get();
 }
 

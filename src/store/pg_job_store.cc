@@ -51,6 +51,9 @@ Status CheckOptions(const PgStoreOptions& options) {
   if (options.connect_timeout_ms < kMinConnectTimeoutMs) {
     return InvalidArgumentError("connect_timeout_ms must be >= 100", kReasonInvalidOptions);
   }
+  if (options.call_timeout_ms < kMinConnectTimeoutMs) {
+    return InvalidArgumentError("call_timeout_ms must be >= 100", kReasonInvalidOptions);
+  }
   return OkStatus();
 }
 
@@ -64,8 +67,9 @@ PgJobStore::~PgJobStore() = default;
 StatusOr<std::unique_ptr<PgJobStore>> PgJobStore::Open(const PgStoreOptions& options,
                                                        RequestRedactor redactor) {
   CR_RETURN_IF_ERROR(CheckOptions(options));
-  auto pool = std::make_unique<PgPool>(PgPoolOptions{
-      options.conninfo, options.password, options.max_connections, options.connect_timeout_ms});
+  auto pool = std::make_unique<PgPool>(
+      PgPoolOptions{options.conninfo, options.password, options.max_connections,
+                    options.connect_timeout_ms, options.call_timeout_ms});
   {
     CR_ASSIGN_OR_RETURN(PgPool::Lease conn, pool->Acquire());
     CR_RETURN_IF_ERROR(MigratePgSchema(*conn));

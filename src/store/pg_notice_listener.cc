@@ -69,8 +69,9 @@ void PgNoticeListener::Stop() {
 
 Status PgNoticeListener::Subscribe() {
   conn_.reset();
-  StatusOr<std::unique_ptr<PgConnection>> connected = PgConnection::Connect(
-      options_.conninfo, options_.password, options_.connect_timeout_ms, kJobNoticesListenerApp);
+  StatusOr<std::unique_ptr<PgConnection>> connected =
+      PgConnection::Connect(options_.conninfo, options_.password, options_.connect_timeout_ms,
+                            kJobNoticesListenerApp, options_.call_timeout_ms);
   if (!connected.ok()) {
     if (!warned_) {  // Once per outage.
       spdlog::warn("job notices: cannot listen ({}); retrying", connected.status().message());

@@ -45,7 +45,8 @@ StatusOr<PgPool::Lease> PgPool::Acquire() {
 }
 
 StatusOr<std::unique_ptr<PgConnection>> PgPool::ConnectDedicated() const {
-  return PgConnection::Connect(options_.conninfo, options_.password, options_.connect_timeout_ms);
+  return PgConnection::Connect(options_.conninfo, options_.password, options_.connect_timeout_ms,
+                               "", options_.call_timeout_ms);
 }
 
 void PgPool::Release(std::unique_ptr<PgConnection> conn) {

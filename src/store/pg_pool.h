@@ -20,6 +20,8 @@ struct PgPoolOptions {
   std::string password;           // "" for none; never in a message.
   int max_connections = 8;        // Open connections at most, >= 1.
   int connect_timeout_ms = 5000;  // Per connection, and Acquire's default wait.
+  // Bound on each call of a connection (PgConnection::Connect). ms.
+  int call_timeout_ms = PgConnection::kDefaultCallTimeoutMs;
 };
 
 // Thread-safe. Opens connections lazily, up to max_connections, and keeps

@@ -32,8 +32,9 @@ Status MigratePgSchema(PgConnection& conn) {
                                    kReasonSchemaTooNew);
   }
   for (int64_t v = version; v < kPgSchemaVersion; ++v) {
-    CR_RETURN_IF_ERROR(
-        conn.ExecScript(kPgMigrations[v], "migrate the schema to " + std::to_string(v + 1)));
+    CR_RETURN_IF_ERROR(conn.ExecScript(kPgMigrations[v],
+                                       "migrate the schema to " + std::to_string(v + 1),
+                                       PgConnection::kNoTimeout));
     PgParams next;
     next.Bind(1, v + 1);
     CR_RETURN_IF_ERROR(conn.Exec(kRecordSql, next, "record the schema version").status());

@@ -213,6 +213,9 @@ struct StoreConfig {
   std::string password_env;
   int max_connections = 8;        // Open connections per node, at most. Count; 8 (1..256).
   int connect_timeout_ms = 5000;  // Bound on one connect and on waiting for one. ms; 5 s (>= 100).
+  // Bound on one statement, sent to answered: a server that accepts and
+  // never answers fails the call (store_unavailable). ms; 30 s (>= 100).
+  int call_timeout_ms = 30000;
   // Fleet mode (kind postgres) only: each node (its own `instance`) claims
   // queued jobs with a lease of this length, renewed every third of it; a
   // node silent for longer loses its jobs to the others. ms; 15 s

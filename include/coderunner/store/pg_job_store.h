@@ -30,6 +30,11 @@ struct PgStoreOptions {
   // Bound on establishing one connection, and on waiting for a free pooled
   // connection, in milliseconds (>= 100).
   int connect_timeout_ms = 5000;
+  // Bound on each statement, from sending it to the last byte of its
+  // answer, in milliseconds (>= 100): a server that accepted the
+  // connection and hangs fails the call Unavailable ("store_unavailable")
+  // instead of holding its thread. Schema migrations are not bounded.
+  int call_timeout_ms = 30000;
 };
 
 // Thread-safe: each call takes a connection from a bounded pool for its

@@ -17,6 +17,7 @@ TEST(StoreConfigTest, DefaultsAreTheSqliteStore) {
   EXPECT_EQ(c->store.password_env, "");
   EXPECT_EQ(c->store.max_connections, 8);
   EXPECT_EQ(c->store.connect_timeout_ms, 5000);
+  EXPECT_EQ(c->store.call_timeout_ms, 30000);
   EXPECT_EQ(c->store.lease_ms, 15000);
   EXPECT_EQ(c->store.max_attempts, 2);
 }
@@ -33,6 +34,7 @@ TEST(StoreConfigTest, LeaseAndAttemptsAreReadAsWritten) {
       {"store: {lease_ms: 10m, max_attempts: 10}\n", 600000, 10},
       {"store: {max_attempts: 3}\n", 15000, 3},
   };
+  EXPECT_EQ(ParseConfig("store: {call_timeout_ms: 2s}\n")->store.call_timeout_ms, 2000);
   for (const Case& c : cases) {
     SCOPED_TRACE(c.yaml);
     auto r = ParseConfig(c.yaml);
@@ -114,6 +116,7 @@ TEST(StoreConfigTest, BadSectionsFailNamingTheKeyAndNeverTheSecret) {
       {"store: {max_connections: 257}\n", "store.max_connections", "between 1 and 256"},
       {"store: {connect_timeout_ms: 99}\n", "store.connect_timeout_ms", "at least 100"},
       {"store: {connect_timeout_ms: soon}\n", "store.connect_timeout_ms", ""},
+      {"store: {call_timeout_ms: 99}\n", "store.call_timeout_ms", "at least 100"},
       {"store: {pool: 3}\n", "store.pool", "unknown key"},
       {"store: {lease_ms: 999}\n", "store.lease_ms", "between 1000 and 600000"},
       {"store: {lease_ms: 11m}\n", "store.lease_ms", "between 1000 and 600000"},
