@@ -332,5 +332,61 @@ TEST_F(JobServiceFleetTest, AResyncCatchesUpOnNoticesThatWereLost) {
   EXPECT_EQ(ch->final_status(), JobStatus::kSucceeded);
 }
 
+// Submits on `node` as kAcme (under `tier` if any); the Status only.
+Status SubmitOn(Node& node, const config::TierConfig* tier) {
+  auto sub =
+      wire::ParseJobSubmission(R"json({"code":"print(1)"})json", node.service->submission_rules());
+  EXPECT_TRUE(sub.ok());
+  auto accepted = node.service->Submit(kAcme, std::move(*sub), tier);
+  return accepted.ok() ? OkStatus() : accepted.status();
+}
+
+// Neither node started: every accepted job stays queued in the store, so
+// the bounds count them all. Submissions alternate between the nodes.
+TEST_F(JobServiceFleetTest, QueueBoundsAreCountedOverEveryNode) {
+  config::TierConfig tier;
+  tier.name = "small";
+  tier.max_queued = 3;
+  struct Case {
+    const char* name;
+    const config::TierConfig* tier;
+    int max_queued;  // jobs.max_queued of both nodes.
+    int accepted;
+    const char* reason;
+    std::string message;
+  };
+  const Case cases[] = {
+      {"tier", &tier, 100, 3, store::kReasonTierQueueFull,
+       "tier small allows 3 queued jobs per tenant (max_queued); retry later"},
+      {"total", nullptr, 2, 2, store::kReasonQueueFull,
+       "the job queue is full (2 jobs waiting); retry later"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    TearDown();
+    SetUp();
+    a_->config.jobs.max_queued = b_->config.jobs.max_queued = c.max_queued;
+    int accepted = 0;
+    for (int i = 0; i < 6; ++i) {
+      Status s = SubmitOn(i % 2 == 0 ? *a_ : *b_, c.tier);
+      if (s.ok()) {
+        ++accepted;
+        continue;
+      }
+      EXPECT_EQ(s.code(), StatusCode::kResourceExhausted);
+      EXPECT_EQ(s.reason(), c.reason);
+      EXPECT_EQ(s.message(), c.message);
+    }
+    EXPECT_EQ(accepted, c.accepted);
+    auto open = a_->store->NonTerminal();
+    ASSERT_TRUE(open.ok());
+    EXPECT_EQ(static_cast<int>(open->size()), c.accepted);
+    EXPECT_EQ(a_->metrics.Value("coderunner_jobs_rejected_total", {{"reason", c.reason}}) +
+                  b_->metrics.Value("coderunner_jobs_rejected_total", {{"reason", c.reason}}),
+              6 - c.accepted);
+    EXPECT_EQ(a_->queue.size() + b_->queue.size(), 0u);  // No local reservation left.
+  }
+}
+
 }  // namespace
 }  // namespace coderunner::jobs
