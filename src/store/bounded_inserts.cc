@@ -27,10 +27,11 @@ constexpr const char* kCountQueuedSql =
     "SELECT COALESCE(SUM(CASE WHEN tenant = ?1 THEN 1 ELSE 0 END), 0), COUNT(*) FROM jobs "
     "WHERE status = 'queued'";
 
-// PostgreSQL: the total bound's lock ("cr" "queue" as bytes), then the
-// tenant's (that class and the tenant's hash), both until the transaction
-// ends; always in that order, so two inserts never wait on each other in a
-// cycle.
+// PostgreSQL: the lock of the whole queue ("cr" "queue" as bytes) when
+// there is a total bound (it serializes every bounded insert, the tenant's
+// count included), else the tenant's (that class and the tenant's hash);
+// held until the transaction ends. JobService always passes a total bound
+// (jobs.max_queued >= 1), so every node takes the same lock.
 constexpr int64_t kPgQueueLockKey = 0x637271756575;
 constexpr int kPgTenantQueueLockClass = 0x63727174;  // "crqt"
 constexpr const char* kPgLockQueueSql = "SELECT pg_advisory_xact_lock(?1)";
@@ -41,21 +42,17 @@ Status DuplicateJob(const std::string& id) {
   return AlreadyExistsError("job " + id + " already exists", kReasonJobExists);
 }
 
-// Takes the PostgreSQL locks `bounds` needs, in their order.
+// Takes the PostgreSQL lock `bounds` needs: one statement.
 Status LockPgBounds(PgConnection& conn, const std::string& tenant, const QueueBounds& bounds) {
+  PgParams key;
   if (bounds.total_max > 0) {
-    PgParams key;
     key.Bind(1, kPgQueueLockKey);
-    CR_RETURN_IF_ERROR(conn.Exec(kPgLockQueueSql, key, "lock the queue").status());
+    return conn.Exec(kPgLockQueueSql, key, "lock the queue").status();
   }
-  if (bounds.tenant_max > 0) {
-    PgParams key;
-    key.Bind(1, static_cast<int64_t>(kPgTenantQueueLockClass));
-    key.Bind(2, tenant);
-    CR_RETURN_IF_ERROR(
-        conn.Exec(kPgLockTenantSql, key, "lock the queue of tenant " + tenant).status());
-  }
-  return OkStatus();
+  if (bounds.tenant_max <= 0) return OkStatus();
+  key.Bind(1, static_cast<int64_t>(kPgTenantQueueLockClass));
+  key.Bind(2, tenant);
+  return conn.Exec(kPgLockTenantSql, key, "lock the queue of tenant " + tenant).status();
 }
 
 }  // namespace

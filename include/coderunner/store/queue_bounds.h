@@ -37,13 +37,12 @@ class BoundedQueue {
   // status queued of record.tenant, plus bounds.tenant_extra, are fewer than
   // bounds.tenant_max, and all queued jobs fewer than bounds.total_max; the
   // count and the insert are one transaction, serialized against every other
-  // InsertWithin on the database (PostgreSQL: transaction-scoped advisory
-  // locks; SQLite: its write lock), so N concurrent callers on any nodes
-  // never exceed a bound. The record itself may be terminal (a cache hit):
-  // it is bounded the same way though it does not count once stored.
-  // Refusals: ResourceExhausted kReasonTierQueueFull (checked first) or
-  // kReasonQueueFull, with a short message the caller may replace; other
-  // failures as JobStore::Insert. Thread-safe.
+  // InsertWithin on the database (PostgreSQL: a transaction-scoped advisory
+  // lock, the whole queue's when bounds.total_max > 0, else the tenant's; SQLite: its write lock),
+  // so N concurrent callers on any nodes never exceed a bound. The record itself may be terminal (a
+  // cache hit): it is bounded the same way though it does not count once stored. Refusals:
+  // ResourceExhausted kReasonTierQueueFull (checked first) or kReasonQueueFull, with a short
+  // message the caller may replace; other failures as JobStore::Insert. Thread-safe.
   virtual Status InsertWithin(const JobRecord& record, const QueueBounds& bounds) = 0;
 };
 
