@@ -1,7 +1,8 @@
 // The fleet's shared limits on a real PostgreSQL: the bounded insert leaves
 // no advisory lock behind and stores exactly what it admitted, and what it
 // and a shared token cost per call next to a plain Insert (p50 printed as
-// FIGURE lines; no timed assertion).
+// FIGURE lines; no timed assertion); the shared rate limiter falls back to
+// the node's own buckets while the server is down, and back once it is up.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,7 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "coderunner/common/metrics.h"
 #include "coderunner/store/pg_job_store.h"
+#include "coderunner/store/shared_rate_limiter.h"
 #include "job_store_contract.h"
 #include "pg/temp_postgres.h"
 #include "unit/store/pg_query_int.h"
@@ -69,6 +72,35 @@ TEST(PgSharedLimitsTest, BoundedInsertCostAndNoLockLeft) {
   EXPECT_EQ(QueryInt(*conninfo, "SELECT count(*) FROM rate_buckets"), 1);
   store->reset();
   EXPECT_TRUE(SharedPostgres().DropDatabase(*conninfo).ok());
+}
+
+TEST(PgSharedLimitsTest, RateLimiterFallsBackWhileTheServerIsDown) {
+  auto pg = coderunner::testing::TempPostgres::Start();
+  ASSERT_TRUE(pg.ok()) << pg.status().message();
+  PgStoreOptions options;
+  options.conninfo = (*pg)->Conninfo();
+  options.connect_timeout_ms = 1000;
+  auto store = PgJobStore::Open(options);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  MetricsRegistry metrics;
+  SharedRateLimiter limiter(store->get(), &metrics);
+  int retry = 0;
+  EXPECT_TRUE(limiter.Allow("acme", 2, &retry));  // Shared: 1 of 2 left in the table.
+  ASSERT_TRUE((*pg)->Stop().ok());
+  // The node's own bucket of 2, fresh: two pass, the third is refused.
+  EXPECT_TRUE(limiter.Allow("acme", 2, &retry));
+  EXPECT_TRUE(limiter.Allow("acme", 2, &retry));
+  EXPECT_FALSE(limiter.Allow("acme", 2, &retry));
+  EXPECT_EQ(limiter.fallbacks(), 3);
+  EXPECT_EQ(metrics.Value(kRateLimitFallbacksMetric), 3);
+  ASSERT_TRUE((*pg)->StartAgain().ok());
+  // The shared bucket again: its last token, then refused.
+  EXPECT_TRUE(limiter.Allow("acme", 2, &retry));
+  EXPECT_FALSE(limiter.Allow("acme", 2, &retry));
+  EXPECT_GE(retry, 1);
+  EXPECT_EQ(limiter.fallbacks(), 3);
+  EXPECT_EQ(QueryInt((*pg)->Conninfo(), "SELECT count(*) FROM rate_buckets"), 1);
+  store->reset();
 }
 
 }  // namespace
