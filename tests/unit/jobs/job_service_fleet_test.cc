@@ -17,8 +17,11 @@
 #include "coderunner/engine/containers.h"
 #include "coderunner/engine/images.h"
 #include "coderunner/isolation/container_runner.h"
+#include "coderunner/jobs/job_clock.h"
+#include "coderunner/jobs/job_request.h"
 #include "coderunner/jobs/job_service.h"
 #include "coderunner/store/sqlite_job_store.h"
+#include "coderunner/wire/execute_request.h"
 #include "coderunner/wire/job_submission.h"
 #include "jobs/job_metrics.h"
 #include "unit/isolation/scripted_engine.h"
@@ -386,6 +389,52 @@ TEST_F(JobServiceFleetTest, QueueBoundsAreCountedOverEveryNode) {
               6 - c.accepted);
     EXPECT_EQ(a_->queue.size() + b_->queue.size(), 0u);  // No local reservation left.
   }
+}
+
+// Cache hits meet the fleet-wide bound too: with the tier's 2 queued jobs
+// stored by the other node, a hit is refused; a batch of hits counts its
+// hits so far as queued, so only 2 of 3 are answered.
+TEST_F(JobServiceFleetTest, CacheHitsMeetTheFleetWideTierBound) {
+  constexpr const char* kDigest =
+      "sha256:feedfeedfeedfeedfeedfeedfeedfeedfeedfeedfeedfeedfeedfeedfeedfeed";
+  const std::string body = R"json({"code":"print(1)"})json";
+  config::TierConfig tier;
+  tier.name = "small";
+  tier.max_queued = 2;
+  for (Node* n : {a_.get(), b_.get()}) {
+    n->config.jobs.cache_ttl_s = 3600;
+    n->engine.AnswerJson("GET", "/images/" + n->config.DefaultLanguage().image + "/json", 200,
+                         {{"Id", kDigest}});
+  }
+  auto req = wire::ParseExecuteRequest(body, wire::RequestCaps{});
+  ASSERT_TRUE(req.ok());
+  auto spec = wire::BuildJobSpec(*req, a_->config, "any");
+  ASSERT_TRUE(spec.ok());
+  const std::string key = CacheKey(*spec, kAcme, kDigest, req->output_encoding);
+  ASSERT_TRUE(
+      a_->store->CachePut(key, R"json({"status":"succeeded","stdout":"1\n"})json", NowMs() + 60000)
+          .ok());
+  auto submit = [&](Node& node, const std::string& b) {
+    auto sub = wire::ParseJobSubmission(b, node.service->submission_rules());
+    EXPECT_TRUE(sub.ok());
+    return std::move(*sub);
+  };
+  // A batch of three hits on B, nothing queued: the third is refused.
+  std::vector<StatusOr<wire::JobSubmission>> batch;
+  for (int i = 0; i < 3; ++i) batch.push_back(submit(*b_, body));
+  auto answers = b_->service->SubmitBatch(kAcme, std::move(batch), &tier);
+  ASSERT_EQ(answers.size(), 3u);
+  EXPECT_TRUE(answers[0].ok() && answers[0]->record.cached);
+  EXPECT_TRUE(answers[1].ok() && answers[1]->record.cached);
+  EXPECT_EQ(answers[2].status().reason(), store::kReasonTierQueueFull);
+  // Two queued on A (no cache): B's hit is refused, counted fleet-wide.
+  const std::string miss = R"json({"code":"print(1)","cache":false})json";
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(a_->service->Submit(kAcme, submit(*a_, miss), &tier).ok());
+  }
+  auto hit = b_->service->Submit(kAcme, submit(*b_, body), &tier);
+  EXPECT_EQ(hit.status().reason(), store::kReasonTierQueueFull);
+  EXPECT_EQ(b_->metrics.Value("coderunner_cache_hits_total"), 2);
 }
 
 }  // namespace
