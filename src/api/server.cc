@@ -111,8 +111,10 @@ Server::Server(ServerDeps deps)
 Server::~Server() = default;
 
 void Server::Routes() {
+  auth::RateLimiter* limiter =
+      deps_.rate_limiter != nullptr ? deps_.rate_limiter : &local_rate_limiter_;
   AuthAdapter auth(
-      AuthDeps{deps_.authenticator, &rate_limiter_, &long_requests_, deps_.config, deps_.metrics});
+      AuthDeps{deps_.authenticator, limiter, &long_requests_, deps_.config, deps_.metrics});
   routes_.Get("/healthz", auth.Open([](const httplib::Request&) -> StatusOr<Answer> {
     return Answer::Json(200, {{"status", "ok"}});
   }));

@@ -5,8 +5,8 @@
 
 namespace coderunner::auth {
 
-bool RateLimiter::Allow(const std::string& tenant, int per_minute, int* retry_after_s,
-                        Clock::time_point now) {
+bool LocalRateLimiter::Allow(const std::string& tenant, int per_minute, int* retry_after_s,
+                             Clock::time_point now) {
   double capacity = std::max(1, per_minute);
   double per_second = capacity / 60.0;
   std::lock_guard<std::mutex> lock(mu_);

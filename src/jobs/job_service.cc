@@ -65,6 +65,7 @@ JobService::JobService(JobServiceDeps deps)
     claims_ = std::make_unique<ClaimLoop>(
         ClaimLoopDeps{deps_.config, deps_.store, deps_.queue, deps_.hub, &executor_, deps_.notices,
                       deps_.config->instance, WorkerCount(*deps_.config)});
+    bounded_ = dynamic_cast<store::BoundedQueue*>(deps_.store);
   }
 }
 
@@ -169,27 +170,35 @@ std::vector<StatusOr<Accepted>> JobService::SubmitBatch(
 
 Status JobService::CheckAdmission(const std::string& tenant, const config::TierConfig* tier,
                                   size_t batch_hits) {
-  if (draining_) {
-    deps_.metrics->Increment("coderunner_jobs_rejected_total", {{"reason", "shutting_down"}});
-    return UnavailableError("the service is shutting down; retry against another instance or later",
-                            "shutting_down");
-  }
+  CR_RETURN_IF_ERROR(Draining());
   if (tier != nullptr &&
       deps_.queue->TenantQueued(tenant) + batch_hits >= static_cast<size_t>(tier->max_queued)) {
-    deps_.metrics->Increment("coderunner_jobs_rejected_total", {{"reason", "tier_queue_full"}});
-    return ResourceExhaustedError("tier " + tier->name + " allows " +
-                                      std::to_string(tier->max_queued) +
-                                      " queued jobs per tenant (max_queued); retry later",
-                                  "tier_queue_full");
+    return TierQueueFull(*tier);
   }
-  if (!deps_.queue->Reserve(1)) {
-    deps_.metrics->Increment("coderunner_jobs_rejected_total", {{"reason", "queue_full"}});
-    return ResourceExhaustedError("the job queue is full (" +
-                                      std::to_string(deps_.queue->capacity()) +
-                                      " jobs waiting); retry later",
-                                  "queue_full");
-  }
+  if (!deps_.queue->Reserve(1)) return QueueFull(deps_.queue->capacity());
   return OkStatus();
+}
+
+Status JobService::Draining() {
+  if (!draining_) return OkStatus();
+  deps_.metrics->Increment("coderunner_jobs_rejected_total", {{"reason", "shutting_down"}});
+  return UnavailableError("the service is shutting down; retry against another instance or later",
+                          "shutting_down");
+}
+
+Status JobService::TierQueueFull(const config::TierConfig& tier) {
+  deps_.metrics->Increment("coderunner_jobs_rejected_total",
+                           {{"reason", store::kReasonTierQueueFull}});
+  return ResourceExhaustedError("tier " + tier.name + " allows " + std::to_string(tier.max_queued) +
+                                    " queued jobs per tenant (max_queued); retry later",
+                                store::kReasonTierQueueFull);
+}
+
+Status JobService::QueueFull(size_t capacity) {
+  deps_.metrics->Increment("coderunner_jobs_rejected_total", {{"reason", store::kReasonQueueFull}});
+  return ResourceExhaustedError(
+      "the job queue is full (" + std::to_string(capacity) + " jobs waiting); retry later",
+      store::kReasonQueueFull);
 }
 
 StatusOr<Accepted> JobService::Accept(const std::string& tenant, wire::JobSubmission submission,
@@ -261,10 +270,11 @@ std::optional<StatusOr<Accepted>> JobService::AnswerFromCache(store::JobRecord& 
   {
     // A hit is a job too: it meets the same bounds as one that is queued
     // (a flood of hits would otherwise bypass max_queued).
+    // In a fleet, InsertInFleet below bounds it over every node.
     std::shared_lock<std::shared_mutex> draining_lock(submit_mu_);
-    Status admitted = CheckAdmission(rec.tenant, tier, batch_hits);
+    Status admitted = FleetBounds() ? Draining() : CheckAdmission(rec.tenant, tier, batch_hits);
     if (!admitted.ok()) return admitted;
-    deps_.queue->Release(1);  // Admitted; a hit never waits in the queue.
+    if (!FleetBounds()) deps_.queue->Release(1);  // Admitted; a hit never waits in the queue.
   }
   int64_t now = rec.created_at_ms;
   result["id"] = rec.id;
@@ -275,7 +285,9 @@ std::optional<StatusOr<Accepted>> JobService::AnswerFromCache(store::JobRecord& 
   rec.finished_at_ms = now;
   rec.transitions.push_back({*status, now});
   rec.result_json = result.dump();
-  if (Status inserted = deps_.store->Insert({rec}); !inserted.ok()) return inserted;
+  Status inserted =
+      FleetBounds() ? InsertInFleet(rec, tier, batch_hits) : deps_.store->Insert({rec});
+  if (!inserted.ok()) return inserted;
   deps_.metrics->Increment("coderunner_cache_hits_total");
   deps_.metrics->Increment(
       "coderunner_jobs_total",
@@ -296,21 +308,23 @@ StatusOr<Accepted> JobService::Enqueue(store::JobRecord rec, const config::TierC
                                        std::unique_ptr<RunnableJob> prepared) {
   const std::string tenant = rec.tenant;
   std::shared_lock<std::shared_mutex> draining_lock(submit_mu_);
-  CR_RETURN_IF_ERROR(CheckAdmission(tenant, tier, batch_hits));
+  // In a fleet the bounds are counted in the store, with the insert.
+  CR_RETURN_IF_ERROR(FleetBounds() ? Draining() : CheckAdmission(tenant, tier, batch_hits));
   // The channel exists before anyone can learn the id, so a /wait can never
   // miss the wake-up.
   auto channel = deps_.hub->Open(rec.id, output_cap);
   if (prepared) channel->SetPrepared(std::move(prepared));
-  Status inserted = deps_.store->Insert({rec});
+  Status inserted =
+      FleetBounds() ? InsertInFleet(rec, tier, batch_hits) : deps_.store->Insert({rec});
   if (!inserted.ok()) {
-    deps_.queue->Release(1);
+    if (!FleetBounds()) deps_.queue->Release(1);
     deps_.hub->Finish(rec.id, store::JobStatus::kError, "");
     return inserted;
   }
   if (claims_) {
     // Fleet mode: the store is the queue; whichever node has a free slot
     // claims it (this one first, woken now).
-    deps_.queue->Release(1);
+    if (!FleetBounds()) deps_.queue->Release(1);
     claims_->Kick();
     Publish(store::JobNotice::Kind::kQueued, "");
     return Accepted{std::move(rec), std::move(channel)};

@@ -192,4 +192,20 @@ void JobService::OnResync() {
   claims_->Kick();
 }
 
+Status JobService::InsertInFleet(const store::JobRecord& rec, const config::TierConfig* tier,
+                                 size_t batch_hits) {
+  store::QueueBounds bounds;
+  bounds.tenant_max = tier != nullptr ? tier->max_queued : 0;
+  bounds.tenant_extra = static_cast<int64_t>(batch_hits);
+  bounds.total_max = deps_.config->jobs.max_queued;
+  Status inserted = bounded_->InsertWithin(rec, bounds);
+  if (inserted.reason() == store::kReasonTierQueueFull && tier != nullptr) {
+    return TierQueueFull(*tier);
+  }
+  if (inserted.reason() == store::kReasonQueueFull) {
+    return QueueFull(static_cast<size_t>(deps_.config->jobs.max_queued));
+  }
+  return inserted;
+}
+
 }  // namespace coderunner::jobs

@@ -8,6 +8,7 @@
 
 #include "coderunner/api/server.h"
 #include "coderunner/auth/authenticator.h"
+#include "coderunner/auth/rate_limiter.h"
 #include "coderunner/common/metrics.h"
 #include "coderunner/config/config.h"
 #include "coderunner/engine/containers.h"
@@ -32,6 +33,7 @@
 #include "coderunner/sandboxes/sandbox_store.h"
 #include "coderunner/store/job_notices.h"
 #include "coderunner/store/job_store.h"
+#include "coderunner/store/shared_rate_limiter.h"
 #include "coderunner/volumes/volume_service.h"
 #include "node_heartbeat.h"
 
@@ -92,6 +94,9 @@ struct Components {
   std::unique_ptr<sandboxes::SandboxStore> sandbox_store;
   std::unique_ptr<sandboxes::SandboxManager> sandboxes;
   std::unique_ptr<auth::Authenticator> authenticator;
+  // A fleet's shared requests_per_minute (store.kind postgres); null: the
+  // server keeps its own buckets. Declared before server, which uses it.
+  std::unique_ptr<auth::RateLimiter> rate_limiter;
   std::unique_ptr<api::Server> server;
 
   // "node registry": this node's row, beating until a clean shutdown

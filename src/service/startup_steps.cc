@@ -13,6 +13,8 @@
 #include "coderunner/isolation/host_mount.h"
 #include "coderunner/jobs/jobs_context.h"
 #include "coderunner/jobs/webhook_signature.h"
+#include "coderunner/store/rate_buckets.h"
+#include "coderunner/store/shared_rate_limiter.h"
 #include "coderunner/wire/execute_request.h"
 #include "node_identity.h"
 #include "store_opening.h"
@@ -300,6 +302,13 @@ Status Listen(Components& c) {
                        c.sandboxes.get(),
                        c.store.get()};
   deps.nodes = c.node_registry();
+  // A fleet's requests_per_minute: one bucket per tenant in the shared
+  // database (SQLite keeps the node's own buckets: it has one node).
+  auto* buckets = dynamic_cast<store::RateBuckets*>(c.store.get());
+  if (c.cfg.store.kind == "postgres" && buckets != nullptr) {
+    c.rate_limiter = std::make_unique<store::SharedRateLimiter>(buckets, c.metrics.get());
+    deps.rate_limiter = c.rate_limiter.get();
+  }
   c.server = std::make_unique<api::Server>(deps);
   Status ready = c.server->CheckReady();
   if (!ready.ok()) spdlog::warn("not ready: {}", ready.message());

@@ -13,7 +13,7 @@ namespace coderunner::store {
 
 // The schema version this code fully understands (rows of
 // schema_migrations: one per version applied).
-inline constexpr int kPgSchemaVersion = 4;
+inline constexpr int kPgSchemaVersion = 5;
 
 // Key of the migrations' advisory lock (transaction-scoped; "cr" "migr"
 // as bytes).
@@ -81,6 +81,15 @@ CREATE TABLE nodes (
   version           TEXT    NOT NULL DEFAULT '',
   started_at_ms     BIGINT  NOT NULL DEFAULT 0,
   last_heartbeat_ms BIGINT  NOT NULL DEFAULT 0
+);
+)sql",
+    // 4 -> 5: the tiers' shared rate buckets (see sqlite_schema.h).
+    R"sql(
+CREATE TABLE rate_buckets (
+  tenant         TEXT             NOT NULL PRIMARY KEY,
+  tokens         DOUBLE PRECISION NOT NULL,
+  refilled_at_ms BIGINT           NOT NULL,
+  allowed        INTEGER          NOT NULL DEFAULT 1
 );
 )sql",
 };

@@ -8,7 +8,7 @@
 namespace coderunner::store {
 
 // PRAGMA user_version of a database this code fully understands.
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 // kMigrations[i] takes the schema from version i to version i + 1, inside
 // one transaction. Append only: never edit a migration that has shipped (a
@@ -75,6 +75,17 @@ CREATE TABLE nodes (
   version           TEXT    NOT NULL DEFAULT '',
   started_at_ms     INTEGER NOT NULL DEFAULT 0,
   last_heartbeat_ms INTEGER NOT NULL DEFAULT 0
+);
+)sql",
+    // 4 -> 5: the tiers' requests_per_minute token buckets (RateBuckets):
+    // one row per tenant, its tokens left when last refilled (ms since the
+    // epoch) and whether its last request took one.
+    R"sql(
+CREATE TABLE rate_buckets (
+  tenant         TEXT    NOT NULL PRIMARY KEY,
+  tokens         REAL    NOT NULL,
+  refilled_at_ms INTEGER NOT NULL,
+  allowed        INTEGER NOT NULL DEFAULT 1
 );
 )sql",
 };

@@ -4,7 +4,8 @@
 // each; a client waiting on one node is woken when another finishes the
 // job; a node killed with -9 has its jobs finished by another node, where
 // a client waits; a node drained and restarted rejoins; PostgreSQL
-// restarting under load loses no accepted job. Every assertion reads the
+// restarting under load loses no accepted job. A tier's requests_per_minute
+// is one budget for the whole fleet. Every assertion reads the
 // database itself (status, attempt, owner, transitions).
 #include <gtest/gtest.h>
 
@@ -20,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "coderunner/common/sha256.h"
 #include "pg/temp_postgres.h"
 #include "pg_support.h"
 #include "server_process.h"
@@ -310,6 +312,39 @@ TEST_F(PgFleetTest, PostgresRestartingUnderLoadLosesNoAcceptedJob) {
   EXPECT_EQ(b->Get("/readyz").status, 200);
   EXPECT_TRUE(a->Stop()) << a->log();
   EXPECT_TRUE(b->Stop()) << b->log();
+}
+
+// Requests alternate between two nodes: the tier's 6 per minute are taken
+// from one bucket in the shared database (per-node buckets would let all 12
+// through), and both nodes refuse once it is empty.
+TEST_F(PgFleetTest, ATiersRequestsPerMinuteIsSharedByTheNodes) {
+  const std::string kTinyKey = "tiny-key-0123456789";
+  const std::string auth =
+      "auth:\n  mode: api_keys\n  keys:\n    - {tenant: tiny, tier: tiny, "
+      "key_sha256: \"" +
+      Sha256Hex(kTinyKey) + "\"}\ntiers:\n  tiny: {requests_per_minute: 6}\n";
+  std::unique_ptr<ServerProcess> nodes[] = {Node(auth), Node(auth)};
+  ASSERT_TRUE(nodes[0]->started() && nodes[1]->started());
+  int allowed = 0;
+  int limited[2] = {0, 0};
+  // 6 per minute is one token per 10 s: 12 quick calls cannot refill one.
+  for (int i = 0; i < 12; ++i) {
+    HttpAnswer a = nodes[i % 2]->Call("GET", "/v1/jobs", kTinyKey);
+    if (a.status == 200) {
+      ++allowed;
+      EXPECT_LT(i, 6) << "allowed after the bucket was empty";
+      continue;
+    }
+    EXPECT_EQ(a.status, 429) << a.body;
+    EXPECT_EQ(a.json["error"]["code"], "rate_limited") << a.body;
+    ++limited[i % 2];
+  }
+  EXPECT_EQ(allowed, 6);
+  EXPECT_EQ(limited[0], 3);
+  EXPECT_EQ(limited[1], 3);
+  Rows buckets = Query(conninfo_, "SELECT tenant FROM rate_buckets");
+  ASSERT_EQ(buckets.size(), 1u);
+  EXPECT_EQ(buckets[0][0], "tiny");
 }
 
 }  // namespace

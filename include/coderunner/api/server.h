@@ -50,6 +50,9 @@ struct ServerDeps {
   // The fleet's node registry GET /v1/nodes lists (nodes_route.h); nullptr:
   // that route answers 503.
   store::NodeRegistry* nodes = nullptr;
+  // The tiers' requests_per_minute buckets (a fleet's shared ones,
+  // store::SharedRateLimiter); nullptr: the Server's own LocalRateLimiter.
+  auth::RateLimiter* rate_limiter = nullptr;
 };
 
 // Routes (plus those of jobs_routes.h, volumes_routes.h, intents_routes.h
@@ -120,7 +123,8 @@ class Server {
   std::unique_ptr<ConnectionGuard> connections_;
   std::unique_ptr<httplib::Server> http_;
   RouteTable routes_;  // Registers on *http_; declared after it.
-  auth::RateLimiter rate_limiter_;
+  // Used when deps.rate_limiter is null.
+  auth::LocalRateLimiter local_rate_limiter_;
   auth::LongRequestLimiter long_requests_;
   ProbeCache readyz_cache_;
   ProbeCache languages_cache_;

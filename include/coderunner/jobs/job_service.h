@@ -26,6 +26,7 @@
 #include "coderunner/jobs/worker_pool.h"
 #include "coderunner/store/job_notices.h"
 #include "coderunner/store/job_store.h"
+#include "coderunner/store/queue_bounds.h"
 #include "coderunner/volumes/volume_service.h"
 #include "coderunner/wire/job_submission.h"
 
@@ -242,6 +243,22 @@ class JobService {
   // Requires submit_mu_ held shared.
   Status CheckAdmission(const std::string& tenant, const config::TierConfig* tier,
                         size_t batch_hits);
+  // CheckAdmission's parts: Unavailable shutting_down while draining; the
+  // 429s of a full tier queue and a full queue (of `capacity` jobs), each
+  // counted in coderunner_jobs_rejected_total. Draining requires submit_mu_.
+  Status Draining();
+  Status TierQueueFull(const config::TierConfig& tier);
+  Status QueueFull(size_t capacity);
+  // True when admission is fleet-wide: fleet mode on a store that is a
+  // store::BoundedQueue. The local queue then reserves nothing.
+  bool FleetBounds() const { return bounded_ != nullptr; }
+  // Fleet mode's admission and insert of `rec` (queued, or a cache hit) in
+  // one: the tier's max_queued with `batch_hits` counted and jobs.max_queued
+  // over every node's jobs, counted in the store
+  // (store::BoundedQueue::InsertWithin); refusals as CheckAdmission's, other
+  // errors as the store's Insert. Requires FleetBounds().
+  Status InsertInFleet(const store::JobRecord& rec, const config::TierConfig* tier,
+                       size_t batch_hits);
 
   // Fleet mode's halves of Start, Cancel, Wait and Drain
   // (job_service_fleet.cc). CancelledInFleet: after the store took the
@@ -267,6 +284,8 @@ class JobService {
   WorkerPool pool_;
   JobJanitor janitor_;
   std::unique_ptr<ClaimLoop> claims_;  // Fleet mode only.
+  // Fleet mode: deps.store as a BoundedQueue (null: admission stays local).
+  store::BoundedQueue* bounded_ = nullptr;
   std::atomic<bool> ready_{false};
   // Held shared by each submission from its draining_ check to its push,
   // and exclusively by Drain to close the queue: no job slips into a closed

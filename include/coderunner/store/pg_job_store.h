@@ -9,6 +9,8 @@
 
 #include "coderunner/store/job_store.h"
 #include "coderunner/store/node_registry.h"
+#include "coderunner/store/queue_bounds.h"
+#include "coderunner/store/rate_buckets.h"
 
 namespace coderunner::store {
 
@@ -40,7 +42,7 @@ struct PgStoreOptions {
 // Thread-safe: each call takes a connection from a bounded pool for its
 // duration. A connection the server closed is replaced on next use; while
 // the server is unreachable calls fail Unavailable ("store_unavailable").
-class PgJobStore : public JobStore, public NodeRegistry {
+class PgJobStore : public JobStore, public NodeRegistry, public RateBuckets, public BoundedQueue {
  public:
   // Connects and applies the versioned migrations (table schema_migrations)
   // under a transaction-scoped advisory lock, so that nodes starting
@@ -78,6 +80,12 @@ class PgJobStore : public JobStore, public NodeRegistry {
   Status Heartbeat(const NodeInfo& node, int64_t now_ms) override;
   StatusOr<std::vector<NodeInfo>> List() override;
   Status Remove(const std::string& id) override;
+
+  // RateBuckets, on the same database (table rate_buckets): rate_buckets.cc.
+  StatusOr<TokenAnswer> TakeToken(const std::string& tenant, int per_minute,
+                                  std::optional<int64_t> at_ms) override;
+  // BoundedQueue, on the jobs table: bounded_inserts.cc.
+  Status InsertWithin(const JobRecord& record, const QueueBounds& bounds) override;
 
  private:
   PgJobStore(std::unique_ptr<PgPool> pool, RequestRedactor redactor);

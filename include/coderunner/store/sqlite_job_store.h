@@ -8,6 +8,8 @@
 
 #include "coderunner/store/job_store.h"
 #include "coderunner/store/node_registry.h"
+#include "coderunner/store/queue_bounds.h"
+#include "coderunner/store/rate_buckets.h"
 
 struct sqlite3;
 
@@ -19,7 +21,10 @@ class SqliteStatementCache;
 // journal_mode=WAL and synchronous=FULL: a commit survives kill -9 and power
 // loss. One connection, serialized by a mutex (SQLite serializes writers
 // anyway). Thread-safe.
-class SqliteJobStore : public JobStore, public NodeRegistry {
+class SqliteJobStore : public JobStore,
+                       public NodeRegistry,
+                       public RateBuckets,
+                       public BoundedQueue {
  public:
   // Opens (creating if needed) the database at `path` (parent directories
   // are created) and migrates its schema. The file and its -wal/-shm files
@@ -57,6 +62,12 @@ class SqliteJobStore : public JobStore, public NodeRegistry {
   Status Heartbeat(const NodeInfo& node, int64_t now_ms) override;
   StatusOr<std::vector<NodeInfo>> List() override;
   Status Remove(const std::string& id) override;
+
+  // RateBuckets, on the same database (table rate_buckets): rate_buckets.cc.
+  StatusOr<TokenAnswer> TakeToken(const std::string& tenant, int per_minute,
+                                  std::optional<int64_t> at_ms) override;
+  // BoundedQueue, on the jobs table: bounded_inserts.cc.
+  Status InsertWithin(const JobRecord& record, const QueueBounds& bounds) override;
 
  private:
   SqliteJobStore(sqlite3* db, RequestRedactor redactor);

@@ -55,7 +55,7 @@ class AuthAdapterTest : public ::testing::Test {
 
   config::Config config_;
   auth::Authenticator authenticator_{config_};
-  auth::RateLimiter limiter_;
+  auth::LocalRateLimiter limiter_;
   MetricsRegistry metrics_;
   auth::LongRequestLimiter long_requests_;
   int calls_ = 0;

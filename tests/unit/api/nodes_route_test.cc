@@ -118,7 +118,7 @@ class NodesRouteTest : public ::testing::Test {
   std::unique_ptr<store::SqliteJobStore> store_;
   config::Config config_;
   auth::Authenticator authenticator_{config_};
-  auth::RateLimiter limiter_;
+  auth::LocalRateLimiter limiter_;
   auth::LongRequestLimiter long_requests_;
   MetricsRegistry metrics_;
 };

@@ -5,10 +5,10 @@
 namespace coderunner::auth {
 namespace {
 
-using Clock = RateLimiter::Clock;
+using Clock = LocalRateLimiter::Clock;
 
 TEST(RateLimiterTest, AllowsABurstOfPerMinuteThenRefusesWithRetryAfter) {
-  RateLimiter r;
+  LocalRateLimiter r;
   Clock::time_point t0 = Clock::now();
   int retry = 0;
   for (int i = 0; i < 60; ++i) EXPECT_TRUE(r.Allow("acme", 60, &retry, t0)) << i;
@@ -17,7 +17,7 @@ TEST(RateLimiterTest, AllowsABurstOfPerMinuteThenRefusesWithRetryAfter) {
 }
 
 TEST(RateLimiterTest, RefillsOverTime) {
-  RateLimiter r;
+  LocalRateLimiter r;
   Clock::time_point t0 = Clock::now();
   int retry = 0;
   for (int i = 0; i < 6; ++i) ASSERT_TRUE(r.Allow("a", 6, &retry, t0));
@@ -28,7 +28,7 @@ TEST(RateLimiterTest, RefillsOverTime) {
 }
 
 TEST(RateLimiterTest, TenantsHaveSeparateBuckets) {
-  RateLimiter r;
+  LocalRateLimiter r;
   Clock::time_point t0 = Clock::now();
   int retry = 0;
   ASSERT_TRUE(r.Allow("a", 1, &retry, t0));

@@ -17,8 +17,11 @@
 #include "coderunner/engine/containers.h"
 #include "coderunner/engine/images.h"
 #include "coderunner/isolation/container_runner.h"
+#include "coderunner/jobs/job_clock.h"
+#include "coderunner/jobs/job_request.h"
 #include "coderunner/jobs/job_service.h"
 #include "coderunner/store/sqlite_job_store.h"
+#include "coderunner/wire/execute_request.h"
 #include "coderunner/wire/job_submission.h"
 #include "jobs/job_metrics.h"
 #include "unit/isolation/scripted_engine.h"
@@ -330,6 +333,108 @@ TEST_F(JobServiceFleetTest, AResyncCatchesUpOnNoticesThatWereLost) {
   EXPECT_EQ(b_->hub.Find(id), nullptr);
   ASSERT_TRUE(ch->WaitTerminal(std::chrono::steady_clock::now() + kLong));
   EXPECT_EQ(ch->final_status(), JobStatus::kSucceeded);
+}
+
+// Submits on `node` as kAcme (under `tier` if any); the Status only.
+Status SubmitOn(Node& node, const config::TierConfig* tier) {
+  auto sub =
+      wire::ParseJobSubmission(R"json({"code":"print(1)"})json", node.service->submission_rules());
+  EXPECT_TRUE(sub.ok());
+  auto accepted = node.service->Submit(kAcme, std::move(*sub), tier);
+  return accepted.ok() ? OkStatus() : accepted.status();
+}
+
+// Neither node started: every accepted job stays queued in the store, so
+// the bounds count them all. Submissions alternate between the nodes.
+TEST_F(JobServiceFleetTest, QueueBoundsAreCountedOverEveryNode) {
+  config::TierConfig tier;
+  tier.name = "small";
+  tier.max_queued = 3;
+  struct Case {
+    const char* name;
+    const config::TierConfig* tier;
+    int max_queued;  // jobs.max_queued of both nodes.
+    int accepted;
+    const char* reason;
+    std::string message;
+  };
+  const Case cases[] = {
+      {"tier", &tier, 100, 3, store::kReasonTierQueueFull,
+       "tier small allows 3 queued jobs per tenant (max_queued); retry later"},
+      {"total", nullptr, 2, 2, store::kReasonQueueFull,
+       "the job queue is full (2 jobs waiting); retry later"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    TearDown();
+    SetUp();
+    a_->config.jobs.max_queued = b_->config.jobs.max_queued = c.max_queued;
+    int accepted = 0;
+    for (int i = 0; i < 6; ++i) {
+      Status s = SubmitOn(i % 2 == 0 ? *a_ : *b_, c.tier);
+      if (s.ok()) {
+        ++accepted;
+        continue;
+      }
+      EXPECT_EQ(s.code(), StatusCode::kResourceExhausted);
+      EXPECT_EQ(s.reason(), c.reason);
+      EXPECT_EQ(s.message(), c.message);
+    }
+    EXPECT_EQ(accepted, c.accepted);
+    auto open = a_->store->NonTerminal();
+    ASSERT_TRUE(open.ok());
+    EXPECT_EQ(static_cast<int>(open->size()), c.accepted);
+    EXPECT_EQ(a_->metrics.Value("coderunner_jobs_rejected_total", {{"reason", c.reason}}) +
+                  b_->metrics.Value("coderunner_jobs_rejected_total", {{"reason", c.reason}}),
+              6 - c.accepted);
+    EXPECT_EQ(a_->queue.size() + b_->queue.size(), 0u);  // No local reservation left.
+  }
+}
+
+// Cache hits meet the fleet-wide bound too: with the tier's 2 queued jobs
+// stored by the other node, a hit is refused; a batch of hits counts its
+// hits so far as queued, so only 2 of 3 are answered.
+TEST_F(JobServiceFleetTest, CacheHitsMeetTheFleetWideTierBound) {
+  constexpr const char* kDigest =
+      "sha256:feedfeedfeedfeedfeedfeedfeedfeedfeedfeedfeedfeedfeedfeedfeedfeed";
+  const std::string body = R"json({"code":"print(1)"})json";
+  config::TierConfig tier;
+  tier.name = "small";
+  tier.max_queued = 2;
+  for (Node* n : {a_.get(), b_.get()}) {
+    n->config.jobs.cache_ttl_s = 3600;
+    n->engine.AnswerJson("GET", "/images/" + n->config.DefaultLanguage().image + "/json", 200,
+                         {{"Id", kDigest}});
+  }
+  auto req = wire::ParseExecuteRequest(body, wire::RequestCaps{});
+  ASSERT_TRUE(req.ok());
+  auto spec = wire::BuildJobSpec(*req, a_->config, "any");
+  ASSERT_TRUE(spec.ok());
+  const std::string key = CacheKey(*spec, kAcme, kDigest, req->output_encoding);
+  ASSERT_TRUE(
+      a_->store->CachePut(key, R"json({"status":"succeeded","stdout":"1\n"})json", NowMs() + 60000)
+          .ok());
+  auto submit = [&](Node& node, const std::string& b) {
+    auto sub = wire::ParseJobSubmission(b, node.service->submission_rules());
+    EXPECT_TRUE(sub.ok());
+    return std::move(*sub);
+  };
+  // A batch of three hits on B, nothing queued: the third is refused.
+  std::vector<StatusOr<wire::JobSubmission>> batch;
+  for (int i = 0; i < 3; ++i) batch.push_back(submit(*b_, body));
+  auto answers = b_->service->SubmitBatch(kAcme, std::move(batch), &tier);
+  ASSERT_EQ(answers.size(), 3u);
+  EXPECT_TRUE(answers[0].ok() && answers[0]->record.cached);
+  EXPECT_TRUE(answers[1].ok() && answers[1]->record.cached);
+  EXPECT_EQ(answers[2].status().reason(), store::kReasonTierQueueFull);
+  // Two queued on A (no cache): B's hit is refused, counted fleet-wide.
+  const std::string miss = R"json({"code":"print(1)","cache":false})json";
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(a_->service->Submit(kAcme, submit(*a_, miss), &tier).ok());
+  }
+  auto hit = b_->service->Submit(kAcme, submit(*b_, body), &tier);
+  EXPECT_EQ(hit.status().reason(), store::kReasonTierQueueFull);
+  EXPECT_EQ(b_->metrics.Value("coderunner_cache_hits_total"), 2);
 }
 
 }  // namespace
