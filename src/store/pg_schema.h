@@ -13,7 +13,7 @@ namespace coderunner::store {
 
 // The schema version this code fully understands (rows of
 // schema_migrations: one per version applied).
-inline constexpr int kPgSchemaVersion = 4;
+inline constexpr int kPgSchemaVersion = 5;
 
 // Key of the migrations' advisory lock (transaction-scoped; "cr" "migr"
 // as bytes).
@@ -82,6 +82,21 @@ CREATE TABLE nodes (
   started_at_ms     BIGINT  NOT NULL DEFAULT 0,
   last_heartbeat_ms BIGINT  NOT NULL DEFAULT 0
 );
+)sql",
+    // 4 -> 5: the webhook outbox (see sqlite_schema.h).
+    R"sql(
+CREATE TABLE webhook_outbox (
+  job_id         TEXT    NOT NULL PRIMARY KEY,
+  tenant         TEXT    NOT NULL,
+  url            TEXT    NOT NULL,
+  attempts       INTEGER NOT NULL DEFAULT 0,
+  next_at_ms     BIGINT  NOT NULL,
+  owner          TEXT    NOT NULL DEFAULT '',
+  lease_until_ms BIGINT  NOT NULL DEFAULT 0,
+  last_error     TEXT    NOT NULL DEFAULT '',
+  created_ms     BIGINT  NOT NULL
+);
+CREATE INDEX webhook_outbox_due ON webhook_outbox (next_at_ms, job_id);
 )sql",
 };
 static_assert(std::size(kPgMigrations) == kPgSchemaVersion, "one migration per schema version");

@@ -9,6 +9,7 @@
 
 #include "coderunner/store/job_store.h"
 #include "coderunner/store/node_registry.h"
+#include "coderunner/store/webhook_outbox.h"
 
 namespace coderunner::store {
 
@@ -35,7 +36,7 @@ struct PgStoreOptions {
 // Thread-safe: each call takes a connection from a bounded pool for its
 // duration. A connection the server closed is replaced on next use; while
 // the server is unreachable calls fail Unavailable ("store_unavailable").
-class PgJobStore : public JobStore, public NodeRegistry {
+class PgJobStore : public JobStore, public NodeRegistry, public WebhookOutbox {
  public:
   // Connects and applies the versioned migrations (table schema_migrations)
   // under a transaction-scoped advisory lock, so that nodes starting
@@ -73,6 +74,15 @@ class PgJobStore : public JobStore, public NodeRegistry {
   Status Heartbeat(const NodeInfo& node, int64_t now_ms) override;
   StatusOr<std::vector<NodeInfo>> List() override;
   Status Remove(const std::string& id) override;
+
+  // WebhookOutbox, on the same database (table webhook_outbox): pg_outbox.cc.
+  StatusOr<std::vector<WebhookDelivery>> ClaimDeliveries(const std::string& node, int max,
+                                                         int64_t now_ms, int64_t lease_ms) override;
+  Status Delivered(const std::string& job_id, const std::string& node) override;
+  Status Retry(const std::string& job_id, const std::string& node, int64_t next_at_ms,
+               const std::string& error) override;
+  Status GiveUp(const std::string& job_id, const std::string& node) override;
+  StatusOr<std::vector<WebhookDelivery>> ListDeliveries() override;
 
  private:
   PgJobStore(std::unique_ptr<PgPool> pool, RequestRedactor redactor);

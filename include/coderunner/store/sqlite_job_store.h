@@ -8,6 +8,7 @@
 
 #include "coderunner/store/job_store.h"
 #include "coderunner/store/node_registry.h"
+#include "coderunner/store/webhook_outbox.h"
 
 struct sqlite3;
 
@@ -19,7 +20,7 @@ class SqliteStatementCache;
 // journal_mode=WAL and synchronous=FULL: a commit survives kill -9 and power
 // loss. One connection, serialized by a mutex (SQLite serializes writers
 // anyway). Thread-safe.
-class SqliteJobStore : public JobStore, public NodeRegistry {
+class SqliteJobStore : public JobStore, public NodeRegistry, public WebhookOutbox {
  public:
   // Opens (creating if needed) the database at `path` (parent directories
   // are created) and migrates its schema. The file and its -wal/-shm files
@@ -57,6 +58,15 @@ class SqliteJobStore : public JobStore, public NodeRegistry {
   Status Heartbeat(const NodeInfo& node, int64_t now_ms) override;
   StatusOr<std::vector<NodeInfo>> List() override;
   Status Remove(const std::string& id) override;
+
+  // WebhookOutbox, on the same database (table webhook_outbox): sqlite_outbox.cc.
+  StatusOr<std::vector<WebhookDelivery>> ClaimDeliveries(const std::string& node, int max,
+                                                         int64_t now_ms, int64_t lease_ms) override;
+  Status Delivered(const std::string& job_id, const std::string& node) override;
+  Status Retry(const std::string& job_id, const std::string& node, int64_t next_at_ms,
+               const std::string& error) override;
+  Status GiveUp(const std::string& job_id, const std::string& node) override;
+  StatusOr<std::vector<WebhookDelivery>> ListDeliveries() override;
 
  private:
   SqliteJobStore(sqlite3* db, RequestRedactor redactor);
