@@ -396,6 +396,8 @@ StatusOr<store::JobRecord> JobService::Cancel(const std::string& id, const std::
   if (s.ok()) {
     deps_.metrics->Increment("coderunner_jobs_total",
                              {{"status", "cancelled"}, {"language", rec.language}});
+    // The cancel wrote the webhook it owes (WebhookOutbox): send it now.
+    if (!rec.callback_url.empty() && webhook_loop_) webhook_loop_->Kick();
     if (deps_.fleet) {
       CancelledInFleet(rec);
     } else {

@@ -115,7 +115,13 @@ int WebhookOutboxLoop::RunOnce(int64_t now_ms) {
       std::max(1, sender.options().threads) - static_cast<int64_t>(sender.backlog());
   if (idle <= 0) return 0;
   const int max = static_cast<int>(std::min<int64_t>(idle, store::kMaxClaimDeliveries));
-  auto claimed = deps_.outbox->ClaimDeliveries(deps_.node, max, now_ms, lease_ms_);
+  // Fair between tenants as the sender is: no more of a tenant than it
+  // may send at once, none of a tenant that has that many here already
+  // (a tenant whose receivers hang holds its own slots, never the claim).
+  const int per_tenant =
+      std::clamp(sender.options().max_in_flight_per_tenant, 1, store::kMaxClaimDeliveries);
+  auto claimed = deps_.outbox->ClaimDeliveries(deps_.node, max, now_ms, lease_ms_, per_tenant,
+                                               sender.SaturatedTenants());
   if (!claimed.ok()) {
     spdlog::warn("webhooks: cannot claim deliveries: {}", claimed.status().ToString());
     return 0;

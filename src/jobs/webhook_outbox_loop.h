@@ -47,8 +47,11 @@ int64_t DefaultDeliveryLeaseMs(const WebhookOptions& options);
 int64_t DeliveryBackoffMs(const WebhookOptions& options, int failed);
 
 // One thread. Each round claims at most as many deliveries as the sender
-// has idle threads (so a claim never waits long in the sender), then
-// sleeps until Kick or `poll`. Thread-safe.
+// has idle threads (so a claim never waits long in the sender), at most
+// max_in_flight_per_tenant of one tenant and none of a tenant that has
+// that many in the sender already (so one tenant's hanging receivers never
+// hold back another's deliveries), then sleeps until Kick, the earliest
+// retry it scheduled, or `poll`. Thread-safe.
 class WebhookOutboxLoop {
  public:
   explicit WebhookOutboxLoop(WebhookOutboxLoopDeps deps);

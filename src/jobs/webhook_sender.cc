@@ -358,6 +358,11 @@ size_t WebhookSender::backlog() const {
   return queue_.pending() + queue_.in_flight();
 }
 
+std::vector<std::string> WebhookSender::SaturatedTenants() const {
+  std::lock_guard lock(mu_);
+  return queue_.Saturated();
+}
+
 WebhookSender::Stats WebhookSender::stats() const {
   std::lock_guard lock(mu_);
   return stats_;

@@ -6,7 +6,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "coderunner/common/status.h"
@@ -40,17 +43,34 @@ enum OutboxColumn {
 inline constexpr const char* kEnqueueDeliverySql =
     "INSERT INTO webhook_outbox (job_id, tenant, url, next_at_ms, created_ms) "
     "SELECT id, tenant, ?2, ?3, ?3 FROM jobs WHERE id = ?1 ON CONFLICT (job_id) DO NOTHING";
-// ?1 now, ?2 rows: the due rows, by the index webhook_outbox_due. The
-// server store appends kSkipLockedSuffix (job_queries.h).
+// The due rows a claim takes (see ClaimDeliveries): ?1 now, ?2 rows, ?5
+// tenants to skip (a JSON array of strings), ?6 rows per tenant. Each
+// tenant's due rows are ranked by (next_at_ms, job_id); the claim takes
+// rank 1 of every tenant first, then rank 2, ...
+#define CR_OUTBOX_DUE "next_at_ms <= ?1 AND lease_until_ms < ?1"
+#define CR_OUTBOX_RANKED(json_elements)                                          \
+  "SELECT " CR_OUTBOX_COLUMNS                                                    \
+  ", row_number() OVER (PARTITION BY tenant ORDER BY next_at_ms, job_id) AS rn " \
+  "FROM webhook_outbox WHERE " CR_OUTBOX_DUE " AND tenant NOT IN (" json_elements ")"
+#define CR_OUTBOX_FAIR_ORDER " WHERE rn <= ?6 ORDER BY rn, next_at_ms, job_id LIMIT ?2"
+// SQLite (window functions since 3.25, json_each since 3.38 built in).
 inline constexpr const char* kSelectDueDeliveriesSql =
     "SELECT " CR_OUTBOX_COLUMNS
-    " FROM webhook_outbox WHERE next_at_ms <= ?1 AND lease_until_ms < ?1 "
-    "ORDER BY next_at_ms, job_id LIMIT ?2";
-// PostgreSQL's claim in one statement: ?3 node, ?4 lease end.
+    " FROM (" CR_OUTBOX_RANKED("SELECT value FROM json_each(?5)") ")" CR_OUTBOX_FAIR_ORDER;
+// PostgreSQL's claim in one statement: ?3 node, ?4 lease end. The ranked
+// rows are locked SKIP LOCKED, due-checked again on the row locked (a
+// row another node claimed since the snapshot is no longer due).
 inline constexpr const char* kPgClaimDeliveriesSql =
     "UPDATE webhook_outbox SET owner = ?3, lease_until_ms = ?4 WHERE job_id IN ("
-    "SELECT job_id FROM webhook_outbox WHERE next_at_ms <= ?1 AND lease_until_ms < ?1 "
-    "ORDER BY next_at_ms, job_id LIMIT ?2 FOR UPDATE SKIP LOCKED) RETURNING " CR_OUTBOX_COLUMNS;
+    "SELECT job_id FROM webhook_outbox WHERE " CR_OUTBOX_DUE
+    " AND job_id IN (SELECT job_id FROM "
+    "(" CR_OUTBOX_RANKED(
+        "SELECT json_array_elements_text(?5::json)") ") ranked" CR_OUTBOX_FAIR_ORDER
+                                                     ") FOR UPDATE SKIP LOCKED) "
+                                                     "RETURNING " CR_OUTBOX_COLUMNS;
+#undef CR_OUTBOX_DUE
+#undef CR_OUTBOX_RANKED
+#undef CR_OUTBOX_FAIR_ORDER
 // ?1 job, ?2 node, ?3 lease end (SQLite's claim, row by row).
 inline constexpr const char* kLeaseDeliverySql =
     "UPDATE webhook_outbox SET owner = ?2, lease_until_ms = ?3 WHERE job_id = ?1";
@@ -68,17 +88,34 @@ inline constexpr const char* kListDeliveriesSql =
 
 // ClaimDeliveries' arguments: OK or InvalidArgument
 // ("invalid_delivery_claim"). Pure.
-inline Status CheckDeliveryClaimArgs(const std::string& node, int max, int64_t lease_ms) {
+inline Status CheckDeliveryClaimArgs(const std::string& node, int max, int64_t lease_ms,
+                                     int per_tenant, const std::vector<std::string>& skip) {
   if (node.empty()) {
     return InvalidArgumentError("a delivery claim needs a node", kReasonInvalidDeliveryClaim);
   }
-  if (max < 1 || max > kMaxClaimDeliveries) {
-    return InvalidArgumentError("a delivery claim takes 1..64 rows", kReasonInvalidDeliveryClaim);
+  if (max < 1 || max > kMaxClaimDeliveries || per_tenant < 1 || per_tenant > kMaxClaimDeliveries) {
+    return InvalidArgumentError("a delivery claim takes 1..64 rows, 1..64 per tenant",
+                                kReasonInvalidDeliveryClaim);
   }
   if (lease_ms < 1 || lease_ms > kMaxDeliveryLeaseMs) {
     return InvalidArgumentError("a delivery lease is 1 ms..24 h", kReasonInvalidDeliveryClaim);
   }
+  if (skip.size() > kMaxSkipTenants) {
+    return InvalidArgumentError("a delivery claim skips at most 10000 tenants",
+                                kReasonInvalidDeliveryClaim);
+  }
   return OkStatus();
+}
+
+// Binds a claim's ?1, ?2, ?5 and ?6 (kSelectDueDeliveriesSql,
+// kPgClaimDeliveriesSql) on `stmt` (a ScopedStatement or PgParams).
+template <typename Statement>
+void BindDueDeliveries(Statement& stmt, int64_t now_ms, int max, int per_tenant,
+                       const std::vector<std::string>& skip_tenants) {
+  stmt.Bind(1, now_ms);
+  stmt.Bind(2, static_cast<int64_t>(max));
+  stmt.Bind(5, nlohmann::json(skip_tenants).dump());
+  stmt.Bind(6, static_cast<int64_t>(per_tenant));
 }
 
 // A fenced report (Delivered, Retry, GiveUp) that changed no row.
@@ -109,12 +146,23 @@ WebhookDelivery ReadDeliveryFrom(const Row& row) {
   return d;
 }
 
-// `deliveries` by (next_at_ms, job_id), as ClaimDeliveries returns them.
-inline void SortByDue(std::vector<WebhookDelivery>& deliveries) {
-  std::sort(
-      deliveries.begin(), deliveries.end(), [](const WebhookDelivery& a, const WebhookDelivery& b) {
-        return a.next_at_ms != b.next_at_ms ? a.next_at_ms < b.next_at_ms : a.job_id < b.job_id;
-      });
+// `deliveries` in a claim's order: each tenant's ranked by (next_at_ms,
+// job_id), then by (rank, next_at_ms, job_id).
+inline void SortFair(std::vector<WebhookDelivery>& deliveries) {
+  auto by_due = [](const WebhookDelivery& a, const WebhookDelivery& b) {
+    return a.next_at_ms != b.next_at_ms ? a.next_at_ms < b.next_at_ms : a.job_id < b.job_id;
+  };
+  std::sort(deliveries.begin(), deliveries.end(), by_due);
+  std::map<std::string, int> seen;
+  std::vector<std::pair<int, WebhookDelivery>> ranked;
+  for (WebhookDelivery& d : deliveries) {
+    int rank = ++seen[d.tenant];
+    ranked.emplace_back(rank, std::move(d));
+  }
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  deliveries.clear();
+  for (auto& [rank, d] : ranked) deliveries.push_back(std::move(d));
 }
 
 // `deliveries` by job id, as ListDeliveries returns them.

@@ -33,20 +33,19 @@ std::vector<WebhookDelivery> ReadDeliveries(const PgResult& rows) {
 
 }  // namespace
 
-StatusOr<std::vector<WebhookDelivery>> PgJobStore::ClaimDeliveries(const std::string& node, int max,
-                                                                   int64_t now_ms,
-                                                                   int64_t lease_ms) {
-  CR_RETURN_IF_ERROR(CheckDeliveryClaimArgs(node, max, lease_ms));
+StatusOr<std::vector<WebhookDelivery>> PgJobStore::ClaimDeliveries(
+    const std::string& node, int max, int64_t now_ms, int64_t lease_ms, int per_tenant,
+    const std::vector<std::string>& skip_tenants) {
+  CR_RETURN_IF_ERROR(CheckDeliveryClaimArgs(node, max, lease_ms, per_tenant, skip_tenants));
   PgParams params;
-  params.Bind(1, now_ms);
-  params.Bind(2, static_cast<int64_t>(max));
+  BindDueDeliveries(params, now_ms, max, per_tenant, skip_tenants);
   params.Bind(3, node);
   params.Bind(4, now_ms + lease_ms);
   CR_ASSIGN_OR_RETURN(PgPool::Lease conn, pool_->Acquire());
   CR_ASSIGN_OR_RETURN(PgResult rows,
                       conn->Exec(kPgClaimDeliveriesSql, params, "claim due webhooks"));
   std::vector<WebhookDelivery> due = ReadDeliveries(rows);
-  SortByDue(due);
+  SortFair(due);
   return due;
 }
 

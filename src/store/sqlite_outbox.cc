@@ -37,18 +37,17 @@ StatusOr<std::vector<WebhookDelivery>> ReadDeliveries(ScopedStatement& select,
 
 }  // namespace
 
-StatusOr<std::vector<WebhookDelivery>> SqliteJobStore::ClaimDeliveries(const std::string& node,
-                                                                       int max, int64_t now_ms,
-                                                                       int64_t lease_ms) {
-  CR_RETURN_IF_ERROR(CheckDeliveryClaimArgs(node, max, lease_ms));
+StatusOr<std::vector<WebhookDelivery>> SqliteJobStore::ClaimDeliveries(
+    const std::string& node, int max, int64_t now_ms, int64_t lease_ms, int per_tenant,
+    const std::vector<std::string>& skip_tenants) {
+  CR_RETURN_IF_ERROR(CheckDeliveryClaimArgs(node, max, lease_ms, per_tenant, skip_tenants));
   std::lock_guard<std::mutex> lock(mu_);
   Transaction txn(db_);
   CR_RETURN_IF_ERROR(txn.Begin());
   std::vector<WebhookDelivery> due;
   {
     CR_ASSIGN_OR_RETURN(ScopedStatement select, statements_->Prepare(kSelectDueDeliveriesSql));
-    select.Bind(1, now_ms);
-    select.Bind(2, static_cast<int64_t>(max));
+    BindDueDeliveries(select, now_ms, max, per_tenant, skip_tenants);
     CR_ASSIGN_OR_RETURN(due, ReadDeliveries(select, "select due webhooks"));
   }
   if (due.empty()) return due;

@@ -96,6 +96,9 @@ class WebhookSender {
 
   // Deliveries waiting or being sent now (all tenants).
   size_t backlog() const;
+  // The tenants that have max_in_flight_per_tenant deliveries waiting or
+  // being sent already (another would only wait), by name.
+  std::vector<std::string> SaturatedTenants() const;
   // The options it was built with.
   const WebhookOptions& options() const { return options_; }
 

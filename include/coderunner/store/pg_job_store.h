@@ -76,8 +76,9 @@ class PgJobStore : public JobStore, public NodeRegistry, public WebhookOutbox {
   Status Remove(const std::string& id) override;
 
   // WebhookOutbox, on the same database (table webhook_outbox): pg_outbox.cc.
-  StatusOr<std::vector<WebhookDelivery>> ClaimDeliveries(const std::string& node, int max,
-                                                         int64_t now_ms, int64_t lease_ms) override;
+  StatusOr<std::vector<WebhookDelivery>> ClaimDeliveries(
+      const std::string& node, int max, int64_t now_ms, int64_t lease_ms, int per_tenant,
+      const std::vector<std::string>& skip_tenants) override;
   Status Delivered(const std::string& job_id, const std::string& node) override;
   Status Retry(const std::string& job_id, const std::string& node, int64_t next_at_ms,
                const std::string& error) override;

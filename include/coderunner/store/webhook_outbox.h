@@ -31,6 +31,7 @@ inline constexpr const char* kReasonDeliveryLost = "delivery_lost";
 // ClaimDeliveries' bounds: rows per call, and lease length in milliseconds.
 inline constexpr int kMaxClaimDeliveries = 64;
 inline constexpr int64_t kMaxDeliveryLeaseMs = int64_t{24} * 60 * 60 * 1000;
+inline constexpr size_t kMaxSkipTenants = 10000;
 
 // One owed delivery, as stored. Plain data. Times are ms since the epoch.
 struct WebhookDelivery {
@@ -51,15 +52,19 @@ class WebhookOutbox {
 
   // Leases to `node` (non-empty) up to `max` (1..kMaxClaimDeliveries) due
   // rows (next_at_ms <= now_ms and no live lease: lease_until_ms < now_ms),
-  // earliest next_at_ms first, until now_ms + `lease_ms`
-  // (1..kMaxDeliveryLeaseMs). Returns them as stored after the claim; none
-  // when nothing is due. Concurrent callers on any node never get the same
-  // row while its lease holds; once it expired, anyone may take it again
-  // (at least once). Arguments out of range: InvalidArgument
-  // ("invalid_delivery_claim"). Thread-safe.
-  virtual StatusOr<std::vector<WebhookDelivery>> ClaimDeliveries(const std::string& node, int max,
-                                                                 int64_t now_ms,
-                                                                 int64_t lease_ms) = 0;
+  // until now_ms + `lease_ms` (1..kMaxDeliveryLeaseMs). Fair between
+  // tenants: at most `per_tenant` (1..kMaxClaimDeliveries) rows of one
+  // tenant, taken round-robin (every tenant's earliest due row, by
+  // next_at_ms, then every tenant's second, ...), and none of a tenant in
+  // `skip_tenants` (at most kMaxSkipTenants: those the node cannot send to
+  // now). Returns them as stored after the claim, in that order; none when
+  // nothing is due. Concurrent callers on any node never get the same row
+  // while its lease holds; once it expired, anyone may take it again (at
+  // least once). Cost: one query over the due rows. Arguments out of
+  // range: InvalidArgument ("invalid_delivery_claim"). Thread-safe.
+  virtual StatusOr<std::vector<WebhookDelivery>> ClaimDeliveries(
+      const std::string& node, int max, int64_t now_ms, int64_t lease_ms,
+      int per_tenant = kMaxClaimDeliveries, const std::vector<std::string>& skip_tenants = {}) = 0;
 
   // The receiver took delivery `job_id`: its row is deleted, if `node`
   // still owns it (even past its lease, when nobody took it since). Else

@@ -1,5 +1,6 @@
 // HookServer: a webhook receiver for tests, an HTTP server on 127.0.0.1
-// and a free port that records every POST to /hook.
+// and a free port that records every POST to /hook; BlackHole: one whose
+// requests hang until released.
 #ifndef CODERUNNER_TESTS_UNIT_JOBS_HOOK_SERVER_H_
 #define CODERUNNER_TESTS_UNIT_JOBS_HOOK_SERVER_H_
 
@@ -89,6 +90,33 @@ class HookServer {
   std::condition_variable cv_;
   std::vector<Request> requests_;
   std::atomic<int> redirects_{0};
+};
+
+// A receiver whose requests block in the handler until Release().
+class BlackHole {
+ public:
+  BlackHole() : server_() {
+    server_.OnRequest([this] {
+      std::unique_lock lock(mu_);
+      cv_.wait_for(lock, std::chrono::seconds(30), [&] { return released_; });
+    });
+  }
+  ~BlackHole() { Release(); }
+  void Release() {
+    {
+      std::lock_guard lock(mu_);
+      released_ = true;
+    }
+    cv_.notify_all();
+  }
+  HookServer& server() { return server_; }
+
+ private:
+  // Declared before the server, whose handler threads use them.
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool released_ = false;
+  HookServer server_;
 };
 
 }  // namespace coderunner::testutil

@@ -34,6 +34,7 @@ namespace {
 using nlohmann::json;
 using std::chrono::milliseconds;
 using store::JobStatus;
+using testutil::BlackHole;
 using testutil::HookServer;
 
 constexpr const char* kAcme = "acme";
@@ -258,7 +259,7 @@ TEST_F(WebhookOutboxTest, ANodeThatDiedHoldingTheLeaseLeavesItToAnotherAfterTheL
 
   // node-dead claims it and never reports (its process is gone).
   const int64_t claimed_at = NowMs();
-  auto dead = db->ClaimDeliveries("node-dead", 1, claimed_at, 60000);
+  auto dead = db->ClaimDeliveries("node-dead", 1, claimed_at, 60000, 1, {});
   ASSERT_TRUE(dead.ok() && dead->size() == 1u);
 
   WebhookSender sender(FastOptions());
@@ -295,6 +296,58 @@ TEST_F(WebhookOutboxTest, ARefusedAddressIsGivenUpAtOnceAndNeverReachesTheReceiv
   EXPECT_TRUE(server.requests().empty());
   EXPECT_EQ(sender.stats().failed, 1u);
   auto rows = db->ListDeliveries();
+  ASSERT_TRUE(rows.ok());
+  EXPECT_TRUE(rows->empty());
+}
+
+TEST_F(WebhookOutboxTest, ATenantWhoseReceiverHangsDoesNotHoldBackAnothersClaims) {
+  BlackHole hole;
+  HookServer good;
+  auto opened = store::SqliteJobStore::Open(Db());
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  std::unique_ptr<store::SqliteJobStore> db = std::move(*opened);
+  // The slow tenant's deliveries are older: a claim by age alone would
+  // take them all first.
+  std::vector<std::pair<std::string, std::string>> jobs = {{"slow", hole.server().Url()},
+                                                           {"slow", hole.server().Url()},
+                                                           {"slow", hole.server().Url()},
+                                                           {"quick", good.Url()}};
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    store::JobRecord job;
+    job.id = "job-00000000000000000000000" + std::to_string(i);
+    job.tenant = jobs[i].first;
+    job.created_at_ms = 1000 + static_cast<int64_t>(i);
+    job.callback_url = jobs[i].second;
+    ASSERT_TRUE(db->Insert({job}).ok());
+    ASSERT_TRUE(
+        db->Transition(job.id, JobStatus::kSucceeded, job.created_at_ms, "{}", "", "").ok());
+  }
+  WebhookOptions options = FastOptions();
+  options.threads = 2;
+  options.max_in_flight_per_tenant = 1;
+  WebhookSender sender(options);
+  WebhookOutboxLoop loop(WebhookOutboxLoopDeps{db.get(), db.get(), &sender, "node-a"});
+  EXPECT_EQ(loop.RunOnce(NowMs()), 2);  // One of each tenant.
+  ASSERT_TRUE(hole.server().WaitForRequests(1, kLong));
+  // The quick one is delivered (and reported) while the slow one hangs.
+  auto deadline = std::chrono::steady_clock::now() + kLong;
+  while (sender.stats().delivered < 1 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  ASSERT_EQ(sender.stats().delivered, 1u);
+  EXPECT_EQ(good.requests().size(), 1u);
+  EXPECT_EQ(loop.RunOnce(NowMs()), 0);  // The slow tenant has its one slot.
+  auto rows = db->ListDeliveries();
+  ASSERT_TRUE(rows.ok());
+  int leased = 0;
+  for (const store::WebhookDelivery& d : *rows) leased += d.owner.empty() ? 0 : 1;
+  EXPECT_EQ(rows->size(), 3u);  // The quick one is gone.
+  EXPECT_EQ(leased, 1);         // Only the hanging one is leased.
+  hole.Release();
+  ASSERT_TRUE(sender.WaitIdle(kLong));
+  while (loop.RunOnce(NowMs()) > 0) ASSERT_TRUE(sender.WaitIdle(kLong));
+  EXPECT_EQ(hole.server().requests().size(), 3u);
+  rows = db->ListDeliveries();
   ASSERT_TRUE(rows.ok());
   EXPECT_TRUE(rows->empty());
 }

@@ -344,32 +344,7 @@ TEST(WebhookSenderTest, DestructorAbandonsQueuedDeliveries) {
 
 // --- Fairness between tenants and signatures --------------------------------
 
-// A receiver whose requests block in the handler until Release().
-class BlackHole {
- public:
-  BlackHole() : server_() {
-    server_.OnRequest([this] {
-      std::unique_lock lock(mu_);
-      cv_.wait_for(lock, seconds(30), [&] { return released_; });
-    });
-  }
-  ~BlackHole() { Release(); }
-  void Release() {
-    {
-      std::lock_guard lock(mu_);
-      released_ = true;
-    }
-    cv_.notify_all();
-  }
-  HookServer& server() { return server_; }
-
- private:
-  // Declared before the server, whose handler threads use them.
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool released_ = false;
-  HookServer server_;
-};
+using testutil::BlackHole;
 
 TEST(WebhookSenderTest, ATenantWhoseReceiverHangsDoesNotDelayAnother) {
   BlackHole hole;

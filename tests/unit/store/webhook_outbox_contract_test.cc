@@ -55,9 +55,9 @@ class WebhookOutboxContractTest : public JobStoreContractFixture {
     job.callback_url = kUrl;
     Insert({job});
   }
-  // A job with a callback, finished (succeeded) at `at_ms`.
-  void Finished(const std::string& id, int64_t at_ms) {
-    InsertWithCallback(id, at_ms - 10);
+  // A job of `tenant` with a callback, finished (succeeded) at `at_ms`.
+  void Finished(const std::string& id, int64_t at_ms, const std::string& tenant = "default") {
+    InsertWithCallback(id, at_ms - 10, tenant);
     Status s = store_->Transition(id, JobStatus::kSucceeded, at_ms, kResult);
     ASSERT_TRUE(s.ok()) << s.ToString();
   }
@@ -229,24 +229,59 @@ TEST_P(WebhookOutboxContractTest, RetryCountsReleasesAndDelaysThenGiveUpRemoves)
   EXPECT_EQ(MustGet("job-1").status, JobStatus::kSucceeded);  // The job stays.
 }
 
+TEST_P(WebhookOutboxContractTest, ClaimsAreFairBetweenTenantsAndSkipTheOnesAsked) {
+  // acme's flood is older than globex's and initech's single rows.
+  for (int i = 0; i < 5; ++i) Finished("job-a" + std::to_string(i), 1000 + i, "acme");
+  Finished("job-g0", 2000, "globex");
+  Finished("job-g1", 2001, "globex");
+  Finished("job-i0", 3000, "initech");
+  struct Case {
+    const char* name;
+    int max;
+    int per_tenant;
+    std::vector<std::string> skip;
+    Ids want;
+  };
+  const Case cases[] = {
+      {"one of each, earliest first", 3, 1, {}, {"job-a0", "job-g0", "job-i0"}},
+      {"round-robin by rank", 5, 2, {}, {"job-a0", "job-g0", "job-i0", "job-a1", "job-g1"}},
+      {"cut by max", 2, 64, {}, {"job-a0", "job-g0"}},
+      {"acme skipped", 64, 64, {"acme"}, {"job-g0", "job-i0", "job-g1"}},
+      {"all skipped", 64, 64, {"acme", "globex", "initech"}, {}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto claimed = Outbox().ClaimDeliveries("node-a", c.max, 5000, 100, c.per_tenant, c.skip);
+    ASSERT_TRUE(claimed.ok()) << claimed.status().ToString();
+    EXPECT_EQ(JobIdsOf(*claimed), c.want);
+    // Released (due as before) for the next case.
+    for (const WebhookDelivery& d : *claimed) {
+      ASSERT_TRUE(Outbox().Retry(d.job_id, "node-a", d.next_at_ms, "").ok());
+    }
+  }
+}
+
 TEST_P(WebhookOutboxContractTest, ClaimRejectsArgumentsOutOfRange) {
   struct Case {
     const char* name;
     const char* node;
     int max;
     int64_t lease_ms;
+    int per_tenant = 1;
   };
   const Case cases[] = {
       {"no node", "", 1, 1000},
       {"max 0", "node-a", 0, 1000},
       {"max 65", "node-a", kMaxClaimDeliveries + 1, 1000},
+      {"per tenant 0", "node-a", 1, 1000, 0},
+      {"per tenant 65", "node-a", 1, 1000, kMaxClaimDeliveries + 1},
       {"lease 0", "node-a", 1, 0},
       {"lease past a day", "node-a", 1, kMaxDeliveryLeaseMs + 1},
   };
   Finished("job-1", 1000);
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    auto claimed = Outbox().ClaimDeliveries(c.node, c.max, 2000, c.lease_ms);
+    auto claimed = Outbox().ClaimDeliveries(c.node, c.max, 2000, c.lease_ms, c.per_tenant);
     EXPECT_EQ(claimed.status().code(), StatusCode::kInvalidArgument);
     EXPECT_EQ(claimed.status().reason(), kReasonInvalidDeliveryClaim);
   }
