@@ -95,6 +95,14 @@ WebhookOutboxLoop::~WebhookOutboxLoop() { Stop(); }
 void WebhookOutboxLoop::Start() {
   std::lock_guard<std::mutex> lock(waker_->mu);
   if (thread_.joinable() || waker_->stopping) return;
+  // Leases an earlier process of this node took with it when it died.
+  auto released = deps_.outbox->ReleaseDeliveries(deps_.node);
+  if (!released.ok()) {
+    spdlog::warn("webhooks: cannot release this node's old leases: {}",
+                 released.status().ToString());
+  } else if (*released > 0) {
+    spdlog::info("webhooks: {} delivery lease(s) of an earlier run released", *released);
+  }
   thread_ = std::thread([this] { Loop(); });
 }
 

@@ -57,7 +57,9 @@ class WebhookOutboxLoop {
   explicit WebhookOutboxLoop(WebhookOutboxLoopDeps deps);
   ~WebhookOutboxLoop();  // Stop().
 
-  // Starts the thread; a second call does nothing.
+  // Releases the deliveries still leased to this node's name (an earlier
+  // process of it died holding them: WebhookOutbox::ReleaseDeliveries),
+  // then starts the thread; a second call does nothing.
   void Start();
   // Stops and joins the thread. Idempotent. Deliveries handed to the
   // sender still report their outcome; those it abandons stay leased in

@@ -81,6 +81,9 @@ inline constexpr const char* kDeleteDeliverySql =
 inline constexpr const char* kRetryDeliverySql =
     "UPDATE webhook_outbox SET attempts = attempts + 1, next_at_ms = ?3, last_error = ?4, "
     "owner = '', lease_until_ms = 0 WHERE job_id = ?1 AND owner = ?2";
+// ReleaseDeliveries: ?1 node.
+inline constexpr const char* kReleaseDeliveriesSql =
+    "UPDATE webhook_outbox SET owner = '', lease_until_ms = 0 WHERE owner = ?1";
 inline constexpr const char* kListDeliveriesSql =
     "SELECT " CR_OUTBOX_COLUMNS " FROM webhook_outbox";
 

@@ -78,6 +78,15 @@ Status PgJobStore::GiveUp(const std::string& job_id, const std::string& node) {
   return Delivered(job_id, node);  // The same removal, fenced the same way.
 }
 
+StatusOr<int> PgJobStore::ReleaseDeliveries(const std::string& node) {
+  PgParams params;
+  params.Bind(1, node);
+  CR_ASSIGN_OR_RETURN(PgPool::Lease conn, pool_->Acquire());
+  CR_ASSIGN_OR_RETURN(PgResult done, conn->Exec(kReleaseDeliveriesSql, params,
+                                                "release the webhooks of node " + node));
+  return static_cast<int>(done.affected());
+}
+
 StatusOr<std::vector<WebhookDelivery>> PgJobStore::ListDeliveries() {
   CR_ASSIGN_OR_RETURN(PgPool::Lease conn, pool_->Acquire());
   CR_ASSIGN_OR_RETURN(PgResult rows, conn->Exec(kListDeliveriesSql, {}, "list webhooks"));

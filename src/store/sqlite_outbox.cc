@@ -91,6 +91,14 @@ Status SqliteJobStore::GiveUp(const std::string& job_id, const std::string& node
   return Delivered(job_id, node);  // The same removal, fenced the same way.
 }
 
+StatusOr<int> SqliteJobStore::ReleaseDeliveries(const std::string& node) {
+  std::lock_guard<std::mutex> lock(mu_);
+  CR_ASSIGN_OR_RETURN(ScopedStatement release, statements_->Prepare(kReleaseDeliveriesSql));
+  release.Bind(1, node);
+  CR_RETURN_IF_ERROR(release.Run("release the webhooks of node " + node));
+  return sqlite3_changes(db_);
+}
+
 StatusOr<std::vector<WebhookDelivery>> SqliteJobStore::ListDeliveries() {
   std::vector<WebhookDelivery> out;
   {

@@ -83,6 +83,7 @@ class PgJobStore : public JobStore, public NodeRegistry, public WebhookOutbox {
   Status Retry(const std::string& job_id, const std::string& node, int64_t next_at_ms,
                const std::string& error) override;
   Status GiveUp(const std::string& job_id, const std::string& node) override;
+  StatusOr<int> ReleaseDeliveries(const std::string& node) override;
   StatusOr<std::vector<WebhookDelivery>> ListDeliveries() override;
 
  private:

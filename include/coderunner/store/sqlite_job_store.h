@@ -67,6 +67,7 @@ class SqliteJobStore : public JobStore, public NodeRegistry, public WebhookOutbo
   Status Retry(const std::string& job_id, const std::string& node, int64_t next_at_ms,
                const std::string& error) override;
   Status GiveUp(const std::string& job_id, const std::string& node) override;
+  StatusOr<int> ReleaseDeliveries(const std::string& node) override;
   StatusOr<std::vector<WebhookDelivery>> ListDeliveries() override;
 
  private:

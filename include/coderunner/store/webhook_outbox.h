@@ -84,6 +84,13 @@ class WebhookOutbox {
   // by `node` as Delivered. Thread-safe.
   virtual Status GiveUp(const std::string& job_id, const std::string& node) = 0;
 
+  // Releases every row leased by `node` (owner "", lease 0): due again at
+  // once. For a node starting under the name of a process of its own that
+  // died holding them, so that they need not wait out their leases; never
+  // while that node has deliveries in flight. Returns how many it released.
+  // Thread-safe.
+  virtual StatusOr<int> ReleaseDeliveries(const std::string& node) = 0;
+
   // Every row, leased or not, by job id (byte order): for tests, and for a
   // look at what is owed. Thread-safe.
   virtual StatusOr<std::vector<WebhookDelivery>> ListDeliveries() = 0;

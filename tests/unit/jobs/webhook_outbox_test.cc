@@ -189,6 +189,25 @@ TEST_F(WebhookOutboxTest, APendingWebhookIsDeliveredOnceAfterARestart) {
   EXPECT_EQ(after.sender->stats().delivered, 1u);
 }
 
+TEST_F(WebhookOutboxTest, ARestartedNodeSendsWhatItsDeadProcessHadLeasedAtOnce) {
+  HookServer server;
+  std::string id;
+  {
+    Node before("node-a", Db(), bus_, /*fleet=*/false, /*send=*/false);
+    ASSERT_TRUE(before.service->Start().ok());
+    id = before.Submit(server.Url());
+    ASSERT_EQ(before.Wait(id), JobStatus::kSucceeded);
+    // It claimed the delivery for an hour, then died before sending it.
+    auto held = before.store->ClaimDeliveries("node-a", 1, NowMs(), 3600000, 1, {});
+    ASSERT_TRUE(held.ok() && held->size() == 1u);
+  }
+  Node after("node-a", Db(), bus_, /*fleet=*/false, /*send=*/true);
+  ASSERT_TRUE(after.service->Start().ok());
+  ASSERT_TRUE(server.WaitForRequests(1, kLong));
+  ASSERT_TRUE(WaitSettled({&after}));
+  EXPECT_EQ(HitsPerJob(server), (std::map<std::string, int>{{id, 1}}));
+}
+
 TEST_F(WebhookOutboxTest, TwoNodesSendEachWebhookExactlyOnceToAHealthyReceiver) {
   HookServer server;
   Node a("node-a", Db(), bus_, /*fleet=*/true, /*send=*/true);

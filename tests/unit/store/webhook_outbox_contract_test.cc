@@ -261,6 +261,22 @@ TEST_P(WebhookOutboxContractTest, ClaimsAreFairBetweenTenantsAndSkipTheOnesAsked
   }
 }
 
+TEST_P(WebhookOutboxContractTest, ReleaseFreesOnlyThatNodesLeases) {
+  Finished("job-a", 1000);
+  Finished("job-b", 1001);
+  Finished("job-c", 1002);
+  ASSERT_EQ(MustClaim("node-a", 2, 2000, 60000), (Ids{"job-a", "job-b"}));
+  ASSERT_EQ(MustClaim("node-b", 1, 2000, 60000), (Ids{"job-c"}));
+  auto released = Outbox().ReleaseDeliveries("node-a");
+  ASSERT_TRUE(released.ok()) << released.status().ToString();
+  EXPECT_EQ(*released, 2);
+  // Due again at once, for anyone; node-b's lease holds.
+  EXPECT_EQ(MustClaim("node-c", 64, 2001, 60000), (Ids{"job-a", "job-b"}));
+  released = Outbox().ReleaseDeliveries("node-z");
+  ASSERT_TRUE(released.ok());
+  EXPECT_EQ(*released, 0);
+}
+
 TEST_P(WebhookOutboxContractTest, ClaimRejectsArgumentsOutOfRange) {
   struct Case {
     const char* name;
