@@ -93,8 +93,10 @@ WebhookOutboxLoop::WebhookOutboxLoop(WebhookOutboxLoopDeps deps)
 WebhookOutboxLoop::~WebhookOutboxLoop() { Stop(); }
 
 void WebhookOutboxLoop::Start() {
-  std::lock_guard<std::mutex> lock(waker_->mu);
-  if (thread_.joinable() || waker_->stopping) return;
+  {
+    std::lock_guard<std::mutex> lock(waker_->mu);
+    if (thread_.joinable() || waker_->stopping) return;
+  }
   // Leases an earlier process of this node took with it when it died.
   auto released = deps_.outbox->ReleaseDeliveries(deps_.node);
   if (!released.ok()) {
@@ -103,6 +105,8 @@ void WebhookOutboxLoop::Start() {
   } else if (*released > 0) {
     spdlog::info("webhooks: {} delivery lease(s) of an earlier run released", *released);
   }
+  std::lock_guard<std::mutex> lock(waker_->mu);
+  if (thread_.joinable() || waker_->stopping) return;
   thread_ = std::thread([this] { Loop(); });
 }
 
