@@ -230,6 +230,24 @@ TEST_F(WebhookOutboxTest, TwoNodesSendEachWebhookExactlyOnceToAHealthyReceiver) 
             static_cast<uint64_t>(kJobs));
 }
 
+TEST_F(WebhookOutboxTest, ACancelledJobOwesItsWebhookOnceToo) {
+  HookServer server;
+  Node node("node-a", Db(), bus_, /*fleet=*/true, /*send=*/true);
+  node.runner.Hold(true);
+  ASSERT_TRUE(node.service->Start().ok());
+  std::string id = node.Submit(server.Url());
+  ASSERT_TRUE(node.runner.WaitStarted(1));
+  auto cancelled = node.service->Cancel(id, kAcme);
+  ASSERT_TRUE(cancelled.ok()) << cancelled.status().ToString();
+  ASSERT_EQ(node.Wait(id), JobStatus::kCancelled);
+  ASSERT_TRUE(node.runner.WaitReturned(1));
+  ASSERT_TRUE(server.WaitForRequests(1, kLong));
+  ASSERT_TRUE(WaitSettled({&node}));
+  // The run's own end lost to the cancel: it owes nothing more.
+  EXPECT_EQ(HitsPerJob(server), (std::map<std::string, int>{{id, 1}}));
+  EXPECT_EQ(json::parse(server.requests()[0].body)["status"], "cancelled");
+}
+
 TEST_F(WebhookOutboxTest, RetriesUntilTheReceiverTakesItOrGivesUpAfterRetries) {
   struct Case {
     const char* name;
