@@ -368,13 +368,7 @@ bool JobExecutor::Complete(const store::JobRecord& record, store::JobStatus stat
                          static_cast<double>(finished - record.created_at_ms) / 1000.0);
   deps_.hub->Finish(id, status, std::move(raw_json));
   Publish(store::JobNotice::Kind::kChanged, id);
-  if (!record.callback_url.empty() && deps_.webhooks != nullptr) {
-    auto final_rec = deps_.store->Get(id);
-    if (final_rec.ok()) {
-      deps_.webhooks->Enqueue(record.tenant, record.callback_url,
-                              wire::JobToJson(*final_rec).dump());
-    }
-  }
+  if (!record.callback_url.empty() && deps_.webhook_owed) deps_.webhook_owed();
   return true;
 }
 

@@ -12,11 +12,13 @@
 #include "coderunner/jobs/request_redaction.h"
 #include "coderunner/jobs/webhook_sender.h"
 #include "coderunner/store/job_store.h"
+#include "coderunner/store/webhook_outbox.h"
 #include "coderunner/wire/job_json.h"
 #include "coderunner/wire/limits_json.h"
 #include "job_metrics.h"
 #include "recovery.h"
 #include "result_cache_policy.h"
+#include "webhook_outbox_loop.h"
 
 namespace coderunner::jobs {
 namespace {
@@ -27,9 +29,9 @@ int WorkerCount(const config::Config& c) {
   return n == 0 ? 2 : static_cast<int>(n);
 }
 
-JobExecutorDeps ExecutorDepsOf(const JobServiceDeps& d) {
-  JobExecutorDeps e{d.config,  d.store,    d.hub,     d.runner,
-                    d.metrics, d.webhooks, d.volumes, d.intents};
+JobExecutorDeps ExecutorDepsOf(const JobServiceDeps& d, std::function<void()> webhook_owed) {
+  JobExecutorDeps e{d.config, d.store, d.hub, d.runner, d.metrics, nullptr, d.volumes, d.intents};
+  if (d.webhooks != nullptr) e.webhook_owed = std::move(webhook_owed);
   if (d.fleet) {
     e.node = d.config->instance;
     e.notices = d.notices;
@@ -54,7 +56,10 @@ JobService::JobService(JobServiceDeps deps)
                return ValidateCallbackUrl(url, allow_private);
              }},
       digests_(deps.images, std::chrono::seconds(10)),
-      executor_(ExecutorDepsOf(deps)),
+      executor_(ExecutorDepsOf(deps,
+                               [this] {
+                                 if (webhook_loop_) webhook_loop_->Kick();
+                               })),
       pool_(*deps.queue, executor_, WorkerCount(*deps.config),
             [this](const std::string& id) {
               if (claims_) claims_->Release(id);
@@ -67,11 +72,18 @@ JobService::JobService(JobServiceDeps deps)
                       deps_.config->instance, WorkerCount(*deps_.config)});
     bounded_ = dynamic_cast<store::BoundedQueue*>(deps_.store);
   }
+  auto* outbox = dynamic_cast<store::WebhookOutbox*>(deps_.store);
+  if (deps_.webhooks != nullptr && outbox != nullptr) {
+    webhook_loop_ = std::make_unique<WebhookOutboxLoop>(
+        WebhookOutboxLoopDeps{deps_.store, outbox, deps_.webhooks, deps_.config->instance});
+  }
 }
 
 JobService::~JobService() { Stop(); }
 
 Status JobService::Start() {
+  // Deliveries owed before a restart go out as soon as it runs.
+  if (webhook_loop_) webhook_loop_->Start();
   if (deps_.fleet) return StartFleet();
   auto report = std::make_shared<RecoveryReport>();
   CR_ASSIGN_OR_RETURN(std::vector<store::JobRecord> interrupted,
@@ -137,6 +149,7 @@ void JobService::Stop() {
     stopping_ = true;
   }
   start_cv_.notify_all();
+  if (webhook_loop_) webhook_loop_->Stop();
   if (claims_) claims_->Stop();
   if (starter_.joinable()) starter_.join();
   executor_.Shutdown();
@@ -292,9 +305,8 @@ std::optional<StatusOr<Accepted>> JobService::AnswerFromCache(store::JobRecord& 
   deps_.metrics->Increment(
       "coderunner_jobs_total",
       {{"status", std::string(store::JobStatusName(*status))}, {"language", rec.language}});
-  if (!rec.callback_url.empty() && deps_.webhooks != nullptr) {
-    deps_.webhooks->Enqueue(rec.tenant, rec.callback_url, wire::JobToJson(rec).dump());
-  }
+  // The insert wrote the webhook the hit owes (WebhookOutbox).
+  if (!rec.callback_url.empty() && webhook_loop_) webhook_loop_->Kick();
   return Accepted{std::move(rec), nullptr};
 }
 
@@ -398,6 +410,8 @@ StatusOr<store::JobRecord> JobService::Cancel(const std::string& id, const std::
   if (s.ok()) {
     deps_.metrics->Increment("coderunner_jobs_total",
                              {{"status", "cancelled"}, {"language", rec.language}});
+    // The cancel wrote the webhook it owes (WebhookOutbox): send it now.
+    if (!rec.callback_url.empty() && webhook_loop_) webhook_loop_->Kick();
     if (deps_.fleet) {
       CancelledInFleet(rec);
     } else {

@@ -196,11 +196,7 @@ std::string UrlForLog(std::string_view url) {
   return std::string(url.substr(0, host_start)) + std::string(url.substr(at + 1));
 }
 
-struct AttemptResult {
-  bool delivered = false;
-  bool retryable = true;
-  std::string error;
-};
+using AttemptResult = WebhookSender::AttemptOutcome;
 
 AttemptResult Attempt(const WebhookOptions& options, const std::string& url,
                       const std::string& body, const std::string& signature) {
@@ -331,12 +327,11 @@ WebhookSender::~WebhookSender() {
   for (std::thread& t : threads_) t.join();
 }
 
-bool WebhookSender::Enqueue(const std::string& tenant, std::string url, std::string json_body) {
+bool WebhookSender::Push(const std::string& tenant, Delivery d) {
   {
     std::lock_guard lock(mu_);
     if (stopping_ || queue_.pending() >= options_.max_pending ||
-        !queue_.Push(tenant, Delivery{std::move(url), std::move(json_body)})) {
-      ++stats_.dropped;
+        !queue_.Push(tenant, std::move(d))) {
       return false;
     }
   }
@@ -344,6 +339,28 @@ bool WebhookSender::Enqueue(const std::string& tenant, std::string url, std::str
   // only one of them would leave the new delivery waiting for an idle thread.
   cv_.notify_all();
   return true;
+}
+
+bool WebhookSender::Enqueue(const std::string& tenant, std::string url, std::string json_body) {
+  if (Push(tenant, Delivery{std::move(url), std::move(json_body), nullptr})) return true;
+  std::lock_guard lock(mu_);
+  ++stats_.dropped;
+  return false;
+}
+
+bool WebhookSender::EnqueueAttempt(const std::string& tenant, std::string url,
+                                   std::string json_body, AttemptDone done) {
+  return Push(tenant, Delivery{std::move(url), std::move(json_body), std::move(done)});
+}
+
+size_t WebhookSender::backlog() const {
+  std::lock_guard lock(mu_);
+  return queue_.pending() + queue_.in_flight();
+}
+
+std::vector<std::string> WebhookSender::SaturatedTenants() const {
+  std::lock_guard lock(mu_);
+  return queue_.Saturated();
 }
 
 WebhookSender::Stats WebhookSender::stats() const {
@@ -368,14 +385,21 @@ void WebhookSender::Loop() {
       if (stopping_) return;  // Pending deliveries are abandoned.
     }
     const std::string& tenant = next->first;
-    bool delivered = DeliverOnce(tenant, next->second);
+    const Delivery& d = next->second;
+    bool delivered = false;
+    bool failed = false;
+    if (d.done) {
+      AttemptOutcome outcome = SignedAttempt(tenant, d);
+      delivered = outcome.delivered;
+      failed = d.done(outcome);
+    } else {
+      delivered = DeliverOnce(tenant, d);
+      failed = !delivered;
+    }
     {
       std::lock_guard lock(mu_);
-      if (delivered) {
-        ++stats_.delivered;
-      } else {
-        ++stats_.failed;
-      }
+      if (delivered) ++stats_.delivered;
+      if (failed) ++stats_.failed;
       queue_.Done(tenant);
     }
     // Waiting threads may now take this tenant's next delivery.
@@ -393,7 +417,6 @@ bool WebhookSender::DeliverOnce(const std::string& tenant, const Delivery& d) {
     spdlog::warn("webhook to {}: not sent: {}", UrlForLog(d.url), valid.message());
     return false;
   }
-  const std::string key = options_.secret.empty() ? "" : WebhookTenantKey(options_.secret, tenant);
   std::chrono::milliseconds backoff = options_.first_backoff;
   int attempts = 0;
   AttemptResult result;
@@ -408,17 +431,25 @@ bool WebhookSender::DeliverOnce(const std::string& tenant, const Delivery& d) {
       backoff = std::min(backoff * 2, kMaxBackoff);
     }
     ++attempts;
-    int64_t now_s = std::chrono::duration_cast<std::chrono::seconds>(
-                        std::chrono::system_clock::now().time_since_epoch())
-                        .count();
-    result =
-        Attempt(options_, d.url, d.body, key.empty() ? "" : WebhookSignature(key, now_s, d.body));
+    result = SignedAttempt(tenant, d);
     if (result.delivered) return true;
     if (!result.retryable) break;
   }
   spdlog::warn("webhook to {}: giving up after {} attempt(s): {}", UrlForLog(d.url), attempts,
                result.error);
   return false;
+}
+
+WebhookSender::AttemptOutcome WebhookSender::SignedAttempt(const std::string& tenant,
+                                                           const Delivery& d) const {
+  if (Status valid = ValidateCallbackUrl(d.url, /*allow_private=*/true); !valid.ok()) {
+    return AttemptOutcome{false, false, std::string(valid.message())};
+  }
+  const std::string key = options_.secret.empty() ? "" : WebhookTenantKey(options_.secret, tenant);
+  int64_t now_s = std::chrono::duration_cast<std::chrono::seconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count();
+  return Attempt(options_, d.url, d.body, key.empty() ? "" : WebhookSignature(key, now_s, d.body));
 }
 
 }  // namespace coderunner::jobs

@@ -77,6 +77,7 @@ StatusOr<TransitionUpdate> PlanTransition(const StoredJob& stored, JobStatus to,
   update.sets_started = to == JobStatus::kRunning;
   update.sets_finished = store::IsTerminal(to);
   update.sets_owner = to == JobStatus::kQueued;  // Owner "" and lease 0.
+  if (store::IsTerminal(to)) update.webhook_url = stored.callback_url;
   return update;
 }
 

@@ -32,6 +32,13 @@ struct StoredRequest {
 };
 StoredRequest RequestToInsert(const store::JobRecord& job, const RequestRedactor& redactor);
 
+// The callback URL a new `job` owes a webhook to: its own when it is
+// inserted already terminal (a cache hit), else "".
+inline const std::string& OwedWebhookUrl(const store::JobRecord& job) {
+  static const std::string kNone;
+  return store::IsTerminal(job.status) ? job.callback_url : kNone;
+}
+
 // A result is only stored with a terminal `to`: else InvalidArgument
 // ("invalid_transition").
 Status CheckTransitionArgs(store::JobStatus to, const std::string& result_json);
@@ -72,6 +79,9 @@ struct TransitionUpdate {
   bool sets_owner = false;
   std::string owner;
   int64_t lease_expires_at_ms = 0;
+  // Going to a terminal status with a callback: the URL (as stored,
+  // unredacted) of the webhook_outbox row written with the move; "" none.
+  std::string webhook_url;
 };
 StatusOr<TransitionUpdate> PlanTransition(const StoredJob& stored, store::JobStatus to,
                                           int64_t at_ms);

@@ -93,6 +93,9 @@ Status PgJobStore::Insert(const std::vector<JobRecord>& records) {
       return AlreadyExistsError("job " + job.id + " already exists", kReasonJobExists);
     }
     CR_RETURN_IF_ERROR(inserted);
+    if (!OwedWebhookUrl(job).empty()) {
+      CR_RETURN_IF_ERROR(WriteDelivery(*conn, job.id, job.callback_url, job.finished_at_ms));
+    }
   }
   return txn.Commit();
 }

@@ -13,7 +13,7 @@ namespace coderunner::store {
 
 // The schema version this code fully understands (rows of
 // schema_migrations: one per version applied).
-inline constexpr int kPgSchemaVersion = 5;
+inline constexpr int kPgSchemaVersion = 6;
 
 // Key of the migrations' advisory lock (transaction-scoped; "cr" "migr"
 // as bytes).
@@ -91,6 +91,21 @@ CREATE TABLE rate_buckets (
   refilled_at_ms BIGINT           NOT NULL,
   allowed        INTEGER          NOT NULL DEFAULT 1
 );
+)sql",
+    // 5 -> 6: the webhook outbox (see sqlite_schema.h).
+    R"sql(
+CREATE TABLE webhook_outbox (
+  job_id         TEXT    NOT NULL PRIMARY KEY,
+  tenant         TEXT    NOT NULL,
+  url            TEXT    NOT NULL,
+  attempts       INTEGER NOT NULL DEFAULT 0,
+  next_at_ms     BIGINT  NOT NULL,
+  owner          TEXT    NOT NULL DEFAULT '',
+  lease_until_ms BIGINT  NOT NULL DEFAULT 0,
+  last_error     TEXT    NOT NULL DEFAULT '',
+  created_ms     BIGINT  NOT NULL
+);
+CREATE INDEX webhook_outbox_due ON webhook_outbox (next_at_ms, job_id);
 )sql",
 };
 static_assert(std::size(kPgMigrations) == kPgSchemaVersion, "one migration per schema version");

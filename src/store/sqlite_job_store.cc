@@ -82,6 +82,10 @@ Status SqliteJobStore::Insert(const std::vector<JobRecord>& records) {
         }
         return inserted;
       }
+      if (!OwedWebhookUrl(job).empty()) {
+        CR_RETURN_IF_ERROR(
+            WriteDelivery(*statements_, job.id, job.callback_url, job.finished_at_ms));
+      }
     }
   }
   return txn.Commit();

@@ -8,7 +8,7 @@
 namespace coderunner::store {
 
 // PRAGMA user_version of a database this code fully understands.
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 
 // kMigrations[i] takes the schema from version i to version i + 1, inside
 // one transaction. Append only: never edit a migration that has shipped (a
@@ -87,6 +87,23 @@ CREATE TABLE rate_buckets (
   refilled_at_ms INTEGER NOT NULL,
   allowed        INTEGER NOT NULL DEFAULT 1
 );
+)sql",
+    // 5 -> 6: the webhook outbox (WebhookOutbox): one row per delivery a
+    // finished job owes, written with its terminal transition, leased by
+    // the node sending it.
+    R"sql(
+CREATE TABLE webhook_outbox (
+  job_id         TEXT    NOT NULL PRIMARY KEY,
+  tenant         TEXT    NOT NULL,
+  url            TEXT    NOT NULL,
+  attempts       INTEGER NOT NULL DEFAULT 0,
+  next_at_ms     INTEGER NOT NULL,
+  owner          TEXT    NOT NULL DEFAULT '',
+  lease_until_ms INTEGER NOT NULL DEFAULT 0,
+  last_error     TEXT    NOT NULL DEFAULT '',
+  created_ms     INTEGER NOT NULL
+);
+CREATE INDEX webhook_outbox_due ON webhook_outbox (next_at_ms, job_id);
 )sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per schema version");

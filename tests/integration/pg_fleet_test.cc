@@ -5,9 +5,11 @@
 // job; a node killed with -9 has its jobs finished by another node, where
 // a client waits; a node drained and restarted rejoins; PostgreSQL
 // restarting under load loses no accepted job. A tier's requests_per_minute
-// is one budget for the whole fleet. Every assertion reads the
-// database itself (status, attempt, owner, transitions).
+// is one budget for the whole fleet; each webhook of jobs finished on either
+// node reaches its receiver once. Every assertion reads the database itself
+// (status, attempt, owner, transitions, outbox).
 #include <gtest/gtest.h>
+#include <httplib.h>
 
 #include <atomic>
 #include <chrono>
@@ -16,6 +18,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
@@ -345,6 +348,52 @@ TEST_F(PgFleetTest, ATiersRequestsPerMinuteIsSharedByTheNodes) {
   Rows buckets = Query(conninfo_, "SELECT tenant FROM rate_buckets");
   ASSERT_EQ(buckets.size(), 1u);
   EXPECT_EQ(buckets[0][0], "tiny");
+TEST_F(PgFleetTest, TwoNodesSendEachWebhookOnceAndEmptyTheOutbox) {
+  // A healthy receiver in this process, counting the deliveries per job.
+  std::mutex mu;
+  std::map<std::string, int> hits;
+  httplib::Server receiver;
+  receiver.Post("/hook", [&](const httplib::Request& req, httplib::Response& res) {
+    json body = json::parse(req.body, nullptr, false);
+    std::lock_guard<std::mutex> lock(mu);
+    ++hits[body.is_object() ? body.value("id", "?") : "?"];
+    res.status = 200;
+  });
+  const int port = receiver.bind_to_any_port("127.0.0.1");
+  std::thread serving([&] { receiver.listen_after_bind(); });
+  const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/hook";
+  auto a = Node("jobs: {webhook_allow_private: true}\n");
+  auto b = Node("jobs: {webhook_allow_private: true}\n");
+  ASSERT_TRUE(a->started() && b->started());
+  constexpr int kJobs = 10;
+  std::vector<std::string> ids;
+  for (int i = 0; i < kJobs; ++i) {
+    json job = Bash("echo " + std::to_string(i));
+    job["callback_url"] = url;
+    HttpAnswer answer = (i % 2 == 0 ? a : b)->Post("/v1/jobs", job.dump());
+    ASSERT_EQ(answer.status, 202) << answer.body;
+    ids.push_back(answer.json.value("id", ""));
+  }
+  for (const std::string& id : ids) EXPECT_EQ(WaitTerminal(*a, id)["status"], "succeeded");
+  auto owed = [&] {
+    Rows rows = Query(conninfo_, "SELECT count(*) FROM webhook_outbox");
+    return rows.empty() ? -1 : std::stoi(rows[0][0]);
+  };
+  EXPECT_TRUE(Eventually(
+      [&] {
+        std::lock_guard<std::mutex> lock(mu);
+        return hits.size() >= static_cast<size_t>(kJobs) && owed() == 0;
+      },
+      seconds(60)));
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    EXPECT_EQ(hits.size(), static_cast<size_t>(kJobs));
+    for (const std::string& id : ids) EXPECT_EQ(hits[id], 1) << id;
+  }
+  EXPECT_TRUE(a->Stop()) << a->log();
+  EXPECT_TRUE(b->Stop()) << b->log();
+  receiver.stop();
+  serving.join();
 }
 
 }  // namespace

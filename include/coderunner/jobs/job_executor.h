@@ -46,8 +46,10 @@ struct JobExecutorDeps {
   // Runs each job: in a container, or as a host process (native).
   isolation::JobRunner* runner = nullptr;
   MetricsRegistry* metrics = nullptr;  // DeclareJobMetrics'd.
-  // Callback deliveries; nullptr: no webhook is sent.
-  WebhookSender* webhooks = nullptr;
+  // Called after a job with a callback URL became terminal here (the
+  // store wrote the webhook it owes in that transition: WebhookOutbox), so
+  // that it is sent now. nullptr: the webhook loop finds it on its timer.
+  std::function<void()> webhook_owed = nullptr;
   // Persistent volumes; nullptr: a job naming a volume ends as error
   // volumes_unavailable.
   volumes::VolumeService* volumes = nullptr;

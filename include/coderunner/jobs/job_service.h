@@ -33,6 +33,7 @@
 namespace coderunner::jobs {
 
 class ClaimLoop;
+class WebhookOutboxLoop;
 
 // An accepted job: its record as committed, and for a cache hit the raw
 // result at once.
@@ -67,7 +68,10 @@ struct JobServiceDeps {
   isolation::JobRunner* runner = nullptr;
   // Orphans and interrupted jobs' containers (janitor, recovery).
   engine::ContainerClient* containers = nullptr;
-  // Callback deliveries; nullptr: no webhook is sent.
+  // Callback deliveries; nullptr: no webhook is sent. With a store that
+  // keeps a webhook outbox (store::WebhookOutbox: both job stores), each
+  // delivery a terminal move owes is claimed from the store and sent
+  // through it, at least once, by one node at a time, surviving a restart.
   WebhookSender* webhooks = nullptr;
   // Persistent volumes; nullptr: requests naming a volume are refused.
   volumes::VolumeService* volumes = nullptr;
@@ -286,6 +290,9 @@ class JobService {
   std::unique_ptr<ClaimLoop> claims_;  // Fleet mode only.
   // Fleet mode: deps.store as a BoundedQueue (null: admission stays local).
   store::BoundedQueue* bounded_ = nullptr;
+  // With webhooks and a store that is a WebhookOutbox, on this node's
+  // name (config instance), in both modes.
+  std::unique_ptr<WebhookOutboxLoop> webhook_loop_;
   std::atomic<bool> ready_{false};
   // Held shared by each submission from its draining_ check to its push,
   // and exclusively by Drain to close the queue: no job slips into a closed

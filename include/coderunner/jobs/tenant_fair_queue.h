@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace coderunner::jobs {
 
@@ -71,6 +72,18 @@ class TenantFairQueue {
 
   size_t pending() const { return pending_; }   // Items waiting, all tenants.
   int in_flight() const { return in_flight_; }  // Items taken, not Done.
+  // The tenants with at least max_in_flight_per_tenant items waiting or in
+  // flight (one more would wait for a slot of their own), by name.
+  std::vector<std::string> Saturated() const {
+    std::vector<std::string> out;
+    for (const auto& [tenant, lane] : lanes_) {
+      if (lane.waiting.size() + static_cast<size_t>(lane.in_flight) >=
+          static_cast<size_t>(max_in_flight_)) {
+        out.push_back(tenant);
+      }
+    }
+    return out;
+  }
   // Items waiting for `tenant`.
   size_t pending(const std::string& tenant) const {
     auto it = lanes_.find(tenant);

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -70,6 +71,37 @@ class WebhookSender {
   // drop) if the tenant's queue or the whole queue is full.
   bool Enqueue(const std::string& tenant, std::string url, std::string json_body);
 
+  // What one attempt of an EnqueueAttempt delivery came to.
+  struct AttemptOutcome {
+    bool delivered = false;  // A 2xx answer.
+    // false when another attempt cannot help (a malformed URL, an address
+    // the policy refuses).
+    bool retryable = true;
+    std::string error;  // Why it failed; "" when delivered.
+  };
+  // Told the outcome, on the delivery thread, once the attempt is done;
+  // returns true when the delivery is given up (counted as failed). Must
+  // not throw.
+  using AttemptDone = std::function<bool(const AttemptOutcome&)>;
+
+  // Queues ONE attempt of a POST as Enqueue does (same queues, fairness,
+  // in-flight bounds and signature), whose retries are the caller's
+  // business (the webhook outbox: WebhookOutboxLoop), then calls `done`. A
+  // delivery is counted as delivered on a 2xx, as failed when `done` says
+  // it gave up. Returns false when the tenant's queue or the whole queue is
+  // full or the sender is stopping (not counted: the caller keeps the
+  // delivery); `done` is then never called.
+  bool EnqueueAttempt(const std::string& tenant, std::string url, std::string json_body,
+                      AttemptDone done);
+
+  // Deliveries waiting or being sent now (all tenants).
+  size_t backlog() const;
+  // The tenants that have max_in_flight_per_tenant deliveries waiting or
+  // being sent already (another would only wait), by name.
+  std::vector<std::string> SaturatedTenants() const;
+  // The options it was built with.
+  const WebhookOptions& options() const { return options_; }
+
   struct Stats {
     uint64_t delivered = 0;
     uint64_t failed = 0;   // Gave up after all retries.
@@ -85,9 +117,14 @@ class WebhookSender {
   struct Delivery {
     std::string url;
     std::string body;
+    AttemptDone done;  // Set: one attempt, then done (EnqueueAttempt).
   };
   void Loop();
+  // Returns true if delivered.
   bool DeliverOnce(const std::string& tenant, const Delivery& d);
+  // One signed attempt of `d` (the URL's form checked first).
+  AttemptOutcome SignedAttempt(const std::string& tenant, const Delivery& d) const;
+  bool Push(const std::string& tenant, Delivery d);
 
   WebhookOptions options_;
   mutable std::mutex mu_;

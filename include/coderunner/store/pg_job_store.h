@@ -11,6 +11,7 @@
 #include "coderunner/store/node_registry.h"
 #include "coderunner/store/queue_bounds.h"
 #include "coderunner/store/rate_buckets.h"
+#include "coderunner/store/webhook_outbox.h"
 
 namespace coderunner::store {
 
@@ -42,7 +43,11 @@ struct PgStoreOptions {
 // Thread-safe: each call takes a connection from a bounded pool for its
 // duration. A connection the server closed is replaced on next use; while
 // the server is unreachable calls fail Unavailable ("store_unavailable").
-class PgJobStore : public JobStore, public NodeRegistry, public RateBuckets, public BoundedQueue {
+class PgJobStore : public JobStore,
+                   public NodeRegistry,
+                   public RateBuckets,
+                   public BoundedQueue,
+                   public WebhookOutbox {
  public:
   // Connects and applies the versioned migrations (table schema_migrations)
   // under a transaction-scoped advisory lock, so that nodes starting
@@ -86,6 +91,16 @@ class PgJobStore : public JobStore, public NodeRegistry, public RateBuckets, pub
                                   std::optional<int64_t> at_ms) override;
   // BoundedQueue, on the jobs table: bounded_inserts.cc.
   Status InsertWithin(const JobRecord& record, const QueueBounds& bounds) override;
+  // WebhookOutbox, on the same database (table webhook_outbox): pg_outbox.cc.
+  StatusOr<std::vector<WebhookDelivery>> ClaimDeliveries(
+      const std::string& node, int max, int64_t now_ms, int64_t lease_ms, int per_tenant,
+      const std::vector<std::string>& skip_tenants) override;
+  Status Delivered(const std::string& job_id, const std::string& node) override;
+  Status Retry(const std::string& job_id, const std::string& node, int64_t next_at_ms,
+               const std::string& error) override;
+  Status GiveUp(const std::string& job_id, const std::string& node) override;
+  StatusOr<int> ReleaseDeliveries(const std::string& node) override;
+  StatusOr<std::vector<WebhookDelivery>> ListDeliveries() override;
 
  private:
   PgJobStore(std::unique_ptr<PgPool> pool, RequestRedactor redactor);

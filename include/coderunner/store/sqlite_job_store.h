@@ -10,6 +10,7 @@
 #include "coderunner/store/node_registry.h"
 #include "coderunner/store/queue_bounds.h"
 #include "coderunner/store/rate_buckets.h"
+#include "coderunner/store/webhook_outbox.h"
 
 struct sqlite3;
 
@@ -24,7 +25,8 @@ class SqliteStatementCache;
 class SqliteJobStore : public JobStore,
                        public NodeRegistry,
                        public RateBuckets,
-                       public BoundedQueue {
+                       public BoundedQueue,
+                       public WebhookOutbox {
  public:
   // Opens (creating if needed) the database at `path` (parent directories
   // are created) and migrates its schema. The file and its -wal/-shm files
@@ -68,6 +70,16 @@ class SqliteJobStore : public JobStore,
                                   std::optional<int64_t> at_ms) override;
   // BoundedQueue, on the jobs table: bounded_inserts.cc.
   Status InsertWithin(const JobRecord& record, const QueueBounds& bounds) override;
+  // WebhookOutbox, on the same database (table webhook_outbox): sqlite_outbox.cc.
+  StatusOr<std::vector<WebhookDelivery>> ClaimDeliveries(
+      const std::string& node, int max, int64_t now_ms, int64_t lease_ms, int per_tenant,
+      const std::vector<std::string>& skip_tenants) override;
+  Status Delivered(const std::string& job_id, const std::string& node) override;
+  Status Retry(const std::string& job_id, const std::string& node, int64_t next_at_ms,
+               const std::string& error) override;
+  Status GiveUp(const std::string& job_id, const std::string& node) override;
+  StatusOr<int> ReleaseDeliveries(const std::string& node) override;
+  StatusOr<std::vector<WebhookDelivery>> ListDeliveries() override;
 
  private:
   SqliteJobStore(sqlite3* db, RequestRedactor redactor);

@@ -107,5 +107,20 @@ TEST(TenantFairQueueTest, BoundsBelowOneActAsOne) {
   EXPECT_FALSE(q.Pop());
 }
 
+TEST(TenantFairQueueTest, SaturatedTenantsHaveTheirInFlightBoundWaitingOrTaken) {
+  TenantFairQueue<int> q(10, 2);
+  using Names = std::vector<std::string>;
+  EXPECT_EQ(q.Saturated(), Names{});
+  ASSERT_TRUE(q.Push("a", 1));
+  ASSERT_TRUE(q.Push("b", 1));
+  ASSERT_TRUE(q.Push("b", 2));
+  EXPECT_EQ(q.Saturated(), Names{"b"});  // Two waiting.
+  ASSERT_TRUE(q.Pop());                  // a's, now in flight.
+  ASSERT_TRUE(q.Push("a", 2));
+  EXPECT_EQ(q.Saturated(), (Names{"a", "b"}));  // One in flight, one waiting.
+  q.Done("a");
+  EXPECT_EQ(q.Saturated(), Names{"b"});
+}
+
 }  // namespace
 }  // namespace coderunner::jobs
