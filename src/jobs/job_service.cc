@@ -15,6 +15,7 @@
 #include "coderunner/wire/job_json.h"
 #include "coderunner/wire/limits_json.h"
 #include "job_metrics.h"
+#include "output_relay.h"
 #include "recovery.h"
 #include "result_cache_policy.h"
 
@@ -27,12 +28,13 @@ int WorkerCount(const config::Config& c) {
   return n == 0 ? 2 : static_cast<int>(n);
 }
 
-JobExecutorDeps ExecutorDepsOf(const JobServiceDeps& d) {
+// `relay` (nullable): the executor's notices go through it (fleet mode).
+JobExecutorDeps ExecutorDepsOf(const JobServiceDeps& d, OutputRelay* relay) {
   JobExecutorDeps e{d.config,  d.store,    d.hub,     d.runner,
                     d.metrics, d.webhooks, d.volumes, d.intents};
   if (d.fleet) {
     e.node = d.config->instance;
-    e.notices = d.notices;
+    e.notices = relay != nullptr ? relay->executor_notices() : d.notices;
   }
   return e;
 }
@@ -54,7 +56,12 @@ JobService::JobService(JobServiceDeps deps)
                return ValidateCallbackUrl(url, allow_private);
              }},
       digests_(deps.images, std::chrono::seconds(10)),
-      executor_(ExecutorDepsOf(deps)),
+      relay_(deps.fleet && deps.notices != nullptr
+                 ? std::make_unique<OutputRelay>(OutputRelayDeps{
+                       deps.hub, deps.notices,
+                       [this](const std::string& id) { return executor_.Active().count(id) > 0; }})
+                 : nullptr),
+      executor_(ExecutorDepsOf(deps, relay_.get())),
       pool_(*deps.queue, executor_, WorkerCount(*deps.config),
             [this](const std::string& id) {
               if (claims_) claims_->Release(id);
@@ -140,6 +147,7 @@ void JobService::Stop() {
   if (starter_.joinable()) starter_.join();
   executor_.Shutdown();
   pool_.Stop();
+  if (relay_) relay_->Stop();  // Its forwarders' jobs ended with the pool.
   janitor_.Stop();
 }
 
