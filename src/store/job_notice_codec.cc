@@ -76,6 +76,9 @@ std::optional<std::string_view> NextField(std::string_view* rest) {
 std::optional<int64_t> ParseOffset(std::string_view text) {
   if (text.empty() || text.size() > kMaxOffsetDigits) return std::nullopt;
   if (text.size() > 1 && text[0] == '0') return std::nullopt;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;  // from_chars takes a '-'.
+  }
   int64_t value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size() || value < 0) return std::nullopt;

@@ -139,6 +139,7 @@ TEST(JobNoticeCodecTest, RefusesMalformedOutputPayloads) {
       "o:o::aGk=:job-1",                             // No offset.
       "o:o:01:aGk=:job-1",                           // Leading zero.
       "o:o:-1:aGk=:job-1",                           // Negative.
+      "o:o:-0:aGk=:job-1",                           // Not canonical (fuzzer).
       "o:o:+1:aGk=:job-1",                           // Sign.
       "o:o:1x:aGk=:job-1",                           // Not a number.
       "o:o:1000000000000000000:aGk=:job-1",          // 19 digits.
