@@ -119,6 +119,7 @@ void JobService::CancelledInFleet(const store::JobRecord& rec) {
     if (auto ch = deps_.hub->Find(id)) ch->cancel_token().Cancel();
   } else {
     Publish(store::JobNotice::Kind::kCancel, id);
+    if (relay_) relay_->Forget(id);
     deps_.hub->Finish(id, store::JobStatus::kCancelled, "");
   }
   Publish(store::JobNotice::Kind::kChanged, id);
