@@ -79,7 +79,7 @@ void OutputRelay::OnWatch(const std::string& id) {
   std::lock_guard<std::mutex> lock(mu_);
   if (stopping_) return;
   ReapLocked();
-  auto& f = forwarders_[id];
+  auto& f = forwarders_[id];  // ReapLocked dropped a done one.
   if (f) {
     f->restart = true;
     return;
@@ -142,7 +142,16 @@ void OutputRelay::Forward(const std::string& id, Forwarder* f) {
       sent[s] += static_cast<int64_t>(e.data.size());
       bytes += e.data.size();
     }
-    if (done && !f->restart) break;
+    if (done) {
+      // Under mu_: a kWatch now either restarts this forwarder or, once it
+      // is done, starts a new one (OnWatch); none is lost in between.
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!f->restart) {
+        f->done = true;
+        done_cv_.notify_all();
+        return;
+      }
+    }
     // Some output, less than a full chunk: let more come (or the end).
     if (bytes > 0 && bytes < store::kMaxNoticeOutputBytes) {
       f->channel->WaitTerminal(std::chrono::steady_clock::now() + kBatch);
