@@ -84,7 +84,7 @@ if [[ "${SKIP_COMPOSE:-0}" != 1 ]]; then
 fi
 
 fuzzers=(execute_request stream_demux file_path intent piston_request init_trailer sse_parser
-  go_message proc_masks init_args bounded_json)
+  go_message proc_masks init_args bounded_json job_notice)
 if [[ "${SKIP_SANITIZERS:-0}" != 1 || "${SKIP_FUZZ:-0}" != 1 ]]; then
   stage "build-asan (clang -O0, ASan+UBSan, fuzzers)$([[ -n $compose_pid ]] && echo ', with compose beside it')"
   CC=clang CXX=clang++ cmake -S . -B build-asan $(generator build-asan) -DCMAKE_BUILD_TYPE=Debug -DCODERUNNER_TESTS=ON \

@@ -42,6 +42,10 @@ void JobChannel::PublishStage(std::string stage_json) {
 void JobChannel::PublishOutput(bool is_stderr, std::string_view bytes) {
   std::lock_guard<std::mutex> lock(mu_);
   if (terminal_) return;
+  AppendOutput(is_stderr, bytes);
+}
+
+void JobChannel::AppendOutput(bool is_stderr, std::string_view bytes) {
   const int s = is_stderr ? 1 : 0;
   std::string& log = output_[s];
   int64_t room = std::max<int64_t>(0, output_cap_ - static_cast<int64_t>(log.size()));
@@ -58,6 +62,17 @@ void JobChannel::PublishOutput(bool is_stderr, std::string_view bytes) {
     ++output_entries_;
   }
   cv_.notify_all();
+}
+
+bool JobChannel::PublishOutputAt(bool is_stderr, int64_t offset, std::string_view bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const int64_t held = static_cast<int64_t>(output_[is_stderr ? 1 : 0].size());
+  if (terminal_ || held >= output_cap_) return true;
+  if (offset < 0 || offset > held) return false;
+  const int64_t skip = held - offset;
+  if (skip >= static_cast<int64_t>(bytes.size())) return true;
+  AppendOutput(is_stderr, bytes.substr(static_cast<size_t>(skip)));
+  return true;
 }
 
 void JobChannel::Finish(store::JobStatus status, std::string raw_result_json) {

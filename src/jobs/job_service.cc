@@ -16,6 +16,7 @@
 #include "coderunner/wire/job_json.h"
 #include "coderunner/wire/limits_json.h"
 #include "job_metrics.h"
+#include "output_relay.h"
 #include "recovery.h"
 #include "result_cache_policy.h"
 #include "webhook_outbox_loop.h"
@@ -29,12 +30,16 @@ int WorkerCount(const config::Config& c) {
   return n == 0 ? 2 : static_cast<int>(n);
 }
 
-JobExecutorDeps ExecutorDepsOf(const JobServiceDeps& d, std::function<void()> webhook_owed) {
+// `relay` (nullable): the executor's notices go through it (fleet mode).
+// `webhook_owed`: what the executor calls when a finished job owes a
+// webhook (only with webhooks).
+JobExecutorDeps ExecutorDepsOf(const JobServiceDeps& d, OutputRelay* relay,
+                               std::function<void()> webhook_owed) {
   JobExecutorDeps e{d.config, d.store, d.hub, d.runner, d.metrics, nullptr, d.volumes, d.intents};
   if (d.webhooks != nullptr) e.webhook_owed = std::move(webhook_owed);
   if (d.fleet) {
     e.node = d.config->instance;
-    e.notices = d.notices;
+    e.notices = relay != nullptr ? relay->executor_notices() : d.notices;
   }
   return e;
 }
@@ -56,7 +61,12 @@ JobService::JobService(JobServiceDeps deps)
                return ValidateCallbackUrl(url, allow_private);
              }},
       digests_(deps.images, std::chrono::seconds(10)),
-      executor_(ExecutorDepsOf(deps,
+      relay_(deps.fleet && deps.notices != nullptr
+                 ? std::make_unique<OutputRelay>(OutputRelayDeps{
+                       deps.hub, deps.notices,
+                       [this](const std::string& id) { return executor_.Active().count(id) > 0; }})
+                 : nullptr),
+      executor_(ExecutorDepsOf(deps, relay_.get(),
                                [this] {
                                  if (webhook_loop_) webhook_loop_->Kick();
                                })),
@@ -154,6 +164,7 @@ void JobService::Stop() {
   if (starter_.joinable()) starter_.join();
   executor_.Shutdown();
   pool_.Stop();
+  if (relay_) relay_->Stop();  // Its forwarders' jobs ended with the pool.
   janitor_.Stop();
 }
 

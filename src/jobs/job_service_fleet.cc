@@ -6,6 +6,7 @@
 #include "coderunner/jobs/job_service.h"
 #include "coderunner/wire/job_json.h"
 #include "job_metrics.h"
+#include "output_relay.h"
 #include "recovery.h"
 
 namespace coderunner::jobs {
@@ -118,6 +119,7 @@ void JobService::CancelledInFleet(const store::JobRecord& rec) {
     if (auto ch = deps_.hub->Find(id)) ch->cancel_token().Cancel();
   } else {
     Publish(store::JobNotice::Kind::kCancel, id);
+    if (relay_) relay_->Forget(id);
     deps_.hub->Finish(id, store::JobStatus::kCancelled, "");
   }
   Publish(store::JobNotice::Kind::kChanged, id);
@@ -158,14 +160,18 @@ void JobService::Refresh(const std::string& id) const {
   auto rec = deps_.store->Get(id);
   if (!rec.ok()) {
     if (rec.status().reason() == store::kReasonJobNotFound) {
+      if (relay_) relay_->Forget(id);
       deps_.hub->Finish(id, store::JobStatus::kError, "");
     }
     return;
   }
   if (store::IsTerminal(rec->status)) {
+    if (relay_) relay_->Forget(id);
     deps_.hub->Finish(id, rec->status, std::move(rec->result_json));
   } else if (rec->status == store::JobStatus::kRunning) {
+    // Shown running first, then its live output is asked for.
     ch->PublishStatus(store::JobStatus::kRunning);
+    if (relay_) relay_->Watch(id);
   }
 }
 
@@ -182,6 +188,12 @@ void JobService::OnNotice(const store::JobNotice& notice) {
       break;
     case store::JobNotice::Kind::kChanged:
       Refresh(notice.job_id);
+      break;
+    case store::JobNotice::Kind::kWatch:
+      if (relay_) relay_->OnWatch(notice.job_id);
+      break;
+    case store::JobNotice::Kind::kOutput:
+      if (relay_) relay_->OnOutput(notice);
       break;
   }
 }

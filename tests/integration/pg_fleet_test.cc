@@ -3,14 +3,16 @@
 // and nothing runs twice: 1,000 jobs submitted across three nodes run once
 // each; a client waiting on one node is woken when another finishes the
 // job; a node killed with -9 has its jobs finished by another node, where
-// a client waits; a node drained and restarted rejoins; PostgreSQL
-// restarting under load loses no accepted job. A tier's requests_per_minute
-// is one budget for the whole fleet; each webhook of jobs finished on either
-// node reaches its receiver once. Every assertion reads the database itself
-// (status, attempt, owner, transitions, outbox).
+// a client waits; a client following /events on one node gets the live
+// output of the job another node runs; a node drained and restarted
+// rejoins; PostgreSQL restarting under load loses no accepted job. A tier's
+// requests_per_minute is one budget for the whole fleet; each webhook of
+// jobs finished on either node reaches its receiver once. Every assertion
+// reads the database itself (status, attempt, owner, transitions, outbox).
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -235,6 +237,49 @@ TEST_F(PgFleetTest, AWaiterOnOneNodeIsWokenWhenAnotherNodeFinishesTheJob) {
     EXPECT_EQ(w.json["status"], "succeeded") << w.body;
     EXPECT_EQ(w.json["result"]["stdout"], "woken\n") << w.body;
   }
+  EXPECT_TRUE(a->Stop()) << a->log();
+  EXPECT_TRUE(b->Stop()) << b->log();
+}
+
+TEST_F(PgFleetTest, LiveOutputReachesASubscriberOnTheOtherNode) {
+  auto a = Node();
+  auto b = Node();
+  ASSERT_TRUE(a->started() && b->started());
+  HttpAnswer sub = a->Post(
+      "/v1/jobs", Bash("sleep 1; for i in 1 2 3 4 5; do echo line$i; sleep 0.3; done").dump());
+  ASSERT_EQ(sub.status, 202) << sub.body;
+  const std::string id = sub.json.value("id", "");
+  std::string owner;
+  ASSERT_TRUE(Eventually([&] {
+    Rows rows = Query(conninfo_, "SELECT owner FROM jobs WHERE id = '" + id + "'");
+    owner = rows.empty() ? "" : rows[0][0];
+    return !owner.empty();
+  }));
+  // Followed on the node that does not run it: its stdout comes through
+  // the other node's notices, line by line, before the result.
+  const ServerProcess& other = owner == a->instance() ? *b : *a;
+  std::vector<std::string> names;
+  std::string out;
+  std::string name;
+  int status = other.StreamLines(
+      "/v1/jobs/" + id + "/events",
+      [&](const std::string& line, Clock::time_point) {
+        if (line.rfind("event: ", 0) == 0) {
+          name = line.substr(7);
+          names.push_back(name);
+        } else if (line.rfind("data: ", 0) == 0 && name == "stdout") {
+          out += json::parse(line.substr(6), nullptr, false).value("data", "");
+        }
+        return name != "result";
+      },
+      seconds(30));
+  EXPECT_EQ(status, 200);
+  EXPECT_EQ(out, "line1\nline2\nline3\nline4\nline5\n");
+  ASSERT_FALSE(names.empty());
+  EXPECT_EQ(names.back(), "result");
+  auto first_stdout = std::find(names.begin(), names.end(), "stdout");
+  auto running = std::find(names.begin(), names.end(), "status");
+  EXPECT_LT(running, first_stdout) << "a status (running) comes before the output";
   EXPECT_TRUE(a->Stop()) << a->log();
   EXPECT_TRUE(b->Stop()) << b->log();
 }

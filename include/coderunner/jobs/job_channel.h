@@ -70,6 +70,13 @@ class JobChannel {
   // Appends output, dropping whatever exceeds the per-stream cap. O(1)
   // amortized per byte, whatever the size of `bytes`.
   void PublishOutput(bool is_stderr, std::string_view bytes);
+  // Output relayed from the node that runs the job: `bytes` hold the
+  // stream's bytes from byte `offset`. Appends (as PublishOutput) only the
+  // part past what the stream already holds, so a replay is harmless.
+  // Returns false, appending nothing, if `offset` lies past the stream's
+  // end (bytes in between are missing: the caller asks for a replay);
+  // true otherwise, also when the stream is at its cap or the job terminal.
+  bool PublishOutputAt(bool is_stderr, int64_t offset, std::string_view bytes);
   // Marks the job terminal, keeps `raw_result_json` for /v1/execute and
   // wakes every waiter. Later calls are ignored.
   void Finish(store::JobStatus status, std::string raw_result_json);
@@ -117,6 +124,8 @@ class JobChannel {
   static bool IsOutput(JobEvent::Kind kind) {
     return kind == JobEvent::Kind::kStdout || kind == JobEvent::Kind::kStderr;
   }
+  // Appends output up to the cap (PublishOutput). Holds mu_.
+  void AppendOutput(bool is_stderr, std::string_view bytes);
   // Appends a status or stage entry. Holds mu_.
   void AppendText(JobEvent::Kind kind, std::string text);
   // Whether `cursor` has something left to read. Holds mu_.

@@ -33,6 +33,7 @@
 namespace coderunner::jobs {
 
 class ClaimLoop;
+class OutputRelay;
 class WebhookOutboxLoop;
 
 // An accepted job: its record as committed, and for a cache hit the raw
@@ -205,7 +206,9 @@ class JobService {
   // kCancel: a job running here stops as a user cancel does. kChanged: a
   // job waited on here and not running here is re-read; terminal, its
   // waiters get the record's status and result; running, they are told
-  // once. Off fleet mode, nothing. Thread-safe.
+  // once. kWatch: a job running here sends its live output to the fleet.
+  // kOutput: live output of a job followed here and running elsewhere goes
+  // into its channel. Off fleet mode, nothing. Thread-safe.
   void OnNotice(const store::JobNotice& notice);
   // Fleet mode: notices may have been lost; every job waited on here and
   // not running here is re-read as for kChanged, and the node claims now.
@@ -284,6 +287,9 @@ class JobService {
   JobServiceDeps deps_;
   wire::SubmissionRules rules_;
   ImageDigests digests_;
+  // Fleet mode with notices: live output to and from the other nodes.
+  // Before executor_, which publishes through it.
+  std::unique_ptr<OutputRelay> relay_;
   JobExecutor executor_;
   WorkerPool pool_;
   JobJanitor janitor_;

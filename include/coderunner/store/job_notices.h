@@ -3,15 +3,19 @@
 // A node that changes a job tells every node (itself included) through
 // Publish; each node's subscriber re-reads what it needs from the store.
 // A notice carries no state of its own: the store is the truth, and a
-// notice only says "look again". On PostgreSQL this is LISTEN/NOTIFY
-// (a notice sent inside no transaction is delivered once committed data is
-// visible to the reader); one machine needs none (the in-memory paths wake
-// their waiters directly).
+// notice only says "look again". The one exception is live output
+// (kWatch, kOutput), which is never stored: a node that follows a job run
+// elsewhere asks for it, and the node running the job sends it in chunks. On PostgreSQL this is
+// LISTEN/NOTIFY (a notice sent inside no transaction is delivered once committed data is visible to
+// the reader); one machine needs none (the in-memory paths wake their waiters directly).
 #ifndef CODERUNNER_STORE_JOB_NOTICES_H_
 #define CODERUNNER_STORE_JOB_NOTICES_H_
 
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 
 #include "coderunner/common/status.h"
 
@@ -22,10 +26,28 @@ struct JobNotice {
     kQueued,   // Jobs were queued (job_id may be empty): claimers look again.
     kChanged,  // Job `job_id` changed status: its waiters re-read it.
     kCancel,   // Job `job_id` was cancelled: the node running it stops it.
+    // A node follows job `job_id`'s live output: the node running it sends
+    // all of it (again, from offset 0) as kOutput.
+    kWatch,
+    // Live output of job `job_id`: `data` is the stream's bytes at byte
+    // `offset` (1..kMaxNoticeOutputBytes of them).
+    kOutput,
   };
+  JobNotice() = default;
+  // The kinds other than kOutput need no more (JobNotice{kind, id}).
+  JobNotice(Kind k, std::string id) : kind(k), job_id(std::move(id)) {}
+
   Kind kind = Kind::kChanged;
   std::string job_id;  // At most 128 bytes; empty only for kQueued.
+  // kOutput only (ignored and not sent for the other kinds):
+  bool is_stderr = false;  // Which stream `data` belongs to.
+  int64_t offset = 0;      // Bytes of that stream before `data`; >= 0.
+  std::string data;        // Raw output bytes, any values.
 };
+
+// The most output bytes one kOutput carries (a payload stays under
+// PostgreSQL's 8000-byte NOTIFY limit once base64-encoded).
+inline constexpr size_t kMaxNoticeOutputBytes = 5000;
 
 class JobNotices {
  public:

@@ -3,9 +3,9 @@
 //
 // Every notice goes to one channel (kJobNoticesChannel) as a short text
 // payload: "q:" or "q:<id>" (kQueued), "c:<id>" (kChanged), "x:<id>"
-// (kCancel). A job id is 1..128 bytes of printable ASCII without space
-// (0x21..0x7e; a ':' in it is fine, only the first ':' separates). Any other
-// payload on the channel (another client may NOTIFY anything) is ignored.
+// (kCancel), "w:<id>" (kWatch), "o:<o|e>:<offset>:<base64>:<id>" (kOutput). A job id is 1..128
+// bytes of printable ASCII without space (0x21..0x7e; a ':' in it is fine, only the first ':'
+// separates). Any other payload on the channel (another client may NOTIFY anything) is ignored.
 #ifndef CODERUNNER_STORE_PG_JOB_NOTICES_H_
 #define CODERUNNER_STORE_PG_JOB_NOTICES_H_
 

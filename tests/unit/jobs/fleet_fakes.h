@@ -107,7 +107,9 @@ class FakeJobNotices : public store::JobNotices {
 };
 
 // Runs nothing: a run succeeds with stdout "ran on <node>\n", at once or,
-// while held, once released or cancelled (then status cancelled).
+// while held, once released or cancelled (then status cancelled). Before
+// it holds, a run writes the live output chunks given to SetLiveOutput
+// (stdout), each through the run's output hook.
 class CountingRunner : public isolation::JobRunner {
  public:
   explicit CountingRunner(std::string node) : node_(std::move(node)) {}
@@ -115,6 +117,10 @@ class CountingRunner : public isolation::JobRunner {
   void Hold(bool on) {
     std::lock_guard<std::mutex> lock(mu_);
     hold_ = on;
+  }
+  void SetLiveOutput(std::vector<std::string> chunks) {
+    std::lock_guard<std::mutex> lock(mu_);
+    live_output_ = std::move(chunks);
   }
   void ReleaseAll() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -153,7 +159,11 @@ class CountingRunner : public isolation::JobRunner {
       });
     }
     const bool held = hold_;
+    const std::vector<std::string> live = live_output_;
     lock.unlock();
+    for (const std::string& chunk : live) {
+      if (hooks.on_output) hooks.on_output(engine::StreamId::kStdout, chunk);
+    }
     bool cancelled = false;
     if (held) {
       lock.lock();
@@ -188,6 +198,7 @@ class CountingRunner : public isolation::JobRunner {
   int cancelled_ = 0;
   bool hold_ = false;
   bool released_ = false;
+  std::vector<std::string> live_output_;
 };
 
 }  // namespace coderunner::testutil

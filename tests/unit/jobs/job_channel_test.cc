@@ -75,6 +75,48 @@ TEST(JobChannelTest, PublishOutputCapsEachStreamSeparately) {
   }
 }
 
+TEST(JobChannelTest, PublishOutputAtAppendsOnlyWhatIsNewAndRefusesGaps) {
+  struct Case {
+    const char* name;
+    int64_t offset;
+    std::string bytes;
+    bool ok;
+    std::string after;  // Stdout held afterwards (it starts as "abc").
+  };
+  const std::vector<Case> cases = {
+      {"continues at the end", 3, "de", true, "abcde"},
+      {"overlaps the end", 1, "bcdef", true, "abcdef"},
+      {"replay of what is held", 0, "abc", true, "abc"},
+      {"replay of a prefix", 0, "ab", true, "abc"},
+      {"past the end: a gap", 4, "e", false, "abc"},
+      {"negative offset", -1, "zabc", false, "abc"},
+      {"past the cap: cut", 3, "defghijk", true, "abcdefgh"},
+  };
+  for (const Case& c : cases) {
+    JobChannel ch(/*output_cap=*/8);
+    ch.PublishOutput(false, "abc");
+    ch.PublishOutput(true, "stderr");
+    EXPECT_EQ(ch.PublishOutputAt(false, c.offset, c.bytes), c.ok) << c.name;
+    std::string out, err;
+    for (const JobEvent& e : Events(ch)) {
+      (e.kind == Kind::kStdout ? out : err) += e.data;
+    }
+    EXPECT_EQ(out, c.after) << c.name;
+    EXPECT_EQ(err, "stderr") << c.name << ": the other stream is untouched";
+  }
+}
+
+TEST(JobChannelTest, PublishOutputAtIgnoresAFullStreamAndATerminalChannel) {
+  JobChannel full(/*output_cap=*/3);
+  full.PublishOutput(false, "abc");
+  EXPECT_TRUE(full.PublishOutputAt(false, 10, "x")) << "full: nothing more is kept anyway";
+  JobChannel done(/*output_cap=*/100);
+  done.Finish(store::JobStatus::kSucceeded, "");
+  EXPECT_TRUE(done.PublishOutputAt(false, 0, "x"));
+  EXPECT_EQ(Events(full).size(), 1u);
+  EXPECT_EQ(Events(done).size(), 1u) << "only the terminal status";
+}
+
 TEST(JobChannelTest, EventsKeepPublicationOrderAndKinds) {
   JobChannel ch(100);
   ch.PublishStatus(store::JobStatus::kRunning);

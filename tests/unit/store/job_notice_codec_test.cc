@@ -87,5 +87,88 @@ TEST(JobNoticeCodecTest, CheckNamesTheReason) {
   }
 }
 
+JobNotice Output(bool is_stderr, int64_t offset, std::string data, std::string id = "job-1") {
+  JobNotice n{JobNotice::Kind::kOutput, std::move(id)};
+  n.is_stderr = is_stderr;
+  n.offset = offset;
+  n.data = std::move(data);
+  return n;
+}
+
+TEST(JobNoticeCodecTest, EncodesWatchAndOutputAndDecodesThemBack) {
+  struct Case {
+    JobNotice notice;
+    std::string payload;  // Empty: not checked, only the round trip.
+  };
+  std::string binary("\0\x01\xff:o:\n", 7);
+  const std::vector<Case> cases = {
+      {{JobNotice::Kind::kWatch, "job-1"}, "w:job-1"},
+      {Output(false, 0, "hi"), "o:o:0:aGk=:job-1"},
+      {Output(true, 12345, "hi"), "o:e:12345:aGk=:job-1"},
+      {Output(false, 7, "hi", "t:a:b"), "o:o:7:aGk=:t:a:b"},
+      {Output(true, kMaxNoticeOutputOffset, binary), ""},
+      {Output(false, 0, std::string(kMaxNoticeOutputBytes, '\xfe'), std::string(128, '~')), ""},
+  };
+  for (const Case& c : cases) {
+    ASSERT_TRUE(CheckJobNotice(c.notice).ok()) << c.payload;
+    std::string payload = EncodeJobNotice(c.notice);
+    if (!c.payload.empty()) {
+      EXPECT_EQ(payload, c.payload);
+    }
+    EXPECT_LT(payload.size(), 8000u) << "under PostgreSQL's NOTIFY limit";
+    std::optional<JobNotice> back = DecodeJobNotice(payload);
+    ASSERT_TRUE(back.has_value()) << payload.substr(0, 40);
+    EXPECT_EQ(back->kind, c.notice.kind);
+    EXPECT_EQ(back->job_id, c.notice.job_id);
+    if (c.notice.kind != JobNotice::Kind::kOutput) continue;
+    EXPECT_EQ(back->is_stderr, c.notice.is_stderr);
+    EXPECT_EQ(back->offset, c.notice.offset);
+    EXPECT_EQ(back->data, c.notice.data);
+  }
+}
+
+TEST(JobNoticeCodecTest, RefusesMalformedOutputPayloads) {
+  const std::vector<std::string> junk = {
+      "w:",
+      "o:",
+      "o:o:0:aGk=:",                                 // No job id.
+      "o:o:0:aGk=",                                  // No field after data.
+      "o:o:0::job-1",                                // No data.
+      "o:x:0:aGk=:job-1",                            // Unknown stream.
+      "o:oo:0:aGk=:job-1",                           // Stream of two bytes.
+      "o:o::aGk=:job-1",                             // No offset.
+      "o:o:01:aGk=:job-1",                           // Leading zero.
+      "o:o:-1:aGk=:job-1",                           // Negative.
+      "o:o:-0:aGk=:job-1",                           // Not canonical (fuzzer).
+      "o:o:+1:aGk=:job-1",                           // Sign.
+      "o:o:1x:aGk=:job-1",                           // Not a number.
+      "o:o:1000000000000000000:aGk=:job-1",          // 19 digits.
+      "o:o:0:aGk:job-1",                             // Unpadded.
+      "o:o:0:aGl=:job-1",                            // Not canonical.
+      "o:o:0:a Gk=:job-1",                           // Space in base64.
+      "o:o:0:aGk=:job 1",                            // Space in id.
+      "o:o:0:" + std::string(6672, 'A') + ":job-1",  // 5004 bytes decoded.
+  };
+  for (const std::string& payload : junk) {
+    EXPECT_FALSE(DecodeJobNotice(payload).has_value()) << payload.substr(0, 60);
+  }
+}
+
+TEST(JobNoticeCodecTest, CheckRefusesOutputOutOfBounds) {
+  const std::vector<JobNotice> bad = {
+      {JobNotice::Kind::kWatch, ""},
+      Output(false, 0, ""),
+      Output(false, 0, std::string(kMaxNoticeOutputBytes + 1, 'a')),
+      Output(false, -1, "a"),
+      Output(false, kMaxNoticeOutputOffset + 1, "a"),
+      Output(false, 0, "a", ""),
+  };
+  for (const JobNotice& n : bad) {
+    Status status = CheckJobNotice(n);
+    EXPECT_EQ(status.code(), StatusCode::kInvalidArgument) << n.offset << " " << n.data.size();
+    EXPECT_EQ(status.reason(), kReasonInvalidNotice);
+  }
+}
+
 }  // namespace
 }  // namespace coderunner::store

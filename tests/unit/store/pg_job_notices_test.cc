@@ -285,6 +285,29 @@ TEST_F(PgJobNoticesTest, PublishRefusesBadJobIds) {
   EXPECT_EQ(heard.heard(), expected);  // Nothing refused went out.
 }
 
+TEST_F(PgJobNoticesTest, LiveOutputOfTheLargestSizeGoesThroughTheServer) {
+  Collector heard;
+  std::unique_ptr<PgJobNotices> notices = Subscribe(conninfo_, heard);
+  ASSERT_NE(notices, nullptr);
+  std::string every_byte;
+  for (size_t i = 0; i < kMaxNoticeOutputBytes; ++i) every_byte.push_back(static_cast<char>(i));
+  JobNotice largest = Notice(JobNotice::Kind::kOutput, std::string(127, 'j') + ":");
+  largest.is_stderr = true;
+  largest.offset = kMaxNoticeOutputOffset;
+  largest.data = every_byte;
+  const std::vector<JobNotice> sent = {Notice(JobNotice::Kind::kWatch, "job-1"), largest};
+  for (const JobNotice& notice : sent) ASSERT_TRUE(notices->Publish(notice).ok());
+  JobNotice too_big = largest;
+  too_big.data.push_back('x');
+  Status refused = notices->Publish(too_big);
+  EXPECT_EQ(refused.reason(), kReasonInvalidNotice);
+  ASSERT_TRUE(notices->Publish(Changed("sentinel")).ok());
+  ASSERT_TRUE(heard.WaitFor(kSentinel));
+  // Heard as sent: every byte of the data came back (re-encoded equal).
+  EXPECT_EQ(heard.heard(),
+            (std::vector<std::string>{"w:job-1", EncodeJobNotice(largest), kSentinel}));
+}
+
 TEST_F(PgJobNoticesTest, StartTwiceIsFailedPrecondition) {
   Collector heard;
   std::unique_ptr<PgJobNotices> notices = Subscribe(conninfo_, heard);
