@@ -13,7 +13,7 @@ namespace coderunner::store {
 
 // The schema version this code fully understands (rows of
 // schema_migrations: one per version applied).
-inline constexpr int kPgSchemaVersion = 4;
+inline constexpr int kPgSchemaVersion = 5;
 
 // Key of the migrations' advisory lock (transaction-scoped; "cr" "migr"
 // as bytes).
@@ -82,6 +82,16 @@ CREATE TABLE nodes (
   started_at_ms     BIGINT  NOT NULL DEFAULT 0,
   last_heartbeat_ms BIGINT  NOT NULL DEFAULT 0
 );
+)sql",
+    // 4 -> 5: sandbox placements (see sqlite_schema.h).
+    R"sql(
+CREATE TABLE sandbox_owners (
+  id         TEXT   NOT NULL PRIMARY KEY,
+  tenant     TEXT   NOT NULL,
+  node       TEXT   NOT NULL,
+  created_ms BIGINT NOT NULL DEFAULT 0
+);
+CREATE INDEX sandbox_owners_by_node ON sandbox_owners (node);
 )sql",
 };
 static_assert(std::size(kPgMigrations) == kPgSchemaVersion, "one migration per schema version");

@@ -9,6 +9,7 @@
 
 #include "coderunner/store/job_store.h"
 #include "coderunner/store/node_registry.h"
+#include "coderunner/store/sandbox_owners.h"
 
 namespace coderunner::store {
 
@@ -40,7 +41,7 @@ struct PgStoreOptions {
 // Thread-safe: each call takes a connection from a bounded pool for its
 // duration. A connection the server closed is replaced on next use; while
 // the server is unreachable calls fail Unavailable ("store_unavailable").
-class PgJobStore : public JobStore, public NodeRegistry {
+class PgJobStore : public JobStore, public NodeRegistry, public SandboxOwners {
  public:
   // Connects and applies the versioned migrations (table schema_migrations)
   // under a transaction-scoped advisory lock, so that nodes starting
@@ -78,6 +79,12 @@ class PgJobStore : public JobStore, public NodeRegistry {
   Status Heartbeat(const NodeInfo& node, int64_t now_ms) override;
   StatusOr<std::vector<NodeInfo>> List() override;
   Status Remove(const std::string& id) override;
+
+  // SandboxOwners, on the same database (table sandbox_owners): pg_sandbox_owners.cc.
+  Status PlaceSandbox(const SandboxPlacement& placement) override;
+  StatusOr<std::optional<SandboxPlacement>> SandboxOwner(const std::string& id,
+                                                         const std::string& tenant) override;
+  Status ForgetSandbox(const std::string& id) override;
 
  private:
   PgJobStore(std::unique_ptr<PgPool> pool, RequestRedactor redactor);

@@ -8,6 +8,7 @@
 
 #include "coderunner/store/job_store.h"
 #include "coderunner/store/node_registry.h"
+#include "coderunner/store/sandbox_owners.h"
 
 struct sqlite3;
 
@@ -19,7 +20,7 @@ class SqliteStatementCache;
 // journal_mode=WAL and synchronous=FULL: a commit survives kill -9 and power
 // loss. One connection, serialized by a mutex (SQLite serializes writers
 // anyway). Thread-safe.
-class SqliteJobStore : public JobStore, public NodeRegistry {
+class SqliteJobStore : public JobStore, public NodeRegistry, public SandboxOwners {
  public:
   // Opens (creating if needed) the database at `path` (parent directories
   // are created) and migrates its schema. The file and its -wal/-shm files
@@ -57,6 +58,12 @@ class SqliteJobStore : public JobStore, public NodeRegistry {
   Status Heartbeat(const NodeInfo& node, int64_t now_ms) override;
   StatusOr<std::vector<NodeInfo>> List() override;
   Status Remove(const std::string& id) override;
+
+  // SandboxOwners, on the same database (table sandbox_owners): sqlite_sandbox_owners.cc.
+  Status PlaceSandbox(const SandboxPlacement& placement) override;
+  StatusOr<std::optional<SandboxPlacement>> SandboxOwner(const std::string& id,
+                                                         const std::string& tenant) override;
+  Status ForgetSandbox(const std::string& id) override;
 
  private:
   SqliteJobStore(sqlite3* db, RequestRedactor redactor);

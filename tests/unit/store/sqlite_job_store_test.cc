@@ -145,7 +145,7 @@ TEST_F(SqliteJobStoreTest, DatabaseFilesAreRootsAlone) {
 TEST_F(SqliteJobStoreTest, OpenUsesWalAndSetsSchemaVersion) {
   store_.reset();
   EXPECT_EQ(RawQuery(path_, "PRAGMA journal_mode"), "wal");
-  EXPECT_EQ(RawQuery(path_, "PRAGMA user_version"), "4");
+  EXPECT_EQ(RawQuery(path_, "PRAGMA user_version"), "5");
   EXPECT_EQ(RawQuery(path_,
                      "SELECT count(*) FROM sqlite_master WHERE name IN "
                      "('jobs', 'cache', 'jobs_by_tenant_created', 'jobs_by_status', "
@@ -161,7 +161,7 @@ TEST_F(SqliteJobStoreTest, ReopeningKeepsDataAndSchemaVersion) {
     EXPECT_EQ(MustGet("job-1").id, "job-1");
   }
   store_.reset();
-  EXPECT_EQ(RawQuery(path_, "PRAGMA user_version"), "4");
+  EXPECT_EQ(RawQuery(path_, "PRAGMA user_version"), "5");
   EXPECT_EQ(RawQuery(path_, "SELECT count(*) FROM jobs"), "1");
 }
 
@@ -277,7 +277,7 @@ TEST_F(SqliteJobStoreTest, MigratesAVersion1DatabaseKeepingItsJobs) {
   EXPECT_EQ(old.progress_json, "");
   EXPECT_EQ(old.owner, "");
   EXPECT_EQ(old.lease_expires_at_ms, 0);
-  EXPECT_EQ(RawQuery(path_, "PRAGMA user_version"), "4");
+  EXPECT_EQ(RawQuery(path_, "PRAGMA user_version"), "5");
 }
 
 }  // namespace
