@@ -123,28 +123,27 @@ class OwnerForwarderTest : public ::testing::Test {
 TEST_F(OwnerForwarderTest, SandboxOnAnAliveOwnerIsRelayedThere) {
   httplib::Request req = Request("POST", "/v1/sandboxes/sbx-on-b/execute");
   req.params.emplace("a b", "c&d");
-  req.body = R"({"code":"print(1)"
-})";
+  req.body = R"j({"code":"print(1)"})j";
   auto got = forwarder_->ForSandbox("acme", "sbx-on-b", /*held_here=*/false, req);
-ASSERT_TRUE(got.ok()) << got.status().ToString();
-ASSERT_TRUE(got->has_value());
-ASSERT_EQ(relayed_.size(), 1u);
-const RelayRequest& r = relayed_[0];
-EXPECT_EQ(r.method, "POST");
-// The registry's URL (its trailing '/' dropped) + the path and query, re-encoded.
-EXPECT_EQ(r.url, "http://b.internal:9000/v1/sandboxes/sbx-on-b/execute?a%20b=c%26d");
-EXPECT_EQ(r.body, req.body);
-EXPECT_EQ(r.authorization, "Bearer acme-key");
-EXPECT_EQ(r.content_type, "application/json");
-EXPECT_EQ(r.forwarded_by, "node-a");
-EXPECT_EQ(r.timeout_ms, 5000);
-EXPECT_EQ(r.max_body_bytes, 4096u);
-const Answer& a = **got;
-EXPECT_EQ(a.status, 201);
-const auto& text = std::get<TextBody>(a.body);
-EXPECT_EQ(text.text, R"({"from":"b"})");
-EXPECT_EQ(text.content_type, "application/json");
-EXPECT_EQ(Header(a, kNodeHeader), "node-b");
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_TRUE(got->has_value());
+  ASSERT_EQ(relayed_.size(), 1u);
+  const RelayRequest& r = relayed_[0];
+  EXPECT_EQ(r.method, "POST");
+  // The registry's URL (its trailing '/' dropped) + the path and query, re-encoded.
+  EXPECT_EQ(r.url, "http://b.internal:9000/v1/sandboxes/sbx-on-b/execute?a%20b=c%26d");
+  EXPECT_EQ(r.body, req.body);
+  EXPECT_EQ(r.authorization, "Bearer acme-key");
+  EXPECT_EQ(r.content_type, "application/json");
+  EXPECT_EQ(r.forwarded_by, "node-a");
+  EXPECT_EQ(r.timeout_ms, 5000);
+  EXPECT_EQ(r.max_body_bytes, 4096u);
+  const Answer& a = **got;
+  EXPECT_EQ(a.status, 201);
+  const auto& text = std::get<TextBody>(a.body);
+  EXPECT_EQ(text.text, R"({"from":"b"})");
+  EXPECT_EQ(text.content_type, "application/json");
+  EXPECT_EQ(Header(a, kNodeHeader), "node-b");
 }
 
 TEST_F(OwnerForwarderTest, WhenNotToRelay) {

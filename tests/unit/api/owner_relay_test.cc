@@ -33,10 +33,11 @@ class OwnerRelayTest : public ::testing::Test {
       cv_.wait(lock, [this] { return released_; });
       res.set_content("late", "text/plain");
     });
+    // Bound and listening once this returns: connections queue until the
+    // thread accepts them.
     port_ = server_.bind_to_any_port("127.0.0.1");
     ASSERT_GT(port_, 0);
     thread_ = std::thread([this] { server_.listen_after_bind(); });
-    server_.wait_until_ready();
   }
   void TearDown() override {
     {
