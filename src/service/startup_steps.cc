@@ -13,6 +13,7 @@
 #include "coderunner/isolation/host_mount.h"
 #include "coderunner/jobs/jobs_context.h"
 #include "coderunner/jobs/webhook_signature.h"
+#include "coderunner/store/sandbox_owners.h"
 #include "coderunner/wire/execute_request.h"
 #include "node_identity.h"
 #include "store_opening.h"
@@ -300,6 +301,7 @@ Status Listen(Components& c) {
                        c.sandboxes.get(),
                        c.store.get()};
   deps.nodes = c.node_registry();
+  deps.sandbox_owners = dynamic_cast<store::SandboxOwners*>(c.store.get());
   c.server = std::make_unique<api::Server>(deps);
   Status ready = c.server->CheckReady();
   if (!ready.ok()) spdlog::warn("not ready: {}", ready.message());

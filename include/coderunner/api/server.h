@@ -22,6 +22,7 @@
 #include "coderunner/sandboxes/sandbox_manager.h"
 #include "coderunner/store/job_store.h"
 #include "coderunner/store/node_registry.h"
+#include "coderunner/store/sandbox_owners.h"
 #include "coderunner/volumes/volume_service.h"
 #include "coderunner/wire/execute_request.h"
 
@@ -50,6 +51,11 @@ struct ServerDeps {
   // The fleet's node registry GET /v1/nodes lists (nodes_route.h); nullptr:
   // that route answers 503.
   store::NodeRegistry* nodes = nullptr;
+  // Where each sandbox lives (the job store's SandboxOwners). With
+  // store.kind postgres and `nodes`, a request for a sandbox or an artifact
+  // held by another node is forwarded there (or answered 410 when that node
+  // is gone); nullptr: every request is answered here.
+  store::SandboxOwners* sandbox_owners = nullptr;
 };
 
 // Routes (plus those of jobs_routes.h, volumes_routes.h, intents_routes.h
@@ -75,6 +81,8 @@ struct ServerDeps {
 // Every error answer is {"error":{"code","message"}}.
 //
 // Thread-safe: handlers run on a pool of config.server.threads threads.
+class OwnerForwarder;
+
 class Server {
  public:
   explicit Server(ServerDeps deps);
@@ -118,6 +126,8 @@ class Server {
   ServerDeps deps_;
   // Outlives http_ (its task queue's threads report to it).
   std::unique_ptr<ConnectionGuard> connections_;
+  // Fleet mode's forwarder (nullptr otherwise); outlives http_'s handlers.
+  std::unique_ptr<OwnerForwarder> forwarder_;
   std::unique_ptr<httplib::Server> http_;
   RouteTable routes_;  // Registers on *http_; declared after it.
   auth::RateLimiter rate_limiter_;
