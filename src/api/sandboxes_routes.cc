@@ -127,6 +127,23 @@ StatusOr<sandboxes::SandboxRecord> CreatePlaced(sandboxes::SandboxManager& manag
   return rec;
 }
 
+// GET /v1/sandboxes: this node's sandboxes of the caller's tenant.
+StatusOr<Answer> ListAnswer(sandboxes::SandboxManager& manager, const auth::Principal& p,
+                            const httplib::Request& req) {
+  std::optional<sandboxes::SandboxState> state;
+  if (req.has_param("state")) {
+    state = sandboxes::ParseState(req.get_param_value("state"));
+    if (!state) {
+      return InvalidArgumentError("state: must be running, stopped or expired", "invalid_request");
+    }
+  }
+  json out = json::array();
+  for (const auto& r : manager.List(p.tenant, state, req.get_param_value("language"))) {
+    out.push_back(SandboxJson(r));
+  }
+  return Answer::Json(200, {{"sandboxes", out}});
+}
+
 }  // namespace
 
 void RegisterSandboxRoutes(RouteTable& http, sandboxes::SandboxManager& manager,
@@ -148,22 +165,10 @@ void RegisterSandboxRoutes(RouteTable& http, sandboxes::SandboxManager& manager,
     return Answer::Json(201, SandboxJson(rec));
   }));
 
-  http.Get("/v1/sandboxes", auth.Wrap([&manager](const auth::Principal& p,
-                                                 const httplib::Request& req) -> StatusOr<Answer> {
-    std::optional<sandboxes::SandboxState> state;
-    if (req.has_param("state")) {
-      state = sandboxes::ParseState(req.get_param_value("state"));
-      if (!state) {
-        return InvalidArgumentError("state: must be running, stopped or expired",
-                                    "invalid_request");
-      }
-    }
-    json out = json::array();
-    for (const auto& r : manager.List(p.tenant, state, req.get_param_value("language"))) {
-      out.push_back(SandboxJson(r));
-    }
-    return Answer::Json(200, {{"sandboxes", out}});
-  }));
+  http.Get("/v1/sandboxes",
+           auth.Wrap([&manager](const auth::Principal& p, const httplib::Request& req) {
+             return ListAnswer(manager, p, req);
+           }));
 
   http.Get(
       "/v1/sandboxes/" + id_re,
