@@ -90,8 +90,9 @@ json CallJson(const sandboxes::ExecuteOutcome& o) {
 }
 
 // `handler` for a route on /v1/sandboxes/{id}: with a forwarder, a sandbox
-// not held here goes to its owner first (holding one of the caller's
-// long-request slots while relayed when `long_request`).
+// not held here goes to its owner first (or is answered 410 state_lost),
+// holding one of the caller's long-request slots while relayed when
+// `long_request`.
 Handler Owned(sandboxes::SandboxManager& manager, OwnerForwarder* forwarder,
               const AuthAdapter& auth, bool long_request, Handler handler) {
   if (forwarder == nullptr) return handler;
@@ -105,6 +106,11 @@ Handler Owned(sandboxes::SandboxManager& manager, OwnerForwarder* forwarder,
     }
     CR_ASSIGN_OR_RETURN(std::optional<Answer> relayed,
                         forwarder->ForSandbox(p.tenant, id, held, req));
+    // A DELETE of a sandbox whose node is gone forgets its placement (the
+    // answer stays 410 state_lost: there was nothing left to delete).
+    if (relayed && relayed->status == 410 && req.method == "DELETE") {
+      CR_RETURN_IF_ERROR(forwarder->Forget(id));
+    }
     if (relayed) return std::move(*relayed);
     slot.reset();
     return handler(p, req);

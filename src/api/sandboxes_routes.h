@@ -27,7 +27,8 @@ namespace coderunner::api {
 // this node as the sandbox's owner (and a delete forgets it); a request on
 // /v1/sandboxes/{id}... for a sandbox not held here is forwarded to the
 // node that holds it, or answered 410 "state_lost" when that node is gone
-// (OwnerForwarder::ForSandbox). The list stays this node's own sandboxes.
+// (OwnerForwarder::ForSandbox; a DELETE then also forgets the placement).
+// The list stays this node's own sandboxes.
 void RegisterSandboxRoutes(RouteTable& http, sandboxes::SandboxManager& manager,
                            const config::Config& config, const AuthAdapter& auth,
                            OwnerForwarder* forwarder = nullptr);

@@ -86,6 +86,9 @@ TEST_F(PgForwardTest, SandboxAndArtifactAreServedThroughAnotherNodeThenGoneWithT
   HttpAnswer lost = y.Post(exec, json{{"code", "print(x)"}}.dump());
   EXPECT_EQ(lost.status, 410) << lost.body;
   EXPECT_EQ(lost.json["error"]["code"], "state_lost") << lost.body;
+  // Deleting it through Y: still 410, and its placement is forgotten.
+  EXPECT_EQ(y.Delete("/v1/sandboxes/" + sbx).status, 410);
+  EXPECT_TRUE(Query(conninfo_, "SELECT node FROM sandbox_owners WHERE id = '" + sbx + "'").empty());
   HttpAnswer gone = y.Get(artifact);
   EXPECT_EQ(gone.status, 410) << gone.body;
   EXPECT_EQ(gone.json["error"]["code"], "artifacts_gone") << gone.body;
