@@ -1,8 +1,10 @@
 // State that lives on one node, reached through another: two nodes on one
 // real PostgreSQL and the engine under test. A sandbox on node X is used
 // through node Y (the same interpreter state), a job's artifact kept by X
-// is downloaded through Y byte for byte; once X has left, Y answers 410
-// state_lost for the sandbox and 410 artifacts_gone for the artifact.
+// is downloaded through Y byte for byte; once X has crashed (kill -9: its
+// node row still there, its port refusing), Y answers 410 state_lost for
+// the sandbox and 410 artifacts_gone for the artifact. (A node that left
+// cleanly, its row removed, is the unit tests' "owner not registered".)
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -81,8 +83,10 @@ TEST_F(PgForwardTest, SandboxAndArtifactAreServedThroughAnotherNodeThenGoneWithT
   EXPECT_EQ(relayed.body, direct.body);
   EXPECT_EQ(relayed.headers["x-coderunner-node"], x.instance());
 
-  // X leaves (its node row is removed): its state is gone with it.
-  EXPECT_TRUE(x.Stop()) << x.log();
+  // X crashes: its node row still looks alive for a while, but it refuses
+  // connections, and its state is gone with it.
+  x.Kill9();
+  EXPECT_EQ(Query(conninfo_, "SELECT id FROM nodes WHERE id = '" + x.instance() + "'").size(), 1u);
   HttpAnswer lost = y.Post(exec, json{{"code", "print(x)"}}.dump());
   EXPECT_EQ(lost.status, 410) << lost.body;
   EXPECT_EQ(lost.json["error"]["code"], "state_lost") << lost.body;
@@ -93,6 +97,10 @@ TEST_F(PgForwardTest, SandboxAndArtifactAreServedThroughAnotherNodeThenGoneWithT
   EXPECT_EQ(gone.status, 410) << gone.body;
   EXPECT_EQ(gone.json["error"]["code"], "artifacts_gone") << gone.body;
   EXPECT_NE(gone.json["error"]["message"].get<std::string>().find(x.instance()), std::string::npos);
+  // X restarted with its instance removes what the kill left on the engine.
+  auto again = std::make_unique<ServerProcess>(x);
+  EXPECT_TRUE(again->started()) << again->log();
+  EXPECT_TRUE(again->Stop()) << again->log();
   EXPECT_TRUE(y.Stop()) << y.log();
 }
 
