@@ -106,9 +106,7 @@ StatusOr<std::optional<Answer>> OwnerForwarder::Route(const std::string& owner, 
   Answer a =
       Answer::Text(got->status, std::move(got->body),
                    got->content_type.empty() ? "application/octet-stream" : got->content_type);
-  if (!got->content_disposition.empty()) {
-    a.WithHeader("Content-Disposition", got->content_disposition);
-  }
+  for (auto& [name, value] : got->headers) a.WithHeader(name, std::move(value));
   a.WithHeader(kNodeHeader, owner);
   return std::optional<Answer>(std::move(a));
 }

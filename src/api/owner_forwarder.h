@@ -15,6 +15,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "coderunner/common/status.h"
@@ -75,11 +76,17 @@ struct RelayRequest {
   size_t max_body_bytes = 0;   // Bound on the relayed answer's body, bytes.
 };
 
+// The owner's answer headers relayed to the caller besides Content-Type
+// (a download's name, a 429's or 503's wait, a 401's challenge).
+inline constexpr const char* kRelayedHeaders[] = {"Content-Disposition", "Retry-After",
+                                                  "WWW-Authenticate"};
+
 // What the owner answered.
 struct RelayResponse {
   int status = 0;
   std::string content_type;
-  std::string content_disposition;  // "" when none.
+  // Those of kRelayedHeaders the owner sent, in the order it sent them.
+  std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
 };
 

@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <string>
+#include <utility>
 
 #include "coderunner/common/curl_handle.h"
 #include "owner_forwarder.h"
@@ -48,8 +49,13 @@ bool HeaderValue(const std::string& line, const std::string& name, std::string& 
 size_t WriteHeader(char* data, size_t size, size_t n, void* user) {
   auto* out = static_cast<RelayResponse*>(user);
   const std::string line(data, size * n);
-  if (!HeaderValue(line, "Content-Type", out->content_type)) {
-    HeaderValue(line, "Content-Disposition", out->content_disposition);
+  if (HeaderValue(line, "Content-Type", out->content_type)) return size * n;
+  for (const char* name : kRelayedHeaders) {
+    std::string value;
+    if (HeaderValue(line, name, value)) {
+      out->headers.emplace_back(name, std::move(value));
+      break;
+    }
   }
   return size * n;
 }

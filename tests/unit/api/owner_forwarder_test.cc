@@ -87,7 +87,7 @@ class OwnerForwarderTest : public ::testing::Test {
         [this](const RelayRequest& r) -> StatusOr<RelayResponse> {
           relayed_.push_back(r);
           if (!relay_error_.ok()) return relay_error_;
-          return RelayResponse{201, "application/json", "", R"({"from":"b"})"};
+          return RelayResponse{201, "application/json", {{"Retry-After", "3"}}, R"({"from":"b"})"};
         });
   }
   void TearDown() override {
@@ -144,6 +144,7 @@ TEST_F(OwnerForwarderTest, SandboxOnAnAliveOwnerIsRelayedThere) {
   EXPECT_EQ(text.text, R"({"from":"b"})");
   EXPECT_EQ(text.content_type, "application/json");
   EXPECT_EQ(Header(a, kNodeHeader), "node-b");
+  EXPECT_EQ(Header(a, "Retry-After"), "3");
 }
 
 TEST_F(OwnerForwarderTest, WhenNotToRelay) {

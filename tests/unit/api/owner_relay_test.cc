@@ -7,6 +7,8 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "api/owner_forwarder.h"
 
@@ -19,6 +21,8 @@ class OwnerRelayTest : public ::testing::Test {
     server_.Post("/echo", [](const httplib::Request& req, httplib::Response& res) {
       res.status = 201;
       res.set_header("Content-Disposition", "attachment; filename=\"out.bin\"");
+      res.set_header("Retry-After", "7");
+      res.set_header("X-Not-Relayed", "1");
       res.set_content(req.get_header_value("Authorization") + "|" +
                           req.get_header_value("Content-Type") + "|" +
                           req.get_header_value(kForwardedByHeader) + "|" +
@@ -75,7 +79,9 @@ TEST_F(OwnerRelayTest, RelaysMethodHeadersQueryAndBodyAndReadsTheAnswer) {
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   EXPECT_EQ(got->status, 201);
   EXPECT_EQ(got->content_type, "text/plain");
-  EXPECT_EQ(got->content_disposition, "attachment; filename=\"out.bin\"");
+  using Headers = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(got->headers, (Headers{{"Content-Disposition", "attachment; filename=\"out.bin\""},
+                                   {"Retry-After", "7"}}));
   EXPECT_EQ(got->body, R"(Bearer k|application/json|node-a|v 1|{"code":"x"})");
 }
 
