@@ -175,8 +175,9 @@ void RegisterJobRecordRoutes(RouteTable& http, jobs::JobService& service, const 
 }
 
 // GET /v1/jobs/{id}/artifacts/{path}: one artifact the result lists.
-StatusOr<Answer> ArtifactAnswer(jobs::JobService& service, const auth::Principal& p,
-                                const httplib::Request& req) {
+// With a forwarder, one held by another node comes from that node.
+StatusOr<Answer> ArtifactAnswer(jobs::JobService& service, OwnerForwarder* forwarder,
+                                const auth::Principal& p, const httplib::Request& req) {
   const config::Config& config = service.config();
   auto rec = service.Get(req.matches[1], p.tenant);
   if (!rec.ok()) return rec.status();
@@ -193,6 +194,11 @@ StatusOr<Answer> ArtifactAnswer(jobs::JobService& service, const auth::Principal
       "job " + rec->id + " has no artifact '" + SanitizeUtf8(path.substr(0, 256)) + "'",
       "artifact_not_found");
   if (!listed) return missing;
+  if (forwarder != nullptr) {
+    CR_ASSIGN_OR_RETURN(std::optional<Answer> relayed,
+                        forwarder->ForArtifact(rec->owner, rec->id, req));
+    if (relayed) return std::move(*relayed);
+  }
   auto fd = isolation::OpenTreeFile(config.artifacts.dir + "/" + rec->id, path);
   if (!fd.ok()) return fd.status().code() == StatusCode::kNotFound ? missing : fd.status();
   return Answer::File(std::move(*fd), path, InternalError("stat artifact"));
@@ -222,13 +228,14 @@ StatusOr<Answer> EventsAnswer(jobs::JobService& service, const AuthAdapter& auth
 
 }  // namespace
 
-void RegisterJobRoutes(RouteTable& http, jobs::JobService& service, const AuthAdapter& auth) {
+void RegisterJobRoutes(RouteTable& http, jobs::JobService& service, const AuthAdapter& auth,
+                       OwnerForwarder* forwarder) {
   RegisterSubmitRoutes(http, service, auth);
   RegisterJobRecordRoutes(http, service, auth);
 
   http.Get(JobPath("/artifacts/(.+)"),
-           auth.Wrap([&service](const auth::Principal& p, const httplib::Request& req) {
-             return ArtifactAnswer(service, p, req);
+           auth.Wrap([&service, forwarder](const auth::Principal& p, const httplib::Request& req) {
+             return ArtifactAnswer(service, forwarder, p, req);
            }));
 
   // Shared by every /events stream; lives as long as the routes.

@@ -5,6 +5,7 @@
 #include "auth_adapter.h"
 #include "coderunner/api/route_table.h"
 #include "coderunner/jobs/job_service.h"
+#include "owner_forwarder.h"
 
 namespace coderunner::api {
 
@@ -26,7 +27,12 @@ namespace coderunner::api {
 // yet, each hold one of the tenant's long-request slots while they last
 // (429 too_many_long_requests beyond; see HoldLongRequest). Each handler
 // is wrapped by `auth`. `service` must outlive `http`.
-void RegisterJobRoutes(RouteTable& http, jobs::JobService& service, const AuthAdapter& auth);
+//
+// Fleet mode (`forwarder` not null, must outlive `http`): an artifact of a
+// job another node ran (the record's owner) is fetched from that node, or
+// answered 410 "artifacts_gone" when it is gone (OwnerForwarder::ForArtifact).
+void RegisterJobRoutes(RouteTable& http, jobs::JobService& service, const AuthAdapter& auth,
+                       OwnerForwarder* forwarder = nullptr);
 
 }  // namespace coderunner::api
 

@@ -2,7 +2,10 @@
 
 #include <httplib.h>
 
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <utility>
 
 #include "coderunner/common/ids.h"
 #include "coderunner/common/utf8.h"
@@ -86,80 +89,136 @@ json CallJson(const sandboxes::ExecuteOutcome& o) {
   return j;
 }
 
+// `handler` for a route on /v1/sandboxes/{id}: with a forwarder, a sandbox
+// not held here goes to its owner first (or is answered 410 state_lost),
+// holding one of the caller's long-request slots while relayed when
+// `long_request`.
+Handler Owned(sandboxes::SandboxManager& manager, OwnerForwarder* forwarder,
+              const AuthAdapter& auth, bool long_request, Handler handler) {
+  if (forwarder == nullptr) return handler;
+  return [&manager, forwarder, auth, long_request, handler = std::move(handler)](
+             const auth::Principal& p, const httplib::Request& req) -> StatusOr<Answer> {
+    const std::string id = req.matches[1];
+    const bool held = manager.Get(p.tenant, id).status().code() != StatusCode::kNotFound;
+    std::shared_ptr<auth::LongRequestLimiter::Lease> slot;
+    if (!held && long_request) {
+      CR_ASSIGN_OR_RETURN(slot, auth.HoldLongRequest(p));
+    }
+    CR_ASSIGN_OR_RETURN(std::optional<Answer> relayed,
+                        forwarder->ForSandbox(p.tenant, id, held, req));
+    // A DELETE of a sandbox whose node is gone forgets its placement (the
+    // answer stays 410 state_lost: there was nothing left to delete).
+    if (relayed && relayed->status == 410 && req.method == "DELETE") {
+      CR_RETURN_IF_ERROR(forwarder->Forget(id));
+    }
+    if (relayed) return std::move(*relayed);
+    slot.reset();
+    return handler(p, req);
+  };
+}
+
+// Creates the sandbox; with a forwarder, records this node as its owner
+// (a sandbox that cannot be recorded is deleted again: no other node could
+// ever reach it).
+StatusOr<sandboxes::SandboxRecord> CreatePlaced(sandboxes::SandboxManager& manager,
+                                                OwnerForwarder* forwarder, const auth::Principal& p,
+                                                sandboxes::SandboxCreateSpec create) {
+  CR_ASSIGN_OR_RETURN(sandboxes::SandboxRecord rec, manager.Create(p, std::move(create)));
+  if (forwarder == nullptr) return rec;
+  Status placed = forwarder->PlaceHere(p.tenant, rec.id);
+  if (!placed.ok()) {
+    (void)manager.Delete(p.tenant, rec.id);
+    return placed;
+  }
+  return rec;
+}
+
+// GET /v1/sandboxes: this node's sandboxes of the caller's tenant.
+StatusOr<Answer> ListAnswer(sandboxes::SandboxManager& manager, const auth::Principal& p,
+                            const httplib::Request& req) {
+  std::optional<sandboxes::SandboxState> state;
+  if (req.has_param("state")) {
+    state = sandboxes::ParseState(req.get_param_value("state"));
+    if (!state) {
+      return InvalidArgumentError("state: must be running, stopped or expired", "invalid_request");
+    }
+  }
+  json out = json::array();
+  for (const auto& r : manager.List(p.tenant, state, req.get_param_value("language"))) {
+    out.push_back(SandboxJson(r));
+  }
+  return Answer::Json(200, {{"sandboxes", out}});
+}
+
 }  // namespace
 
 void RegisterSandboxRoutes(RouteTable& http, sandboxes::SandboxManager& manager,
-                           const config::Config& config, const AuthAdapter& auth) {
+                           const config::Config& config, const AuthAdapter& auth,
+                           OwnerForwarder* forwarder) {
   const std::string id_re = "(sbx-[0-9a-f]{24})";
+  auto owned = [&manager, forwarder, &auth](Handler h, bool long_request = false) {
+    return auth.Wrap(Owned(manager, forwarder, auth, long_request, std::move(h)));
+  };
 
-  http.Post("/v1/sandboxes", auth.Wrap([&manager, &config](
+  http.Post("/v1/sandboxes", auth.Wrap([&manager, &config, forwarder](
                                            const auth::Principal& p,
                                            const httplib::Request& req) -> StatusOr<Answer> {
     if (p.tier == nullptr) return InternalError("tenant without a tier");
     CR_ASSIGN_OR_RETURN(sandboxes::SandboxCreateSpec create,
                         ParseSandboxCreate(req.body, config, *p.tier, NewId("sbx")));
-    CR_ASSIGN_OR_RETURN(sandboxes::SandboxRecord rec, manager.Create(p, std::move(create)));
+    CR_ASSIGN_OR_RETURN(sandboxes::SandboxRecord rec,
+                        CreatePlaced(manager, forwarder, p, std::move(create)));
     return Answer::Json(201, SandboxJson(rec));
   }));
 
-  http.Get("/v1/sandboxes", auth.Wrap([&manager](const auth::Principal& p,
-                                                 const httplib::Request& req) -> StatusOr<Answer> {
-    std::optional<sandboxes::SandboxState> state;
-    if (req.has_param("state")) {
-      state = sandboxes::ParseState(req.get_param_value("state"));
-      if (!state) {
-        return InvalidArgumentError("state: must be running, stopped or expired",
-                                    "invalid_request");
-      }
-    }
-    json out = json::array();
-    for (const auto& r : manager.List(p.tenant, state, req.get_param_value("language"))) {
-      out.push_back(SandboxJson(r));
-    }
-    return Answer::Json(200, {{"sandboxes", out}});
-  }));
-
-  http.Get("/v1/sandboxes/" + id_re,
-           auth.Wrap([&manager](const auth::Principal& p,
-                                const httplib::Request& req) -> StatusOr<Answer> {
-             CR_ASSIGN_OR_RETURN(sandboxes::SandboxRecord rec,
-                                 manager.Get(p.tenant, req.matches[1]));
-             return Answer::Json(200, SandboxJson(rec));
+  http.Get("/v1/sandboxes",
+           auth.Wrap([&manager](const auth::Principal& p, const httplib::Request& req) {
+             return ListAnswer(manager, p, req);
            }));
+
+  http.Get(
+      "/v1/sandboxes/" + id_re,
+      owned([&manager](const auth::Principal& p, const httplib::Request& req) -> StatusOr<Answer> {
+        CR_ASSIGN_OR_RETURN(sandboxes::SandboxRecord rec, manager.Get(p.tenant, req.matches[1]));
+        return Answer::Json(200, SandboxJson(rec));
+      }));
 
   http.Post("/v1/sandboxes/" + id_re + "/execute",
-            auth.Wrap([&manager, &config, auth](const auth::Principal& p,
-                                                const httplib::Request& req) -> StatusOr<Answer> {
-              CR_ASSIGN_OR_RETURN(sandboxes::SandboxCallSpec call,
-                                  ParseSandboxExecute(req.body, wire::CapsFromConfig(config)));
-              CR_ASSIGN_OR_RETURN(auto slot, auth.HoldLongRequest(p));
-              CR_ASSIGN_OR_RETURN(sandboxes::ExecuteOutcome out,
-                                  manager.Execute(p, req.matches[1], call));
-              return Answer::Json(200, CallJson(out));
-            }));
+            owned(
+                [&manager, &config, auth](const auth::Principal& p,
+                                          const httplib::Request& req) -> StatusOr<Answer> {
+                  CR_ASSIGN_OR_RETURN(sandboxes::SandboxCallSpec call,
+                                      ParseSandboxExecute(req.body, wire::CapsFromConfig(config)));
+                  CR_ASSIGN_OR_RETURN(auto slot, auth.HoldLongRequest(p));
+                  CR_ASSIGN_OR_RETURN(sandboxes::ExecuteOutcome out,
+                                      manager.Execute(p, req.matches[1], call));
+                  return Answer::Json(200, CallJson(out));
+                },
+                /*long_request=*/true));
 
-  http.Get("/v1/sandboxes/" + id_re + "/files",
-           auth.Wrap([&manager](const auth::Principal& p,
-                                const httplib::Request& req) -> StatusOr<Answer> {
-             CR_ASSIGN_OR_RETURN(std::vector<isolation::Artifact> files,
-                                 manager.Files(p.tenant, req.matches[1]));
-             return Answer::Json(200, {{"id", req.matches[1]}, {"files", FilesJson(files)}});
-           }));
+  http.Get(
+      "/v1/sandboxes/" + id_re + "/files",
+      owned([&manager](const auth::Principal& p, const httplib::Request& req) -> StatusOr<Answer> {
+        CR_ASSIGN_OR_RETURN(std::vector<isolation::Artifact> files,
+                            manager.Files(p.tenant, req.matches[1]));
+        return Answer::Json(200, {{"id", req.matches[1]}, {"files", FilesJson(files)}});
+      }));
 
-  http.Get("/v1/sandboxes/" + id_re + "/files/(.+)",
-           auth.Wrap([&manager](const auth::Principal& p,
-                                const httplib::Request& req) -> StatusOr<Answer> {
-             CR_ASSIGN_OR_RETURN(isolation::UniqueFd fd,
-                                 manager.OpenFile(p.tenant, req.matches[1], req.matches[2]));
-             return Answer::File(std::move(fd), req.matches[2].str(),
-                                 InternalError("stat sandbox file", "sandbox_io"));
-           }));
+  http.Get(
+      "/v1/sandboxes/" + id_re + "/files/(.+)",
+      owned([&manager](const auth::Principal& p, const httplib::Request& req) -> StatusOr<Answer> {
+        CR_ASSIGN_OR_RETURN(isolation::UniqueFd fd,
+                            manager.OpenFile(p.tenant, req.matches[1], req.matches[2]));
+        return Answer::File(std::move(fd), req.matches[2].str(),
+                            InternalError("stat sandbox file", "sandbox_io"));
+      }));
 
   http.Delete("/v1/sandboxes/" + id_re,
-              auth.Wrap([&manager](const auth::Principal& p,
-                                   const httplib::Request& req) -> StatusOr<Answer> {
+              owned([&manager, forwarder](const auth::Principal& p,
+                                          const httplib::Request& req) -> StatusOr<Answer> {
                 std::string id = req.matches[1];
                 CR_RETURN_IF_ERROR(manager.Delete(p.tenant, id));
+                if (forwarder != nullptr) CR_RETURN_IF_ERROR(forwarder->Forget(id));
                 return Answer::Json(200, {{"id", id}, {"deleted", true}});
               }));
 }

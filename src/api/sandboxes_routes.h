@@ -6,6 +6,7 @@
 #include "coderunner/api/route_table.h"
 #include "coderunner/config/config.h"
 #include "coderunner/sandboxes/sandbox_manager.h"
+#include "owner_forwarder.h"
 
 namespace coderunner::api {
 
@@ -21,8 +22,16 @@ namespace coderunner::api {
 // execute holds one of the tenant's long-request slots while it runs (429
 // too_many_long_requests beyond). Each handler is wrapped by `auth`.
 // `manager` and `config` must outlive `http`.
+//
+// Fleet mode (`forwarder` not null, must outlive `http`): a create records
+// this node as the sandbox's owner (and a delete forgets it); a request on
+// /v1/sandboxes/{id}... for a sandbox not held here is forwarded to the
+// node that holds it, or answered 410 "state_lost" when that node is gone
+// (OwnerForwarder::ForSandbox; a DELETE then also forgets the placement).
+// The list stays this node's own sandboxes.
 void RegisterSandboxRoutes(RouteTable& http, sandboxes::SandboxManager& manager,
-                           const config::Config& config, const AuthAdapter& auth);
+                           const config::Config& config, const AuthAdapter& auth,
+                           OwnerForwarder* forwarder = nullptr);
 
 }  // namespace coderunner::api
 

@@ -3,6 +3,7 @@
 #include <httplib.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "auth_adapter.h"
@@ -18,6 +19,7 @@
 #include "native_routes.h"
 #include "nodes_route.h"
 #include "openapi.h"
+#include "owner_forwarder.h"
 #include "piston_request.h"
 #include "piston_routes.h"
 #include "response_headers.h"
@@ -71,6 +73,26 @@ BodyPolicy BodyPolicyFor(const config::Config& config, const auth::Authenticator
     Reply(res, HttpStatusFor(s), EdgeErrorJson(req, s));
   };
   return policy;
+}
+
+// Fleet mode (store.kind postgres, with a registry and placements): the
+// forwarder of sandbox and artifact requests to their owner node. Bounded
+// by the longest sandbox call any tier may make, plus slack for a
+// container restart; and by the largest answer an owner sends (an
+// artifact, or a call's JSON with both output streams escaped).
+std::unique_ptr<OwnerForwarder> ForwarderFor(const ServerDeps& deps) {
+  const config::Config& c = *deps.config;
+  if (c.store.kind != "postgres" || deps.nodes == nullptr || deps.sandbox_owners == nullptr) {
+    return nullptr;
+  }
+  int64_t longest_ms = c.max_limits.timeout_ms;
+  for (const config::TierConfig& t : c.tiers) longest_ms = std::max(longest_ms, t.max_timeout_ms);
+  ForwarderOptions options;
+  options.self = c.instance;
+  options.timeout_ms = 2 * longest_ms + 30000;
+  options.max_body_bytes = static_cast<size_t>(
+      std::max(c.artifacts.max_file_bytes, 16 * c.max_limits.output_bytes) + (1 << 20));
+  return std::make_unique<OwnerForwarder>(deps.nodes, deps.sandbox_owners, options);
 }
 
 }  // namespace
@@ -148,7 +170,8 @@ void Server::Routes() {
     return Answer::Text(200, std::string(OpenApiDocument()));
   }));
 
-  RegisterJobRoutes(routes_, *deps_.jobs, auth);
+  forwarder_ = ForwarderFor(deps_);
+  RegisterJobRoutes(routes_, *deps_.jobs, auth, forwarder_.get());
   routes_.Get("/metrics", auth.Open([this](const httplib::Request&) -> StatusOr<Answer> {
     return Answer::Text(200, MetricsText(), "text/plain; version=0.0.4");
   }));
@@ -159,7 +182,7 @@ void Server::Routes() {
     RegisterVolumeRoutes(routes_, *deps_.volumes, *deps_.config, auth);
   }
   if (deps_.sandboxes != nullptr && !native()) {
-    RegisterSandboxRoutes(routes_, *deps_.sandboxes, *deps_.config, auth);
+    RegisterSandboxRoutes(routes_, *deps_.sandboxes, *deps_.config, auth, forwarder_.get());
   }
   RegisterNodesRoute(routes_, deps_.nodes, auth);
   RegisterPistonRoutes(routes_, *deps_.jobs, auth);

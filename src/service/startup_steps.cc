@@ -14,6 +14,7 @@
 #include "coderunner/jobs/jobs_context.h"
 #include "coderunner/jobs/webhook_signature.h"
 #include "coderunner/store/rate_buckets.h"
+#include "coderunner/store/sandbox_owners.h"
 #include "coderunner/store/shared_rate_limiter.h"
 #include "coderunner/wire/execute_request.h"
 #include "node_identity.h"
@@ -309,6 +310,7 @@ Status Listen(Components& c) {
     c.rate_limiter = std::make_unique<store::SharedRateLimiter>(buckets, c.metrics.get());
     deps.rate_limiter = c.rate_limiter.get();
   }
+  deps.sandbox_owners = dynamic_cast<store::SandboxOwners*>(c.store.get());
   c.server = std::make_unique<api::Server>(deps);
   Status ready = c.server->CheckReady();
   if (!ready.ok()) spdlog::warn("not ready: {}", ready.message());

@@ -13,7 +13,7 @@ namespace coderunner::store {
 
 // The schema version this code fully understands (rows of
 // schema_migrations: one per version applied).
-inline constexpr int kPgSchemaVersion = 6;
+inline constexpr int kPgSchemaVersion = 7;
 
 // Key of the migrations' advisory lock (transaction-scoped; "cr" "migr"
 // as bytes).
@@ -106,6 +106,16 @@ CREATE TABLE webhook_outbox (
   created_ms     BIGINT  NOT NULL
 );
 CREATE INDEX webhook_outbox_due ON webhook_outbox (next_at_ms, job_id);
+)sql",
+    // 6 -> 7: sandbox placements (see sqlite_schema.h).
+    R"sql(
+CREATE TABLE sandbox_owners (
+  id         TEXT   NOT NULL PRIMARY KEY,
+  tenant     TEXT   NOT NULL,
+  node       TEXT   NOT NULL,
+  created_ms BIGINT NOT NULL DEFAULT 0
+);
+CREATE INDEX sandbox_owners_by_node ON sandbox_owners (node);
 )sql",
 };
 static_assert(std::size(kPgMigrations) == kPgSchemaVersion, "one migration per schema version");

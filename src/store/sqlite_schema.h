@@ -8,7 +8,7 @@
 namespace coderunner::store {
 
 // PRAGMA user_version of a database this code fully understands.
-inline constexpr int kSchemaVersion = 6;
+inline constexpr int kSchemaVersion = 7;
 
 // kMigrations[i] takes the schema from version i to version i + 1, inside
 // one transaction. Append only: never edit a migration that has shipped (a
@@ -104,6 +104,17 @@ CREATE TABLE webhook_outbox (
   created_ms     INTEGER NOT NULL
 );
 CREATE INDEX webhook_outbox_due ON webhook_outbox (next_at_ms, job_id);
+)sql",
+    // 6 -> 7: sandbox placements (SandboxOwners): the node holding each
+    // sandbox, so that a request reaching another node can be forwarded.
+    R"sql(
+CREATE TABLE sandbox_owners (
+  id         TEXT    NOT NULL PRIMARY KEY,
+  tenant     TEXT    NOT NULL,
+  node       TEXT    NOT NULL,
+  created_ms INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX sandbox_owners_by_node ON sandbox_owners (node);
 )sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per schema version");

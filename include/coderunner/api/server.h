@@ -22,6 +22,7 @@
 #include "coderunner/sandboxes/sandbox_manager.h"
 #include "coderunner/store/job_store.h"
 #include "coderunner/store/node_registry.h"
+#include "coderunner/store/sandbox_owners.h"
 #include "coderunner/volumes/volume_service.h"
 #include "coderunner/wire/execute_request.h"
 
@@ -53,6 +54,11 @@ struct ServerDeps {
   // The tiers' requests_per_minute buckets (a fleet's shared ones,
   // store::SharedRateLimiter); nullptr: the Server's own LocalRateLimiter.
   auth::RateLimiter* rate_limiter = nullptr;
+  // Where each sandbox lives (the job store's SandboxOwners). With
+  // store.kind postgres and `nodes`, a request for a sandbox or an artifact
+  // held by another node is forwarded there (or answered 410 when that node
+  // is gone); nullptr: every request is answered here.
+  store::SandboxOwners* sandbox_owners = nullptr;
 };
 
 // Routes (plus those of jobs_routes.h, volumes_routes.h, intents_routes.h
@@ -78,6 +84,8 @@ struct ServerDeps {
 // Every error answer is {"error":{"code","message"}}.
 //
 // Thread-safe: handlers run on a pool of config.server.threads threads.
+class OwnerForwarder;
+
 class Server {
  public:
   explicit Server(ServerDeps deps);
@@ -121,6 +129,8 @@ class Server {
   ServerDeps deps_;
   // Outlives http_ (its task queue's threads report to it).
   std::unique_ptr<ConnectionGuard> connections_;
+  // Fleet mode's forwarder (nullptr otherwise); outlives http_'s handlers.
+  std::unique_ptr<OwnerForwarder> forwarder_;
   std::unique_ptr<httplib::Server> http_;
   RouteTable routes_;  // Registers on *http_; declared after it.
   // Used when deps.rate_limiter is null.

@@ -11,6 +11,7 @@
 #include "coderunner/store/node_registry.h"
 #include "coderunner/store/queue_bounds.h"
 #include "coderunner/store/rate_buckets.h"
+#include "coderunner/store/sandbox_owners.h"
 #include "coderunner/store/webhook_outbox.h"
 
 namespace coderunner::store {
@@ -47,7 +48,8 @@ class PgJobStore : public JobStore,
                    public NodeRegistry,
                    public RateBuckets,
                    public BoundedQueue,
-                   public WebhookOutbox {
+                   public WebhookOutbox,
+                   public SandboxOwners {
  public:
   // Connects and applies the versioned migrations (table schema_migrations)
   // under a transaction-scoped advisory lock, so that nodes starting
@@ -101,6 +103,11 @@ class PgJobStore : public JobStore,
   Status GiveUp(const std::string& job_id, const std::string& node) override;
   StatusOr<int> ReleaseDeliveries(const std::string& node) override;
   StatusOr<std::vector<WebhookDelivery>> ListDeliveries() override;
+  // SandboxOwners, on the same database (table sandbox_owners): pg_sandbox_owners.cc.
+  Status PlaceSandbox(const SandboxPlacement& placement) override;
+  StatusOr<std::optional<SandboxPlacement>> SandboxOwner(const std::string& id,
+                                                         const std::string& tenant) override;
+  Status ForgetSandbox(const std::string& id) override;
 
  private:
   PgJobStore(std::unique_ptr<PgPool> pool, RequestRedactor redactor);

@@ -10,6 +10,7 @@
 #include "coderunner/store/node_registry.h"
 #include "coderunner/store/queue_bounds.h"
 #include "coderunner/store/rate_buckets.h"
+#include "coderunner/store/sandbox_owners.h"
 #include "coderunner/store/webhook_outbox.h"
 
 struct sqlite3;
@@ -26,7 +27,8 @@ class SqliteJobStore : public JobStore,
                        public NodeRegistry,
                        public RateBuckets,
                        public BoundedQueue,
-                       public WebhookOutbox {
+                       public WebhookOutbox,
+                       public SandboxOwners {
  public:
   // Opens (creating if needed) the database at `path` (parent directories
   // are created) and migrates its schema. The file and its -wal/-shm files
@@ -80,6 +82,11 @@ class SqliteJobStore : public JobStore,
   Status GiveUp(const std::string& job_id, const std::string& node) override;
   StatusOr<int> ReleaseDeliveries(const std::string& node) override;
   StatusOr<std::vector<WebhookDelivery>> ListDeliveries() override;
+  // SandboxOwners, on the same database (table sandbox_owners): sqlite_sandbox_owners.cc.
+  Status PlaceSandbox(const SandboxPlacement& placement) override;
+  StatusOr<std::optional<SandboxPlacement>> SandboxOwner(const std::string& id,
+                                                         const std::string& tenant) override;
+  Status ForgetSandbox(const std::string& id) override;
 
  private:
   SqliteJobStore(sqlite3* db, RequestRedactor redactor);

@@ -1,0 +1,143 @@
+// OwnerForwarder: in fleet mode, a request for state that lives on one node
+// (a sandbox, a job's artifacts) that reaches another node is proxied to
+// the owner; when the owner is gone it is answered 410.
+//
+// Safety: the forwarder only ever connects to the advertised_url of a node
+// in the registry (never to anything the request names), passes the
+// caller's Authorization on (the owner authenticates it again: the hop
+// header grants nothing), adds kForwardedByHeader, and never forwards a
+// request that already carries it (one hop at most, no loops). Each relay
+// is bounded in time and in relayed bytes.
+#ifndef CODERUNNER_API_OWNER_FORWARDER_H_
+#define CODERUNNER_API_OWNER_FORWARDER_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "coderunner/common/status.h"
+#include "coderunner/store/node_registry.h"
+#include "coderunner/store/sandbox_owners.h"
+#include "route.h"
+
+namespace coderunner::api {
+
+// Set by a forwarding node on the request it relays: its node id.
+inline constexpr const char* kForwardedByHeader = "X-Coderunner-Forwarded-By";
+// On every forwarded or 410 answer: the node that served it (the owner, or
+// this node when the owner is gone).
+inline constexpr const char* kNodeHeader = "X-Coderunner-Node";
+
+// 410: the node holding the sandbox is gone, and the sandbox with it.
+inline constexpr const char* kReasonStateLost = "state_lost";
+// 410: the node holding the job's artifacts is gone, and the files with it.
+inline constexpr const char* kReasonArtifactsGone = "artifacts_gone";
+// The relay to a registered, alive owner failed midway: 503 (the
+// connection broke), 504 (timed out) or 500 (an answer over the bound).
+inline constexpr const char* kReasonForwardFailed = "forward_failed";
+// CurlRelay could not connect to the owner at all (Unavailable): the
+// forwarder answers 410 as for a dead owner; never sent to a client.
+inline constexpr const char* kReasonOwnerUnreachable = "owner_unreachable";
+
+// What to do with a request for state held by `owner`.
+enum class ForwardAction {
+  kServeHere,  // Answer locally (held here, nobody recorded, or already forwarded).
+  kForward,    // Proxy to the owner's advertised URL.
+  kGone,       // The owner is not alive / not registered / has no URL: 410.
+};
+
+struct ForwardDecision {
+  ForwardAction action = ForwardAction::kServeHere;
+  std::string owner_url;  // kForward: the registered node's advertised_url.
+};
+
+// The decision table. `self`: this node's id; `owner`: the recorded owner
+// ("" none); `held_here`: this node has the state; `forwarded`: the request
+// carries kForwardedByHeader; `nodes`: the registry; alive = heartbeat
+// younger than kNodeAliveHeartbeats * kNodeHeartbeatPeriodMs at `now_ms`.
+// Pure; thread-safe.
+ForwardDecision DecideForward(const std::string& self, const std::string& owner, bool held_here,
+                              bool forwarded, const std::vector<store::NodeInfo>& nodes,
+                              int64_t now_ms);
+
+// One request to relay to an owner.
+struct RelayRequest {
+  std::string method;  // "GET", "POST", "DELETE".
+  std::string url;     // The owner's advertised_url + the request's path and query.
+  std::string body;
+  std::string authorization;  // The caller's Authorization header ("" none).
+  std::string content_type;   // The caller's Content-Type ("" none).
+  std::string forwarded_by;   // This node's id (kForwardedByHeader).
+  int64_t connect_timeout_ms = 2000;
+  int64_t timeout_ms = 60000;  // Whole exchange, ms.
+  size_t max_body_bytes = 0;   // Bound on the relayed answer's body, bytes.
+};
+
+// The owner's answer headers relayed to the caller besides Content-Type
+// (a download's name, a 429's or 503's wait, a 401's challenge).
+inline constexpr const char* kRelayedHeaders[] = {"Content-Disposition", "Retry-After",
+                                                  "WWW-Authenticate"};
+
+// What the owner answered.
+struct RelayResponse {
+  int status = 0;
+  std::string content_type;
+  // Those of kRelayedHeaders the owner sent, in the order it sent them.
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+};
+
+// Sends `req` with libcurl (no redirects followed, http/https only) and
+// reads the whole answer. Could not resolve or connect: Unavailable
+// kReasonOwnerUnreachable (the owner is gone); timed out: DeadlineExceeded,
+// a body over max_body_bytes: Internal, another failure: Unavailable, all
+// kReasonForwardFailed. Blocks for up to
+// req.timeout_ms. Thread-safe.
+using RelayFn = std::function<StatusOr<RelayResponse>(const RelayRequest&)>;
+StatusOr<RelayResponse> CurlRelay(const RelayRequest& req);
+
+struct ForwarderOptions {
+  std::string self;                 // This node's id (config `instance`).
+  int64_t timeout_ms = 60000;       // RelayRequest::timeout_ms.
+  size_t max_body_bytes = 1 << 20;  // RelayRequest::max_body_bytes.
+};
+
+// Thread-safe; `nodes` and `owners` (not null) must outlive it.
+class OwnerForwarder {
+ public:
+  OwnerForwarder(store::NodeRegistry* nodes, store::SandboxOwners* owners, ForwarderOptions options,
+                 std::function<int64_t()> now_ms = nullptr, RelayFn relay = CurlRelay);
+
+  // For a request on sandbox `id` of `tenant`: nullopt to serve it here
+  // (held here, no owner recorded, or already forwarded); the owner's
+  // answer; or 410 kReasonStateLost when the owner is gone. Store failures
+  // as the store's; a relay that failed midway as CurlRelay's.
+  StatusOr<std::optional<Answer>> ForSandbox(const std::string& tenant, const std::string& id,
+                                             bool held_here, const httplib::Request& req);
+
+  // The same for a job's artifact: `owner` is the job record's owner node;
+  // 410 kReasonArtifactsGone when it is gone.
+  StatusOr<std::optional<Answer>> ForArtifact(const std::string& owner, const std::string& job_id,
+                                              const httplib::Request& req);
+
+  // Records / forgets that this node holds sandbox `id` (SandboxOwners).
+  Status PlaceHere(const std::string& tenant, const std::string& id);
+  Status Forget(const std::string& id);
+
+ private:
+  StatusOr<std::optional<Answer>> Route(const std::string& owner, bool held_here,
+                                        const httplib::Request& req, const Status& gone);
+
+  store::NodeRegistry* nodes_;
+  store::SandboxOwners* owners_;
+  const ForwarderOptions options_;
+  std::function<int64_t()> now_ms_;
+  RelayFn relay_;
+};
+
+}  // namespace coderunner::api
+
+#endif  // CODERUNNER_API_OWNER_FORWARDER_H_

@@ -1,0 +1,108 @@
+// State that lives on one node, reached through another: two nodes on one
+// real PostgreSQL and the engine under test. A sandbox on node X is used
+// through node Y (the same interpreter state), a job's artifact kept by X
+// is downloaded through Y byte for byte; once X has crashed (kill -9: its
+// node row still there, its port refusing), Y answers 410 state_lost for
+// the sandbox and 410 artifacts_gone for the artifact. (A node that left
+// cleanly, its row removed, is the unit tests' "owner not registered".)
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <memory>
+#include <string>
+
+#include "pg_support.h"
+#include "server_process.h"
+
+namespace coderunner::testing {
+namespace {
+
+using nlohmann::json;
+
+// A port nothing listens on now (bound to 0, read, closed): each node
+// listens on a fixed port so that the URL it advertises is reachable.
+int FreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  int port = 0;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  close(fd);
+  return port;
+}
+
+class PgForwardTest : public PgClusterTest {
+ protected:
+  std::unique_ptr<ServerProcess> Node() {
+    auto node = std::make_unique<ServerProcess>(
+        StoreYaml(conninfo_) + "server: {listen: 127.0.0.1:" + std::to_string(FreePort()) + "}\n");
+    EXPECT_TRUE(node->started()) << node->log();
+    return node;
+  }
+};
+
+TEST_F(PgForwardTest, SandboxAndArtifactAreServedThroughAnotherNodeThenGoneWithTheirNode) {
+  auto a = Node();
+  auto b = Node();
+  ASSERT_TRUE(a->started() && b->started());
+  // A job that leaves an artifact; whichever node claims it keeps the file.
+  std::string job = Submit(*a, "open('/output/report.bin','wb').write(bytes(range(256))*8)");
+  ASSERT_FALSE(job.empty());
+  json done = WaitTerminal(*a, job);
+  ASSERT_EQ(done["status"], "succeeded") << done.dump();
+  Rows owner = Query(conninfo_, "SELECT owner FROM jobs WHERE id = '" + job + "'");
+  ASSERT_EQ(owner.size(), 1u);
+  ServerProcess& x = owner[0][0] == a->instance() ? *a : *b;  // Holds the state.
+  ServerProcess& y = &x == a.get() ? *b : *a;                 // Only forwards.
+
+  HttpAnswer created = x.Post("/v1/sandboxes", json{{"language", "python"}}.dump());
+  ASSERT_EQ(created.status, 201) << created.body;
+  const std::string sbx = created.json["id"];
+  const std::string exec = "/v1/sandboxes/" + sbx + "/execute";
+  HttpAnswer set = y.Post(exec, json{{"code", "x = 41"}}.dump());
+  EXPECT_EQ(set.status, 200) << set.body;
+  EXPECT_EQ(set.headers["x-coderunner-node"], x.instance());
+  HttpAnswer read = y.Post(exec, json{{"code", "print(x + 1)"}}.dump());
+  EXPECT_EQ(read.status, 200) << read.body;
+  EXPECT_EQ(read.json["stdout"], "42\n") << read.body;
+
+  const std::string artifact = "/v1/jobs/" + job + "/artifacts/report.bin";
+  HttpAnswer direct = x.Get(artifact);
+  HttpAnswer relayed = y.Get(artifact);
+  EXPECT_EQ(direct.status, 200);
+  EXPECT_EQ(relayed.status, 200) << relayed.body;
+  EXPECT_EQ(relayed.body.size(), 2048u);
+  EXPECT_EQ(relayed.body, direct.body);
+  EXPECT_EQ(relayed.headers["x-coderunner-node"], x.instance());
+
+  // X crashes: its node row still looks alive for a while, but it refuses
+  // connections, and its state is gone with it.
+  x.Kill9();
+  EXPECT_EQ(Query(conninfo_, "SELECT id FROM nodes WHERE id = '" + x.instance() + "'").size(), 1u);
+  HttpAnswer lost = y.Post(exec, json{{"code", "print(x)"}}.dump());
+  EXPECT_EQ(lost.status, 410) << lost.body;
+  EXPECT_EQ(lost.json["error"]["code"], "state_lost") << lost.body;
+  // Deleting it through Y: still 410, and its placement is forgotten.
+  EXPECT_EQ(y.Delete("/v1/sandboxes/" + sbx).status, 410);
+  EXPECT_TRUE(Query(conninfo_, "SELECT node FROM sandbox_owners WHERE id = '" + sbx + "'").empty());
+  HttpAnswer gone = y.Get(artifact);
+  EXPECT_EQ(gone.status, 410) << gone.body;
+  EXPECT_EQ(gone.json["error"]["code"], "artifacts_gone") << gone.body;
+  EXPECT_NE(gone.json["error"]["message"].get<std::string>().find(x.instance()), std::string::npos);
+  // X restarted with its instance removes what the kill left on the engine.
+  auto again = std::make_unique<ServerProcess>(x);
+  EXPECT_TRUE(again->started()) << again->log();
+  EXPECT_TRUE(again->Stop()) << again->log();
+  EXPECT_TRUE(y.Stop()) << y.log();
+}
+
+}  // namespace
+}  // namespace coderunner::testing
