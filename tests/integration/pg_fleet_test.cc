@@ -393,6 +393,8 @@ TEST_F(PgFleetTest, ATiersRequestsPerMinuteIsSharedByTheNodes) {
   Rows buckets = Query(conninfo_, "SELECT tenant FROM rate_buckets");
   ASSERT_EQ(buckets.size(), 1u);
   EXPECT_EQ(buckets[0][0], "tiny");
+}
+
 TEST_F(PgFleetTest, TwoNodesSendEachWebhookOnceAndEmptyTheOutbox) {
   // A healthy receiver in this process, counting the deliveries per job.
   std::mutex mu;
