@@ -40,6 +40,16 @@ static int OpenDir(int dir, const char* name) {
   return fd;
 }
 
+// fstatat(AT_SYMLINK_NOFOLLOW) of `name` in directory `dir`. The job may
+// have left `dir` readable but not searchable (chmod 0400), which makes
+// every entry fail with EACCES: it is the job's own and this process runs
+// as the same uid, so give it u+rwx back and retry once.
+static int StatEntry(int dir, const char* name, struct stat* st) {
+  if (fstatat(dir, name, st, AT_SYMLINK_NOFOLLOW) == 0) return 0;
+  if (errno != EACCES || fchmod(dir, 0700) != 0) return -1;
+  return fstatat(dir, name, st, AT_SYMLINK_NOFOLLOW);
+}
+
 static int IsDots(const char* n) {
   return n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0'));
 }
@@ -56,10 +66,15 @@ static void Walk(int fd, int depth, long long stop, OutputUsage* usage, Visitor 
     return;
   }
   struct dirent* e;
-  while ((e = readdir(d)) != NULL) {
+  for (errno = 0; (e = readdir(d)) != NULL; errno = 0) {
     if (IsDots(e->d_name)) continue;
     struct stat st;
-    if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // Raced away.
+    if (StatEntry(dirfd(d), e->d_name, &st) != 0) {
+      // Gone since readdir: not there. Anything else hides what is below:
+      // never counted as nothing.
+      if (errno != ENOENT) usage->unreadable = 1;
+      continue;
+    }
     usage->entries++;
     if (stop > 0 && usage->entries > stop) break;
     if (visit != NULL) visit(ctx, &st);
@@ -82,6 +97,7 @@ static void Walk(int fd, int depth, long long stop, OutputUsage* usage, Visitor 
       if (stop > 0 && usage->entries > stop) break;
     }
   }
+  if (e == NULL && errno != 0) usage->unreadable = 1;
   closedir(d);
 }
 
@@ -233,7 +249,10 @@ static int Undo(int fd, int depth) {
   while ((e = readdir(d)) != NULL) {
     if (IsDots(e->d_name)) continue;
     struct stat st;
-    if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (StatEntry(dirfd(d), e->d_name, &st) != 0) {
+      if (errno != ENOENT) rc = -1;  // Not undone: never taken for absent.
+      continue;
+    }
     const Known* k = Lookup(&st);
     if (k == NULL) {
       if (RemoveEntry(dirfd(d), e->d_name, depth + 1) != 0) rc = -1;

@@ -60,10 +60,35 @@ static const unsigned kDenied[] = {
     __NR_lookup_dcookie,
 };
 
-// Signal calls whose first argument (a pid or tgid) must not be 1, and
-// those whose second (a tid) must not be either.
-static const unsigned kNotAtInit[] = {__NR_kill, __NR_tkill, __NR_rt_sigqueueinfo, __NR_pidfd_open};
+// Calls whose first argument (a pid or tgid) must not be 1: signals, and
+// every call that changes another process's limits or scheduling. init
+// runs as the job's uid, so without this a job could lower init's
+// RLIMIT_CPU to 0 (the kernel then kills it mid-check), or starve it with
+// SCHED_IDLE, an affinity or a nice value. Those whose second argument (a
+// tid) must not be 1 either.
+static const unsigned kNotAtInit[] = {
+    __NR_kill,
+    __NR_tkill,
+    __NR_rt_sigqueueinfo,
+    __NR_pidfd_open,
+    __NR_prlimit64,
+    __NR_sched_setparam,
+    __NR_sched_setscheduler,
+    __NR_sched_setattr,
+    __NR_sched_setaffinity,
+};
 static const unsigned kNotAtInitThread[] = {__NR_tgkill, __NR_rt_tgsigqueueinfo};
+// Calls that name their target as (which, who): who must not be 1 (init,
+// or its process group, which is 1 as well), and `which` must not pick
+// every process of a user (init's uid is the job's).
+typedef struct {
+  unsigned nr;
+  unsigned which_user;
+} WhichWho;
+static const WhichWho kWhichWho[] = {
+    {__NR_setpriority, 2 /* PRIO_USER */},
+    {__NR_ioprio_set, 3 /* IOPRIO_WHO_USER */},
+};
 
 enum {
   kNewNsFlags = 0x7E020000,  // CLONE_NEW{NS,CGROUP,UTS,IPC,USER,PID,NET}.
@@ -117,10 +142,10 @@ static void IfEqual(Prog* p, unsigned k, enum Target target) {
 // int, so the high half never matters).
 static unsigned ArgLow(int i) { return (unsigned)offsetof(struct seccomp_data, args[i]); }
 
-// Syscall `nr` is refused with EPERM when argument `arg` equals `value`
-// (and, with arg2 >= 0, also when argument `arg2` does). Skips the block
-// for any other syscall.
-static void DenyArg(Prog* p, unsigned nr, int arg, unsigned value, int arg2) {
+// Syscall `nr` is refused with EPERM when argument `arg` equals `value`,
+// or (with arg2 >= 0) when argument `arg2` equals `value2`. Skips the
+// block for any other syscall.
+static void DenyArgs(Prog* p, unsigned nr, int arg, unsigned value, int arg2, unsigned value2) {
   int size = arg2 >= 0 ? 5 : 3;  // Instructions in the block after the test.
   Emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, (unsigned char)size), 0,
        0);
@@ -128,10 +153,14 @@ static void DenyArg(Prog* p, unsigned nr, int arg, unsigned value, int arg2) {
   IfEqual(p, value, kEperm);
   if (arg2 >= 0) {
     Load(p, ArgLow(arg2));
-    IfEqual(p, value, kEperm);
+    IfEqual(p, value2, kEperm);
   }
   // No other rule is about this syscall: the accumulator need not hold nr.
   Emit(p, (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA, 0), kAllow + 1, 0);
+}
+
+static void DenyArg(Prog* p, unsigned nr, int arg, unsigned value) {
+  DenyArgs(p, nr, arg, value, -1, 0);
 }
 
 static void Build(Prog* p) {
@@ -146,13 +175,16 @@ static void Build(Prog* p) {
     IfEqual(p, kDenied[k], kEperm);
   }
   for (size_t k = 0; k < sizeof(kNotAtInit) / sizeof(kNotAtInit[0]); ++k) {
-    DenyArg(p, kNotAtInit[k], 0, 1, -1);
+    DenyArg(p, kNotAtInit[k], 0, 1);
   }
   for (size_t k = 0; k < sizeof(kNotAtInitThread) / sizeof(kNotAtInitThread[0]); ++k) {
-    DenyArg(p, kNotAtInitThread[k], 0, 1, 1);
+    DenyArgs(p, kNotAtInitThread[k], 0, 1, 1, 1);
   }
-  DenyArg(p, __NR_socket, 0, kAfVsock, -1);
-  DenyArg(p, __NR_socketpair, 0, kAfVsock, -1);
+  for (size_t k = 0; k < sizeof(kWhichWho) / sizeof(kWhichWho[0]); ++k) {
+    DenyArgs(p, kWhichWho[k].nr, 0, kWhichWho[k].which_user, 1, 1);
+  }
+  DenyArg(p, __NR_socket, 0, kAfVsock);
+  DenyArg(p, __NR_socketpair, 0, kAfVsock);
   // clone: refused when any namespace flag is set in its first argument.
   Emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 2), 0, 0);
   Load(p, ArgLow(0));

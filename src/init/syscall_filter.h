@@ -10,7 +10,12 @@
 //     other processes (pidfd_getfd, kcmp), keyrings, BPF, perf,
 //     userfaultfd, io_uring, fanotify, module and kexec loading, quotas,
 //     swap, reboot, syslog; every signal aimed at PID 1 (kill, tkill,
-//     tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_open of PID 1) and
+//     tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_open of PID 1);
+//     every change of PID 1's limits or scheduling (prlimit64,
+//     sched_setparam, sched_setscheduler, sched_setattr, sched_setaffinity
+//     of pid 1; setpriority and ioprio_set of process or group 1, or of a
+//     whole user: PRIO_USER, IOPRIO_WHO_USER, which would reach init, whose
+//     uid is the job's); and
 //     pidfd_send_signal (a /proc/1 directory fd works as a pidfd, so no
 //     target can be told apart); sockets of the AF_VSOCK family (a channel
 //     to the host under VM-based runtimes).

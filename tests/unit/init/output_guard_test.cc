@@ -3,6 +3,7 @@
 // namespace of its own it kills only the job's main process, so these runs
 // are safe on the host. The job runs under init's seccomp filter (no
 // fallocate), so preallocated and sparse files are made by the test itself.
+#include <grp.h>
 #include <gtest/gtest.h>
 #include <spawn.h>
 #include <sys/mount.h>
@@ -33,10 +34,37 @@ struct InitRun {
   std::optional<InitTrailer> trailer;
 };
 
-// Runs coderunner-init with `args`, calling `while_running` with its pid
-// once it has started, and collects its stderr and exit status.
+// Starts argv[0] with stderr on `err_fd`, as `uid` (and the gid of the
+// same number) when it is not -1. Returns its pid.
+pid_t Spawn(std::vector<char*>& argv, int err_fd, int close_fd, int64_t uid) {
+  if (uid < 0) {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, err_fd, 2);
+    posix_spawn_file_actions_addclose(&actions, close_fd);
+    pid_t pid = -1;
+    EXPECT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
+    posix_spawn_file_actions_destroy(&actions);
+    return pid;
+  }
+  pid_t pid = fork();
+  if (pid == 0) {
+    const auto id = static_cast<uid_t>(uid);
+    if (dup2(err_fd, 2) < 0 || setgroups(0, nullptr) != 0 || setgid(id) != 0 || setuid(id) != 0) {
+      _exit(120);
+    }
+    close(close_fd);
+    execve(argv[0], argv.data(), environ);
+    _exit(121);
+  }
+  return pid;
+}
+
+// Runs coderunner-init with `args` (as `uid` unless it is -1), calling
+// `while_running` with its pid once it has started, and collects its
+// stderr and exit status.
 InitRun RunInit(const std::vector<std::string>& args,
-                const std::function<void(pid_t)>& while_running = nullptr) {
+                const std::function<void(pid_t)>& while_running = nullptr, int64_t uid = -1) {
   std::vector<std::string> all = {CODERUNNER_INIT_BINARY};
   all.insert(all.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -44,13 +72,8 @@ InitRun RunInit(const std::vector<std::string>& args,
   argv.push_back(nullptr);
   int pipefd[2];
   EXPECT_EQ(pipe(pipefd), 0);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, pipefd[1], 2);
-  posix_spawn_file_actions_addclose(&actions, pipefd[0]);
-  pid_t pid = -1;
-  EXPECT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
-  posix_spawn_file_actions_destroy(&actions);
+  pid_t pid = Spawn(argv, pipefd[1], pipefd[0], uid);
+  EXPECT_GT(pid, 0);
   close(pipefd[1]);
   if (while_running) while_running(pid);
   InitRun run;
@@ -192,6 +215,30 @@ TEST_F(OutputGuardTest, BoundsCountAllocatedBlocksAndStopTheJobWithTheBoundItBro
     } else {
       EXPECT_EQ(run.trailer->signal, SIGKILL) << "the job must be stopped, not left to finish";
     }
+  }
+}
+
+// The attack of issue 28: the job makes a directory, opens a file in it,
+// takes some of the directory's permissions away (chmod 0400 left it
+// readable but not searchable, so every fstatat below it failed with
+// EACCES and the walk took that for "raced away"), and writes through the
+// descriptor it holds. init runs as the job's uid, so it gives the
+// directory u+rwx back and counts what is below, whatever the mode; as
+// root nothing would be hidden, so these runs are as a uid of their own.
+TEST_F(OutputGuardTest, ADirectoryMadeUnsearchableIsStillCounted) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to run init as another uid";
+  constexpr int64_t kUid = 2100065530;
+  ASSERT_EQ(chown(dir_.c_str(), kUid, kUid), 0);
+  for (const char* mode : {"0400", "0600", "0000", "0100", "0200", "0300"}) {
+    SCOPED_TRACE(mode);
+    Empty();
+    const std::string script = std::string("mkdir $D/h; exec 3>$D/h/a; chmod ") + mode +
+                               " $D/h; head -c 300000 /dev/zero >&3; exec sleep 30";
+    InitRun run = RunInit(Args({"-q", "200000", "--", "sh", "-c", script}), nullptr, kUid);
+    ASSERT_TRUE(run.trailer) << run.stderr_text;
+    EXPECT_EQ(run.trailer->output_violation, "too_large") << run.stderr_text;
+    EXPECT_EQ(run.trailer->signal, SIGKILL) << "the job must be stopped, not left to finish";
+    chmod((dir_ + "/h").c_str(), 0700);
   }
 }
 
