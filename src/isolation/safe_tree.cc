@@ -218,6 +218,8 @@ Status RemoveTreeEntry(const std::string& root, std::string_view relative, int m
   return OkStatus();
 }
 
+bool RemoveEntryAt(int dir_fd, const std::string& name) { return RemoveAt(dir_fd, name, 0); }
+
 StatusOr<std::string> ReadAllFd(int fd, int64_t max_bytes) {
   std::string out;
   char buf[65536];

@@ -113,6 +113,11 @@ StatusOr<UniqueFd> OpenTreeFile(const std::string& root, std::string_view relati
 // never following a symlink. A missing entry is OK.
 Status RemoveTreeEntry(const std::string& root, std::string_view relative, int max_depth = 16);
 
+// Removes entry `name` of the open directory `dir_fd` (a directory with
+// everything below it), never following a symlink. A missing entry is
+// success. Returns false if something could not be removed.
+bool RemoveEntryAt(int dir_fd, const std::string& name);
+
 // Reads all of `fd` from its current offset, at most `max_bytes` (more is
 // ResourceExhausted "file_too_large").
 StatusOr<std::string> ReadAllFd(int fd, int64_t max_bytes);

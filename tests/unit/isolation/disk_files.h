@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 
 namespace coderunner::testing {
@@ -34,6 +35,25 @@ inline void MakeFile(const std::string& path, off_t size, off_t preallocate) {
 inline int64_t AllocatedBytes(const std::string& path) {
   struct stat st;
   return lstat(path.c_str(), &st) == 0 ? static_cast<int64_t>(st.st_blocks) * 512 : -1;
+}
+
+// Gives every directory below `dir` (and `dir`) mode 0700 back, so a tree
+// whose modes a test took away can be removed. Never follows a symlink: a
+// test tree may hold links to /usr or /etc, whose modes must not change.
+inline void UnlockDirectories(const std::string& dir) {
+  int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return;
+  (void)fchmod(fd, 0700);
+  close(fd);
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_symlink(ec) || !it->is_directory(ec)) continue;
+    int sub = open(it->path().c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (sub < 0) continue;
+    (void)fchmod(sub, 0700);
+    close(sub);
+  }
 }
 
 }  // namespace coderunner::testing

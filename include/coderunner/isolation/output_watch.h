@@ -1,0 +1,117 @@
+// OutputWatch: the service's own guard on the writable /output of every
+// live container (a job's, a warm container's once it has its job, a
+// sandbox's for its whole life), run on the host as root.
+//
+// Nothing the job does reaches it: it is a thread of the service, outside
+// the container's PID namespace, cgroup and uid, so the job can neither
+// signal, renice, re-limit nor starve it, and it walks the host side of
+// /output as root (output_usage.h), so no mode the job sets hides a
+// directory. It also counts the files the container's processes hold open
+// after unlinking them. When it finds a bound broken it calls the owner's
+// breach action (which kills the container) and remembers which bound;
+// the owner then settles /output itself once the container is gone (rolls
+// a volume back, keeps only what fits of artifacts, empties a sandbox's).
+//
+// coderunner-init's own walk, inside the container, stays as a first line
+// that stops a job a little sooner; this one is what the bounds rest on.
+#ifndef CODERUNNER_ISOLATION_OUTPUT_WATCH_H_
+#define CODERUNNER_ISOLATION_OUTPUT_WATCH_H_
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "coderunner/isolation/output_usage.h"
+
+namespace coderunner::isolation {
+
+struct OutputWatchOptions {
+  // Shortest time between two walks of one tree. A tree whose walk takes
+  // longer is walked less often: at most 1 / walk_cost_share of the time.
+  std::chrono::milliseconds min_interval{10};
+  int walk_cost_share = 20;
+  std::chrono::milliseconds max_interval{1000};
+  // How often the open files of the containers' processes are looked at
+  // (one pass over /proc for every tree at once).
+  std::chrono::milliseconds orphan_interval{100};
+};
+
+class OutputWatch {
+  struct Target;
+
+ public:
+  // What the breach action is told: the bound (a kBound* word).
+  using BreachAction = std::function<void(std::string_view bound)>;
+  // The host pid of a process in the container's PID namespace; <= 0 if
+  // unknown (then open orphans are not looked for).
+  using HostPid = std::function<int64_t()>;
+
+  // Watching one tree; destroying it ends the watch.
+  class Handle {
+   public:
+    ~Handle();
+    Handle(const Handle&) = delete;
+    Handle& operator=(const Handle&) = delete;
+    // The bound a walk found broken, "" while none was.
+    std::string violation() const;
+    // What the last walk found (orphans included).
+    OutputUsage usage() const;
+
+   private:
+    friend class OutputWatch;
+    Handle(OutputWatch* watch, std::shared_ptr<Target> target)
+        : watch_(watch), target_(std::move(target)) {}
+    OutputWatch* watch_;
+    std::shared_ptr<Target> target_;
+  };
+
+  explicit OutputWatch(OutputWatchOptions options = {});
+  // Stops the thread. Every Handle must be gone by then.
+  ~OutputWatch();
+  OutputWatch(const OutputWatch&) = delete;
+  OutputWatch& operator=(const OutputWatch&) = delete;
+
+  // Watches host directory `dir` against `limits` until the Handle is
+  // destroyed. The first walk that finds a bound broken records it and
+  // calls `on_breach` once, on the watch's own thread: it must not block
+  // for long (it asks the engine to kill the container). `host_pid`, when
+  // set, is called once, on that thread, before the first look at open
+  // files. The first walk happens at once. Thread-safe.
+  std::unique_ptr<Handle> Watch(std::string dir, const OutputLimits& limits, BreachAction on_breach,
+                                HostPid host_pid = nullptr);
+
+  // Trees being watched now.
+  size_t size() const;
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  void Unwatch(const std::shared_ptr<Target>& target);
+  void Loop();
+  // Looks at the open orphans of every target due for it; requires no lock.
+  void ScanOrphans(const std::vector<std::shared_ptr<Target>>& due, Clock::time_point now);
+  // Walks `t` and acts on a breach; requires no lock.
+  void Check(Target& t, Clock::time_point now);
+
+  const OutputWatchOptions options_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;    // Wakes the thread: a new target, or stop.
+  std::condition_variable idle_;  // A target's check ended.
+  std::map<uint64_t, std::shared_ptr<Target>> targets_;
+  uint64_t next_id_ = 1;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace coderunner::isolation
+
+#endif  // CODERUNNER_ISOLATION_OUTPUT_WATCH_H_

@@ -1,0 +1,156 @@
+// OutputWatch (output_watch.h): the service's live guard on /output finds a
+// broken bound without anything from inside the container, acts once, and
+// lets its owner go only once an action in progress is over.
+#include "coderunner/isolation/output_watch.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "unit/isolation/disk_files.h"
+
+namespace coderunner::isolation {
+namespace {
+
+namespace fs = std::filesystem;
+using std::chrono::milliseconds;
+
+// A bound on how long a test waits for something the watch should do
+// within milliseconds; reaching it fails the test rather than hangs it.
+constexpr auto kPatience = std::chrono::seconds(20);
+
+class OutputWatchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "the watch walks /output as root";
+    char tmpl[] = "/tmp/coderunner-watch-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+  }
+  void TearDown() override {
+    if (dir_.empty()) return;
+    testing::UnlockDirectories(dir_);
+    fs::remove_all(dir_);
+  }
+
+ public:
+  void Write(const std::string& path, size_t bytes) {
+    fs::path p = fs::path(dir_) / path;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << std::string(bytes, 'x');
+  }
+
+  // Records the breach actions the watch takes.
+  struct Breaches {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::vector<std::string> bounds;
+    OutputWatch::BreachAction Action() {
+      return [this](std::string_view bound) {
+        std::lock_guard<std::mutex> lock(mu);
+        bounds.emplace_back(bound);
+        cv.notify_all();
+      };
+    }
+    bool WaitFor(size_t n) {
+      std::unique_lock<std::mutex> lock(mu);
+      return cv.wait_for(lock, kPatience, [&] { return bounds.size() >= n; });
+    }
+  };
+
+  std::string dir_;
+};
+
+TEST_F(OutputWatchTest, ABrokenBoundIsActedOnOnceWithTheBound) {
+  struct Case {
+    const char* what;
+    OutputLimits limits;
+    std::function<void(OutputWatchTest&)> write;
+    std::string want;
+  };
+  const Case cases[] = {
+      {"total", {300000, 0, 0}, [](OutputWatchTest& t) { t.Write("a", 400000); }, kBoundTooLarge},
+      {"one file",
+       {0, 100000, 0},
+       [](OutputWatchTest& t) { t.Write("a", 150000); },
+       kBoundFileTooLarge},
+      {"entries",
+       {0, 0, 5},
+       [](OutputWatchTest& t) {
+         for (int i = 0; i < 8; ++i) t.Write("f" + std::to_string(i), 1);
+       },
+       kBoundTooManyFiles},
+      // Written, then hidden from the job's own uid: the watch is root.
+      {"below a directory locked after the writes",
+       {300000, 0, 0},
+       [](OutputWatchTest& t) {
+         t.Write("h/a", 200000);
+         t.Write("h/b", 200000);
+         chmod((t.dir_ + "/h").c_str(), 0400);
+       },
+       kBoundTooLarge},
+  };
+  OutputWatch watch({milliseconds(1), 20, milliseconds(50), milliseconds(50)});
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    testing::UnlockDirectories(dir_);
+    for (const auto& e : fs::directory_iterator(dir_)) fs::remove_all(e.path());
+    Breaches seen;
+    auto handle = watch.Watch(dir_, c.limits, seen.Action());
+    EXPECT_EQ(handle->violation(), "");
+    c.write(*this);
+    ASSERT_TRUE(seen.WaitFor(1)) << "no breach found";
+    EXPECT_EQ(handle->violation(), c.want);
+    // Once: more walks of a tree that stays over do not act again.
+    std::this_thread::sleep_for(milliseconds(100));
+    std::lock_guard<std::mutex> lock(seen.mu);
+    EXPECT_EQ(seen.bounds, std::vector<std::string>{c.want});
+  }
+  EXPECT_EQ(watch.size(), 0u);
+}
+
+TEST_F(OutputWatchTest, ATreeWithinItsBoundsIsLeftAlone) {
+  OutputWatch watch({milliseconds(1), 20, milliseconds(50), milliseconds(50)});
+  Breaches seen;
+  Write("a", 1000);
+  auto handle = watch.Watch(dir_, {1 << 20, 1 << 20, 10}, seen.Action());
+  // Until the usage shows a walk happened, then some more walks.
+  for (int i = 0; i < 2000 && handle->usage().file_bytes != 1000; ++i) {
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  EXPECT_EQ(handle->usage().file_bytes, 1000);
+  EXPECT_EQ(handle->usage().entries, 1);
+  EXPECT_EQ(handle->violation(), "");
+  std::lock_guard<std::mutex> lock(seen.mu);
+  EXPECT_TRUE(seen.bounds.empty());
+}
+
+// The owner frees what the action captured once its Handle is gone: the
+// Handle's destructor must wait for an action in progress.
+TEST_F(OutputWatchTest, EndingAWatchWaitsForItsActionInProgress) {
+  OutputWatch watch({milliseconds(1), 20, milliseconds(50), milliseconds(50)});
+  std::atomic<bool> in_action{false};
+  std::atomic<bool> action_done{false};
+  Write("a", 10000);
+  auto handle = watch.Watch(dir_, {100, 0, 0}, [&](std::string_view) {
+    in_action = true;
+    std::this_thread::sleep_for(milliseconds(200));
+    action_done = true;
+  });
+  for (int i = 0; i < 4000 && !in_action; ++i) std::this_thread::sleep_for(milliseconds(5));
+  ASSERT_TRUE(in_action);
+  handle.reset();
+  EXPECT_TRUE(action_done);
+}
+
+}  // namespace
+}  // namespace coderunner::isolation
