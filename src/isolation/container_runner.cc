@@ -105,11 +105,19 @@ StatusOr<ContainerRunner::ColdSetup> ContainerRunner::PrepareCold(const JobSpec&
       return FailedPreconditionError("volume " + job.volume.id + " not resolved",
                                      "volume_not_found");
     }
-    c.output = {job.volume.engine_name, true, job.volume.quota_bytes, 0, job.volume.max_files};
+    c.output = {job.volume.engine_name, true, job.volume.quota_bytes, 0, job.volume.max_files,
+                job.volume.host_dir};
+    // The service's own record of the volume, to undo the run with should
+    // it break a bound (init's undo runs as the job's uid: see SettleOutput).
+    if (!job.volume.host_dir.empty()) {
+      CR_ASSIGN_OR_RETURN(OutputSnapshot before, OutputSnapshot::Take(job.volume.host_dir, 0));
+      c.volume_before = std::move(before);
+    }
   } else if (!options_.artifacts_root.empty()) {
     CR_ASSIGN_OR_RETURN(c.output_dir, CreateOutputDir(options_.artifacts_root, job.id, c.uid));
     const ArtifactCaps& caps = options_.artifact_caps;
-    c.output = {c.output_dir, false, caps.max_total_bytes, caps.max_file_bytes, caps.max_files};
+    c.output = {c.output_dir,        false,          caps.max_total_bytes,
+                caps.max_file_bytes, caps.max_files, c.output_dir};
   }
   auto workspace = Workspace::Create(options_.workspace_root, job.id, c.uid);
   Status written = workspace.ok() ? WriteJobFiles(job, **workspace) : workspace.status();
@@ -173,8 +181,14 @@ StatusOr<RunResult> ContainerRunner::RunCold(const JobSpec& job, const RunHooks&
                       options_.kill_grace;
   AttachedContainer attach(containers_, id, attach_bound,
                            [&io](std::string_view chunk) { return io.Feed(chunk); });
-  Supervised sv = Supervise(
-      job, hooks, attach, [&] { return containers_.Start(id); }, /*wait_for_attach=*/true);
+  // The service watches /output from the moment the job can write it.
+  std::unique_ptr<OutputWatch::Handle> watch;
+  auto start = [&] {
+    Status started = containers_.Start(id);
+    if (started.ok()) watch = WatchOutput(job, output, id);
+    return started;
+  };
+  Supervised sv = Supervise(job, hooks, attach, start, /*wait_for_attach=*/true);
 
   // Whatever happened, the attach thread must end before its captures die.
   // Removing the container (force) closes the stream if it is still open.
@@ -200,7 +214,11 @@ StatusOr<RunResult> ContainerRunner::RunCold(const JobSpec& job, const RunHooks&
   }
   ws.Remove();
 
-  Finished f{sv, stream_done, attach.status(), state, inspected, state.image_id, ctx.eof_nonce};
+  // The container is gone: /output is what it will stay.
+  OutputVerdict verdict =
+      SettleOutput(job, output, std::move(watch), c.volume_before ? &*c.volume_before : nullptr);
+  Finished f{sv,        stream_done,    attach.status(), state,
+             inspected, state.image_id, ctx.eof_nonce,   std::move(verdict)};
   RunResult result = BuildResult(job, output, io, f, t0);
   if (result.status == RunStatus::kCancelled || result.status == RunStatus::kError) {
     discard_output();

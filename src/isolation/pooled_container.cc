@@ -33,8 +33,8 @@ StatusOr<std::unique_ptr<PooledContainer>> WarmPool::Prepare(const JobSpec& spec
     auto dir = CreateOutputDir(artifacts_root_, c->slot, uid);
     if (!dir.ok()) return dir.status();
     c->output_dir = *dir;
-    c->output = {c->output_dir, false, caps_.max_total_bytes, caps_.max_file_bytes,
-                 caps_.max_files};
+    c->output = {c->output_dir,        false,           caps_.max_total_bytes,
+                 caps_.max_file_bytes, caps_.max_files, c->output_dir};
   }
   JobSpec t = TemplateOf(spec, c->slot);
   ContainerContext ctx = ContextFor(t, c->workspace->path(), c->output);

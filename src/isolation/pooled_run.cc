@@ -50,8 +50,11 @@ StatusOr<RunResult> ContainerRunner::RunPooled(const JobSpec& job, const RunHook
   c.attach->SetSink([&io](std::string_view chunk) { return io.Feed(chunk); });
   // "go": the job's arguments and stdin choice, one write into the FIFO
   // (the message is far smaller than a pipe buffer, which is empty).
+  // The service watches /output from the moment the job can write it.
+  std::unique_ptr<OutputWatch::Handle> watch;
   auto go = [&]() -> Status {
     c.ran_job = true;
+    watch = WatchOutput(job, c.output, c.id);
     return SendGo(c.go_fd, {!job.stdin_data.empty(), nonce, job.args});
   };
   Supervised sv = Supervise(job, hooks, *c.attach, go, /*wait_for_attach=*/false);
@@ -77,6 +80,7 @@ StatusOr<RunResult> ContainerRunner::RunPooled(const JobSpec& job, const RunHook
   f.stream_status = c.attach->status();
   f.image_digest = c.image_digest;
   f.nonce = nonce;
+  // A watch that stopped the job killed init with it: no trailer then.
   if (!trailer || !sv.failure.ok() || sv.cancelled) {
     if (sv.failure.ok() && stream_done && !sv.cancelled) {
       auto s = InspectSettled(c.id);
@@ -93,6 +97,9 @@ StatusOr<RunResult> ContainerRunner::RunPooled(const JobSpec& job, const RunHook
   io.Finish();
   f.stream_status = c.attach->status();
   (void)c.workspace->Remove();
+  // Every job process is dead: init's trailer comes after it killed them,
+  // or the container was removed.
+  f.verdict = SettleOutput(job, c.output, std::move(watch), nullptr);
 
   RunResult result = BuildResult(job, c.output, io, f, t0);
   if (result.status != RunStatus::kCancelled && result.status != RunStatus::kError) {

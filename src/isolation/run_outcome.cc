@@ -71,12 +71,32 @@ Status StartError(const std::string& what, std::string_view stderr_tail) {
   return InternalError("the job could not be started (" + what + "): " + said, "job_start_failed");
 }
 
+// What broke a bound of /output: the service's own finding (its watch, or
+// its measurement once the job was over), else what init reported.
+struct OutputFinding {
+  std::string violation;  // "" none.
+  bool rolled_back = false;
+  bool by_service = false;  // The service found it (and may have killed the container).
+};
+
+OutputFinding FindingOf(const std::string& service_violation, bool service_rolled_back,
+                        const std::optional<InitTrailer>& trailer) {
+  if (!service_violation.empty()) {
+    const bool init_undid = trailer && trailer->output_rolled_back;
+    return {service_violation, service_rolled_back || init_undid, true};
+  }
+  if (trailer && !trailer->output_violation.empty()) {
+    return {trailer->output_violation, trailer->output_rolled_back, false};
+  }
+  return {};
+}
+
 // Sets `result`'s exit code, signal, metrics and status from init's
 // `trailer` when there is one, else from the engine's `state`. `gvisor`:
 // the job ran under runsc.
 void ApplyExit(const JobSpec& job, const OutputMount& output, const engine::ContainerState& state,
-               const std::optional<InitTrailer>& trailer, bool timed_out, bool gvisor,
-               RunResult& result) {
+               const std::optional<InitTrailer>& trailer, const OutputFinding& broken,
+               bool timed_out, bool gvisor, RunResult& result) {
   result.exit_code = trailer ? trailer->exit_code : state.exit_code;
   result.signal = trailer ? trailer->signal : (state.exit_code > 128 ? state.exit_code - 128 : 0);
   if (timed_out) {
@@ -93,23 +113,26 @@ void ApplyExit(const JobSpec& job, const OutputMount& output, const engine::Cont
   // it, so no trailer comes, and the engine's OOMKilled flag races with the
   // exit and is sometimes false. Nothing else SIGKILLs a gVisor sandbox
   // unseen: our own kills are a deadline (timed_out) or a cancel.
-  bool sandbox_killed = gvisor && !trailer && !timed_out && result.signal == SIGKILL;
+  // A kill by the service's /output watch is no OOM either.
+  bool sandbox_killed =
+      gvisor && !trailer && !timed_out && !broken.by_service && result.signal == SIGKILL;
   bool oom = state.oom_killed || (trailer && trailer->oom_kills > 0) || sandbox_killed;
   bool cpu_exceeded =
       result.signal == SIGXCPU || (result.signal == SIGKILL && trailer && trailer->cpu_us >= 0 &&
                                    trailer->cpu_us / 1000 >= job.limits.cpu_ms);
-  bool output_broken = trailer && !trailer->output_violation.empty();
-  if (trailer) {
+  if (trailer && result.output_bytes < 0) {
     result.output_bytes =
         trailer->output_used_bytes >= 0 ? trailer->output_used_bytes : trailer->output_bytes;
   }
   if (timed_out || cpu_exceeded) {
     result.status = RunStatus::kTimeout;
+  } else if (broken.by_service || (!oom && !broken.violation.empty())) {
+    // The service's finding comes first: its watch kills the container,
+    // which can look like an OOM kill from outside.
+    result.status = RunStatus::kFailed;
+    result.error = OutputError(job, output, broken.violation, broken.rolled_back);
   } else if (oom) {
     result.status = RunStatus::kOom;
-  } else if (output_broken) {
-    result.status = RunStatus::kFailed;
-    result.error = OutputError(job, output, trailer->output_violation, trailer->output_rolled_back);
   } else if (result.exit_code == 0) {
     result.status = RunStatus::kSucceeded;
   } else {
@@ -187,8 +210,11 @@ RunResult ContainerRunner::BuildResult(const JobSpec& job, const OutputMount& ou
       trailer ? trailer->wall_us / 1000
               : std::chrono::duration_cast<std::chrono::milliseconds>(sv.run_end - sv.run_start)
                     .count();
-  ApplyExit(job, output, f.state, trailer, sv.timed_out, policy_.RuntimeOf(job) == kGvisorRuntime,
-            result);
+  // What the service measured at the end, not what the job's init said.
+  result.output_bytes = f.verdict.used_bytes;
+  const OutputFinding broken = FindingOf(f.verdict.violation, f.verdict.rolled_back, trailer);
+  ApplyExit(job, output, f.state, trailer, broken, sv.timed_out,
+            policy_.RuntimeOf(job) == kGvisorRuntime, result);
   return result;
 }
 

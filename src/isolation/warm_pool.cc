@@ -75,7 +75,7 @@ std::string WarmPool::KeyOf(const JobSpec& job) const {
   JobSpec t = TemplateOf(job, "@slot");
   OutputMount out;
   if (!artifacts_root_.empty()) {
-    out = {"@output", false, caps_.max_total_bytes, caps_.max_file_bytes, caps_.max_files};
+    out = {"@output", false, caps_.max_total_bytes, caps_.max_file_bytes, caps_.max_files, ""};
   }
   ContainerContext ctx = ContextFor(t, "@workspace", out);
   return policy_.BuildCreateBody(ctx).dump();

@@ -205,6 +205,7 @@ StatusOr<isolation::VolumeMount> VolumeService::Resolve(const std::string& tenan
   isolation::VolumeMount m;
   m.id = v.id;
   m.engine_name = v.engine_name;
+  m.host_dir = v.host_dir;
   m.quota_bytes = v.size_bytes;
   m.max_files = config_.volumes.max_files;
   m.uid = v.uid;

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "coderunner/common/status.h"
@@ -15,6 +16,8 @@
 #include "coderunner/isolation/job_output.h"
 #include "coderunner/isolation/job_runner.h"
 #include "coderunner/isolation/job_spec.h"
+#include "coderunner/isolation/output_snapshot.h"
+#include "coderunner/isolation/output_watch.h"
 #include "coderunner/isolation/uid_pool.h"
 #include "coderunner/isolation/warm_pool.h"
 #include "coderunner/isolation/workspace.h"
@@ -39,6 +42,10 @@ struct RunnerOptions {
   // warm pool and the sandboxes (main wires one). nullptr: the runner
   // keeps a pool of its own over the default range (tests).
   UidPool* uids = nullptr;
+  // The service's own guard on each job's /output while it runs (not
+  // owned; main wires one for the runner and the sandboxes). nullptr:
+  // only coderunner-init's walk and the final measurement (tests).
+  OutputWatch* output_watch = nullptr;
 };
 
 // Sequence per job: workspace (and /output) → create → (runtime check) →
@@ -86,6 +93,12 @@ class ContainerRunner : public JobRunner {
     Clock::time_point run_start;
     Clock::time_point run_end;
   };
+  // What the service found on /output once the job's processes were gone.
+  struct OutputVerdict {
+    std::string violation;     // The bound broken (the watch's or the last walk's); "" none.
+    bool rolled_back = false;  // The service undid a volume's run.
+    int64_t used_bytes = -1;   // What /output held at the end, after any undo; -1 unknown.
+  };
   // Everything BuildResult needs besides the output.
   struct Finished {
     Supervised sv;
@@ -97,6 +110,7 @@ class ContainerRunner : public JobRunner {
     // The nonce init was given: only a trailer carrying it is init's (the
     // job can print trailer-shaped lines of its own).
     std::string nonce;
+    OutputVerdict verdict;
   };
 
   // What a cold job's container needs before it is created.
@@ -105,12 +119,24 @@ class ContainerRunner : public JobRunner {
     int64_t uid = kJobUid;
     OutputMount output;
     std::string output_dir;  // Host directory of a per-job /output; "" = none.
+    // A volume as it was before the run, recorded by the service.
+    std::optional<OutputSnapshot> volume_before;
     std::unique_ptr<Workspace> ws;
     void DiscardOutput();  // Paths that end without a run leave no artifacts.
   };
   // Leases the uid, creates /output and the workspace with the job's files.
   StatusOr<ColdSetup> PrepareCold(const JobSpec& job);
   StatusOr<RunResult> RunCold(const JobSpec& job, const RunHooks& hooks);
+  // Starts the service's watch on `output` for container `id` (nullptr
+  // without a watch or an /output): a breach kills the container.
+  std::unique_ptr<OutputWatch::Handle> WatchOutput(const JobSpec& job, const OutputMount& output,
+                                                   const std::string& id);
+  // Once nothing of the job runs any more: ends `watch` (may be null),
+  // measures /output itself, and undoes a volume's run that broke a bound
+  // (from `before`, the service's own record of it; null: no undo).
+  OutputVerdict SettleOutput(const JobSpec& job, const OutputMount& output,
+                             std::unique_ptr<OutputWatch::Handle> watch,
+                             const OutputSnapshot* before);
   // Ends a cold job whose container `id` was created but must not start
   // (`why`): removes it and the workspace. Returns `why` itself when the
   // engine is unreachable, else a kError result.

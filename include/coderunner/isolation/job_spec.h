@@ -26,6 +26,7 @@ struct InputFile {
 struct VolumeMount {
   std::string id;           // "vol-<hex>" as the request named it; "" = no volume.
   std::string engine_name;  // The engine volume, filled in when resolved before the run.
+  std::string host_dir;     // Its host directory (<volumes.dir>/<id>), filled in likewise.
   int64_t quota_bytes = 0;  // Its size_bytes: the most all its files may hold.
   int64_t max_files = 0;    // Most entries it may hold; 0 = unbounded.
   // The volume's own host uid (and gid): every file in it is this uid's, and

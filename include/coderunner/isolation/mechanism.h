@@ -51,13 +51,18 @@ struct PolicySettings {
   std::string runtime;  // OCI runtime name ("" = engine default, "runsc" = gVisor).
 };
 
-// What backs /output, and the bounds coderunner-init enforces on it.
+// What backs /output, and its bounds: coderunner-init enforces them from
+// inside (-q -f -n), the service's OutputWatch from the host.
 struct OutputMount {
   std::string source;          // Bind source: a host directory, or an engine volume's name.
   bool is_volume = false;      // A persistent volume: init rolls back an over-quota run.
   int64_t max_bytes = 0;       // All files together, bytes; 0 = unbounded.
   int64_t max_file_bytes = 0;  // One file, bytes; 0 = unbounded.
   int64_t max_entries = 0;     // Files and directories; 0 = unbounded.
+  // The host directory the engine binds at /output (for a volume, its
+  // directory under volumes.dir): what the service watches and measures.
+  // Not part of the create body.
+  std::string host_dir;
 };
 // The OCI runtime name of gVisor.
 inline constexpr std::string_view kGvisorRuntime = "runsc";

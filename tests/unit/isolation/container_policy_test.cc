@@ -495,13 +495,13 @@ TEST_F(ContainerPolicyTest, OutputIsTheOnlyWritableBindAndInitPolicesIt) {
   const Case cases[] = {
       {"none", {}, json::array(), json::array(), 16LL << 20},
       {"artifacts",
-       {"/var/lib/coderunner/artifacts/job-abc", false, 100 << 20, 10 << 20, 1000},
+       {"/var/lib/coderunner/artifacts/job-abc", false, 100 << 20, 10 << 20, 1000, ""},
        {"/var/lib/coderunner/artifacts/job-abc:/output:rw"},
        {"-o", "/output", "-q", std::to_string(100 << 20), "-f", std::to_string(10 << 20), "-n",
         "1000"},
        16LL << 20},  // RLIMIT_FSIZE: the larger of /tmp's size and the per-file cap.
       {"volume",
-       {"coderunner-vol-1", true, 64 << 20, 0, 10000},
+       {"coderunner-vol-1", true, 64 << 20, 0, 10000, ""},
        {"coderunner-vol-1:/output:rw"},
        {"-o", "/output", "-q", std::to_string(64 << 20), "-n", "10000", "-r"},
        64LL << 20},
@@ -543,7 +543,9 @@ TEST(ContainerPolicyRuntimeTest, InitChecksOutputIsNosuidNodevExceptUnderGvisor)
     settings.runtime = c.runtime;
     ContainerPolicy policy(settings, "inst-1");
     OutputMount out;
-    if (c.output) out = {"/var/lib/coderunner/artifacts/job-abc", false, 100 << 20, 10 << 20, 1000};
+    if (c.output) {
+      out = {"/var/lib/coderunner/artifacts/job-abc", false, 100 << 20, 10 << 20, 1000, ""};
+    }
     json cmd = policy.BuildCreateBody({SampleJob(), kWorkspace, false, out})["Cmd"];
     std::vector<std::string> init_options;
     for (const auto& part : cmd) {

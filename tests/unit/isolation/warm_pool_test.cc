@@ -393,7 +393,7 @@ TEST_F(WarmPoolTest, ShapeKeyDiffersWhenAnyPolicyInputDiffers) {
 TEST_F(WarmPoolTest, PooledCreateBodyCarriesTheColdJobsPolicy) {
   JobSpec job = JobOf(Python());
   job.args = {"x"};
-  OutputMount out{"/out", false, 1, 2, 3};
+  OutputMount out{"/out", false, 1, 2, 3, "/out"};
   ContainerContext cold{job, "/ws", true, out};
   ContainerContext warm{job, "/ws", false, out};
   warm.pooled = true;
