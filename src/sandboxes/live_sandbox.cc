@@ -55,7 +55,9 @@ LiveSandbox::LiveSandbox(engine::ContainerClient& containers,
       driver_(std::move(driver)) {}
 
 LiveSandbox::~LiveSandbox() {
-  // The container lives on (a restart re-adopts it): end our stream only.
+  // The container lives on (a restart re-adopts it and watches it again):
+  // end our watch and stream only.
+  watch_.reset();
   if (attach_) {
     attach_->Abort();
     attach_->Join();
@@ -131,6 +133,7 @@ StatusOr<std::unique_ptr<LiveSandbox>> LiveSandbox::Adopt(
   CR_RETURN_IF_ERROR(s->OpenChannel());
   s->container_id_ = container_id;
   CR_RETURN_IF_ERROR(s->AttachTo(container_id));
+  s->WatchOutput();
   return s;
 }
 
@@ -181,14 +184,18 @@ Status LiveSandbox::AttachTo(const std::string& id) {
 }
 
 Status LiveSandbox::StartContainer() {
-  isolation::OutputMount output{output_dir_, false, layout_.output_caps.max_total_bytes,
-                                layout_.output_caps.max_file_bytes, layout_.output_caps.max_files};
+  isolation::OutputMount output{output_dir_,
+                                false,
+                                layout_.output_caps.max_total_bytes,
+                                layout_.output_caps.max_file_bytes,
+                                layout_.output_caps.max_files,
+                                output_dir_};
   if (!own_output_) {
     // A persistent volume, with its quota. No rollback by init: it would
     // undo everything since the container started (earlier calls too); the
     // service rolls back the one call that broke the quota (see Call).
     const isolation::VolumeMount& v = spec_.volume;
-    output = {v.engine_name, false, v.quota_bytes, 0, v.max_files};
+    output = {v.engine_name, false, v.quota_bytes, 0, v.max_files, output_dir_};
   }
   isolation::ContainerContext ctx{spec_, workspace_->path(), false, output};
   ctx.uid = uid_;
@@ -209,7 +216,11 @@ Status LiveSandbox::StartContainer() {
           "sandbox_start_failed");
     }
   }
-  if (!s.ok()) RemoveContainer();
+  if (s.ok()) {
+    WatchOutput();
+  } else {
+    RemoveContainer();
+  }
   return s;
 }
 
@@ -224,6 +235,8 @@ void LiveSandbox::RemoveContainer() {
     attach_->EndAfterRemoval(std::chrono::milliseconds(2000));
     attach_.reset();
   }
+  // Only once it is gone: until then its processes may still write.
+  if (removed.ok()) watch_.reset();
   container_id_.clear();
 }
 
@@ -262,6 +275,7 @@ Status LiveSandbox::Destroy() {
   if (!container_id_.empty()) {
     removed = containers_.Remove(container_id_);
     if (!removed.ok() && removed.code() != StatusCode::kNotFound) return removed;
+    watch_.reset();
     if (attach_) {
       attach_->EndAfterRemoval(std::chrono::milliseconds(2000));
       attach_.reset();

@@ -180,7 +180,14 @@ void LiveSandbox::ExplainBrokenCall(const Status& written,
     // The driver died. init's own trailer (when it got to write one) says
     // how; the engine's state covers the rest.
     auto state = containers_.Inspect(container_id_);
-    if (trailer) {
+    const std::string breach = OutputBreach();
+    if (!breach.empty()) {
+      // The service's watch stopped it (init had no say, and no trailer).
+      r.error = FailedPreconditionError(
+          "the sandbox's /output broke a bound (" + breach + "); the sandbox was restarted",
+          "output_" + breach);
+      if (state.ok()) r.exit_code = state->exit_code;
+    } else if (trailer) {
       r.exit_code = trailer->exit_code;
       oom = trailer->oom_kills > 0;
       if (!trailer->output_violation.empty()) {

@@ -18,6 +18,9 @@ int64_t NowMs() {
 constexpr int64_t kEndedRetentionMs = 24LL * 3600 * 1000;
 // How long a call waits for another call on the same sandbox.
 constexpr auto kBusyWait = std::chrono::seconds(30);
+// How soon a sandbox the watch stopped is looked at again while a call
+// holds it (the call usually settles it itself).
+constexpr auto kBreachRetry = std::chrono::milliseconds(100);
 
 }  // namespace
 
@@ -32,6 +35,7 @@ SandboxManager::SandboxManager(const config::Config& config, engine::ContainerCl
       metrics_(metrics),
       layout_(std::move(layout)),
       volumes_(volumes) {
+  layout_.on_output_breach = [this](const std::string& id) { OnOutputBreach(id); };
   if (metrics_ != nullptr) {
     metrics_->DeclareGauge("coderunner_sandboxes", "Stateful sandboxes by state.");
     metrics_->DeclareCounter("coderunner_sandbox_executions_total",
@@ -476,11 +480,15 @@ int SandboxManager::ExpireDue(int64_t now_ms) {
 
 void SandboxManager::ExpiryLoop() {
   std::unique_lock<std::mutex> lock(mu_);
+  bool waiting = false;  // A stopped sandbox is held by a call: look again soon.
   while (!stopping_) {
-    // Once a second: a TTL is whole seconds.
-    cv_.wait_for(lock, std::chrono::seconds(1));
+    // Once a second (a TTL is whole seconds), and at once when the watch
+    // stopped a sandbox's container.
+    cv_.wait_for(lock, waiting ? kBreachRetry : std::chrono::milliseconds(1000),
+                 [&] { return stopping_ || (!waiting && !breached_.empty()); });
     if (stopping_) break;
     lock.unlock();
+    waiting = !SettleBreaches();
     ExpireDue(NowMs());
     lock.lock();
   }

@@ -1,6 +1,7 @@
 // LiveSandbox's /output: listed with cached hashes, opened file by file,
 // and emptied when it breaks a bound a new container would refuse.
 #include <errno.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include "coderunner/common/sha256.h"
@@ -63,6 +64,41 @@ std::vector<isolation::Artifact> LiveSandbox::ListOutput() {
   }
   hashes_.swap(next);
   return out;
+}
+
+void LiveSandbox::WatchOutput() {
+  if (layout_.output_watch == nullptr || container_id_.empty()) return;
+  isolation::OutputLimits limits{layout_.output_caps.max_total_bytes,
+                                 layout_.output_caps.max_file_bytes, layout_.output_caps.max_files};
+  if (!own_output_) limits = {spec_.volume.quota_bytes, 0, spec_.volume.max_files};
+  engine::ContainerClient& containers = containers_;
+  const std::string id = container_id_;
+  const std::string sandbox = spec_.id;
+  auto on_breach = layout_.on_output_breach;
+  auto stop = [&containers, id, sandbox, on_breach](std::string_view bound) {
+    spdlog::warn("sandbox {}: /output broke a bound ({}): stopping its container", sandbox, bound);
+    Status killed = containers.Kill(id);
+    if (!killed.ok()) spdlog::warn("sandbox {}: kill: {}", sandbox, killed.ToString());
+    if (on_breach) on_breach(sandbox);
+  };
+  auto host_pid = [&containers, id]() -> int64_t {
+    auto state = containers.Inspect(id);
+    return state.ok() && state->running ? state->pid : 0;
+  };
+  watch_ = layout_.output_watch->Watch(output_dir_, limits, stop, host_pid);
+}
+
+std::string LiveSandbox::OutputBreach() const {
+  return watch_ != nullptr ? watch_->violation() : std::string();
+}
+
+std::string LiveSandbox::SettleBreach() {
+  std::string bound = OutputBreach();
+  if (bound.empty()) return bound;
+  RemoveContainer();
+  if (ResetOutputIfOverBounds()) output_reset_ = true;
+  (void)RollBackVolume();
+  return bound;
 }
 
 StatusOr<isolation::UniqueFd> LiveSandbox::OpenOutputFile(const std::string& path) {

@@ -60,6 +60,9 @@ struct Components {
   std::unique_ptr<isolation::UidPool> uids;
   std::unique_ptr<volumes::VolumeService> volume_service;
   std::unique_ptr<isolation::ContainerPolicy> policy;
+  // The service's guard on every live container's /output (jobs and
+  // sandboxes); declared before everything that holds a watch on it.
+  std::unique_ptr<isolation::OutputWatch> output_watch;
   std::unique_ptr<isolation::ContainerRunner> runner;
   // code_runner.runtime: native only; jobs then run through it, never
   // through `runner`.

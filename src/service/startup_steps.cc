@@ -114,6 +114,8 @@ Status BuildEngineClients(Components& c) {
   runner_options.artifacts_root = cfg.artifacts.dir;
   runner_options.artifact_caps = cfg.ArtifactCapsFromConfig();
   runner_options.uids = c.uids.get();
+  c.output_watch = std::make_unique<isolation::OutputWatch>();
+  runner_options.output_watch = c.output_watch.get();
   c.runner = std::make_unique<isolation::ContainerRunner>(*c.containers, *c.policy, runner_options);
   if (c.native()) BuildNativeRunner(c);
   return OkStatus();
@@ -267,9 +269,12 @@ Status StartSandboxes(Components& c) {
   const config::Config& cfg = c.cfg;
   if (c.native()) return OkStatus();  // /v1/sandboxes answers 503 (native_routes.h).
   CR_ASSIGN_OR_RETURN(c.sandbox_store, sandboxes::SandboxStore::Open(cfg.data_dir + "/sandboxes"));
-  sandboxes::SandboxLayout layout{cfg.workspace_dir + "/sandboxes",
-                                  cfg.artifacts.dir + "/sandboxes", cfg.ArtifactCapsFromConfig(),
-                                  c.uids.get()};
+  sandboxes::SandboxLayout layout;
+  layout.workspace_root = cfg.workspace_dir + "/sandboxes";
+  layout.output_root = cfg.artifacts.dir + "/sandboxes";
+  layout.output_caps = cfg.ArtifactCapsFromConfig();
+  layout.uids = c.uids.get();
+  layout.output_watch = c.output_watch.get();
   c.sandboxes =
       std::make_unique<sandboxes::SandboxManager>(cfg, *c.containers, *c.policy, *c.sandbox_store,
                                                   c.metrics.get(), layout, c.volume_service.get());

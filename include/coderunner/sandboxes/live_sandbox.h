@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -20,6 +21,7 @@
 #include "coderunner/isolation/container_policy.h"
 #include "coderunner/isolation/init_trailer.h"
 #include "coderunner/isolation/job_spec.h"
+#include "coderunner/isolation/output_watch.h"
 #include "coderunner/isolation/uid_pool.h"
 #include "coderunner/isolation/workspace.h"
 #include "coderunner/sandboxes/marker_cut.h"
@@ -58,6 +60,13 @@ struct SandboxLayout {
   // Where each sandbox's own uid comes from (one per sandbox, kept across
   // its container replacements); not owned, must outlive every sandbox.
   isolation::UidPool* uids = nullptr;
+  // The service's guard on each sandbox's /output for its container's
+  // whole life, calls and the time between them (not owned; null: none).
+  isolation::OutputWatch* output_watch = nullptr;
+  // Told the sandbox id when the watch stopped its container for a broken
+  // bound, on the watch's thread (must not block): the owner settles the
+  // sandbox (SettleBreach) under its call lock.
+  std::function<void(const std::string& sandbox_id)> on_output_breach;
 };
 
 // Owns the container of one sandbox (one at a time: Restart replaces it),
@@ -119,6 +128,13 @@ class LiveSandbox {
   // Whether the container is still serving (its stream has not ended).
   bool alive() const;
 
+  // After the watch stopped the container for a broken bound: removes it,
+  // brings /output back within its bounds (empties the sandbox's own,
+  // rolls a volume back to the end of the last call) and returns the bound;
+  // "" (nothing done) when the watch found nothing. The next call starts a
+  // new container (state_lost). Not for concurrent use with Execute.
+  std::string SettleBreach();
+
  private:
   // The reply streams of one call, each cut at the call's end marker.
   struct CallStreams {
@@ -135,6 +151,10 @@ class LiveSandbox {
   // Replaces the FIFO with a fresh, empty one the driver may open.
   Status NewChannel();
   void RemoveContainer();
+  // Starts the service's watch on /output for the current container.
+  void WatchOutput();
+  // The bound the watch found broken on the current container; "" none.
+  std::string OutputBreach() const;
   // Replaces a broken container; the reason goes to the log.
   Status Restart(const std::string& why);
   // Empties /output if it breaks a bound (coderunner-init would stop a new
@@ -175,6 +195,8 @@ class LiveSandbox {
   bool own_output_ = true;         // output_dir_ is ours (not a persistent volume's).
   std::string container_id_;
   std::unique_ptr<isolation::AttachedContainer> attach_;
+  // The current container's /output watch; ended once it is removed.
+  std::unique_ptr<isolation::OutputWatch::Handle> watch_;
   int channel_fd_ = -1;
 
   // Output of the current call; guarded by feed_mu_ (the attach thread

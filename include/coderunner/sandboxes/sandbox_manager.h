@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -118,18 +119,26 @@ class SandboxManager {
   StatusOr<std::string> ResolveVolume(const std::string& tenant, const config::TierConfig* tier,
                                       isolation::JobSpec* spec);
   void ExpiryLoop();
+  // The watch stopped sandbox `id`'s container (its own thread; see
+  // SandboxLayout::on_output_breach): settle it soon.
+  void OnOutputBreach(const std::string& id);
+  // Settles every sandbox whose container the watch stopped and that no
+  // call holds (a call in progress settles its own, see LiveSandbox::Execute).
+  // True when none is left waiting. (sandbox_breaches.cc)
+  bool SettleBreaches();
 
   const config::Config& config_;
   engine::ContainerClient& containers_;
   const isolation::ContainerPolicy& policy_;
   SandboxStore& store_;
   MetricsRegistry* metrics_;
-  const SandboxLayout layout_;
+  SandboxLayout layout_;  // Set at construction (on_output_breach too), then only read.
   volumes::VolumeService* volumes_;
 
   std::mutex mu_;
   std::condition_variable cv_;
   std::map<std::string, std::shared_ptr<Entry>> entries_;
+  std::set<std::string> breached_;  // Ids OnOutputBreach named, not settled yet.
   bool stopping_ = false;
   std::thread expiry_;
 };

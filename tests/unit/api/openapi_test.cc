@@ -91,7 +91,7 @@ class OpenApiTest : public ::testing::Test {
     jobs_ = std::make_unique<jobs::JobService>(deps);
     sandboxes_ = std::make_unique<sandboxes::SandboxManager>(
         config_, containers_, policy_, *sandbox_store_, &metrics_,
-        sandboxes::SandboxLayout{dir_ + "/sbx-ws", dir_ + "/sbx-out", {}, &uids_},
+        sandboxes::SandboxLayout{dir_ + "/sbx-ws", dir_ + "/sbx-out", {}, &uids_, nullptr, {}},
         &volume_service_);
     server_ = std::make_unique<Server>(ServerDeps{&config_, &system_, &images_, jobs_.get(),
                                                   &metrics_, &authenticator_, &volume_service_,

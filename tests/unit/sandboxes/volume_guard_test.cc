@@ -82,12 +82,23 @@ class VolumeGuardTest : public ::testing::TestWithParam<GuardCase> {
     return out;
   }
 
+  // What the entries below the directory hold on disk, as du counts.
+  int64_t DiskBytes() const {
+    int64_t total = 0;
+    for (const auto& e : fs::recursive_directory_iterator(dir_)) {
+      total += testing::AllocatedBytes(e.path().string());
+    }
+    return total;
+  }
+
   std::string dir_;
+  int64_t settled_bytes_ = 0;
 };
 
 TEST_P(VolumeGuardTest, RollsBackOnlyWhatBrokeTheQuotaSinceTheLastSettle) {
   const GuardCase& c = GetParam();
   for (const auto& [path, content] : c.before) Write(path, content);
+  settled_bytes_ = DiskBytes();
   isolation::VolumeMount v;
   v.id = "vol-test";
   v.quota_bytes = c.quota_bytes;
@@ -98,6 +109,11 @@ TEST_P(VolumeGuardTest, RollsBackOnlyWhatBrokeTheQuotaSinceTheLastSettle) {
   EXPECT_EQ(guard.RollBackIfOver(), c.want_rolled_back);
   EXPECT_EQ(Entries(false), c.want_files);
   EXPECT_EQ(Entries(true), c.want_dirs);
+  // What stays holds no more than before the changes (nothing grown or
+  // preallocated since the settle is left on disk).
+  if (c.want_rolled_back) {
+    EXPECT_LE(DiskBytes(), settled_bytes_);
+  }
 }
 
 const std::string k8(8, 'x');
@@ -132,8 +148,16 @@ INSTANTIATE_TEST_SUITE_P(
                   {}},
         GuardCase{
             "NewFileOverQuotaGoesOldStays", {{"a", k8}}, {W("b", k16)}, kBlock, 0, true, {"a"}, {}},
-        GuardCase{
-            "GrownOldFileGoes", {{"a", k8}, {"b", k8}}, {W("a", k5000)}, 10000, 0, true, {"b"}, {}},
+        // A settled file that grew is cut back to its size then (its
+        // earlier bytes stay; only the run's growth goes).
+        GuardCase{"GrownOldFileIsCutBack",
+                  {{"a", k8}, {"b", k8}},
+                  {W("a", k5000)},
+                  10000,
+                  0,
+                  true,
+                  {"a", "b"},
+                  {}},
         GuardCase{"NestedNewFilesAndDirectoriesGo",
                   {{"keep/x", k8}},
                   {W("deep/er/y", k16), W("keep/z", k8)},
@@ -185,14 +209,15 @@ INSTANTIATE_TEST_SUITE_P(
                   true,
                   {"a"},
                   {}},
-        // The same into a settled file: its size and mtime may not change.
-        GuardCase{"BlocksPreallocatedIntoAnOldFileCount",
+        // The same into a settled file (its size and mtime may not change):
+        // the file is cut back to its size, which frees those blocks.
+        GuardCase{"BlocksPreallocatedIntoAnOldFileAreFreed",
                   {{"a", k8}, {"b", k8}},
                   {P("a", 256 << 10)},
                   16 * kBlock,
                   0,
                   true,
-                  {"b"},
+                  {"a", "b"},
                   {}},
         // 40 bytes by size, 40 blocks on disk.
         GuardCase{
