@@ -232,7 +232,7 @@ Status ValidateCallbackUrl(std::string_view url, bool allow_private) {
     in6_addr a6;
     if (inet_pton(AF_INET6, host.c_str(), &a6) != 1) return BadUrl("invalid IPv6 literal");
     if (!allow_private && IsRefusedIpv6(a6)) {
-      return BadUrl("host " + host + " is a loopback, link-local or private address");
+      return BadUrl("host " + host + " is not a public address (loopback, private, reserved...)");
     }
     return OkStatus();
   }
@@ -242,7 +242,7 @@ Status ValidateCallbackUrl(std::string_view url, bool allow_private) {
   // "2130706433"), so those cannot slip past as "names".
   in_addr a4;
   if (inet_aton(host.c_str(), &a4) != 0 && IsRefusedIpv4(ntohl(a4.s_addr))) {
-    return BadUrl("host " + host + " is a loopback, link-local, private or unspecified address");
+    return BadUrl("host " + host + " is not a public address (loopback, private, reserved...)");
   }
   return OkStatus();
 }

@@ -14,11 +14,22 @@
 namespace coderunner {
 
 // True when `addr` (host byte order) is not a public unicast IPv4 address:
-// "this network", private, shared (CGNAT), loopback, link-local. Pure.
+// "this network" (0/8), private (10/8, 172.16/12, 192.168/16), shared
+// (100.64/10), loopback (127/8), link-local (169.254/16), IETF protocol
+// assignments (192.0.0/24), documentation (192.0.2/24, 198.51.100/24,
+// 203.0.113/24), benchmarking (198.18/15), multicast (224/4), reserved and
+// broadcast (240/4). Pure.
 bool IsRefusedIpv4(uint32_t addr);
 
-// True when `addr` is not a public unicast IPv6 address, or embeds a
-// refused IPv4 address (IPv4-mapped, NAT64). Pure.
+// True when `addr` is not a public unicast IPv6 address: ::/96 (unspecified,
+// loopback, IPv4-compatible), discard-only (100::/64), local-use NAT64
+// (64:ff9b:1::/48), benchmarking (2001:2::/48), documentation
+// (2001:db8::/32, 3fff::/20), unique local (fc00::/7), link-local
+// (fe80::/10), site-local (fec0::/10), multicast (ff00::/8); or when it
+// carries a refused IPv4 address: IPv4-mapped (::ffff:0:0/96), translated
+// (::ffff:0:0:0/96), NAT64 (64:ff9b::/96), 6to4 (2002::/16, bits 16-47),
+// Teredo (2001::/32: its server, bits 32-63, or its client, the last 32 bits
+// inverted). Pure.
 bool IsRefusedIpv6(const in6_addr& addr);
 
 // IsRefusedIpv4 / IsRefusedIpv6 by family; any other family is refused.
