@@ -3,8 +3,9 @@
 // the owner; when the owner is gone it is answered 410.
 //
 // Safety: the forwarder only ever connects to the advertised_url of a node
-// in the registry (never to anything the request names), to the path its
-// route matched (relay_path.h: rebuilt from the validated id and file path,
+// in the registry (never to anything the request names), straight (never
+// through a proxy from the environment), to the path its route matched
+// (relay_path.h: rebuilt from the validated id and file path, sent as is,
 // never from the request's raw path or query). It passes the caller's
 // Authorization on (the owner authenticates it again: the hop header grants
 // nothing), adds kForwardedByHeader, and never forwards a request that
@@ -68,7 +69,7 @@ ForwardDecision DecideForward(const std::string& self, const std::string& owner,
 
 // One request to relay to an owner.
 struct RelayRequest {
-  std::string method;  // "GET", "POST", "DELETE".
+  std::string method;  // "GET", "HEAD", "POST", "DELETE".
   std::string url;     // The owner's advertised_url + a path from relay_path.h.
   std::string body;
   std::string authorization;  // The caller's Authorization header ("" none).
@@ -93,11 +94,12 @@ struct RelayResponse {
   std::string body;
 };
 
-// Sends `req` with libcurl (no redirects followed, http/https only) and
-// reads the whole answer. Could not resolve or connect: Unavailable
-// kReasonOwnerUnreachable (the owner is gone); timed out: DeadlineExceeded,
-// a body over max_body_bytes: Internal, another failure: Unavailable, all
-// kReasonForwardFailed. Blocks for up to
+// Sends `req` with libcurl (no redirects followed, http/https only, no
+// proxy whatever the environment says, the URL's path sent as is: no dot
+// segment removed; a HEAD reads no body) and reads the whole answer. Could
+// not resolve or connect: Unavailable kReasonOwnerUnreachable (the owner is
+// gone); timed out: DeadlineExceeded, a body over max_body_bytes: Internal,
+// another failure: Unavailable, all kReasonForwardFailed. Blocks for up to
 // req.timeout_ms. Thread-safe.
 using RelayFn = std::function<StatusOr<RelayResponse>(const RelayRequest&)>;
 StatusOr<RelayResponse> CurlRelay(const RelayRequest& req);

@@ -2,9 +2,13 @@
 // 127.0.0.1: what reaches the owner, what comes back, and each failure.
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <stdlib.h>
 
+#include <atomic>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -37,6 +41,12 @@ class OwnerRelayTest : public ::testing::Test {
       cv_.wait(lock, [this] { return released_; });
       res.set_content("late", "text/plain");
     });
+    server_.Get("/metrics", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content(kOwnerMetrics, "text/plain");
+    });
+    server_.Get(R"(/v1/raw/.*)", [](const httplib::Request& req, httplib::Response& res) {
+      res.set_content(req.path, "text/plain");
+    });
     // Bound and listening once this returns: connections queue until the
     // thread accepts them.
     port_ = server_.bind_to_any_port("127.0.0.1");
@@ -61,6 +71,8 @@ class OwnerRelayTest : public ::testing::Test {
     r.max_body_bytes = 4096;
     return r;
   }
+
+  static constexpr char kOwnerMetrics[] = "coderunner_jobs_total 42";
 
   httplib::Server server_;
   int port_ = 0;
@@ -114,6 +126,90 @@ TEST_F(OwnerRelayTest, Failures) {
     EXPECT_EQ(got.status().code(), c.want_code) << got.status().ToString();
     EXPECT_EQ(got.status().reason(), c.want_reason);
   }
+}
+
+// libcurl removes dot segments from a URL's path unless told not to: the
+// relay sends the path it was given, byte for byte.
+TEST_F(OwnerRelayTest, SendsThePathAsIsWithoutRemovingDotSegments) {
+  for (const char* path :
+       {"/v1/raw/files/../../../metrics", "/v1/raw/./files/x/../../../metrics"}) {
+    SCOPED_TRACE(path);
+    auto got = CurlRelay(Make("GET", path));
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_EQ(got->status, 200);
+    EXPECT_EQ(got->body, path);  // What the owner's route saw.
+    EXPECT_EQ(got->body.find(kOwnerMetrics), std::string::npos);
+  }
+}
+
+// httplib answers a HEAD on a GET route: its relay reads the status and
+// headers and does not wait for a body that never comes.
+TEST_F(OwnerRelayTest, HeadIsRelayedWithoutWaitingForABody) {
+  RelayRequest head = Make("HEAD", "/big");
+  head.timeout_ms = 3000;
+  auto got = CurlRelay(head);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->status, 200);
+  EXPECT_EQ(got->content_type, "application/octet-stream");
+  EXPECT_EQ(got->body, "");
+}
+
+// Sets one environment variable for the life of the object, then restores it.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
+    if (const char* old = getenv(name)) old_ = old;
+    if (value) {
+      setenv(name, value->c_str(), 1);
+    } else {
+      unsetenv(name);
+    }
+  }
+  ~ScopedEnv() {
+    if (old_) {
+      setenv(name_, old_->c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+// A proxy named in the service's environment never sees a relay: the
+// request goes straight to the owner.
+TEST_F(OwnerRelayTest, IgnoresProxiesFromTheEnvironment) {
+  httplib::Server proxy;
+  std::atomic<int> proxied{0};
+  proxy.set_pre_routing_handler([&proxied](const httplib::Request&, httplib::Response& res) {
+    ++proxied;
+    res.status = 502;
+    res.set_content("via the proxy", "text/plain");
+    return httplib::Server::HandlerResponse::Handled;
+  });
+  const int proxy_port = proxy.bind_to_any_port("127.0.0.1");
+  ASSERT_GT(proxy_port, 0);
+  std::thread proxy_thread([&proxy] { proxy.listen_after_bind(); });
+  const std::string proxy_url = "http://127.0.0.1:" + std::to_string(proxy_port);
+  for (const char* var : {"http_proxy", "all_proxy", "ALL_PROXY"}) {
+    SCOPED_TRACE(var);
+    ScopedEnv no_proxy("no_proxy", std::nullopt);
+    ScopedEnv no_proxy_upper("NO_PROXY", std::nullopt);
+    ScopedEnv set(var, proxy_url);
+    RelayRequest r = Make("POST", "/echo");
+    r.body = "hello";
+    auto got = CurlRelay(r);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_EQ(got->status, 201);
+    EXPECT_EQ(got->body, "||node-a||hello");
+  }
+  EXPECT_EQ(proxied.load(), 0);
+  proxy.stop();
+  proxy_thread.join();
 }
 
 }  // namespace
