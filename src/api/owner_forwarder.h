@@ -80,10 +80,14 @@ struct RelayRequest {
   size_t max_body_bytes = 0;   // Bound on the relayed answer's body, bytes.
 };
 
-// The owner's answer headers relayed to the caller besides Content-Type
-// (a download's name, a 429's or 503's wait, a 401's challenge).
-inline constexpr const char* kRelayedHeaders[] = {"Content-Disposition", "Retry-After",
-                                                  "WWW-Authenticate"};
+// The owner's answer headers relayed to the caller besides Content-Type:
+// every header that keeps an answer from running as a page (those of every
+// answer and those of a download, response_headers.h), a download's name, a
+// 429's or 503's wait, a 401's challenge.
+inline constexpr const char* kRelayedHeaders[] = {
+    "Content-Security-Policy", "X-Content-Type-Options", "X-Frame-Options",
+    "Referrer-Policy",         "Content-Disposition",    "Retry-After",
+    "WWW-Authenticate"};
 
 // What the owner answered.
 struct RelayResponse {

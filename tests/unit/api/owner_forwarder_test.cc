@@ -380,5 +380,28 @@ TEST_F(OwnerForwarderOverHttpTest, AFileNameReachesTheOwnerExactly) {
   }
 }
 
+// A download relayed from its owner reaches the caller with the owner's
+// headers: an attachment whose CSP sandboxes it, not the API's default.
+TEST_F(OwnerForwarderOverHttpTest, ARelayedDownloadKeepsItsSandboxingHeaders) {
+  auto got = GetFile("dir/page.html");
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_TRUE(got->has_value());
+  std::lock_guard<std::mutex> lock(mu_);
+  EXPECT_EQ(last_path_, std::string("/v1/sandboxes/") + kSandbox + "/files/dir/page.html");
+  httplib::Response res;
+  WriteAnswer(res, std::move(**got));
+  AddApiSecurityHeaders(res);  // As the server does after every route.
+  EXPECT_EQ(res.status, 200);
+  EXPECT_EQ(res.body, "file dir/page.html");
+  EXPECT_EQ(res.get_header_value("Content-Type"), kDownloadContentType);
+  for (const auto& [name, value] : DownloadHeaders("dir/page.html")) {
+    SCOPED_TRACE(name);
+    EXPECT_EQ(res.get_header_value_count(name), 1u);
+    EXPECT_EQ(res.get_header_value(name), value);
+  }
+  EXPECT_EQ(res.get_header_value("Content-Security-Policy"), kDownloadCsp);
+  EXPECT_EQ(res.get_header_value(kNodeHeader), "node-http");
+}
+
 }  // namespace
 }  // namespace coderunner::api

@@ -4,6 +4,7 @@
 #include <httplib.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <memory>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "api/owner_forwarder.h"
+#include "api/response_headers.h"
 
 namespace coderunner::api {
 namespace {
@@ -46,6 +48,11 @@ class OwnerRelayTest : public ::testing::Test {
     });
     server_.Get(R"(/v1/raw/.*)", [](const httplib::Request& req, httplib::Response& res) {
       res.set_content(req.path, "text/plain");
+    });
+    server_.Get("/download", [](const httplib::Request&, httplib::Response& res) {
+      for (const auto& [name, value] : DownloadHeaders("page.html")) res.set_header(name, value);
+      AddApiSecurityHeaders(res);
+      res.set_content("<script>alert(1)</script>", kDownloadContentType);
     });
     // Bound and listening once this returns: connections queue until the
     // thread accepts them.
@@ -210,6 +217,40 @@ TEST_F(OwnerRelayTest, IgnoresProxiesFromTheEnvironment) {
   EXPECT_EQ(proxied.load(), 0);
   proxy.stop();
   proxy_thread.join();
+}
+
+// A download keeps every security header its owner sends, exactly.
+TEST_F(OwnerRelayTest, RelaysTheOwnersSecurityHeaders) {
+  auto got = CurlRelay(Make("GET", "/download"));
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->content_type, kDownloadContentType);
+  auto header = [&got](const std::string& name) -> std::string {
+    for (const auto& [k, v] : got->headers) {
+      if (k == name) return v;
+    }
+    return "(absent)";
+  };
+  EXPECT_EQ(header("Content-Security-Policy"), kDownloadCsp);
+  EXPECT_EQ(header("X-Content-Type-Options"), kNoSniff);
+  EXPECT_EQ(header("Content-Disposition"), ContentDisposition("page.html"));
+  EXPECT_EQ(header("X-Frame-Options"), "DENY");
+  EXPECT_EQ(header("Referrer-Policy"), "no-referrer");
+}
+
+// Every header the owner adds to keep an answer from running as a page
+// (those of every answer and those of a download) is one the relay keeps.
+TEST(RelayedHeadersTest, IncludeEverySecurityHeaderAnOwnerSends) {
+  httplib::Response res;
+  AddApiSecurityHeaders(res);
+  std::vector<std::string> names;
+  for (const auto& [name, value] : res.headers) names.push_back(name);
+  for (const auto& [name, value] : DownloadHeaders("x")) names.push_back(name);
+  ASSERT_FALSE(names.empty());
+  for (const std::string& name : names) {
+    SCOPED_TRACE(name);
+    EXPECT_NE(std::find(std::begin(kRelayedHeaders), std::end(kRelayedHeaders), name),
+              std::end(kRelayedHeaders));
+  }
 }
 
 }  // namespace
