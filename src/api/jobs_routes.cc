@@ -196,7 +196,7 @@ StatusOr<Answer> ArtifactAnswer(jobs::JobService& service, OwnerForwarder* forwa
   if (!listed) return missing;
   if (forwarder != nullptr) {
     CR_ASSIGN_OR_RETURN(std::optional<Answer> relayed,
-                        forwarder->ForArtifact(rec->owner, rec->id, req));
+                        forwarder->ForArtifact(rec->owner, rec->id, path, req));
     if (relayed) return std::move(*relayed);
   }
   auto fd = isolation::OpenTreeFile(config.artifacts.dir + "/" + rec->id, path);

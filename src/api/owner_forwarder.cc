@@ -14,36 +14,6 @@ int64_t WallNowMs() {
       .count();
 }
 
-bool Unreserved(unsigned char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-         c == '_' || c == '.' || c == '~';
-}
-
-// `s` percent-encoded, keeping unreserved bytes (and '/' when `keep_slash`).
-std::string Escape(const std::string& s, bool keep_slash) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (Unreserved(c) || (keep_slash && c == '/')) {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out += {'%', kHex[c >> 4], kHex[c & 15]};
-    }
-  }
-  return out;
-}
-
-// The request's path and query, re-encoded (httplib hands them decoded).
-std::string PathAndQuery(const httplib::Request& req) {
-  std::string out = Escape(req.path, /*keep_slash=*/true);
-  char sep = '?';
-  for (const auto& [name, value] : req.params) {
-    out += sep + Escape(name, false) + "=" + Escape(value, false);
-    sep = '&';
-  }
-  return out;
-}
-
 // The advertised URL without a trailing '/', so that a path can follow.
 std::string TrimSlash(std::string url) {
   while (!url.empty() && url.back() == '/') url.pop_back();
@@ -76,12 +46,15 @@ OwnerForwarder::OwnerForwarder(store::NodeRegistry* nodes, store::SandboxOwners*
       relay_(std::move(relay)) {}
 
 StatusOr<std::optional<Answer>> OwnerForwarder::Route(const std::string& owner, bool held_here,
+                                                      const StatusOr<std::string>& path,
                                                       const httplib::Request& req,
                                                       const Status& gone) {
   const bool forwarded = req.has_header(kForwardedByHeader);
   if (held_here || forwarded || owner.empty() || owner == options_.self) {
     return std::optional<Answer>();  // Skips the registry read.
   }
+  // Refused as the owner would refuse it; nothing leaves this node.
+  if (!path.ok()) return path.status();
   CR_ASSIGN_OR_RETURN(std::vector<store::NodeInfo> nodes, nodes_->List());
   ForwardDecision d = DecideForward(options_.self, owner, held_here, forwarded, nodes, now_ms_());
   if (d.action == ForwardAction::kServeHere) return std::optional<Answer>();
@@ -90,7 +63,7 @@ StatusOr<std::optional<Answer>> OwnerForwarder::Route(const std::string& owner, 
   if (d.action == ForwardAction::kGone) return std::optional<Answer>(std::move(gone_answer));
 
   RelayRequest relay{req.method,
-                     TrimSlash(d.owner_url) + PathAndQuery(req),
+                     TrimSlash(d.owner_url) + *path,
                      req.body,
                      req.get_header_value("Authorization"),
                      req.get_header_value("Content-Type"),
@@ -112,13 +85,15 @@ StatusOr<std::optional<Answer>> OwnerForwarder::Route(const std::string& owner, 
 }
 
 StatusOr<std::optional<Answer>> OwnerForwarder::ForSandbox(const std::string& tenant,
-                                                           const std::string& id, bool held_here,
+                                                           const SandboxTarget& target,
+                                                           bool held_here,
                                                            const httplib::Request& req) {
   if (held_here || req.has_header(kForwardedByHeader)) return std::optional<Answer>();
+  const std::string& id = target.id;
   CR_ASSIGN_OR_RETURN(std::optional<store::SandboxPlacement> placed,
                       owners_->SandboxOwner(id, tenant));
   if (!placed) return std::optional<Answer>();
-  return Route(placed->node, held_here, req,
+  return Route(placed->node, held_here, SandboxRelayPath(target), req,
                FailedPreconditionError("sandbox " + id + " lived on node " + placed->node +
                                            ", which is gone: its state is lost",
                                        kReasonStateLost));
@@ -126,8 +101,9 @@ StatusOr<std::optional<Answer>> OwnerForwarder::ForSandbox(const std::string& te
 
 StatusOr<std::optional<Answer>> OwnerForwarder::ForArtifact(const std::string& owner,
                                                             const std::string& job_id,
+                                                            const std::string& file,
                                                             const httplib::Request& req) {
-  return Route(owner, /*held_here=*/false, req,
+  return Route(owner, /*held_here=*/false, ArtifactRelayPath(job_id, file), req,
                FailedPreconditionError(
                    "the artifacts of job " + job_id + " were on node " + owner + ", which is gone",
                    kReasonArtifactsGone));

@@ -3,11 +3,14 @@
 // the owner; when the owner is gone it is answered 410.
 //
 // Safety: the forwarder only ever connects to the advertised_url of a node
-// in the registry (never to anything the request names), passes the
-// caller's Authorization on (the owner authenticates it again: the hop
-// header grants nothing), adds kForwardedByHeader, and never forwards a
-// request that already carries it (one hop at most, no loops). Each relay
-// is bounded in time and in relayed bytes.
+// in the registry (never to anything the request names), straight (never
+// through a proxy from the environment), to the path its route matched
+// (relay_path.h: rebuilt from the validated id and file path, sent as is,
+// never from the request's raw path or query). It passes the caller's
+// Authorization on (the owner authenticates it again: the hop header grants
+// nothing), adds kForwardedByHeader, and never forwards a request that
+// already carries it (one hop at most, no loops). Each relay is bounded in
+// time and in relayed bytes.
 #ifndef CODERUNNER_API_OWNER_FORWARDER_H_
 #define CODERUNNER_API_OWNER_FORWARDER_H_
 
@@ -21,6 +24,7 @@
 #include "coderunner/common/status.h"
 #include "coderunner/store/node_registry.h"
 #include "coderunner/store/sandbox_owners.h"
+#include "relay_path.h"
 #include "route.h"
 
 namespace coderunner::api {
@@ -65,8 +69,8 @@ ForwardDecision DecideForward(const std::string& self, const std::string& owner,
 
 // One request to relay to an owner.
 struct RelayRequest {
-  std::string method;  // "GET", "POST", "DELETE".
-  std::string url;     // The owner's advertised_url + the request's path and query.
+  std::string method;  // "GET", "HEAD", "POST", "DELETE".
+  std::string url;     // The owner's advertised_url + a path from relay_path.h.
   std::string body;
   std::string authorization;  // The caller's Authorization header ("" none).
   std::string content_type;   // The caller's Content-Type ("" none).
@@ -76,10 +80,14 @@ struct RelayRequest {
   size_t max_body_bytes = 0;   // Bound on the relayed answer's body, bytes.
 };
 
-// The owner's answer headers relayed to the caller besides Content-Type
-// (a download's name, a 429's or 503's wait, a 401's challenge).
-inline constexpr const char* kRelayedHeaders[] = {"Content-Disposition", "Retry-After",
-                                                  "WWW-Authenticate"};
+// The owner's answer headers relayed to the caller besides Content-Type:
+// every header that keeps an answer from running as a page (those of every
+// answer and those of a download, response_headers.h), a download's name, a
+// 429's or 503's wait, a 401's challenge.
+inline constexpr const char* kRelayedHeaders[] = {
+    "Content-Security-Policy", "X-Content-Type-Options", "X-Frame-Options",
+    "Referrer-Policy",         "Content-Disposition",    "Retry-After",
+    "WWW-Authenticate"};
 
 // What the owner answered.
 struct RelayResponse {
@@ -90,11 +98,12 @@ struct RelayResponse {
   std::string body;
 };
 
-// Sends `req` with libcurl (no redirects followed, http/https only) and
-// reads the whole answer. Could not resolve or connect: Unavailable
-// kReasonOwnerUnreachable (the owner is gone); timed out: DeadlineExceeded,
-// a body over max_body_bytes: Internal, another failure: Unavailable, all
-// kReasonForwardFailed. Blocks for up to
+// Sends `req` with libcurl (no redirects followed, http/https only, no
+// proxy whatever the environment says, the URL's path sent as is: no dot
+// segment removed; a HEAD reads no body) and reads the whole answer. Could
+// not resolve or connect: Unavailable kReasonOwnerUnreachable (the owner is
+// gone); timed out: DeadlineExceeded, a body over max_body_bytes: Internal,
+// another failure: Unavailable, all kReasonForwardFailed. Blocks for up to
 // req.timeout_ms. Thread-safe.
 using RelayFn = std::function<StatusOr<RelayResponse>(const RelayRequest&)>;
 StatusOr<RelayResponse> CurlRelay(const RelayRequest& req);
@@ -111,24 +120,30 @@ class OwnerForwarder {
   OwnerForwarder(store::NodeRegistry* nodes, store::SandboxOwners* owners, ForwarderOptions options,
                  std::function<int64_t()> now_ms = nullptr, RelayFn relay = CurlRelay);
 
-  // For a request on sandbox `id` of `tenant`: nullopt to serve it here
-  // (held here, no owner recorded, or already forwarded); the owner's
-  // answer; or 410 kReasonStateLost when the owner is gone. Store failures
-  // as the store's; a relay that failed midway as CurlRelay's.
-  StatusOr<std::optional<Answer>> ForSandbox(const std::string& tenant, const std::string& id,
+  // For a request on sandbox `target.id` of `tenant`, as its route matched
+  // it: nullopt to serve it here (held here, no owner recorded, or already
+  // forwarded); the owner's answer to `req`'s method, body, Authorization
+  // and Content-Type at SandboxRelayPath(target); or 410 kReasonStateLost
+  // when the owner is gone. A target SandboxRelayPath refuses is answered
+  // with its error, and nothing is relayed. Store failures as the store's;
+  // a relay that failed midway as CurlRelay's.
+  StatusOr<std::optional<Answer>> ForSandbox(const std::string& tenant, const SandboxTarget& target,
                                              bool held_here, const httplib::Request& req);
 
-  // The same for a job's artifact: `owner` is the job record's owner node;
-  // 410 kReasonArtifactsGone when it is gone.
+  // The same for artifact `file` of job `job_id` (ArtifactRelayPath):
+  // `owner` is the job record's owner node; 410 kReasonArtifactsGone when
+  // it is gone.
   StatusOr<std::optional<Answer>> ForArtifact(const std::string& owner, const std::string& job_id,
-                                              const httplib::Request& req);
+                                              const std::string& file, const httplib::Request& req);
 
   // Records / forgets that this node holds sandbox `id` (SandboxOwners).
   Status PlaceHere(const std::string& tenant, const std::string& id);
   Status Forget(const std::string& id);
 
  private:
+  // `path`: the owner's path for the request (or why it has none).
   StatusOr<std::optional<Answer>> Route(const std::string& owner, bool held_here,
+                                        const StatusOr<std::string>& path,
                                         const httplib::Request& req, const Status& gone);
 
   store::NodeRegistry* nodes_;

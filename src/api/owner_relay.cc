@@ -67,7 +67,8 @@ CurlListPtr Headers(const RelayRequest& req) {
     if (curl_slist* next = curl_slist_append(list, h.c_str())) list = next;
   };
   if (!req.authorization.empty()) add("Authorization: " + req.authorization);
-  if (!req.content_type.empty()) add("Content-Type: " + req.content_type);
+  // None from the caller, none to the owner (libcurl would send a form's).
+  add(req.content_type.empty() ? "Content-Type:" : "Content-Type: " + req.content_type);
   add(std::string(kForwardedByHeader) + ": " + req.forwarded_by);
   add("Expect:");  // No 100-continue round trip for a body.
   return CurlListPtr(list);
@@ -76,6 +77,14 @@ CurlListPtr Headers(const RelayRequest& req) {
 void SetOptions(CURL* h, const RelayRequest& req, curl_slist* headers, Sink& sink,
                 RelayResponse& out) {
   curl_easy_setopt(h, CURLOPT_URL, req.url.c_str());
+  // The path as built (relay_path.h): libcurl would otherwise remove dot
+  // segments, and a relay could reach another path on the owner.
+  curl_easy_setopt(h, CURLOPT_PATH_AS_IS, 1L);
+  // Straight to the owner: never through a proxy named in the service's
+  // environment (http_proxy, HTTPS_PROXY, ALL_PROXY), which would see the
+  // caller's key.
+  curl_easy_setopt(h, CURLOPT_PROXY, "");
+  curl_easy_setopt(h, CURLOPT_NOPROXY, "*");
   curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
   curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
@@ -83,6 +92,8 @@ void SetOptions(CURL* h, const RelayRequest& req, curl_slist* headers, Sink& sin
   curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(req.timeout_ms));
   curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
   curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, req.method.c_str());
+  // A HEAD's answer has no body, whatever its Content-Length says.
+  if (req.method == "HEAD") curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
   if (req.method == "POST" || !req.body.empty()) {
     curl_easy_setopt(h, CURLOPT_POSTFIELDS, req.body.data());
     curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size()));

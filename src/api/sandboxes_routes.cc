@@ -89,23 +89,25 @@ json CallJson(const sandboxes::ExecuteOutcome& o) {
   return j;
 }
 
-// `handler` for a route on /v1/sandboxes/{id}: with a forwarder, a sandbox
-// not held here goes to its owner first (or is answered 410 state_lost),
-// holding one of the caller's long-request slots while relayed when
-// `long_request`.
+// `handler` for `route` on /v1/sandboxes/{id}: with a forwarder, a sandbox
+// not held here goes to its owner first (or is answered 410 state_lost), at
+// the path rebuilt from what the route matched (relay_path.h); a relayed
+// execute holds one of the caller's long-request slots.
 Handler Owned(sandboxes::SandboxManager& manager, OwnerForwarder* forwarder,
-              const AuthAdapter& auth, bool long_request, Handler handler) {
+              const AuthAdapter& auth, SandboxRoute route, Handler handler) {
   if (forwarder == nullptr) return handler;
-  return [&manager, forwarder, auth, long_request, handler = std::move(handler)](
+  return [&manager, forwarder, auth, route, handler = std::move(handler)](
              const auth::Principal& p, const httplib::Request& req) -> StatusOr<Answer> {
-    const std::string id = req.matches[1];
+    SandboxTarget target{route, req.matches[1], ""};
+    if (route == SandboxRoute::kFile) target.file = req.matches[2];
+    const std::string& id = target.id;
     const bool held = manager.Get(p.tenant, id).status().code() != StatusCode::kNotFound;
     std::shared_ptr<auth::LongRequestLimiter::Lease> slot;
-    if (!held && long_request) {
+    if (!held && route == SandboxRoute::kExecute) {
       CR_ASSIGN_OR_RETURN(slot, auth.HoldLongRequest(p));
     }
     CR_ASSIGN_OR_RETURN(std::optional<Answer> relayed,
-                        forwarder->ForSandbox(p.tenant, id, held, req));
+                        forwarder->ForSandbox(p.tenant, target, held, req));
     // A DELETE of a sandbox whose node is gone forgets its placement (the
     // answer stays 410 state_lost: there was nothing left to delete).
     if (relayed && relayed->status == 410 && req.method == "DELETE") {
@@ -156,8 +158,8 @@ void RegisterSandboxRoutes(RouteTable& http, sandboxes::SandboxManager& manager,
                            const config::Config& config, const AuthAdapter& auth,
                            OwnerForwarder* forwarder) {
   const std::string id_re = "(sbx-[0-9a-f]{24})";
-  auto owned = [&manager, forwarder, &auth](Handler h, bool long_request = false) {
-    return auth.Wrap(Owned(manager, forwarder, auth, long_request, std::move(h)));
+  auto owned = [&manager, forwarder, &auth](Handler h, SandboxRoute route) {
+    return auth.Wrap(Owned(manager, forwarder, auth, route, std::move(h)));
   };
 
   http.Post("/v1/sandboxes", auth.Wrap([&manager, &config, forwarder](
@@ -178,10 +180,13 @@ void RegisterSandboxRoutes(RouteTable& http, sandboxes::SandboxManager& manager,
 
   http.Get(
       "/v1/sandboxes/" + id_re,
-      owned([&manager](const auth::Principal& p, const httplib::Request& req) -> StatusOr<Answer> {
-        CR_ASSIGN_OR_RETURN(sandboxes::SandboxRecord rec, manager.Get(p.tenant, req.matches[1]));
-        return Answer::Json(200, SandboxJson(rec));
-      }));
+      owned(
+          [&manager](const auth::Principal& p, const httplib::Request& req) -> StatusOr<Answer> {
+            CR_ASSIGN_OR_RETURN(sandboxes::SandboxRecord rec,
+                                manager.Get(p.tenant, req.matches[1]));
+            return Answer::Json(200, SandboxJson(rec));
+          },
+          SandboxRoute::kRecord));
 
   http.Post("/v1/sandboxes/" + id_re + "/execute",
             owned(
@@ -194,33 +199,39 @@ void RegisterSandboxRoutes(RouteTable& http, sandboxes::SandboxManager& manager,
                                       manager.Execute(p, req.matches[1], call));
                   return Answer::Json(200, CallJson(out));
                 },
-                /*long_request=*/true));
+                SandboxRoute::kExecute));
 
   http.Get(
       "/v1/sandboxes/" + id_re + "/files",
-      owned([&manager](const auth::Principal& p, const httplib::Request& req) -> StatusOr<Answer> {
-        CR_ASSIGN_OR_RETURN(std::vector<isolation::Artifact> files,
-                            manager.Files(p.tenant, req.matches[1]));
-        return Answer::Json(200, {{"id", req.matches[1]}, {"files", FilesJson(files)}});
-      }));
+      owned(
+          [&manager](const auth::Principal& p, const httplib::Request& req) -> StatusOr<Answer> {
+            CR_ASSIGN_OR_RETURN(std::vector<isolation::Artifact> files,
+                                manager.Files(p.tenant, req.matches[1]));
+            return Answer::Json(200, {{"id", req.matches[1]}, {"files", FilesJson(files)}});
+          },
+          SandboxRoute::kFiles));
 
   http.Get(
       "/v1/sandboxes/" + id_re + "/files/(.+)",
-      owned([&manager](const auth::Principal& p, const httplib::Request& req) -> StatusOr<Answer> {
-        CR_ASSIGN_OR_RETURN(isolation::UniqueFd fd,
-                            manager.OpenFile(p.tenant, req.matches[1], req.matches[2]));
-        return Answer::File(std::move(fd), req.matches[2].str(),
-                            InternalError("stat sandbox file", "sandbox_io"));
-      }));
+      owned(
+          [&manager](const auth::Principal& p, const httplib::Request& req) -> StatusOr<Answer> {
+            CR_ASSIGN_OR_RETURN(isolation::UniqueFd fd,
+                                manager.OpenFile(p.tenant, req.matches[1], req.matches[2]));
+            return Answer::File(std::move(fd), req.matches[2].str(),
+                                InternalError("stat sandbox file", "sandbox_io"));
+          },
+          SandboxRoute::kFile));
 
   http.Delete("/v1/sandboxes/" + id_re,
-              owned([&manager, forwarder](const auth::Principal& p,
-                                          const httplib::Request& req) -> StatusOr<Answer> {
-                std::string id = req.matches[1];
-                CR_RETURN_IF_ERROR(manager.Delete(p.tenant, id));
-                if (forwarder != nullptr) CR_RETURN_IF_ERROR(forwarder->Forget(id));
-                return Answer::Json(200, {{"id", id}, {"deleted", true}});
-              }));
+              owned(
+                  [&manager, forwarder](const auth::Principal& p,
+                                        const httplib::Request& req) -> StatusOr<Answer> {
+                    std::string id = req.matches[1];
+                    CR_RETURN_IF_ERROR(manager.Delete(p.tenant, id));
+                    if (forwarder != nullptr) CR_RETURN_IF_ERROR(forwarder->Forget(id));
+                    return Answer::Json(200, {{"id", id}, {"deleted", true}});
+                  },
+                  SandboxRoute::kRecord));
 }
 
 }  // namespace coderunner::api

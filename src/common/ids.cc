@@ -5,9 +5,16 @@
 #include <random>
 
 namespace coderunner {
+namespace {
+
+// The random bytes of an id, each written as two hex characters.
+constexpr size_t kIdRandomBytes = 12;
+constexpr char kHex[] = "0123456789abcdef";
+
+}  // namespace
 
 std::string NewId(std::string_view prefix) {
-  unsigned char bytes[12];
+  unsigned char bytes[kIdRandomBytes];
   size_t got = 0;
   while (got < sizeof(bytes)) {
     ssize_t n = getrandom(bytes + got, sizeof(bytes) - got, 0);
@@ -19,7 +26,6 @@ std::string NewId(std::string_view prefix) {
     thread_local std::random_device rd;
     for (auto& b : bytes) b = static_cast<unsigned char>(rd());
   }
-  static const char* kHex = "0123456789abcdef";
   std::string id(prefix);
   id.push_back('-');
   for (unsigned char b : bytes) {
@@ -27,6 +33,12 @@ std::string NewId(std::string_view prefix) {
     id.push_back(kHex[b & 15]);
   }
   return id;
+}
+
+bool IsId(std::string_view prefix, std::string_view id) {
+  if (id.size() != prefix.size() + 1 + 2 * kIdRandomBytes) return false;
+  if (id.substr(0, prefix.size()) != prefix || id[prefix.size()] != '-') return false;
+  return id.find_first_not_of(kHex, prefix.size() + 1) == std::string_view::npos;
 }
 
 }  // namespace coderunner

@@ -73,6 +73,27 @@ TEST_F(PgForwardTest, SandboxAndArtifactAreServedThroughAnotherNodeThenGoneWithT
   HttpAnswer read = y.Post(exec, json{{"code", "print(x + 1)"}}.dump());
   EXPECT_EQ(read.status, 200) << read.body;
   EXPECT_EQ(read.json["stdout"], "42\n") << read.body;
+  // A file of the sandbox through Y: X's download headers come with it.
+  const std::string files = "/v1/sandboxes/" + sbx + "/files/";
+  HttpAnswer wrote =
+      x.Post(exec, json{{"code", "open('/output/p.html','w').write('<b>1</b>')"}}.dump());
+  ASSERT_EQ(wrote.status, 200) << wrote.body;
+  HttpAnswer page = y.Get(files + "p.html");
+  EXPECT_EQ(page.status, 200) << page.body;
+  EXPECT_EQ(page.body, "<b>1</b>");
+  EXPECT_EQ(page.headers["content-security-policy"], "default-src 'none'; sandbox");
+  EXPECT_EQ(page.headers["content-disposition"],
+            x.Get(files + "p.html").headers["content-disposition"]);
+  // Dot segments in the file path reach nothing else on X: Y answers as X does.
+  for (const std::string steer :
+       {"../../../../metrics", "%2e%2e/%2e%2e/%2e%2e/%2e%2e/metrics", "../../../../openapi.json"}) {
+    HttpAnswer steered = y.Get(files + steer);
+    EXPECT_EQ(steered.status, 400) << steer << ": " << steered.body.substr(0, 200);
+    EXPECT_EQ(steered.json["error"]["code"], "invalid_path") << steer;
+    EXPECT_EQ(steered.body.find("coderunner_"), std::string::npos) << steer;
+    EXPECT_EQ(steered.body.find("\"paths\""), std::string::npos) << steer;
+    EXPECT_EQ(x.Get(files + steer).json["error"]["code"], "invalid_path") << steer;
+  }
 
   const std::string artifact = "/v1/jobs/" + job + "/artifacts/report.bin";
   HttpAnswer direct = x.Get(artifact);

@@ -18,11 +18,11 @@
 namespace coderunner::jobs {
 
 struct WebhookOptions {
-  // Allow callbacks to loopback (127.0.0.0/8, ::1), link-local
-  // (169.254.0.0/16, fe80::/10), private (10/8, 172.16/12, 192.168/16,
-  // fc00::/7) and unspecified addresses. Default false. Checked on the
-  // literal host at validation AND on the address actually connected to (so
-  // DNS cannot smuggle one in).
+  // Allow callbacks to the addresses the outbound policy refuses
+  // (coderunner/common/address_policy.h: loopback, link-local, private,
+  // unspecified, reserved and the IPv6 forms of those). Default false.
+  // Checked on the literal host at validation AND on the address actually
+  // connected to (so DNS cannot smuggle one in).
   bool allow_private = false;
   int retries = 3;                               // After the first attempt.
   std::chrono::milliseconds first_backoff{500};  // Doubles per retry.

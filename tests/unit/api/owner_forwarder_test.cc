@@ -6,12 +6,16 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <atomic>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "api/response_headers.h"
 #include "coderunner/store/sqlite_job_store.h"
 
 namespace coderunner::api {
@@ -21,6 +25,16 @@ using nlohmann::json;
 
 constexpr int64_t kNowMs = 1'800'000'000'000;
 constexpr int64_t kAliveMs = store::kNodeAliveHeartbeats * store::kNodeHeartbeatPeriodMs;
+// Placed on node-b, on node-dead, and nowhere.
+constexpr char kOnB[] = "sbx-0000000000000000000000b0";
+constexpr char kOnDead[] = "sbx-0000000000000000000000d0";
+constexpr char kUnplaced[] = "sbx-000000000000000000000000";
+constexpr char kJob[] = "job-000000000000000000000001";
+
+SandboxTarget Target(const std::string& id, SandboxRoute route = SandboxRoute::kRecord,
+                     const std::string& file = "") {
+  return SandboxTarget{route, id, file};
+}
 
 store::NodeInfo Node(const std::string& id, int64_t heartbeat_ms, std::string url = "") {
   store::NodeInfo n;
@@ -80,8 +94,8 @@ class OwnerForwarderTest : public ::testing::Test {
     ASSERT_TRUE(
         store_->Heartbeat(Node("node-b", 0, "http://b.internal:9000/"), kNowMs - 1000).ok());
     ASSERT_TRUE(store_->Heartbeat(Node("node-dead", 0), kNowMs - 60'000).ok());
-    ASSERT_TRUE(store_->PlaceSandbox({"sbx-on-b", "acme", "node-b", 1}).ok());
-    ASSERT_TRUE(store_->PlaceSandbox({"sbx-on-dead", "acme", "node-dead", 1}).ok());
+    ASSERT_TRUE(store_->PlaceSandbox({kOnB, "acme", "node-b", 1}).ok());
+    ASSERT_TRUE(store_->PlaceSandbox({kOnDead, "acme", "node-dead", 1}).ok());
     forwarder_ = std::make_unique<OwnerForwarder>(
         store_.get(), store_.get(), ForwarderOptions{"node-a", 5000, 4096}, [] { return kNowMs; },
         [this](const RelayRequest& r) -> StatusOr<RelayResponse> {
@@ -121,17 +135,18 @@ class OwnerForwarderTest : public ::testing::Test {
 };
 
 TEST_F(OwnerForwarderTest, SandboxOnAnAliveOwnerIsRelayedThere) {
-  httplib::Request req = Request("POST", "/v1/sandboxes/sbx-on-b/execute");
+  httplib::Request req = Request("POST", std::string("/v1/sandboxes/") + kOnB + "/execute");
   req.params.emplace("a b", "c&d");
   req.body = R"j({"code":"print(1)"})j";
-  auto got = forwarder_->ForSandbox("acme", "sbx-on-b", /*held_here=*/false, req);
+  auto got = forwarder_->ForSandbox("acme", Target(kOnB, SandboxRoute::kExecute),
+                                    /*held_here=*/false, req);
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   ASSERT_TRUE(got->has_value());
   ASSERT_EQ(relayed_.size(), 1u);
   const RelayRequest& r = relayed_[0];
   EXPECT_EQ(r.method, "POST");
-  // The registry's URL (its trailing '/' dropped) + the path and query, re-encoded.
-  EXPECT_EQ(r.url, "http://b.internal:9000/v1/sandboxes/sbx-on-b/execute?a%20b=c%26d");
+  // The registry's URL (its trailing '/' dropped) + the route's path; no query.
+  EXPECT_EQ(r.url, std::string("http://b.internal:9000/v1/sandboxes/") + kOnB + "/execute");
   EXPECT_EQ(r.body, req.body);
   EXPECT_EQ(r.authorization, "Bearer acme-key");
   EXPECT_EQ(r.content_type, "application/json");
@@ -147,6 +162,23 @@ TEST_F(OwnerForwarderTest, SandboxOnAnAliveOwnerIsRelayedThere) {
   EXPECT_EQ(Header(a, "Retry-After"), "3");
 }
 
+// The relay goes to the path the route matched; the request's raw path and
+// query never leave this node.
+TEST_F(OwnerForwarderTest, RelaysThePathTheRouteMatchedNeverTheRawOne) {
+  httplib::Request req = Request("GET", "/metrics");
+  req.params.emplace("next", "/v1/nodes");
+  auto got =
+      forwarder_->ForSandbox("acme", Target(kOnB, SandboxRoute::kFile, "out/a b.txt"), false, req);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  got = forwarder_->ForArtifact("node-b", kJob, "r.csv", req);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_EQ(relayed_.size(), 2u);
+  EXPECT_EQ(relayed_[0].url,
+            std::string("http://b.internal:9000/v1/sandboxes/") + kOnB + "/files/out/a%20b.txt");
+  EXPECT_EQ(relayed_[1].url,
+            std::string("http://b.internal:9000/v1/jobs/") + kJob + "/artifacts/r.csv");
+}
+
 TEST_F(OwnerForwarderTest, WhenNotToRelay) {
   struct Case {
     const char* name;
@@ -156,16 +188,16 @@ TEST_F(OwnerForwarderTest, WhenNotToRelay) {
     bool hop_header;
   };
   const Case cases[] = {
-      {"held here", "acme", "sbx-on-b", true, false},
-      {"hop header from a client or a node", "acme", "sbx-on-b", false, true},
-      {"no placement", "acme", "sbx-unknown", false, false},
-      {"another tenant's", "globex", "sbx-on-b", false, false},
+      {"held here", "acme", kOnB, true, false},
+      {"hop header from a client or a node", "acme", kOnB, false, true},
+      {"no placement", "acme", kUnplaced, false, false},
+      {"another tenant's", "globex", kOnB, false, false},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     httplib::Request req = Request("GET", "/v1/sandboxes/" + c.id);
     if (c.hop_header) req.headers.emplace(kForwardedByHeader, "node-b");
-    auto got = forwarder_->ForSandbox(c.tenant, c.id, c.held_here, req);
+    auto got = forwarder_->ForSandbox(c.tenant, Target(c.id), c.held_here, req);
     ASSERT_TRUE(got.ok()) << got.status().ToString();
     EXPECT_FALSE(got->has_value());
   }
@@ -182,9 +214,9 @@ TEST_F(OwnerForwarderTest, OwnerGoneIs410NamingTheNode) {
     const char* want_reason;
   };
   const Case cases[] = {
-      {"sandbox, owner dead", false, "sbx-on-dead", OkStatus(), 0, kReasonStateLost},
-      {"sandbox, owner refuses", false, "sbx-on-b",
-       UnavailableError("refused", kReasonOwnerUnreachable), 1, kReasonStateLost},
+      {"sandbox, owner dead", false, kOnDead, OkStatus(), 0, kReasonStateLost},
+      {"sandbox, owner refuses", false, kOnB, UnavailableError("refused", kReasonOwnerUnreachable),
+       1, kReasonStateLost},
       {"artifact, owner dead", true, "node-dead", OkStatus(), 0, kReasonArtifactsGone},
       {"artifact, owner unregistered", true, "node-gone", OkStatus(), 0, kReasonArtifactsGone},
       {"artifact, owner refuses", true, "node-b",
@@ -195,8 +227,8 @@ TEST_F(OwnerForwarderTest, OwnerGoneIs410NamingTheNode) {
     relayed_.clear();
     relay_error_ = c.relay_error;
     httplib::Request req = Request("GET", "/v1/x");
-    auto got = c.artifact ? forwarder_->ForArtifact(c.owner_or_id, "job-1", req)
-                          : forwarder_->ForSandbox("acme", c.owner_or_id, false, req);
+    auto got = c.artifact ? forwarder_->ForArtifact(c.owner_or_id, kJob, "out.txt", req)
+                          : forwarder_->ForSandbox("acme", Target(c.owner_or_id), false, req);
     ASSERT_TRUE(got.ok()) << got.status().ToString();
     ASSERT_TRUE(got->has_value());
     EXPECT_EQ((*got)->status, 410);
@@ -210,14 +242,14 @@ TEST_F(OwnerForwarderTest, OwnerGoneIs410NamingTheNode) {
 
 TEST_F(OwnerForwarderTest, ARelayFailingMidwayIsAnErrorNotA410) {
   relay_error_ = DeadlineExceededError("slow", kReasonForwardFailed);
-  auto got = forwarder_->ForArtifact("node-b", "job-1", Request("GET", "/v1/x"));
+  auto got = forwarder_->ForArtifact("node-b", kJob, "out.txt", Request("GET", "/v1/x"));
   EXPECT_EQ(got.status().code(), StatusCode::kDeadlineExceeded);
   EXPECT_EQ(got.status().reason(), kReasonForwardFailed);
 }
 
 TEST_F(OwnerForwarderTest, ArtifactHeldHereOrWithoutOwnerIsServedHere) {
   for (const char* owner : {"node-a", ""}) {
-    auto got = forwarder_->ForArtifact(owner, "job-1", Request("GET", "/v1/x"));
+    auto got = forwarder_->ForArtifact(owner, kJob, "out.txt", Request("GET", "/v1/x"));
     ASSERT_TRUE(got.ok());
     EXPECT_FALSE(got->has_value());
   }
@@ -234,6 +266,141 @@ TEST_F(OwnerForwarderTest, PlaceHereAndForgetWriteTheStore) {
   placed = store_->SandboxOwner("sbx-new", "acme");
   ASSERT_TRUE(placed.ok());
   EXPECT_FALSE(placed->has_value());
+}
+
+// A file path with dot segments (or another unsafe form) never leaves this
+// node: it is refused as the owner would refuse it (400 invalid_path).
+TEST_F(OwnerForwarderTest, UnsafeFilePathsAreRefusedBeforeAnyRelay) {
+  const char* const files[] = {
+      "../../../../metrics",
+      "../../../openapi.json",
+      "a/../../../../../v1/nodes",
+      "./x",
+      "x//y",
+      "/etc/passwd",
+      "x/..",
+  };
+  for (const char* file : files) {
+    for (bool artifact : {false, true}) {
+      SCOPED_TRACE(std::string(file) + (artifact ? " (artifact)" : " (sandbox)"));
+      relayed_.clear();
+      httplib::Request req =
+          Request("GET", artifact ? std::string("/v1/jobs/") + kJob + "/artifacts/" + file
+                                  : std::string("/v1/sandboxes/") + kOnB + "/files/" + file);
+      auto got = artifact ? forwarder_->ForArtifact("node-b", kJob, file, req)
+                          : forwarder_->ForSandbox("acme", Target(kOnB, SandboxRoute::kFile, file),
+                                                   false, req);
+      EXPECT_EQ(got.status().code(), StatusCode::kInvalidArgument);
+      EXPECT_EQ(got.status().reason(), "invalid_path");
+      EXPECT_TRUE(relayed_.empty());
+    }
+  }
+}
+
+// The forwarder over CurlRelay and a real owner (an HTTP server on
+// 127.0.0.1 that serves what a node would: /metrics, a sandbox file).
+class OwnerForwarderOverHttpTest : public OwnerForwarderTest {
+ protected:
+  void SetUp() override {
+    OwnerForwarderTest::SetUp();
+    owner_.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response&) {
+      ++owner_requests_;
+      std::lock_guard<std::mutex> lock(mu_);
+      last_path_ = req.path;
+      return httplib::Server::HandlerResponse::Unhandled;
+    });
+    for (const char* open_path : {"/metrics", "/openapi.json", "/v1/nodes"}) {
+      owner_.Get(open_path, [](const httplib::Request&, httplib::Response& res) {
+        res.set_content(kOwnerSecret, "text/plain");
+      });
+    }
+    owner_.Get(R"(/v1/sandboxes/([^/]+)/files/(.+))",
+               [](const httplib::Request& req, httplib::Response& res) {
+                 for (const auto& [name, value] : DownloadHeaders(req.matches[2].str())) {
+                   res.set_header(name, value);
+                 }
+                 AddApiSecurityHeaders(res);
+                 res.set_content("file " + req.matches[2].str(), kDownloadContentType);
+               });
+    const int port = owner_.bind_to_any_port("127.0.0.1");
+    ASSERT_GT(port, 0);
+    thread_ = std::thread([this] { owner_.listen_after_bind(); });
+    const std::string url = "http://127.0.0.1:" + std::to_string(port);
+    ASSERT_TRUE(store_->Heartbeat(Node("node-http", 0, url), kNowMs - 1000).ok());
+    ASSERT_TRUE(store_->PlaceSandbox({kSandbox, "acme", "node-http", 1}).ok());
+    http_forwarder_ = std::make_unique<OwnerForwarder>(
+        store_.get(), store_.get(), ForwarderOptions{"node-a", 5000, 1 << 20},
+        [] { return kNowMs; }, CurlRelay);
+  }
+  void TearDown() override {
+    owner_.stop();
+    thread_.join();
+    OwnerForwarderTest::TearDown();
+  }
+  StatusOr<std::optional<Answer>> GetFile(const std::string& file) {
+    httplib::Request req =
+        Request("GET", std::string("/v1/sandboxes/") + kSandbox + "/files/" + file);
+    return http_forwarder_->ForSandbox("acme", Target(kSandbox, SandboxRoute::kFile, file), false,
+                                       req);
+  }
+
+  static constexpr char kSandbox[] = "sbx-0123456789abcdef01234567";
+  static constexpr char kOwnerSecret[] = "coderunner_jobs_total 42";
+  httplib::Server owner_;
+  std::thread thread_;
+  std::atomic<int> owner_requests_{0};
+  std::mutex mu_;
+  std::string last_path_;
+  std::unique_ptr<OwnerForwarder> http_forwarder_;
+};
+
+TEST_F(OwnerForwarderOverHttpTest, DotSegmentsNeverReachAnotherPathOnTheOwner) {
+  for (const char* file : {"../../../../metrics", "../../../openapi.json", "../../../nodes",
+                           "x/../../../../metrics"}) {
+    SCOPED_TRACE(file);
+    auto got = GetFile(file);
+    ASSERT_FALSE(got.ok()) << (got->has_value() ? std::get<TextBody>((*got)->body).text : "");
+    EXPECT_EQ(got.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(got.status().reason(), "invalid_path");
+    EXPECT_EQ(got.status().message().find(kOwnerSecret), std::string::npos);
+  }
+  EXPECT_EQ(owner_requests_.load(), 0);
+}
+
+// The owner's route sees the file name the caller's route matched, byte for
+// byte, whatever characters it holds.
+TEST_F(OwnerForwarderOverHttpTest, AFileNameReachesTheOwnerExactly) {
+  for (const char* file : {"a b/%2e%2e/\xc3\xbc.txt", ".../x", "q?x=1#frag", "100%"}) {
+    SCOPED_TRACE(file);
+    auto got = GetFile(file);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    ASSERT_TRUE(got->has_value());
+    EXPECT_EQ((*got)->status, 200);
+    EXPECT_EQ(std::get<TextBody>((*got)->body).text, std::string("file ") + file);
+  }
+}
+
+// A download relayed from its owner reaches the caller with the owner's
+// headers: an attachment whose CSP sandboxes it, not the API's default.
+TEST_F(OwnerForwarderOverHttpTest, ARelayedDownloadKeepsItsSandboxingHeaders) {
+  auto got = GetFile("dir/page.html");
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_TRUE(got->has_value());
+  std::lock_guard<std::mutex> lock(mu_);
+  EXPECT_EQ(last_path_, std::string("/v1/sandboxes/") + kSandbox + "/files/dir/page.html");
+  httplib::Response res;
+  WriteAnswer(res, std::move(**got));
+  AddApiSecurityHeaders(res);  // As the server does after every route.
+  EXPECT_EQ(res.status, 200);
+  EXPECT_EQ(res.body, "file dir/page.html");
+  EXPECT_EQ(res.get_header_value("Content-Type"), kDownloadContentType);
+  for (const auto& [name, value] : DownloadHeaders("dir/page.html")) {
+    SCOPED_TRACE(name);
+    EXPECT_EQ(res.get_header_value_count(name), 1u);
+    EXPECT_EQ(res.get_header_value(name), value);
+  }
+  EXPECT_EQ(res.get_header_value("Content-Security-Policy"), kDownloadCsp);
+  EXPECT_EQ(res.get_header_value(kNodeHeader), "node-http");
 }
 
 }  // namespace

@@ -109,6 +109,13 @@ TEST(ValidateCallbackUrlTest, RefusesLoopbackLinkLocalPrivateAndUnspecifiedUnles
            "http://[fe80::1]/",
            "http://[fc00::1]/",
            "http://[fd12:3456::1]/",
+           "http://192.0.0.170/",                             // IETF protocol assignments.
+           "http://198.18.0.1/",                              // Benchmarking.
+           "http://240.0.0.1/",                               // Reserved.
+           "http://255.255.255.255/",                         // Broadcast.
+           "http://[2002:a9fe:a9fe::1]/",                     // 6to4 of 169.254.169.254.
+           "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/",  // Teredo of 127.0.0.1.
+           "http://[::ffff:0:127.0.0.1]/",                    // IPv4-translated.
        }) {
     SCOPED_TRACE(url);
     Status refused = ValidateCallbackUrl(url, /*allow_private=*/false);

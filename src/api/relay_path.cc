@@ -1,0 +1,79 @@
+#include "relay_path.h"
+
+#include <vector>
+
+#include "coderunner/common/ids.h"
+#include "coderunner/isolation/file_path.h"
+#include "coderunner/sandboxes/sandbox_manager.h"
+#include "coderunner/store/job_store.h"
+
+namespace coderunner::api {
+namespace {
+
+// SplitSafeRelativePath's depth bound for a relayed path: a path of 1024
+// bytes (its length bound) has at most 512 components. The owner applies
+// its own depth bound when it serves the file.
+constexpr int kRelayedFileMaxDepth = 512;
+
+bool Unreserved(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+         c == '_' || c == '.' || c == '~';
+}
+
+// `segment` percent-encoded: every byte but the unreserved ones (so a '/',
+// '?', '#' or '%' in it stays part of the segment).
+std::string EscapeSegment(std::string_view segment) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : segment) {
+    if (Unreserved(c)) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out += {'%', kHex[c >> 4], kHex[c & 15]};
+    }
+  }
+  return out;
+}
+
+// "/" + each segment of `file` (validated), percent-encoded.
+StatusOr<std::string> FileSuffix(std::string_view file) {
+  CR_ASSIGN_OR_RETURN(std::vector<std::string> segments,
+                      isolation::SplitSafeRelativePath(file, kRelayedFileMaxDepth));
+  std::string out;
+  for (const std::string& segment : segments) out += "/" + EscapeSegment(segment);
+  return out;
+}
+
+}  // namespace
+
+StatusOr<std::string> SandboxRelayPath(const SandboxTarget& target) {
+  if (!IsId("sbx", target.id)) {
+    return NotFoundError("no sandbox " + EscapeSegment(target.id.substr(0, 64)),
+                         sandboxes::kReasonSandboxNotFound);
+  }
+  std::string path = "/v1/sandboxes/" + target.id;
+  switch (target.route) {
+    case SandboxRoute::kRecord:
+      return path;
+    case SandboxRoute::kExecute:
+      return path + "/execute";
+    case SandboxRoute::kFiles:
+      return path + "/files";
+    case SandboxRoute::kFile: {
+      CR_ASSIGN_OR_RETURN(std::string suffix, FileSuffix(target.file));
+      return path + "/files" + suffix;
+    }
+  }
+  return InternalError("unknown sandbox route");
+}
+
+StatusOr<std::string> ArtifactRelayPath(std::string_view job_id, std::string_view file) {
+  if (!IsId("job", job_id)) {
+    return NotFoundError("no job " + EscapeSegment(job_id.substr(0, 64)),
+                         store::kReasonJobNotFound);
+  }
+  CR_ASSIGN_OR_RETURN(std::string suffix, FileSuffix(file));
+  return "/v1/jobs/" + std::string(job_id) + "/artifacts" + suffix;
+}
+
+}  // namespace coderunner::api
