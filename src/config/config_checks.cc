@@ -168,6 +168,14 @@ Status CheckAcross(const Config& c) {
   if (c.artifacts.max_file_bytes < 1 || c.artifacts.max_total_bytes < c.artifacts.max_file_bytes) {
     return Bad("artifacts", "need 1 <= max_file_bytes <= max_total_bytes");
   }
+  for (const auto& t : c.tiers) {
+    // Else a job's own artifacts could be purged as soon as they are kept.
+    if (t.max_retained_artifact_bytes < c.artifacts.max_total_bytes) {
+      return Bad("tiers." + t.name + ".max_retained_artifact_bytes",
+                 "must be >= artifacts.max_total_bytes (" +
+                     std::to_string(c.artifacts.max_total_bytes) + ")");
+    }
+  }
   if (!c.llm.base_url.empty() && c.llm.model.empty()) {
     return Bad("llm.model", "is required when llm.base_url is set");
   }

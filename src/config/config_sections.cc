@@ -179,6 +179,11 @@ const Field<TierConfig> kTierFields[] = {
     {"max_sandbox_ttl_s", &TierConfig::max_sandbox_ttl_s, U::kSeconds,
      SectionCap(Between(1, 14 * 86400), kTierSandbox)},
     {"max_long_requests", &TierConfig::max_long_requests, U::kCount, AtLeast(0)},
+    // At least artifacts.max_total_bytes: CheckAcross.
+    {"max_retained_artifact_bytes", &TierConfig::max_retained_artifact_bytes, U::kBytes,
+     AtLeast(1)},
+    {"max_retained_output_bytes", &TierConfig::max_retained_output_bytes, U::kBytes,
+     AtLeast(1 << 20, "must be >= 1048576 (1 MiB)")},
 };
 
 // languages.<name>; CheckLanguage checks what must be given.

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "coderunner/isolation/workspace.h"
 #include "coderunner/jobs/job_request.h"
 #include "coderunner/jobs/redactor.h"
 #include "coderunner/store/job_store.h"
@@ -343,12 +344,18 @@ bool JobExecutor::Complete(const store::JobRecord& record, store::JobStatus stat
   // queue (intents included: they run again from the start).
   if (status == store::JobStatus::kCancelled && requeue_cancelled_ && Requeue(record)) return false;
   int64_t finished = NowMs();
-  Status done =
-      deps_.store->Transition(id, status, finished, stored_json, image_digest, deps_.node);
+  // Measured once nothing writes them, and recorded with the terminal move.
+  const std::string& artifacts_dir = deps_.config->artifacts.dir;
+  Status done = deps_.store->Transition(id, status, finished, stored_json, image_digest, deps_.node,
+                                        KeptArtifactBytes(artifacts_dir, id));
   if (!done.ok()) {
     if (done.reason() == store::kReasonLeaseLost) {
       spdlog::warn("job {}: lease lost (another node owns it now); result dropped", id);
-    } else if (done.reason() != store::kReasonJobTerminal) {
+    } else if (done.reason() == store::kReasonJobTerminal) {
+      // The status that won lists none of this run's artifacts: nobody
+      // could fetch them, and nothing counts them.
+      (void)isolation::RemoveTree(artifacts_dir + "/" + id);
+    } else {
       spdlog::error("job {}: cannot store result: {}", id, done.ToString());
     }
     // A cancel won the race; its status stands. A lost lease: the waiters
@@ -358,6 +365,8 @@ bool JobExecutor::Complete(const store::JobRecord& record, store::JobStatus stat
     deps_.hub->Finish(id, now.ok() ? now->status : status, std::move(raw_json));
     return false;
   }
+  // Within the tenant's bounds before anyone learns that the job ended.
+  if (deps_.footprint != nullptr) deps_.footprint->Enforce(record.tenant);
   if (before_wake) before_wake();
   std::string status_name(store::JobStatusName(status));
   deps_.metrics->Increment("coderunner_jobs_total",

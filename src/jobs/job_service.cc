@@ -34,8 +34,10 @@ int WorkerCount(const config::Config& c) {
 // `webhook_owed`: what the executor calls when a finished job owes a
 // webhook (only with webhooks).
 JobExecutorDeps ExecutorDepsOf(const JobServiceDeps& d, OutputRelay* relay,
+                               const TenantFootprint* footprint,
                                std::function<void()> webhook_owed) {
   JobExecutorDeps e{d.config, d.store, d.hub, d.runner, d.metrics, nullptr, d.volumes, d.intents};
+  e.footprint = footprint;
   if (d.webhooks != nullptr) e.webhook_owed = std::move(webhook_owed);
   if (d.fleet) {
     e.node = d.config->instance;
@@ -48,8 +50,8 @@ JobJanitorDeps JanitorDepsOf(const JobServiceDeps& d) {
   return JobJanitorDeps{d.config, d.store, d.containers, d.pool};
 }
 
-RecoveryDeps RecoveryDepsOf(const JobServiceDeps& d) {
-  return RecoveryDeps{d.config, d.store, d.queue, d.hub, d.containers, d.pool};
+RecoveryDeps RecoveryDepsOf(const JobServiceDeps& d, const TenantFootprint* footprint) {
+  return RecoveryDeps{d.config, d.store, d.queue, d.hub, d.containers, d.pool, footprint};
 }
 
 }  // namespace
@@ -66,7 +68,8 @@ JobService::JobService(JobServiceDeps deps)
                        deps.hub, deps.notices,
                        [this](const std::string& id) { return executor_.Active().count(id) > 0; }})
                  : nullptr),
-      executor_(ExecutorDepsOf(deps, relay_.get(),
+      footprint_(TenantFootprintDeps{deps.config, deps.store, deps.metrics}),
+      executor_(ExecutorDepsOf(deps, relay_.get(), &footprint_,
                                [this] {
                                  if (webhook_loop_) webhook_loop_->Kick();
                                })),
@@ -97,14 +100,15 @@ Status JobService::Start() {
   if (deps_.fleet) return StartFleet();
   auto report = std::make_shared<RecoveryReport>();
   CR_ASSIGN_OR_RETURN(std::vector<store::JobRecord> interrupted,
-                      RecoverQueued(RecoveryDepsOf(deps_), report.get()));
+                      RecoverQueued(RecoveryDepsOf(deps_, &footprint_), report.get()));
   deps_.metrics->Set("coderunner_queue_depth", {}, static_cast<double>(deps_.queue->size()));
   pool_.Start();
   ready_ = true;
   starter_ = std::thread([this, report, interrupted = std::move(interrupted)]() mutable {
     for (int attempt = 1;; ++attempt) {
       Status s = RecoverInterrupted(
-          RecoveryDepsOf(deps_), interrupted, [this] { return executor_.Active(); }, report.get());
+          RecoveryDepsOf(deps_, &footprint_), interrupted, [this] { return executor_.Active(); },
+          report.get());
       if (s.ok()) break;
       spdlog::warn("recovery of interrupted jobs failed (attempt {}): {}; retrying", attempt,
                    s.message());
@@ -190,39 +194,6 @@ std::vector<StatusOr<Accepted>> JobService::SubmitBatch(
     if (out.back().ok() && out.back()->record.cached) ++hits;
   }
   return out;
-}
-
-Status JobService::CheckAdmission(const std::string& tenant, const config::TierConfig* tier,
-                                  size_t batch_hits) {
-  CR_RETURN_IF_ERROR(Draining());
-  if (tier != nullptr &&
-      deps_.queue->TenantQueued(tenant) + batch_hits >= static_cast<size_t>(tier->max_queued)) {
-    return TierQueueFull(*tier);
-  }
-  if (!deps_.queue->Reserve(1)) return QueueFull(deps_.queue->capacity());
-  return OkStatus();
-}
-
-Status JobService::Draining() {
-  if (!draining_) return OkStatus();
-  deps_.metrics->Increment("coderunner_jobs_rejected_total", {{"reason", "shutting_down"}});
-  return UnavailableError("the service is shutting down; retry against another instance or later",
-                          "shutting_down");
-}
-
-Status JobService::TierQueueFull(const config::TierConfig& tier) {
-  deps_.metrics->Increment("coderunner_jobs_rejected_total",
-                           {{"reason", store::kReasonTierQueueFull}});
-  return ResourceExhaustedError("tier " + tier.name + " allows " + std::to_string(tier.max_queued) +
-                                    " queued jobs per tenant (max_queued); retry later",
-                                store::kReasonTierQueueFull);
-}
-
-Status JobService::QueueFull(size_t capacity) {
-  deps_.metrics->Increment("coderunner_jobs_rejected_total", {{"reason", store::kReasonQueueFull}});
-  return ResourceExhaustedError(
-      "the job queue is full (" + std::to_string(capacity) + " jobs waiting); retry later",
-      store::kReasonQueueFull);
 }
 
 StatusOr<Accepted> JobService::Accept(const std::string& tenant, wire::JobSubmission submission,
@@ -312,6 +283,7 @@ std::optional<StatusOr<Accepted>> JobService::AnswerFromCache(store::JobRecord& 
   Status inserted =
       FleetBounds() ? InsertInFleet(rec, tier, batch_hits) : deps_.store->Insert({rec});
   if (!inserted.ok()) return inserted;
+  footprint_.Enforce(rec.tenant);
   deps_.metrics->Increment("coderunner_cache_hits_total");
   deps_.metrics->Increment(
       "coderunner_jobs_total",
@@ -419,6 +391,7 @@ StatusOr<store::JobRecord> JobService::Cancel(const std::string& id, const std::
                               wire::NotRunResultJson(rec, store::JobStatus::kCancelled, nullptr));
   if (!s.ok() && s.reason() != store::kReasonJobTerminal) return s;
   if (s.ok()) {
+    footprint_.Enforce(tenant);
     deps_.metrics->Increment("coderunner_jobs_total",
                              {{"status", "cancelled"}, {"language", rec.language}});
     // The cancel wrote the webhook it owes (WebhookOutbox): send it now.

@@ -67,6 +67,16 @@ std::string InterruptedResult(const store::JobRecord& rec) {
        {"message", "the service stopped twice while this job was running"}});
 }
 
+// After the terminal move of `rec` (`moved`): its tenant within its
+// tier's bounds, or the failure logged.
+void Settled(const RecoveryDeps& deps, const store::JobRecord& rec, const Status& moved) {
+  if (!moved.ok()) {
+    spdlog::error("recovery: job {}: {}", rec.id, moved.ToString());
+  } else if (deps.footprint != nullptr) {
+    deps.footprint->Enforce(rec.tenant);
+  }
+}
+
 int MaxRunning(const RecoveryDeps& deps, const std::string& tenant) {
   const config::TierConfig* tier = deps.config->TierOfTenant(tenant);
   return tier != nullptr ? tier->max_concurrent : 0;
@@ -123,8 +133,9 @@ Status RecoverInterrupted(const RecoveryDeps& deps, std::vector<store::JobRecord
         CR_RETURN_IF_ERROR(deps.containers->Remove(cid));
         removed.insert(cid);
         drop_workspace(rec.id);
-        Status s = deps.store->Transition(rec.id, status, NowMs(), result, state->image_id);
-        if (!s.ok()) spdlog::error("recovery: job {}: {}", rec.id, s.ToString());
+        Status s = deps.store->Transition(rec.id, status, NowMs(), result, state->image_id, "",
+                                          KeptArtifactBytes(deps.config->artifacts.dir, rec.id));
+        Settled(deps, rec, s);
         deps.hub->Finish(rec.id, status, "");
         ++report->recovered_finished;
         container_of_job.erase(rec.id);
@@ -149,7 +160,7 @@ Status RecoverInterrupted(const RecoveryDeps& deps, std::vector<store::JobRecord
     } else {
       Status s =
           deps.store->Transition(rec.id, store::JobStatus::kError, NowMs(), InterruptedResult(rec));
-      if (!s.ok()) spdlog::error("recovery: job {}: {}", rec.id, s.ToString());
+      Settled(deps, rec, s);
       deps.hub->Finish(rec.id, store::JobStatus::kError, "");
       ++report->interrupted;
     }

@@ -13,6 +13,7 @@
 #include "coderunner/isolation/warm_pool.h"
 #include "coderunner/jobs/job_channel.h"
 #include "coderunner/jobs/job_queue.h"
+#include "coderunner/jobs/tenant_footprint.h"
 #include "coderunner/store/job_store.h"
 
 namespace coderunner::jobs {
@@ -29,6 +30,9 @@ struct RecoveryDeps {
   engine::ContainerClient* containers = nullptr;
   // The warm pool, whose containers are not orphans; nullptr when none.
   const isolation::WarmPool* pool = nullptr;
+  // Keeps the tenant of each job recovery ends within its tier's bounds;
+  // nullptr: only retention by age applies.
+  const TenantFootprint* footprint = nullptr;
 };
 
 struct RecoveryReport {

@@ -42,7 +42,8 @@ Status CheckRequeueArgs(int max_attempts) {
 }
 
 StoredJob StoredJobOf(const JobRecord& job) {
-  return StoredJob{job.transitions, job.request_json, job.callback_url};
+  return StoredJob{job.transitions, job.request_json, job.callback_url,
+                   static_cast<int64_t>(job.progress_json.size())};
 }
 
 StatusOr<TransitionUpdate> PlanClaim(JobRecord& job, const std::string& node, int64_t now_ms,

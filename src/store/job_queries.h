@@ -19,17 +19,19 @@ namespace coderunner::store {
   "image_digest, limits_json, callback_url, replay_of, cached, attempt, created_at_ms, " \
   "started_at_ms, finished_at_ms, transitions, '', kind, '', owner, lease_expires_at_ms"
 
+// ?25: the record's output_bytes (OutputBytesOf).
 inline constexpr const char* kInsertJobSql =
     "INSERT INTO jobs (" CR_JOB_COLUMNS
-    ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
-    "?19, ?20, ?21, ?22, ?23, ?24)";
+    ", output_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
+    "?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, CAST(?25 AS BIGINT))";
 inline constexpr const char* kGetJobSql =
     "SELECT " CR_JOB_COLUMNS " FROM jobs WHERE id = ?1 AND (?2 = '' OR tenant = ?2)";
 // Progress of a job that is not terminal yet (see UpdateProgress).
 inline constexpr const char* kUpdateProgressSql =
     "UPDATE jobs SET progress_json = ?2 WHERE id = ?1 AND status IN ('queued', 'running')";
 inline constexpr const char* kSelectForTransitionSql =
-    "SELECT status, transitions, request_json, callback_url, owner FROM jobs WHERE id = ?1";
+    "SELECT status, transitions, request_json, callback_url, owner, progress_json FROM jobs "
+    "WHERE id = ?1";
 inline constexpr const char* kRedactRequestSql =
     "UPDATE jobs SET request_json = ?2, callback_url = ?3 WHERE id = ?1";
 inline constexpr const char* kUpdateForTransitionSql =
@@ -39,7 +41,9 @@ inline constexpr const char* kUpdateForTransitionSql =
     "result_json = CASE WHEN ?8 <> '' THEN ?8 ELSE result_json END, "
     "image_digest = CASE WHEN ?9 <> '' THEN ?9 ELSE image_digest END, "
     "owner = CASE WHEN ?10 THEN ?11 ELSE owner END, "
-    "lease_expires_at_ms = CASE WHEN ?10 THEN ?12 ELSE lease_expires_at_ms END "
+    "lease_expires_at_ms = CASE WHEN ?10 THEN ?12 ELSE lease_expires_at_ms END, "
+    "artifact_bytes = CASE WHEN ?7 THEN CAST(?13 AS BIGINT) ELSE artifact_bytes END, "
+    "output_bytes = CASE WHEN ?7 THEN CAST(?14 AS BIGINT) ELSE output_bytes END "
     "WHERE id = ?1";
 // Claims (JobStore::Claim, RenewLeases, RequeueExpired). The server store
 // appends kSkipLockedSuffix to the two selects.
@@ -83,6 +87,22 @@ inline constexpr const char* kNonTerminalSql = "SELECT " CR_JOB_COLUMNS
 #define CR_PURGE_WHERE " WHERE finished_at_ms < ?1 AND status NOT IN ('queued', 'running')"
 inline constexpr const char* kSelectPurgeSql = "SELECT id FROM jobs" CR_PURGE_WHERE;
 inline constexpr const char* kDeletePurgeSql = "DELETE FROM jobs" CR_PURGE_WHERE;
+
+// A tenant's footprint (JobStore::TenantFootprint, PurgeBeyond): ?1
+// tenant. Its sums, as the triggers of migration 8 keep them (no row: a
+// tenant with no terminal job yet).
+inline constexpr const char* kTenantFootprintSql =
+    "SELECT artifact_bytes, output_bytes, jobs FROM tenant_footprints WHERE tenant = ?1";
+// Up to ?4 of its terminal jobs after (?2 finished_at_ms, ?3 id), oldest
+// first, by the index jobs_footprint (its WHERE repeated word for word, so
+// that SQLite uses it).
+inline constexpr const char* kOldestFinishedSql =
+    "SELECT id, artifact_bytes, output_bytes, finished_at_ms FROM jobs WHERE tenant = ?1 AND "
+    "status NOT IN ('queued', 'running') AND (finished_at_ms, id) > (CAST(?2 AS BIGINT), ?3) "
+    "ORDER BY finished_at_ms, id LIMIT CAST(?4 AS BIGINT)";
+// ?1 id, if it is (still) terminal.
+inline constexpr const char* kDeleteFinishedSql =
+    "DELETE FROM jobs WHERE id = ?1 AND status NOT IN ('queued', 'running')";
 
 // The result cache (both backends).
 inline constexpr const char* kCacheGetSql =

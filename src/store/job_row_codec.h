@@ -63,11 +63,24 @@ StatusOr<std::vector<store::Transition>> ParseTransitions(std::string_view text,
 // Internal ("store_corrupt"): job `id` has the unknown status `status`.
 Status UnknownStatusError(const std::string& id, const std::string& status);
 
+// The output_bytes of a terminal record that stores these texts (see
+// store::Footprint). Pure.
+inline int64_t OutputBytesOf(std::string_view request_json, std::string_view callback_url,
+                             std::string_view result_json, std::string_view progress_json) {
+  return static_cast<int64_t>(request_json.size() + callback_url.size() + result_json.size() +
+                              progress_json.size());
+}
+
+// The parameter of kInsertJobSql after the columns: the record's
+// output_bytes.
+inline constexpr int kInsertOutputBytesParam = kColLeaseExpiresAtMs + 2;
+
 // Binds `job` to the parameters ?1..?24 of an insert in kJobColumns order
 // on `binder` (a ScopedStatement, PgParams: Bind(int, string_view),
 // Bind(int, int64_t), BindBool(int, bool), 1-based), with `request_json`,
 // `callback_url` and `transitions_json` in place of the record's own (the
-// store redacts the first two and serializes the third).
+// store redacts the first two and serializes the third), and its
+// output_bytes (OutputBytesOf, over what is stored) to ?25.
 template <typename Binder>
 void BindJobTo(Binder& binder, const store::JobRecord& job, std::string_view request_json,
                std::string_view callback_url, std::string_view transitions_json) {
@@ -96,6 +109,8 @@ void BindJobTo(Binder& binder, const store::JobRecord& job, std::string_view req
   binder.Bind(param(kColProgressJson), job.progress_json);
   binder.Bind(param(kColOwner), job.owner);
   binder.Bind(param(kColLeaseExpiresAtMs), job.lease_expires_at_ms);
+  binder.Bind(kInsertOutputBytesParam,
+              OutputBytesOf(request_json, callback_url, job.result_json, job.progress_json));
 }
 
 // BindJobTo on a SQLite insert. Binding failures surface at the

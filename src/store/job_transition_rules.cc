@@ -36,11 +36,14 @@ StoredRequest RequestToInsert(const JobRecord& job, const RequestRedactor& redac
   return stored;
 }
 
-Status CheckTransitionArgs(JobStatus to, const std::string& result_json) {
-  if (!store::IsTerminal(to) && !result_json.empty()) {
-    return InvalidArgumentError("a result is only stored with a terminal status, not " +
+Status CheckTransitionArgs(JobStatus to, const std::string& result_json, int64_t artifact_bytes) {
+  if (!store::IsTerminal(to) && (!result_json.empty() || artifact_bytes != 0)) {
+    return InvalidArgumentError("a result and artifact bytes go only with a terminal status, not " +
                                     std::string(store::JobStatusName(to)),
                                 kReasonInvalidTransition);
+  }
+  if (artifact_bytes < 0) {
+    return InvalidArgumentError("artifact bytes must not be negative", kReasonInvalidTransition);
   }
   return OkStatus();
 }
@@ -65,6 +68,7 @@ StatusOr<StoredJob> StoredJobForTransition(const std::string& id, TransitionRow 
   CR_ASSIGN_OR_RETURN(stored.transitions, ParseTransitions(row.transitions, id));
   stored.request_json = std::move(row.request_json);
   stored.callback_url = std::move(row.callback_url);
+  stored.progress_bytes = static_cast<int64_t>(row.progress_json.size());
   return stored;
 }
 
@@ -79,6 +83,16 @@ StatusOr<TransitionUpdate> PlanTransition(const StoredJob& stored, JobStatus to,
   update.sets_owner = to == JobStatus::kQueued;  // Owner "" and lease 0.
   if (store::IsTerminal(to)) update.webhook_url = stored.callback_url;
   return update;
+}
+
+void PlanFootprint(TransitionUpdate& plan, const StoredJob& stored,
+                   const std::optional<StoredRequest>& redacted, const std::string& result_json,
+                   int64_t artifact_bytes) {
+  if (!plan.sets_finished) return;
+  const std::string& request = redacted ? redacted->request_json : stored.request_json;
+  const std::string& callback = redacted ? redacted->callback_url : stored.callback_url;
+  plan.artifact_bytes = artifact_bytes;
+  plan.output_bytes = OutputBytesOf(request, callback, result_json, "") + stored.progress_bytes;
 }
 
 std::optional<StoredRequest> RedactionFor(const RequestRedactor& redactor, const StoredJob& stored,

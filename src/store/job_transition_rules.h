@@ -39,15 +39,18 @@ inline const std::string& OwedWebhookUrl(const store::JobRecord& job) {
   return store::IsTerminal(job.status) ? job.callback_url : kNone;
 }
 
-// A result is only stored with a terminal `to`: else InvalidArgument
+// A result and artifact bytes are only stored with a terminal `to`, and
+// artifact bytes are never negative: else InvalidArgument
 // ("invalid_transition").
-Status CheckTransitionArgs(store::JobStatus to, const std::string& result_json);
+Status CheckTransitionArgs(store::JobStatus to, const std::string& result_json,
+                           int64_t artifact_bytes = 0);
 
 // What Transition reads of a job before it moves it.
 struct StoredJob {
   std::vector<store::Transition> transitions;
-  std::string request_json;  // As stored.
-  std::string callback_url;  // As stored.
+  std::string request_json;    // As stored.
+  std::string callback_url;    // As stored.
+  int64_t progress_bytes = 0;  // Of progress_json, as stored.
 };
 
 // The columns of kSelectForTransitionSql, as text.
@@ -57,6 +60,7 @@ struct TransitionRow {
   std::string request_json;
   std::string callback_url;
   std::string owner;
+  std::string progress_json;
 };
 
 // The row of job `id` as read for a move to `to` (`row`), fenced by
@@ -68,7 +72,7 @@ StatusOr<StoredJob> StoredJobForTransition(const std::string& id, TransitionRow 
                                            store::JobStatus to, const std::string& fence_owner);
 
 // The values of the update that moves a job (job_queries.h's
-// kUpdateForTransitionSql, parameters ?3, ?4, ?5, ?7, ?10..?12).
+// kUpdateForTransitionSql, parameters ?3, ?4, ?5, ?7, ?10..?14).
 struct TransitionUpdate {
   std::string transitions_json;   // The stored transitions plus the new one.
   int64_t attempt_increment = 0;  // 1 when going back to queued (recovery).
@@ -82,9 +86,21 @@ struct TransitionUpdate {
   // Going to a terminal status with a callback: the URL (as stored,
   // unredacted) of the webhook_outbox row written with the move; "" none.
   std::string webhook_url;
+  // Going to a terminal status: the footprint recorded (PlanFootprint).
+  int64_t artifact_bytes = 0;
+  int64_t output_bytes = 0;
 };
 StatusOr<TransitionUpdate> PlanTransition(const StoredJob& stored, store::JobStatus to,
                                           int64_t at_ms);
+
+// Sets `plan`'s footprint for a move to a terminal status: `artifact_bytes`,
+// and the output_bytes of the record once moved (OutputBytesOf over
+// `result_json`, `stored`'s progress, and its request and callback as
+// `redacted` leaves them, if it changes them). A no-op unless
+// plan.sets_finished.
+void PlanFootprint(TransitionUpdate& plan, const StoredJob& stored,
+                   const std::optional<StoredRequest>& redacted, const std::string& result_json,
+                   int64_t artifact_bytes);
 
 // Binds kUpdateForTransitionSql's parameters on `update` (a
 // ScopedStatement or PgParams): job `id` moves to `to` at `at_ms` as
@@ -106,6 +122,8 @@ void BindTransitionUpdate(Binder& update, const std::string& id, store::JobStatu
   update.BindBool(10, plan.sets_owner);
   update.Bind(11, plan.owner);
   update.Bind(12, plan.lease_expires_at_ms);
+  update.Bind(13, plan.artifact_bytes);
+  update.Bind(14, plan.output_bytes);
 }
 
 // The redacted request and callback of a job moving to terminal `to`, or

@@ -96,10 +96,10 @@ StatusOr<ExpiredLeases> PgJobStore::RequeueExpired(int64_t now_ms, int max_attem
     const StoredJob stored = StoredJobOf(job);
     CR_ASSIGN_OR_RETURN(TransitionUpdate plan, PlanTransition(stored, to, now_ms));
     const std::string& result = to == JobStatus::kQueued ? none : interrupted_result_json;
+    const std::optional<StoredRequest> redacted = RedactionFor(redactor_, stored, to);
+    PlanFootprint(plan, stored, redacted, result, 0);
     CR_RETURN_IF_ERROR(WriteTransition(*conn, job.id, to, plan, now_ms, result, none));
-    if (std::optional<StoredRequest> redacted = RedactionFor(redactor_, stored, to)) {
-      CR_RETURN_IF_ERROR(WriteRedaction(*conn, job.id, *redacted));
-    }
+    if (redacted) CR_RETURN_IF_ERROR(WriteRedaction(*conn, job.id, *redacted));
     RecordExpired(out, job.id, to);
   }
   CR_RETURN_IF_ERROR(txn.Commit());

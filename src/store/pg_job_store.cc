@@ -39,9 +39,10 @@ StatusOr<StoredJob> ReadForTransition(PgConnection& conn, const std::string& id,
       PgResult row, conn.Exec(std::string(kSelectForTransitionSql) + kSelectForUpdateSuffix, params,
                               "read job " + id));
   if (row.rows() == 0) return JobNotFound(id);
-  return StoredJobForTransition(
-      id, {row.Text(0, 0), row.Text(0, 1), row.Text(0, 2), row.Text(0, 3), row.Text(0, 4)}, to,
-      owner);
+  return StoredJobForTransition(id,
+                                {row.Text(0, 0), row.Text(0, 1), row.Text(0, 2), row.Text(0, 3),
+                                 row.Text(0, 4), row.Text(0, 5)},
+                                to, owner);
 }
 
 Status CheckOptions(const PgStoreOptions& options) {
@@ -102,17 +103,17 @@ Status PgJobStore::Insert(const std::vector<JobRecord>& records) {
 
 Status PgJobStore::Transition(const std::string& id, JobStatus to, int64_t at_ms,
                               const std::string& result_json, const std::string& image_digest,
-                              const std::string& owner) {
-  CR_RETURN_IF_ERROR(CheckTransitionArgs(to, result_json));
+                              const std::string& owner, int64_t artifact_bytes) {
+  CR_RETURN_IF_ERROR(CheckTransitionArgs(to, result_json, artifact_bytes));
   CR_ASSIGN_OR_RETURN(PgPool::Lease conn, pool_->Acquire());
   PgTransaction txn(*conn);
   CR_RETURN_IF_ERROR(txn.Begin());
   CR_ASSIGN_OR_RETURN(StoredJob stored, ReadForTransition(*conn, id, to, owner));
   CR_ASSIGN_OR_RETURN(TransitionUpdate plan, PlanTransition(stored, to, at_ms));
+  const std::optional<StoredRequest> redacted = RedactionFor(redactor_, stored, to);
+  PlanFootprint(plan, stored, redacted, result_json, artifact_bytes);
   CR_RETURN_IF_ERROR(WriteTransition(*conn, id, to, plan, at_ms, result_json, image_digest));
-  if (std::optional<StoredRequest> redacted = RedactionFor(redactor_, stored, to)) {
-    CR_RETURN_IF_ERROR(WriteRedaction(*conn, id, *redacted));
-  }
+  if (redacted) CR_RETURN_IF_ERROR(WriteRedaction(*conn, id, *redacted));
   return txn.Commit();
 }
 

@@ -13,7 +13,7 @@ namespace coderunner::store {
 
 // The schema version this code fully understands (rows of
 // schema_migrations: one per version applied).
-inline constexpr int kPgSchemaVersion = 7;
+inline constexpr int kPgSchemaVersion = 8;
 
 // Key of the migrations' advisory lock (transaction-scoped; "cr" "migr"
 // as bytes).
@@ -116,6 +116,48 @@ CREATE TABLE sandbox_owners (
   created_ms BIGINT NOT NULL DEFAULT 0
 );
 CREATE INDEX sandbox_owners_by_node ON sandbox_owners (node);
+)sql",
+    // 7 -> 8: each terminal job's footprint (see sqlite_schema.h); one
+    // row-level trigger keeps tenant_footprints.
+    R"sql(
+ALTER TABLE jobs ADD COLUMN artifact_bytes BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN output_bytes BIGINT NOT NULL DEFAULT 0;
+UPDATE jobs SET output_bytes = octet_length(result_json) + octet_length(progress_json) +
+  octet_length(request_json) + octet_length(callback_url)
+WHERE status NOT IN ('queued', 'running');
+CREATE INDEX jobs_footprint ON jobs (tenant, finished_at_ms, id, artifact_bytes, output_bytes)
+  WHERE status NOT IN ('queued', 'running');
+CREATE TABLE tenant_footprints (
+  tenant         TEXT   NOT NULL PRIMARY KEY,
+  artifact_bytes BIGINT NOT NULL DEFAULT 0,
+  output_bytes   BIGINT NOT NULL DEFAULT 0,
+  jobs           BIGINT NOT NULL DEFAULT 0
+);
+INSERT INTO tenant_footprints (tenant, artifact_bytes, output_bytes, jobs)
+  SELECT tenant, SUM(artifact_bytes), SUM(output_bytes), COUNT(*) FROM jobs
+  WHERE status NOT IN ('queued', 'running') GROUP BY tenant;
+CREATE FUNCTION jobs_footprint_kept() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF TG_OP <> 'INSERT' THEN
+    IF OLD.status NOT IN ('queued', 'running') THEN
+      UPDATE tenant_footprints SET artifact_bytes = artifact_bytes - OLD.artifact_bytes,
+        output_bytes = output_bytes - OLD.output_bytes, jobs = jobs - 1
+      WHERE tenant = OLD.tenant;
+    END IF;
+  END IF;
+  IF TG_OP <> 'DELETE' THEN
+    IF NEW.status NOT IN ('queued', 'running') THEN
+      INSERT INTO tenant_footprints AS f (tenant, artifact_bytes, output_bytes, jobs)
+      VALUES (NEW.tenant, NEW.artifact_bytes, NEW.output_bytes, 1)
+      ON CONFLICT (tenant) DO UPDATE SET artifact_bytes = f.artifact_bytes + EXCLUDED.artifact_bytes,
+        output_bytes = f.output_bytes + EXCLUDED.output_bytes, jobs = f.jobs + 1;
+    END IF;
+  END IF;
+  RETURN NULL;
+END
+$fn$;
+CREATE TRIGGER jobs_footprint AFTER INSERT OR DELETE OR UPDATE OF status, tenant, artifact_bytes,
+  output_bytes ON jobs FOR EACH ROW EXECUTE FUNCTION jobs_footprint_kept();
 )sql",
 };
 static_assert(std::size(kPgMigrations) == kPgSchemaVersion, "one migration per schema version");

@@ -95,8 +95,10 @@ StatusOr<ExpiredLeases> SqliteJobStore::RequeueExpired(int64_t now_ms, int max_a
     const StoredJob stored = StoredJobOf(job);
     CR_ASSIGN_OR_RETURN(TransitionUpdate plan, PlanTransition(stored, to, now_ms));
     const std::string& result = to == JobStatus::kQueued ? none : interrupted_result_json;
+    const std::optional<StoredRequest> redacted = RedactionFor(redactor_, stored, to);
+    PlanFootprint(plan, stored, redacted, result, 0);
     CR_RETURN_IF_ERROR(WriteTransition(*statements_, job.id, to, plan, now_ms, result, none));
-    if (std::optional<StoredRequest> redacted = RedactionFor(redactor_, stored, to)) {
+    if (redacted) {
       CR_RETURN_IF_ERROR(WriteRedaction(*statements_, job.id, *redacted));
       redacted_any = true;
     }

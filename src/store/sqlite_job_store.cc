@@ -37,7 +37,7 @@ StatusOr<StoredJob> ReadForTransition(SqliteStatementCache& statements, const st
   sqlite3_stmt* row = select.get();
   return StoredJobForTransition(id,
                                 {ColumnString(row, 0), ColumnString(row, 1), ColumnString(row, 2),
-                                 ColumnString(row, 3), ColumnString(row, 4)},
+                                 ColumnString(row, 3), ColumnString(row, 4), ColumnString(row, 5)},
                                 to, owner);
 }
 
@@ -93,16 +93,17 @@ Status SqliteJobStore::Insert(const std::vector<JobRecord>& records) {
 
 Status SqliteJobStore::Transition(const std::string& id, JobStatus to, int64_t at_ms,
                                   const std::string& result_json, const std::string& image_digest,
-                                  const std::string& owner) {
-  CR_RETURN_IF_ERROR(CheckTransitionArgs(to, result_json));
+                                  const std::string& owner, int64_t artifact_bytes) {
+  CR_RETURN_IF_ERROR(CheckTransitionArgs(to, result_json, artifact_bytes));
 
   std::lock_guard<std::mutex> lock(mu_);
   Transaction txn(db_);
   CR_RETURN_IF_ERROR(txn.Begin());
   CR_ASSIGN_OR_RETURN(StoredJob stored, ReadForTransition(*statements_, id, to, owner));
   CR_ASSIGN_OR_RETURN(TransitionUpdate plan, PlanTransition(stored, to, at_ms));
-  CR_RETURN_IF_ERROR(WriteTransition(*statements_, id, to, plan, at_ms, result_json, image_digest));
   std::optional<StoredRequest> redacted = RedactionFor(redactor_, stored, to);
+  PlanFootprint(plan, stored, redacted, result_json, artifact_bytes);
+  CR_RETURN_IF_ERROR(WriteTransition(*statements_, id, to, plan, at_ms, result_json, image_digest));
   if (redacted) CR_RETURN_IF_ERROR(WriteRedaction(*statements_, id, *redacted));
   CR_RETURN_IF_ERROR(txn.Commit());
   // The WAL still holds the page images from before the redaction: copy

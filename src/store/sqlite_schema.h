@@ -8,7 +8,7 @@
 namespace coderunner::store {
 
 // PRAGMA user_version of a database this code fully understands.
-inline constexpr int kSchemaVersion = 7;
+inline constexpr int kSchemaVersion = 8;
 
 // kMigrations[i] takes the schema from version i to version i + 1, inside
 // one transaction. Append only: never edit a migration that has shipped (a
@@ -115,6 +115,56 @@ CREATE TABLE sandbox_owners (
   created_ms INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX sandbox_owners_by_node ON sandbox_owners (node);
+)sql",
+    // 7 -> 8: each terminal job's footprint (JobStore::TenantFootprint,
+    // PurgeBeyond): the bytes its kept artifacts take on the host, and the
+    // bytes its record stores (result, progress, request, callback). The
+    // jobs already finished get their output_bytes here; their artifacts
+    // were never measured (0): they age out with jobs.retention_s. Each
+    // tenant's sums over its terminal jobs are kept in tenant_footprints by
+    // triggers, in the transaction of every insert, update and delete of a
+    // job, so that reading them costs one row. The index walks a tenant's
+    // terminal jobs oldest first.
+    R"sql(
+ALTER TABLE jobs ADD COLUMN artifact_bytes INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN output_bytes INTEGER NOT NULL DEFAULT 0;
+UPDATE jobs SET output_bytes = length(CAST(result_json AS BLOB)) +
+  length(CAST(progress_json AS BLOB)) + length(CAST(request_json AS BLOB)) +
+  length(CAST(callback_url AS BLOB))
+WHERE status NOT IN ('queued', 'running');
+CREATE INDEX jobs_footprint ON jobs (tenant, finished_at_ms, id, artifact_bytes, output_bytes)
+  WHERE status NOT IN ('queued', 'running');
+CREATE TABLE tenant_footprints (
+  tenant         TEXT    NOT NULL PRIMARY KEY,
+  artifact_bytes INTEGER NOT NULL DEFAULT 0,
+  output_bytes   INTEGER NOT NULL DEFAULT 0,
+  jobs           INTEGER NOT NULL DEFAULT 0
+);
+INSERT INTO tenant_footprints (tenant, artifact_bytes, output_bytes, jobs)
+  SELECT tenant, SUM(artifact_bytes), SUM(output_bytes), COUNT(*) FROM jobs
+  WHERE status NOT IN ('queued', 'running') GROUP BY tenant;
+CREATE TRIGGER jobs_footprint_inserted AFTER INSERT ON jobs
+WHEN NEW.status NOT IN ('queued', 'running') BEGIN
+  INSERT OR IGNORE INTO tenant_footprints (tenant) VALUES (NEW.tenant);
+  UPDATE tenant_footprints SET artifact_bytes = artifact_bytes + NEW.artifact_bytes,
+    output_bytes = output_bytes + NEW.output_bytes, jobs = jobs + 1 WHERE tenant = NEW.tenant;
+END;
+CREATE TRIGGER jobs_footprint_updated_from AFTER UPDATE OF status, tenant, artifact_bytes,
+  output_bytes ON jobs WHEN OLD.status NOT IN ('queued', 'running') BEGIN
+  UPDATE tenant_footprints SET artifact_bytes = artifact_bytes - OLD.artifact_bytes,
+    output_bytes = output_bytes - OLD.output_bytes, jobs = jobs - 1 WHERE tenant = OLD.tenant;
+END;
+CREATE TRIGGER jobs_footprint_updated_to AFTER UPDATE OF status, tenant, artifact_bytes,
+  output_bytes ON jobs WHEN NEW.status NOT IN ('queued', 'running') BEGIN
+  INSERT OR IGNORE INTO tenant_footprints (tenant) VALUES (NEW.tenant);
+  UPDATE tenant_footprints SET artifact_bytes = artifact_bytes + NEW.artifact_bytes,
+    output_bytes = output_bytes + NEW.output_bytes, jobs = jobs + 1 WHERE tenant = NEW.tenant;
+END;
+CREATE TRIGGER jobs_footprint_deleted AFTER DELETE ON jobs
+WHEN OLD.status NOT IN ('queued', 'running') BEGIN
+  UPDATE tenant_footprints SET artifact_bytes = artifact_bytes - OLD.artifact_bytes,
+    output_bytes = output_bytes - OLD.output_bytes, jobs = jobs - 1 WHERE tenant = OLD.tenant;
+END;
 )sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per schema version");

@@ -16,6 +16,7 @@
 #include <regex>
 #include <sstream>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "coderunner/common/ids.h"
@@ -141,46 +142,66 @@ ServerProcess::ServerProcess(ServerProcess& previous)
   Spawn();
 }
 
-// The generated config's one `sandbox:` section: init_path, the runtime under
-// test (CODERUNNER_TEST_RUNTIME) if any, and a test's own one-line
-// `sandbox: {...}` from `extra_yaml` merged in, its keys winning. A second
-// `sandbox:` key would not be an error: YAML readers silently keep one of
-// them. Removes the test's line from `extra_yaml`. "" if the test's section
-// is not a one-line flow mapping (then the caller fails the start).
-std::string SandboxSection(std::string& extra_yaml) {
-  std::string theirs;
+// Takes a test's own one-line `<name>: {...}` section out of `extra_yaml`
+// into `theirs` (what is between the braces; "" if the test has none).
+// False if the test's section is not a one-line flow mapping.
+bool TakeFlowSection(std::string& extra_yaml, const std::string& name, std::string* theirs) {
+  theirs->clear();
   std::istringstream in(extra_yaml);
   std::string line;
   std::string rest;
+  bool ok = true;
   while (std::getline(in, line)) {
-    if (line.rfind("sandbox:", 0) == 0) {
+    if (line.rfind(name + ":", 0) == 0) {
       size_t open = line.find('{');
       size_t close = line.rfind('}');
-      if (open == std::string::npos || close == std::string::npos || close < open) return "";
-      theirs = line.substr(open + 1, close - open - 1);
+      if (open == std::string::npos || close == std::string::npos || close < open) ok = false;
+      if (ok) *theirs = line.substr(open + 1, close - open - 1);
     } else {
       rest += line + "\n";
     }
   }
   extra_yaml = rest;
-  std::string section = "sandbox: {";
-  auto add = [&](const std::string& key, const std::string& value) {
+  return ok;
+}
+
+// The generated config's one `<name>:` section: `defaults` (key, value),
+// and a test's own one-line `<name>: {...}` from `extra_yaml` merged in,
+// its keys winning. A second `<name>:` key would not be an error: YAML
+// readers silently keep one of them. Removes the test's line from
+// `extra_yaml`. "" if the test's section is not a one-line flow mapping
+// (then the caller fails the start).
+std::string MergedSection(std::string& extra_yaml, const std::string& name,
+                          const std::vector<std::pair<std::string, std::string>>& defaults) {
+  std::string theirs;
+  if (!TakeFlowSection(extra_yaml, name, &theirs)) return "";
+  std::string section = name + ": {";
+  for (const auto& [key, value] : defaults) {
     if (theirs.find(key + ":") == std::string::npos) section += key + ": " + value + ", ";
-  };
-  add("init_path", CODERUNNER_INIT_BINARY);
-  if (!RuntimeUnderTest().empty()) add("runtime", RuntimeUnderTest());
+  }
   section += theirs + "}\n";
   return section;
+}
+
+// The generated config's `sandbox:` section: init_path, and the runtime
+// under test (CODERUNNER_TEST_RUNTIME) if any (MergedSection).
+std::string SandboxSection(std::string& extra_yaml) {
+  std::vector<std::pair<std::string, std::string>> defaults = {
+      {"init_path", CODERUNNER_INIT_BINARY}};
+  if (!RuntimeUnderTest().empty()) defaults.emplace_back("runtime", RuntimeUnderTest());
+  return MergedSection(extra_yaml, "sandbox", defaults);
 }
 
 void ServerProcess::Spawn() {
   std::string config = dir_ + "/config.yaml";
   std::string extra = extra_yaml_;
   std::string sandbox = SandboxSection(extra);
-  if (sandbox.empty()) {
+  // Artifacts stay in this server's directory unless the test says where.
+  std::string artifacts = MergedSection(extra, "artifacts", {{"dir", dir_ + "/artifacts"}});
+  if (sandbox.empty() || artifacts.empty()) {
     // Not started (started() is false); log() says why.
-    std::ofstream(dir_ + "/server.log")
-        << "ServerProcess: a sandbox: section in extra_yaml must be one line in flow style\n";
+    std::ofstream(dir_ + "/server.log") << "ServerProcess: a sandbox: or artifacts: section in "
+                                           "extra_yaml must be one line in flow style\n";
     return;
   }
   {
@@ -189,10 +210,7 @@ void ServerProcess::Spawn() {
     out << (extra_yaml_.find("server:") == std::string::npos ? "server: {listen: 127.0.0.1:0}\n"
                                                              : "")
         << "engine: {socket: " << socket_ << "}\n"
-        << sandbox << "workspace_dir: " << workspace_dir_ << "\n"
-        << (extra_yaml_.find("artifacts:") == std::string::npos
-                ? "artifacts: {dir: " + dir_ + "/artifacts}\n"
-                : "")
+        << sandbox << artifacts << "workspace_dir: " << workspace_dir_ << "\n"
         << (extra_yaml_.find("volumes:") == std::string::npos
                 ? "volumes: {dir: " + dir_ + "/volumes}\n"
                 : "")

@@ -26,9 +26,10 @@ struct HttpAnswer {
 // Not thread-safe.
 class ServerProcess {
  public:
-  // `extra_yaml` is appended to the generated config; a `sandbox:` section
-  // in it must be one line in flow style (`sandbox: {key: value, ...}`) and
-  // is merged into the generated one (the server does not start otherwise).
+  // `extra_yaml` is appended to the generated config; a `sandbox:` or
+  // `artifacts:` section in it must be one line in flow style (`sandbox:
+  // {key: value, ...}`) and is merged into the generated one (the server
+  // does not start otherwise).
   // `socket` overrides
   // the engine socket (e.g. a path with nothing behind it). `env` adds
   // variables to the server's environment.
@@ -53,7 +54,7 @@ class ServerProcess {
   const std::string& instance() const { return instance_; }
   const std::string& workspace_dir() const { return workspace_dir_; }
   // Where the generated config puts artifacts and volumes (unless the
-  // test's extra YAML sets its own).
+  // test's extra YAML sets artifacts.dir or a volumes: section).
   std::string artifacts_dir() const { return dir_ + "/artifacts"; }
   // The generated config's data_dir (jobs.db, webhook_secret).
   std::string data_dir() const { return dir_ + "/data"; }

@@ -121,6 +121,17 @@ struct TierConfig {
   // ServerConfig::long_requests_per_tenant). Count; 0 (default) = the
   // server's value.
   int max_long_requests = 0;
+  // What one tenant's finished jobs may keep on the host (retention by
+  // size, besides jobs.retention_s by age): the bytes their kept artifacts
+  // take on disk (at least artifacts.max_total_bytes, so that one job's
+  // artifacts always fit), and the bytes their records store (result with
+  // stdout and stderr, an intent's progress, the request; at least 1 MiB).
+  // After each job of a tenant ends, its oldest finished jobs are purged,
+  // record and artifacts, until both sums fit (jobs::TenantFootprint).
+  // Bytes; defaults 256 MiB and 64 MiB (free; DefaultConfig grows them per
+  // tier).
+  int64_t max_retained_artifact_bytes = 256LL << 20;
+  int64_t max_retained_output_bytes = 64LL << 20;
 };
 
 // One API key. Only its SHA-256 is stored.

@@ -16,6 +16,7 @@
 #include "coderunner/isolation/job_runner.h"
 #include "coderunner/jobs/job_channel.h"
 #include "coderunner/jobs/job_clock.h"
+#include "coderunner/jobs/tenant_footprint.h"
 #include "coderunner/jobs/webhook_sender.h"
 #include "coderunner/store/job_notices.h"
 #include "coderunner/store/job_store.h"
@@ -63,6 +64,10 @@ struct JobExecutorDeps {
   // Fleet mode: told of each status change the executor makes (kChanged,
   // and kQueued for a requeue). nullptr (default): nothing is told.
   store::JobNotices* notices = nullptr;
+  // Keeps each tenant's finished jobs within its tier's bounds, after each
+  // job this executor ends and before its waiters wake. nullptr (default):
+  // only retention by age (the janitor's) applies.
+  const TenantFootprint* footprint = nullptr;
 };
 
 // Per job: mark running, rebuild the job from its stored request, run it
@@ -87,15 +92,18 @@ class JobExecutor {
   // engine that stays away is a result with status error.
   isolation::RunResult RunSpec(const isolation::JobSpec& spec, JobChannel& channel, bool fail_fast);
 
-  // Commits the terminal `status` with `stored_json` as the job's result,
-  // runs `before_wake` (if any), counts it, wakes waiters with `raw_json`
-  // and sends the webhook. `raw_json` is moved into the job's channel
+  // Commits the terminal `status` with `stored_json` as the job's result
+  // and the bytes its kept artifacts take on the host (KeptArtifactBytes),
+  // keeps its tenant within its tier's bounds (deps.footprint), runs
+  // `before_wake` (if any), counts it, wakes waiters with `raw_json` and
+  // sends the webhook. `raw_json` is moved into the job's channel
   // after `stored_json` is stored (no copy of a result of several MiB
   // stays with its subscribers; empty when no /v1/execute caller reads
   // it); the two may be the same string, and `stored_json` is not read
   // after `before_wake`, which may free it. Returns
   // false, leaving the status that won, if the job was already terminal (a
-  // cancel got there first) or the store failed; also false when
+  // cancel got there first: the run's artifacts, which that status does
+  // not list, are removed) or the store failed; also false when
   // RequeueActive stopped it (`status` cancelled): it is queued again.
   // Fleet mode: also false when the lease was lost (another node owns the
   // job, or none): the result is dropped (no cache, no webhook) and the

@@ -23,6 +23,7 @@
 #include "coderunner/jobs/job_janitor.h"
 #include "coderunner/jobs/job_queue.h"
 #include "coderunner/jobs/job_request.h"
+#include "coderunner/jobs/tenant_footprint.h"
 #include "coderunner/jobs/worker_pool.h"
 #include "coderunner/store/job_notices.h"
 #include "coderunner/store/job_store.h"
@@ -290,6 +291,10 @@ class JobService {
   // Fleet mode with notices: live output to and from the other nodes.
   // Before executor_, which publishes through it.
   std::unique_ptr<OutputRelay> relay_;
+  // Each tenant's finished jobs within its tier's bounds: after a job ends
+  // here (the executor's, a cancel, a cache hit, recovery). Before
+  // executor_, which uses it.
+  TenantFootprint footprint_;
   JobExecutor executor_;
   WorkerPool pool_;
   JobJanitor janitor_;

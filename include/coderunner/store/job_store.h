@@ -57,6 +57,27 @@ struct ExpiredLeases {
   std::vector<std::string> ended;     // Out of attempts: now error.
 };
 
+// What one tenant's terminal jobs keep on the host (JobStore::TenantFootprint).
+// Plain data.
+struct Footprint {
+  // Sum of their artifact_bytes: what each one's kept artifacts take on
+  // the host's disk, as the caller measured them when it ended
+  // (Transition's `artifact_bytes`).
+  int64_t artifact_bytes = 0;
+  // Sum of their output_bytes: the bytes each record stores of the job,
+  // counted by the store when it became terminal: its result_json (the
+  // output), progress_json, request_json and callback_url as stored (the
+  // request redacted).
+  int64_t output_bytes = 0;
+  int64_t jobs = 0;  // How many terminal jobs.
+};
+
+// PurgeBeyond's bounds, in bytes. 0 (or less): that sum is not bounded.
+struct FootprintBounds {
+  int64_t max_artifact_bytes = 0;
+  int64_t max_output_bytes = 0;
+};
+
 struct ListPage {
   std::vector<store::JobRecord> jobs;  // Newest first; request_json and result_json left empty.
   std::string next_cursor;             // "" when there are no more.
@@ -81,10 +102,16 @@ class JobStore {
   // the job's owner is `owner` (checked before the terminal rule), else
   // FailedPrecondition (reason "lease_lost"): a node whose job was requeued
   // and claimed elsewhere cannot write its result. `owner` "" moves any job.
+  // Going to a terminal status also records the job's footprint (see
+  // Footprint): `artifact_bytes`, and the output_bytes the record then
+  // stores. A negative `artifact_bytes`, or a non-zero one with a
+  // non-terminal `to`: InvalidArgument ("invalid_transition"). Every other
+  // terminal move (Insert of a terminal record, RequeueExpired) records
+  // artifact_bytes 0 and its output_bytes the same way.
   virtual Status Transition(const std::string& id, store::JobStatus to, int64_t at_ms,
                             const std::string& result_json = "",
-                            const std::string& image_digest = "",
-                            const std::string& owner = "") = 0;
+                            const std::string& image_digest = "", const std::string& owner = "",
+                            int64_t artifact_bytes = 0) = 0;
 
   // Claims: a fleet's nodes share the queue through these three calls.
   //
@@ -138,6 +165,28 @@ class JobStore {
   // Deletes terminal jobs that finished before `before_ms`; returns their ids
   // (so their files can be removed too).
   virtual StatusOr<std::vector<std::string>> PurgeFinishedBefore(int64_t before_ms) = 0;
+
+  // The sums over `tenant`'s terminal jobs (queued and running ones never
+  // count). Reads one row: the store keeps each tenant's sums in the
+  // transaction of every write that adds, ends or deletes a job (whatever
+  // the call: Insert, Transition, RequeueExpired, PurgeFinishedBefore,
+  // PurgeBeyond), so the cost does not grow with the tenant's jobs.
+  virtual StatusOr<store::Footprint> TenantFootprint(const std::string& tenant) = 0;
+
+  // Deletes `tenant`'s terminal jobs, oldest first (finished_at_ms, then
+  // id), until the sums of those left fit `bounds` (each sum at most its
+  // bound); returns their ids oldest first, so that their files can be
+  // removed too. Nothing when both sums fit (or neither is bounded); a job
+  // that alone exceeds a bound is deleted too. A queued or running job is
+  // never deleted, nor counted. Reads only the jobs it deletes (and at
+  // most one batch more), oldest first by an index. The sums and the
+  // delete are one transaction, serialized against every other PurgeBeyond
+  // of the same tenant on the database (PostgreSQL: a transaction-scoped
+  // advisory lock on the tenant; SQLite: its write lock): two nodes
+  // purging at once delete each job once, never more than the bounds
+  // require, and each id is returned by the one call that deleted it.
+  virtual StatusOr<std::vector<std::string>> PurgeBeyond(const std::string& tenant,
+                                                         const store::FootprintBounds& bounds) = 0;
 
   // Result cache: the result JSON stored under `key` if it has not expired
   // at `now_ms`, else nullopt.

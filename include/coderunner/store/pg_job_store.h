@@ -64,7 +64,7 @@ class PgJobStore : public JobStore,
   Status Insert(const std::vector<store::JobRecord>& records) override;
   Status Transition(const std::string& id, store::JobStatus to, int64_t at_ms,
                     const std::string& result_json, const std::string& image_digest,
-                    const std::string& owner) override;
+                    const std::string& owner, int64_t artifact_bytes = 0) override;
   StatusOr<std::vector<store::JobRecord>> Claim(const std::string& node, int max, int64_t now_ms,
                                                 int64_t lease_ms) override;
   StatusOr<std::vector<std::string>> RenewLeases(const std::string& node,
@@ -77,6 +77,10 @@ class PgJobStore : public JobStore,
   StatusOr<ListPage> List(const ListFilter& filter) override;
   StatusOr<std::vector<store::JobRecord>> NonTerminal() override;
   StatusOr<std::vector<std::string>> PurgeFinishedBefore(int64_t before_ms) override;
+  // TenantFootprint and PurgeBeyond: tenant_footprints.cc.
+  StatusOr<store::Footprint> TenantFootprint(const std::string& tenant) override;
+  StatusOr<std::vector<std::string>> PurgeBeyond(const std::string& tenant,
+                                                 const store::FootprintBounds& bounds) override;
   StatusOr<std::optional<std::string>> CacheGet(const std::string& key, int64_t now_ms) override;
   Status CachePut(const std::string& key, const std::string& result_json,
                   int64_t expires_at_ms) override;

@@ -45,7 +45,7 @@ class PingStore : public store::JobStore {
   }
   Status Insert(const std::vector<store::JobRecord>&) override { return No(); }
   Status Transition(const std::string&, store::JobStatus, int64_t, const std::string&,
-                    const std::string&, const std::string&) override {
+                    const std::string&, const std::string&, int64_t) override {
     return No();
   }
   StatusOr<std::vector<store::JobRecord>> Claim(const std::string&, int, int64_t,
@@ -65,6 +65,11 @@ class PingStore : public store::JobStore {
   StatusOr<store::ListPage> List(const store::ListFilter&) override { return No(); }
   StatusOr<std::vector<store::JobRecord>> NonTerminal() override { return No(); }
   StatusOr<std::vector<std::string>> PurgeFinishedBefore(int64_t) override { return No(); }
+  StatusOr<store::Footprint> TenantFootprint(const std::string&) override { return No(); }
+  StatusOr<std::vector<std::string>> PurgeBeyond(const std::string&,
+                                                 const store::FootprintBounds&) override {
+    return No();
+  }
   StatusOr<std::optional<std::string>> CacheGet(const std::string&, int64_t) override {
     return No();
   }

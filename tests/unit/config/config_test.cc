@@ -71,6 +71,8 @@ void ExpectConfigEq(const Config& a, const Config& b) {
     EXPECT_EQ(a.tiers[i].max_sandbox_ttl_s, b.tiers[i].max_sandbox_ttl_s);
     EXPECT_EQ(a.tiers[i].runtime, b.tiers[i].runtime);
     EXPECT_EQ(a.tiers[i].max_long_requests, b.tiers[i].max_long_requests);
+    EXPECT_EQ(a.tiers[i].max_retained_artifact_bytes, b.tiers[i].max_retained_artifact_bytes);
+    EXPECT_EQ(a.tiers[i].max_retained_output_bytes, b.tiers[i].max_retained_output_bytes);
   }
   EXPECT_EQ(a.log_level, b.log_level);
   EXPECT_EQ(a.files.max_count, b.files.max_count);
@@ -698,6 +700,42 @@ TEST(ConfigTest, FairnessAndWebhookKeysAreReadWithTheirDefaults) {
       {"no in-flight webhooks", "webhooks: {max_in_flight_per_tenant: 0}\n",
        "webhooks.max_in_flight_per_tenant"},
       {"unknown webhooks key", "webhooks: {secret: x}\n", "webhooks.secret"},
+  });
+}
+
+TEST(ConfigTest, TiersBoundWhatATenantsFinishedJobsKeep) {
+  auto d = ParseConfig("");
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  struct Want {
+    const char* tier;
+    int64_t artifacts;
+    int64_t output;
+  };
+  for (const Want& w :
+       {Want{"free", 256LL << 20, 64LL << 20}, Want{"pro", 2LL << 30, 512LL << 20},
+        Want{"business", 16LL << 30, 4LL << 30}, Want{"enterprise", 128LL << 30, 32LL << 30}}) {
+    SCOPED_TRACE(w.tier);
+    EXPECT_EQ(d->FindTier(w.tier)->max_retained_artifact_bytes, w.artifacts);
+    EXPECT_EQ(d->FindTier(w.tier)->max_retained_output_bytes, w.output);
+  }
+  auto c = ParseConfig(
+      "artifacts: {max_file_bytes: 1048576, max_total_bytes: 8388608}\n"
+      "tiers:\n  free: {max_retained_artifact_bytes: 8388608, max_retained_output_bytes: 1048576}\n"
+      "  tiny: {max_retained_artifact_bytes: 20971520}\n");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->FindTier("free")->max_retained_artifact_bytes, 8 << 20);
+  EXPECT_EQ(c->FindTier("free")->max_retained_output_bytes, 1 << 20);
+  EXPECT_EQ(c->FindTier("tiny")->max_retained_artifact_bytes, 20 << 20);
+  EXPECT_EQ(c->FindTier("tiny")->max_retained_output_bytes, 64 << 20);  // A new tier: free's.
+
+  ExpectAllRejected({
+      // One job's artifacts must fit, else they would go as soon as kept.
+      {"artifacts below one job's", "tiers:\n  pro: {max_retained_artifact_bytes: 104857599}\n",
+       "tiers.pro.max_retained_artifact_bytes"},
+      {"no artifacts", "tiers:\n  free: {max_retained_artifact_bytes: 0}\n",
+       "tiers.free.max_retained_artifact_bytes"},
+      {"output below 1 MiB", "tiers:\n  free: {max_retained_output_bytes: 1048575}\n",
+       "tiers.free.max_retained_output_bytes"},
   });
 }
 

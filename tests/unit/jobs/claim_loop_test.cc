@@ -41,8 +41,8 @@ class CountingStore : public store::JobStore {
   Status Insert(const std::vector<JobRecord>& records) override { return inner_.Insert(records); }
   Status Transition(const std::string& id, JobStatus to, int64_t at_ms,
                     const std::string& result_json, const std::string& image_digest,
-                    const std::string& owner) override {
-    return inner_.Transition(id, to, at_ms, result_json, image_digest, owner);
+                    const std::string& owner, int64_t artifact_bytes) override {
+    return inner_.Transition(id, to, at_ms, result_json, image_digest, owner, artifact_bytes);
   }
   StatusOr<std::vector<std::string>> RenewLeases(const std::string& node,
                                                  const std::vector<std::string>& ids,
@@ -65,6 +65,13 @@ class CountingStore : public store::JobStore {
   StatusOr<std::vector<JobRecord>> NonTerminal() override { return inner_.NonTerminal(); }
   StatusOr<std::vector<std::string>> PurgeFinishedBefore(int64_t before_ms) override {
     return inner_.PurgeFinishedBefore(before_ms);
+  }
+  StatusOr<store::Footprint> TenantFootprint(const std::string& tenant) override {
+    return inner_.TenantFootprint(tenant);
+  }
+  StatusOr<std::vector<std::string>> PurgeBeyond(const std::string& tenant,
+                                                 const store::FootprintBounds& bounds) override {
+    return inner_.PurgeBeyond(tenant, bounds);
   }
   StatusOr<std::optional<std::string>> CacheGet(const std::string& key, int64_t now_ms) override {
     return inner_.CacheGet(key, now_ms);

@@ -90,6 +90,44 @@ TEST_F(PgJobStoreTest, RefusesANewerSchema) {
   EXPECT_EQ(store.status().reason(), kReasonSchemaTooNew);
 }
 
+TEST_F(PgJobStoreTest, MigrationCountsTheStoredOutputOfJobsFinishedBefore) {
+  // A database at version 7 (the schema before the footprint), with a job
+  // that finished then (multi-byte text counted in bytes) and one running.
+  {
+    auto conn = PgConnection::Connect(conninfo_, "", 2000);
+    ASSERT_TRUE(conn.ok()) << conn.status().message();
+    ASSERT_TRUE((*conn)
+                    ->ExecScript("CREATE TABLE schema_migrations (version INTEGER PRIMARY "
+                                 "KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())",
+                                 "create schema_migrations")
+                    .ok());
+    for (int v = 0; v < 7; ++v) {
+      ASSERT_TRUE((*conn)->ExecScript(kPgMigrations[v], "migrate").ok()) << v;
+      ASSERT_TRUE((*conn)
+                      ->ExecScript(("INSERT INTO schema_migrations (version) VALUES (" +
+                                    std::to_string(v + 1) + ")")
+                                       .c_str(),
+                                   "record")
+                      .ok());
+    }
+    ASSERT_TRUE((*conn)
+                    ->ExecScript("INSERT INTO jobs (id, tenant, status, created_at_ms, "
+                                 "finished_at_ms, request_json, callback_url, result_json, "
+                                 "progress_json) VALUES ('job-done', 'acme', 'succeeded', 5, "
+                                 "6, '{\"code\":1}', 'https://x', '\"h\u00e9\"', 'pp'), "
+                                 "('job-live', 'acme', 'running', 7, 0, '{}', '', '', '')",
+                                 "insert jobs")
+                    .ok());
+  }
+  std::unique_ptr<PgJobStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  auto footprint = store->TenantFootprint("acme");
+  ASSERT_TRUE(footprint.ok()) << footprint.status().ToString();
+  EXPECT_EQ(footprint->output_bytes, 10 + 9 + 5 + 2);  // 5: two quotes, h, and é's two bytes.
+  EXPECT_EQ(footprint->artifact_bytes, 0);
+  EXPECT_EQ(footprint->jobs, 1);
+}
+
 TEST_F(PgJobStoreTest, PoolBoundHoldsUnderLoad) {
   constexpr int kMax = 3;
   auto store = OpenStore(kMax);

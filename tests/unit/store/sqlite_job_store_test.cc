@@ -253,23 +253,26 @@ TEST_F(SqliteJobStoreTest, CachePurgeExpiredDeletesTheRows) {
 
 // --- Migration ---------------------------------------------------------------
 
+// The schema as version 1 shipped it.
+constexpr const char* kVersion1Schema =
+    "CREATE TABLE jobs (id TEXT NOT NULL PRIMARY KEY, tenant TEXT NOT NULL, status TEXT NOT "
+    "NULL, language TEXT NOT NULL DEFAULT '', request_json TEXT NOT NULL DEFAULT '', "
+    "code_sha256 TEXT NOT NULL DEFAULT '', inputs_sha256 TEXT NOT NULL DEFAULT '', "
+    "cache_key TEXT NOT NULL DEFAULT '', image TEXT NOT NULL DEFAULT '', image_digest TEXT "
+    "NOT NULL DEFAULT '', limits_json TEXT NOT NULL DEFAULT '', callback_url TEXT NOT NULL "
+    "DEFAULT '', replay_of TEXT NOT NULL DEFAULT '', cached INTEGER NOT NULL DEFAULT 0, "
+    "attempt INTEGER NOT NULL DEFAULT 1, created_at_ms INTEGER NOT NULL, started_at_ms "
+    "INTEGER NOT NULL DEFAULT 0, finished_at_ms INTEGER NOT NULL DEFAULT 0, transitions TEXT "
+    "NOT NULL DEFAULT '[]', result_json TEXT NOT NULL DEFAULT ''); CREATE TABLE cache (key "
+    "TEXT NOT NULL PRIMARY KEY, result_json TEXT NOT NULL, expires_at_ms INTEGER NOT NULL); ";
+
 TEST_F(SqliteJobStoreTest, MigratesAVersion1DatabaseKeepingItsJobs) {
   store_.reset();
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path_ + suffix);
-  // The schema as version 1 shipped it, with one job in it.
-  RawExec(path_,
-          "CREATE TABLE jobs (id TEXT NOT NULL PRIMARY KEY, tenant TEXT NOT NULL, status TEXT NOT "
-          "NULL, language TEXT NOT NULL DEFAULT '', request_json TEXT NOT NULL DEFAULT '', "
-          "code_sha256 TEXT NOT NULL DEFAULT '', inputs_sha256 TEXT NOT NULL DEFAULT '', "
-          "cache_key TEXT NOT NULL DEFAULT '', image TEXT NOT NULL DEFAULT '', image_digest TEXT "
-          "NOT NULL DEFAULT '', limits_json TEXT NOT NULL DEFAULT '', callback_url TEXT NOT NULL "
-          "DEFAULT '', replay_of TEXT NOT NULL DEFAULT '', cached INTEGER NOT NULL DEFAULT 0, "
-          "attempt INTEGER NOT NULL DEFAULT 1, created_at_ms INTEGER NOT NULL, started_at_ms "
-          "INTEGER NOT NULL DEFAULT 0, finished_at_ms INTEGER NOT NULL DEFAULT 0, transitions TEXT "
-          "NOT NULL DEFAULT '[]', result_json TEXT NOT NULL DEFAULT ''); CREATE TABLE cache (key "
-          "TEXT NOT NULL PRIMARY KEY, result_json TEXT NOT NULL, expires_at_ms INTEGER NOT NULL); "
-          "INSERT INTO jobs (id, tenant, status, created_at_ms) VALUES ('job-old', 'default', "
-          "'queued', 5); PRAGMA user_version = 1;");
+  // Version 1, with one job in it.
+  RawExec(path_, std::string(kVersion1Schema) +
+                     "INSERT INTO jobs (id, tenant, status, created_at_ms) VALUES ('job-old', "
+                     "'default', 'queued', 5); PRAGMA user_version = 1;");
   auto reopened = SqliteJobStore::Open(path_);
   ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
   store_ = std::move(*reopened);
@@ -279,6 +282,28 @@ TEST_F(SqliteJobStoreTest, MigratesAVersion1DatabaseKeepingItsJobs) {
   EXPECT_EQ(old.owner, "");
   EXPECT_EQ(old.lease_expires_at_ms, 0);
   EXPECT_EQ(RawQuery(path_, "PRAGMA user_version"), std::to_string(kSchemaVersion));
+}
+
+TEST_F(SqliteJobStoreTest, MigrationCountsTheStoredOutputOfJobsFinishedBefore) {
+  store_.reset();
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path_ + suffix);
+  // Finished before the footprint was kept: its output (multi-byte text
+  // counted in bytes) is counted, its artifacts were never measured. A
+  // running job counts nothing.
+  RawExec(path_, std::string(kVersion1Schema) +
+                     "INSERT INTO jobs (id, tenant, status, created_at_ms, finished_at_ms, "
+                     "request_json, callback_url, result_json) VALUES ('job-done', 'acme', "
+                     "'succeeded', 5, 6, '{\"code\":1}', 'https://x', '\"h\u00e9\"'), "
+                     "('job-live', 'acme', 'running', 7, 0, '{}', '', ''); "
+                     "PRAGMA user_version = 1;");
+  auto reopened = SqliteJobStore::Open(path_);
+  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  store_ = std::move(*reopened);
+  auto footprint = store_->TenantFootprint("acme");
+  ASSERT_TRUE(footprint.ok()) << footprint.status().ToString();
+  EXPECT_EQ(footprint->output_bytes, 10 + 9 + 5);  // 5: two quotes, h, and é's two bytes.
+  EXPECT_EQ(footprint->artifact_bytes, 0);
+  EXPECT_EQ(footprint->jobs, 1);
 }
 
 }  // namespace
