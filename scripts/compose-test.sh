@@ -170,6 +170,15 @@ assert [a["path"] for a in r["artifacts"]]==["result.txt"], r; print(r["id"])' "
     fail "job with volume: $out"
   [[ $(api GET "/v1/volumes/$vol/files/kept.txt") == kept ]] || fail "volume file"
   api DELETE "/v1/volumes/$vol" >/dev/null || fail "volume delete"
+  # 5. The /output guard sees into the jobs' containers from the service's
+  # own (pid: host, SYS_PTRACE): files written after their names were
+  # removed still count against the caps.
+  out=$(api POST /v1/execute "$(python3 -c 'import json,sys
+print(json.dumps({"language": "python", "cache": False, "code": open(sys.argv[1]).read()}))' \
+    "$root/tests/hostile/output_unlinked_held.py")")
+  python3 -c 'import json,sys; r=json.loads(sys.argv[1])
+assert r["status"]=="failed" and r["error"]["code"]=="artifact_too_large", r' "$out" ||
+    fail "unlinked files in /output: ${out:0:500}"
 }
 
 # The entrypoint's guard on its own, on the first engine: a config path the

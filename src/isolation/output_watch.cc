@@ -1,8 +1,26 @@
 #include "coderunner/isolation/output_watch.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
+#include <mutex>
 
 namespace coderunner::isolation {
+namespace {
+
+// Once per process: files held open after unlinking go uncounted.
+void WarnProcessesUnseen(int64_t pid) {
+  static std::once_flag once;
+  std::call_once(once, [pid] {
+    spdlog::warn(
+        "the /output guard cannot see the processes of containers (host pid {} is not in this "
+        "process's /proc): files a job holds open after unlinking them are not counted. Run the "
+        "service in the host's PID namespace (compose: pid: host) with CAP_SYS_PTRACE",
+        pid);
+  });
+}
+
+}  // namespace
 
 struct OutputWatch::Target {
   std::string dir;
@@ -126,6 +144,7 @@ void OutputWatch::ScanOrphans(const std::vector<std::shared_ptr<Target>>& due,
       if (pid <= 0) continue;  // Not known yet: asked again next time.
       t->processes = ProcessesOf(pid);
       t->processes_known = true;
+      if (t->processes.pid_namespace == 0 && t->processes.pid == 0) WarnProcessesUnseen(pid);
     }
     // The device is known once the tree has been walked.
     if (t->device == 0) continue;
