@@ -28,11 +28,8 @@ std::unique_ptr<OutputWatch::Handle> ContainerRunner::WatchOutput(const JobSpec&
     Status killed = containers.Kill(id);
     if (!killed.ok()) spdlog::warn("job {}: kill: {}", job_id, killed.ToString());
   };
-  auto host_pid = [&containers, id]() -> int64_t {
-    auto state = containers.Inspect(id);
-    return state.ok() && state->running ? state->pid : 0;
-  };
-  return options_.output_watch->Watch(output.host_dir, LimitsOf(output), kill, host_pid);
+  return options_.output_watch->Watch(output.host_dir, LimitsOf(output), kill,
+                                      ProcessesFromEngine(containers, id));
 }
 
 ContainerRunner::OutputVerdict ContainerRunner::SettleOutput(

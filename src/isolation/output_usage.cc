@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -147,6 +148,18 @@ uint64_t StartTicks(int64_t pid) {
   return 0;
 }
 
+// Whether /proc/<pid>/cgroup names `container_id` (at least 12 hex
+// characters, as every engine's cgroup path holds the full id).
+bool InCgroupOf(int64_t pid, const std::string& container_id) {
+  if (container_id.size() < 12) return false;
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cgroup");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.find(container_id) != std::string::npos) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 OutputUsage MeasureOutput(const std::string& dir, const OutputLimits& limits,
@@ -169,17 +182,20 @@ OutputUsage MeasureOutput(const std::string& dir, const OutputLimits& limits,
   return usage;
 }
 
-ContainerProcesses ProcessesOf(int64_t pid) {
+ContainerProcesses ProcessesOf(int64_t pid, const std::string& container_id) {
   ContainerProcesses p;
   const ino_t ns = PidNamespaceOf(pid);
-  if (ns == 0) return p;
-  if (ns != PidNamespaceOf(getpid())) {
-    p.pid_namespace = ns;
-    return p;
-  }
-  p.start_ticks = StartTicks(pid);
-  if (p.start_ticks != 0) p.pid = pid;
+  const uint64_t start = StartTicks(pid);
+  if (ns == 0 || start == 0 || !InCgroupOf(pid, container_id)) return p;
+  p.pid = pid;
+  p.start_ticks = start;
+  if (ns != PidNamespaceOf(getpid())) p.pid_namespace = ns;
   return p;
+}
+
+bool KillContainerProcesses(const ContainerProcesses& processes) {
+  if (processes.pid <= 0 || StartTicks(processes.pid) != processes.start_ticks) return false;
+  return kill(static_cast<pid_t>(processes.pid), SIGKILL) == 0;
 }
 
 std::vector<OrphanUsage> OpenOrphans(const std::vector<OrphanQuery>& queries) {

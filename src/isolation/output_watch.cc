@@ -9,14 +9,14 @@ namespace coderunner::isolation {
 namespace {
 
 // Once per process: files held open after unlinking go uncounted.
-void WarnProcessesUnseen(int64_t pid) {
+void WarnProcessesUnseen() {
   static std::once_flag once;
-  std::call_once(once, [pid] {
+  std::call_once(once, [] {
     spdlog::warn(
-        "the /output guard cannot see the processes of containers (host pid {} is not in this "
-        "process's /proc): files a job holds open after unlinking them are not counted. Run the "
-        "service in the host's PID namespace (compose: pid: host) with CAP_SYS_PTRACE",
-        pid);
+        "the /output guard cannot see the processes of containers (not in this process's /proc): "
+        "files a job holds open after unlinking them are not counted, and only the engine kills "
+        "a container that breaks a bound. Run the service in the host's PID namespace (compose: "
+        "pid: host) with CAP_SYS_PTRACE");
   });
 }
 
@@ -26,7 +26,7 @@ struct OutputWatch::Target {
   std::string dir;
   OutputLimits limits;
   BreachAction on_breach;
-  HostPid host_pid;
+  HostProcesses find_processes;
   // Used by the watch's thread only.
   bool processes_known = false;
   ContainerProcesses processes;
@@ -56,12 +56,13 @@ OutputWatch::~OutputWatch() {
 }
 
 std::unique_ptr<OutputWatch::Handle> OutputWatch::Watch(std::string dir, const OutputLimits& limits,
-                                                        BreachAction on_breach, HostPid host_pid) {
+                                                        BreachAction on_breach,
+                                                        HostProcesses processes) {
   auto t = std::make_shared<Target>();
   t->dir = std::move(dir);
   t->limits = limits;
   t->on_breach = std::move(on_breach);
-  t->host_pid = std::move(host_pid);
+  t->find_processes = std::move(processes);
   t->next_walk = t->next_orphans = Clock::now();
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -111,7 +112,7 @@ void OutputWatch::Loop() {
     std::vector<std::shared_ptr<Target>> orphans_due;
     for (auto& [id, t] : targets_) {
       if (!t->violation.empty()) continue;  // Its owner is stopping it.
-      const bool orphans = t->host_pid && t->next_orphans <= now;
+      const bool orphans = t->find_processes && t->next_orphans <= now;
       if (t->next_walk <= now || orphans) {
         t->busy = true;
         due.push_back(t);
@@ -139,13 +140,7 @@ void OutputWatch::ScanOrphans(const std::vector<std::shared_ptr<Target>>& due,
   std::vector<Target*> asked;
   for (const auto& t : due) {
     t->next_orphans = now + options_.orphan_interval;
-    if (!t->processes_known) {
-      const int64_t pid = t->host_pid();
-      if (pid <= 0) continue;  // Not known yet: asked again next time.
-      t->processes = ProcessesOf(pid);
-      t->processes_known = true;
-      if (t->processes.pid_namespace == 0 && t->processes.pid == 0) WarnProcessesUnseen(pid);
-    }
+    if (!ResolveProcesses(*t)) continue;  // Not known yet: asked again next time.
     // The device is known once the tree has been walked.
     if (t->device == 0) continue;
     queries.push_back({t->processes, t->device, t->block_bytes});
@@ -154,6 +149,26 @@ void OutputWatch::ScanOrphans(const std::vector<std::shared_ptr<Target>>& due,
   if (queries.empty()) return;
   std::vector<OrphanUsage> found = OpenOrphans(queries);
   for (size_t i = 0; i < asked.size(); ++i) asked[i]->orphans = found[i];
+}
+
+OutputWatch::HostProcesses ProcessesFromEngine(engine::ContainerClient& containers,
+                                               std::string id) {
+  return [&containers, id = std::move(id)]() -> std::optional<ContainerProcesses> {
+    auto state = containers.Inspect(id);
+    if (!state.ok() || !state->running || state->pid <= 0) return std::nullopt;
+    return ProcessesOf(state->pid, state->id);
+  };
+}
+
+bool OutputWatch::ResolveProcesses(Target& t) {
+  if (t.processes_known) return true;
+  if (!t.find_processes) return false;
+  std::optional<ContainerProcesses> found = t.find_processes();
+  if (!found) return false;
+  t.processes = *found;
+  t.processes_known = true;
+  if (t.processes.pid == 0) WarnProcessesUnseen();
+  return true;
 }
 
 void OutputWatch::Check(Target& t, Clock::time_point now) {
@@ -173,7 +188,11 @@ void OutputWatch::Check(Target& t, Clock::time_point now) {
       act = true;
     }
   }
-  if (act && t.on_breach) t.on_breach(bound);
+  if (act) {
+    // At once, from here; the owner's action (the engine's kill) follows.
+    if (ResolveProcesses(t)) (void)KillContainerProcesses(t.processes);
+    if (t.on_breach) t.on_breach(bound);
+  }
   const auto interval =
       std::chrono::duration_cast<std::chrono::milliseconds>(cost * options_.walk_cost_share);
   t.next_walk = now + std::clamp(interval, options_.min_interval, options_.max_interval);

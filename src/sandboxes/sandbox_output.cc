@@ -81,11 +81,8 @@ void LiveSandbox::WatchOutput() {
     if (!killed.ok()) spdlog::warn("sandbox {}: kill: {}", sandbox, killed.ToString());
     if (on_breach) on_breach(sandbox);
   };
-  auto host_pid = [&containers, id]() -> int64_t {
-    auto state = containers.Inspect(id);
-    return state.ok() && state->running ? state->pid : 0;
-  };
-  watch_ = layout_.output_watch->Watch(output_dir_, limits, stop, host_pid);
+  watch_ = layout_.output_watch->Watch(output_dir_, limits, stop,
+                                       isolation::ProcessesFromEngine(containers, id));
 }
 
 std::string LiveSandbox::OutputBreach() const {

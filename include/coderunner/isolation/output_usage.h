@@ -71,24 +71,33 @@ struct OrphanUsage {
   int64_t largest = 0;
 };
 
-// The host processes whose open files count for one container.
+// The host processes of one container, as the service sees them.
 struct ContainerProcesses {
-  // Every process of this PID namespace (inode of /proc/<pid>/ns/pid): a
-  // container under runc. 0: none.
-  ino_t pid_namespace = 0;
-  // Else this one host process, while it is the one that started at
-  // `start_ticks` (/proc/<pid>/stat, so a pid used again is never taken
-  // for it): gVisor's sandbox, which holds on the host every file its
-  // guest processes have open, and lives in the host's PID namespace.
+  // The container's first process (the engine's State.Pid), while it is
+  // the process that started at `start_ticks` (field 22 of
+  // /proc/<pid>/stat, so a pid used again is never taken for it). 0: none.
   int64_t pid = 0;
   uint64_t start_ticks = 0;
+  // Under runc, the container's own PID namespace (inode of
+  // /proc/<pid>/ns/pid): every process in it counts. 0: the first process
+  // alone counts: gVisor's sandbox, which lives in the host's PID namespace
+  // and holds on the host every file its guest processes have open.
+  ino_t pid_namespace = 0;
 };
 
-// The processes that count for a container whose first process is host
-// process `pid` (the engine's State.Pid), as seen from here; none (all
-// zero) if it cannot be seen (it is gone, or the service runs in a PID
-// namespace of its own).
-ContainerProcesses ProcessesOf(int64_t pid);
+// The processes of container `container_id` (the engine's full id) whose
+// first process is host process `pid`; none (all zero) if that process
+// cannot be seen from here (it is gone, or the service runs in a PID
+// namespace of its own) or is not in the container's cgroup (every engine
+// names its cgroup after the id), so no other process is ever taken for it.
+ContainerProcesses ProcessesOf(int64_t pid, const std::string& container_id);
+
+// Kills the container's first process with SIGKILL, if it is still the
+// process `processes` names: under runc the kernel then kills everything
+// in its PID namespace, under gVisor the sandbox ends. Takes no engine
+// round trip, and works while the engine is slow. False if there was
+// nothing to kill.
+bool KillContainerProcesses(const ContainerProcesses& processes);
 
 // Which processes and which file system one OpenOrphans answer is about.
 struct OrphanQuery {

@@ -7,8 +7,10 @@
 // signal, renice, re-limit nor starve it, and it walks the host side of
 // /output as root (output_usage.h), so no mode the job sets hides a
 // directory. It also counts the files the container's processes hold open
-// after unlinking them. When it finds a bound broken it calls the owner's
-// breach action (which kills the container) and remembers which bound;
+// after unlinking them. When it finds a bound broken it kills the container's first
+// process itself (no engine round trip: output_usage.h,
+// KillContainerProcesses), calls the owner's breach action (the engine's
+// kill, and whatever the owner must know) and remembers which bound;
 // the owner then settles /output itself once the container is gone (rolls
 // a volume back, keeps only what fits of artifacts, empties a sandbox's).
 //
@@ -26,11 +28,13 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
 
+#include "coderunner/engine/containers.h"
 #include "coderunner/isolation/output_usage.h"
 
 namespace coderunner::isolation {
@@ -52,9 +56,10 @@ class OutputWatch {
  public:
   // What the breach action is told: the bound (a kBound* word).
   using BreachAction = std::function<void(std::string_view bound)>;
-  // The host pid of a process in the container's PID namespace; <= 0 if
-  // unknown (then open orphans are not looked for).
-  using HostPid = std::function<int64_t()>;
+  // The container's processes (ProcessesOf); nullopt while they are not
+  // known yet (asked again later), none when they cannot be seen from here
+  // (then held files are not counted, and the engine alone kills).
+  using HostProcesses = std::function<std::optional<ContainerProcesses>()>;
 
   // Watching one tree; destroying it ends the watch.
   class Handle {
@@ -84,11 +89,12 @@ class OutputWatch {
   // Watches host directory `dir` against `limits` until the Handle is
   // destroyed. The first walk that finds a bound broken records it and
   // calls `on_breach` once, on the watch's own thread: it must not block
-  // for long (it asks the engine to kill the container). `host_pid`, when
-  // set, is called once, on that thread, before the first look at open
-  // files. The first walk happens at once. Thread-safe.
+  // for long (it asks the engine to kill the container). `processes`, when
+  // set, is called on that thread until it knows (an engine round trip
+  // each time), before the first look at open files. The first walk
+  // happens at once. Thread-safe.
   std::unique_ptr<Handle> Watch(std::string dir, const OutputLimits& limits, BreachAction on_breach,
-                                HostPid host_pid = nullptr);
+                                HostProcesses processes = nullptr);
 
   // Trees being watched now.
   size_t size() const;
@@ -101,6 +107,9 @@ class OutputWatch {
   void ScanOrphans(const std::vector<std::shared_ptr<Target>>& due, Clock::time_point now);
   // Walks `t` and acts on a breach; requires no lock.
   void Check(Target& t, Clock::time_point now);
+  // Asks `t`'s find_processes (an engine round trip) until it knows which
+  // processes are its container's. False while that is not known yet.
+  static bool ResolveProcesses(Target& t);
 
   const OutputWatchOptions options_;
   mutable std::mutex mu_;
@@ -111,6 +120,11 @@ class OutputWatch {
   bool stopping_ = false;
   std::thread thread_;
 };
+
+// Watch's `processes` for container `id`: its first process as the engine
+// inspects it while it runs (ProcessesOf checks it is the container's).
+// `containers` must outlive the watch of it.
+OutputWatch::HostProcesses ProcessesFromEngine(engine::ContainerClient& containers, std::string id);
 
 }  // namespace coderunner::isolation
 

@@ -9,8 +9,11 @@
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -140,19 +143,63 @@ TEST_F(OutputUsageTest, SparseAndPreallocatedFilesCountForTheLargerFigure) {
   EXPECT_GE(u.largest, 8 << 20);
 }
 
-// A process in a PID namespace of its own (as a container's are) opens a
-// file below the directory, writes it, removes its name and keeps it open:
-// no walk sees it, OpenOrphans does.
-TEST_F(OutputUsageTest, FilesHeldOpenAfterUnlinkAreFoundThroughTheirProcesses) {
+std::string Hex16(uint64_t v) {
+  char buf[17];
+  snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// A cgroup named like a container (a 64-hex id), as every engine names a
+// container's: ProcessesOf takes a process for a container's only when its
+// cgroup says so. Under the pids hierarchy (cgroup v1) or the unified one.
+class TestCgroup {
+ public:
+  TestCgroup() {
+    for (const char* root : {"/sys/fs/cgroup/pids", "/sys/fs/cgroup"}) {
+      if (!fs::exists(std::string(root) + "/cgroup.procs")) continue;
+      root_ = root;
+      dir_ = root_ + "/" + id_;
+      if (mkdir(dir_.c_str(), 0755) == 0) return;
+    }
+    dir_.clear();
+  }
+  ~TestCgroup() {
+    if (dir_.empty()) return;
+    std::ifstream procs(dir_ + "/cgroup.procs");
+    for (std::string pid; std::getline(procs, pid);) {
+      std::ofstream(root_ + "/cgroup.procs") << pid;
+    }
+    rmdir(dir_.c_str());
+  }
+  bool ok() const { return !dir_.empty(); }
+  const std::string& id() const { return id_; }
+  bool Add(pid_t pid) {
+    std::ofstream procs(dir_ + "/cgroup.procs");
+    procs << pid;
+    procs.flush();
+    return procs.good();
+  }
+
+ private:
+  std::string id_ = std::string(48, 'c') + Hex16(static_cast<uint64_t>(getpid()) << 20 ^
+                                                 static_cast<uint64_t>(time(nullptr)));
+  std::string root_;
+  std::string dir_;
+};
+
+// Forks a process that opens `path`, writes `mib` MiB, removes the name and
+// keeps the file open until killed, in a PID namespace of its own (as a
+// runc container's processes are) or in this one (as gVisor's sandbox is).
+// Returns its pid here once the file is written, -1 on failure.
+pid_t StartHolder(const std::string& path, int mib, bool own_namespace) {
   int ready[2];
-  ASSERT_EQ(pipe(ready), 0);
-  const std::string path = dir_ + "/held";
+  if (pipe(ready) != 0) return -1;
   pid_t outer = fork();
-  ASSERT_GE(outer, 0);
+  if (outer < 0) return -1;
   if (outer == 0) {
     // The child of an unshare(CLONE_NEWPID) is PID 1 of a new namespace;
-    // its pid here is what fork returns to this side.
-    if (unshare(CLONE_NEWPID) != 0) _exit(2);
+    // its pid here is what fork returns on this side.
+    if (own_namespace && unshare(CLONE_NEWPID) != 0) _exit(2);
     pid_t inner = fork();
     if (inner != 0) {
       (void)!write(ready[1], &inner, sizeof(inner));
@@ -160,7 +207,7 @@ TEST_F(OutputUsageTest, FilesHeldOpenAfterUnlinkAreFoundThroughTheirProcesses) {
     }
     int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
     std::string chunk(1 << 20, 'o');
-    for (int i = 0; i < 3; ++i) (void)!write(fd, chunk.data(), chunk.size());
+    for (int i = 0; i < mib; ++i) (void)!write(fd, chunk.data(), chunk.size());
     unlink(path.c_str());
     (void)!write(ready[1], "x", 1);
     pause();
@@ -169,50 +216,52 @@ TEST_F(OutputUsageTest, FilesHeldOpenAfterUnlinkAreFoundThroughTheirProcesses) {
   close(ready[1]);
   pid_t holder = -1;
   char c;
-  ASSERT_EQ(read(ready[0], &holder, sizeof(holder)), static_cast<ssize_t>(sizeof(holder)));
-  ASSERT_EQ(read(ready[0], &c, 1), 1);
+  bool ok = read(ready[0], &holder, sizeof(holder)) == sizeof(holder) && read(ready[0], &c, 1) == 1;
   close(ready[0]);
   int st;
   waitpid(outer, &st, 0);
-  ASSERT_GT(holder, 0);
-  OutputUsage tree = MeasureOutput(dir_, {});
-  EXPECT_EQ(tree.entries, 0);
-  // The holder is in a PID namespace of its own: its whole namespace counts.
-  const ContainerProcesses in_namespace = ProcessesOf(holder);
-  ASSERT_NE(in_namespace.pid_namespace, 0u);
-  std::vector<OrphanUsage> found = OpenOrphans({{in_namespace, tree.device, tree.block_bytes}});
-  kill(holder, SIGKILL);
-  ASSERT_EQ(found.size(), 1u);
-  EXPECT_EQ(found[0].files, 1);
-  EXPECT_GE(found[0].used_bytes, 3 << 20);
-  EXPECT_GE(found[0].largest, 3 << 20);
-  // A process in the service's own PID namespace (as gVisor's sandbox is)
-  // counts alone, and only while it is the process that was named.
-  ContainerProcesses self = ProcessesOf(getpid());
-  EXPECT_EQ(self.pid_namespace, 0u);
-  EXPECT_EQ(self.pid, getpid());
-  EXPECT_GT(self.start_ticks, 0u);
-  EXPECT_EQ(OpenOrphans({{self, tree.device, tree.block_bytes}})[0].files, 0);
-  ContainerProcesses stale = self;
-  stale.start_ticks += 1;
-  EXPECT_EQ(OpenOrphans({{stale, tree.device, tree.block_bytes}})[0].files, 0);
+  return ok ? holder : -1;
 }
 
-// The same through the service's own PID namespace: one process, gVisor's
-// way. This test process holds the unlinked file itself.
-TEST_F(OutputUsageTest, AProcessOfTheServicesOwnNamespaceCountsAlone) {
-  const std::string path = dir_ + "/mine";
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-  ASSERT_GE(fd, 0);
-  std::string chunk(2 << 20, 'm');
-  ASSERT_EQ(write(fd, chunk.data(), chunk.size()), static_cast<ssize_t>(chunk.size()));
-  ASSERT_EQ(unlink(path.c_str()), 0);
-  OutputUsage tree = MeasureOutput(dir_, {});
-  std::vector<OrphanUsage> found =
-      OpenOrphans({{ProcessesOf(getpid()), tree.device, tree.block_bytes}});
-  close(fd);
-  EXPECT_EQ(found[0].files, 1);
-  EXPECT_GE(found[0].used_bytes, 2 << 20);
+// A process a container's processes started opens a file below the
+// directory, writes it, removes its name and keeps it open: no walk sees
+// it, OpenOrphans does, once ProcessesOf has found the container's
+// processes, whichever way the runtime lays them out.
+TEST_F(OutputUsageTest, FilesHeldOpenAfterUnlinkAreFoundThroughTheirProcesses) {
+  // The holder's parent exits at once: adopt it here, to reap it.
+  ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  for (bool own_namespace : {true, false}) {
+    SCOPED_TRACE(own_namespace ? "runc: a PID namespace of its own" : "gVisor: one process");
+    TestCgroup cgroup;
+    if (!cgroup.ok()) GTEST_SKIP() << "no cgroup to put the holder in";
+    const pid_t holder = StartHolder(dir_ + "/held", 3, own_namespace);
+    ASSERT_GT(holder, 0);
+    const OutputUsage tree = MeasureOutput(dir_, {});
+    EXPECT_EQ(tree.entries, 0);
+    // Not the container's while its cgroup does not say so.
+    EXPECT_EQ(ProcessesOf(holder, cgroup.id()).pid, 0);
+    ASSERT_TRUE(cgroup.Add(holder));
+    const ContainerProcesses p = ProcessesOf(holder, cgroup.id());
+    EXPECT_EQ(p.pid, holder);
+    EXPECT_GT(p.start_ticks, 0u);
+    EXPECT_EQ(p.pid_namespace != 0, own_namespace);
+    std::vector<OrphanUsage> found = OpenOrphans({{p, tree.device, tree.block_bytes}});
+    ContainerProcesses stale = p;
+    stale.start_ticks += 1;
+    // A pid whose process is not the one named is never looked at, nor killed.
+    EXPECT_EQ(OpenOrphans({{stale, tree.device, tree.block_bytes}})[0].files,
+              own_namespace ? 1 : 0);
+    EXPECT_FALSE(KillContainerProcesses(stale));
+    EXPECT_TRUE(KillContainerProcesses(p));
+    // This process adopted the holder (a subreaper): reaped, it leaves the cgroup.
+    int st;
+    EXPECT_EQ(waitpid(holder, &st, 0), holder);
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].files, 1);
+    EXPECT_GE(found[0].used_bytes, 3 << 20);
+    EXPECT_GE(found[0].largest, 3 << 20);
+  }
+  prctl(PR_SET_CHILD_SUBREAPER, 0);
 }
 
 }  // namespace
