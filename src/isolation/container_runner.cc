@@ -181,14 +181,11 @@ StatusOr<RunResult> ContainerRunner::RunCold(const JobSpec& job, const RunHooks&
                       options_.kill_grace;
   AttachedContainer attach(containers_, id, attach_bound,
                            [&io](std::string_view chunk) { return io.Feed(chunk); });
-  // The service watches /output from the moment the job can write it.
-  std::unique_ptr<OutputWatch::Handle> watch;
-  auto start = [&] {
-    Status started = containers_.Start(id);
-    if (started.ok()) watch = WatchOutput(job, output, id);
-    return started;
-  };
-  Supervised sv = Supervise(job, hooks, attach, start, /*wait_for_attach=*/true);
+  // The service watches /output before the job can write it: the engine
+  // runs the container before its start call returns.
+  std::unique_ptr<OutputWatch::Handle> watch = WatchOutput(job, output, id);
+  Supervised sv = Supervise(
+      job, hooks, attach, [&] { return containers_.Start(id); }, /*wait_for_attach=*/true);
 
   // Whatever happened, the attach thread must end before its captures die.
   // Removing the container (force) closes the stream if it is still open.

@@ -1,12 +1,21 @@
 #include "coderunner/isolation/output_watch.h"
 
+#include <errno.h>
 #include <spdlog/spdlog.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <mutex>
 
+#include "tree_events.h"
+
 namespace coderunner::isolation {
 namespace {
+
+// The watch thread's nice value (jobs run at 0).
+constexpr int kWatchNice = -10;
 
 // Once per process: files held open after unlinking go uncounted.
 void WarnProcessesUnseen() {
@@ -22,28 +31,49 @@ void WarnProcessesUnseen() {
 
 }  // namespace
 
+// One watched tree. The walk's own state is the watch thread's; the rest
+// is guarded by the watch's mu_. What needs the engine (which processes
+// are the container's, the owner's breach action) runs on a thread of its
+// own, so that a slow engine never delays a walk of any tree.
 struct OutputWatch::Target {
+  uint64_t id = 0;
   std::string dir;
   OutputLimits limits;
   BreachAction on_breach;
   HostProcesses find_processes;
-  // Used by the watch's thread only.
-  bool processes_known = false;
-  ContainerProcesses processes;
+  // The watch thread's.
   OrphanUsage orphans;
   dev_t device = 0;
   int64_t block_bytes = 512;
   Clock::time_point next_walk;
   Clock::time_point next_orphans;
-  // Guarded by the watch's mu_.
+  Clock::time_point last_walk;
+  Clock::duration event_gap{};  // Shortest time between two walks an event asks for.
+  // Guarded by mu_.
   bool removed = false;
-  bool busy = false;  // The thread is checking it (or running its action).
+  bool busy = false;       // The watch thread is walking it.
+  int in_flight = 0;       // Engine work started for it and not over yet.
+  bool resolving = false;  // Its processes are being asked for.
+  bool processes_known = false;
+  ContainerProcesses processes;
   std::string violation;
   OutputUsage usage;
 };
 
-OutputWatch::OutputWatch(OutputWatchOptions options) : options_(options) {
-  thread_ = std::thread([this] { Loop(); });
+OutputWatch::OutputWatch(OutputWatchOptions options)
+    : options_(options), events_(std::make_unique<TreeEvents>()) {
+  if (!events_->ok()) {
+    spdlog::warn("the /output watch gets no inotify instance: it walks on its period alone");
+  }
+  thread_ = std::thread([this] {
+    // Ahead of every job for the CPU: a job's processes busy on every core
+    // must not delay the walk that stops them. Best effort: without
+    // CAP_SYS_NICE it keeps the service's priority.
+    if (setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kWatchNice) != 0) {
+      spdlog::warn("the /output watch keeps its priority: setpriority: {}", strerror(errno));
+    }
+    Loop();
+  });
 }
 
 OutputWatch::~OutputWatch() {
@@ -51,7 +81,7 @@ OutputWatch::~OutputWatch() {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
   }
-  cv_.notify_all();
+  events_->Wake();
   if (thread_.joinable()) thread_.join();
 }
 
@@ -59,16 +89,33 @@ std::unique_ptr<OutputWatch::Handle> OutputWatch::Watch(std::string dir, const O
                                                         BreachAction on_breach,
                                                         HostProcesses processes) {
   auto t = std::make_shared<Target>();
+  t->find_processes = std::move(processes);
+  return Add(std::move(t), std::move(dir), limits, std::move(on_breach));
+}
+
+std::unique_ptr<OutputWatch::Handle> OutputWatch::Watch(std::string dir, const OutputLimits& limits,
+                                                        BreachAction on_breach,
+                                                        const ContainerProcesses& known) {
+  auto t = std::make_shared<Target>();
+  t->find_processes = [known] { return std::optional<ContainerProcesses>(known); };
+  t->processes = known;
+  t->processes_known = true;
+  return Add(std::move(t), std::move(dir), limits, std::move(on_breach));
+}
+
+std::unique_ptr<OutputWatch::Handle> OutputWatch::Add(std::shared_ptr<Target> t, std::string dir,
+                                                      const OutputLimits& limits,
+                                                      BreachAction on_breach) {
   t->dir = std::move(dir);
   t->limits = limits;
   t->on_breach = std::move(on_breach);
-  t->find_processes = std::move(processes);
   t->next_walk = t->next_orphans = Clock::now();
   {
     std::lock_guard<std::mutex> lock(mu_);
-    targets_.emplace(next_id_++, t);
+    t->id = next_id_++;
+    targets_.emplace(t->id, t);
   }
-  cv_.notify_all();
+  events_->Wake();
   return std::unique_ptr<Handle>(new Handle(this, std::move(t)));
 }
 
@@ -80,15 +127,11 @@ size_t OutputWatch::size() const {
 void OutputWatch::Unwatch(const std::shared_ptr<Target>& target) {
   std::unique_lock<std::mutex> lock(mu_);
   target->removed = true;
-  for (auto it = targets_.begin(); it != targets_.end(); ++it) {
-    if (it->second == target) {
-      targets_.erase(it);
-      break;
-    }
-  }
-  // A check in progress may still use the target's action and what it
-  // captured: the owner may free those only once it is over.
-  idle_.wait(lock, [&] { return !target->busy; });
+  if (targets_.erase(target->id) > 0) forgotten_.push_back(target->id);
+  // A walk or engine work in progress may still use the target's
+  // callbacks and what they captured: the owner may free those only once
+  // they are over.
+  idle_.wait(lock, [&] { return !target->busy && target->in_flight == 0; });
 }
 
 OutputWatch::Handle::~Handle() { watch_->Unwatch(target_); }
@@ -104,34 +147,56 @@ OutputUsage OutputWatch::Handle::usage() const {
 }
 
 void OutputWatch::Loop() {
-  std::unique_lock<std::mutex> lock(mu_);
-  while (!stopping_) {
+  Clock::time_point wake = Clock::now();
+  bool listen = true;  // False while an event's walk is due anyway.
+  for (;;) {
+    bool overflow = false;
+    const std::map<uint64_t, TreeEvents::Change> changes = events_->Wait(wake, listen, &overflow);
+    listen = changes.empty() && !overflow;
+    std::unique_lock<std::mutex> lock(mu_);
+    if (stopping_) return;
+    for (uint64_t id : forgotten_) events_->Forget(id);
+    forgotten_.clear();
     const Clock::time_point now = Clock::now();
-    Clock::time_point wake = now + options_.max_interval;
-    std::vector<std::shared_ptr<Target>> due;
-    std::vector<std::shared_ptr<Target>> orphans_due;
     for (auto& [id, t] : targets_) {
-      if (!t->violation.empty()) continue;  // Its owner is stopping it.
-      const bool orphans = t->find_processes && t->next_orphans <= now;
-      if (t->next_walk <= now || orphans) {
-        t->busy = true;
-        due.push_back(t);
-        if (orphans) orphans_due.push_back(t);
-      } else {
-        wake = std::min(wake, t->next_walk);
-      }
+      auto c = changes.find(id);
+      if (!overflow && c == changes.end()) continue;
+      // Soon, not at once for every write: at most once per event gap.
+      t->next_walk = std::min(t->next_walk, std::max(now, t->last_walk + t->event_gap));
+      if (overflow || c->second.removed) t->next_orphans = std::min(t->next_orphans, now);
     }
-    if (due.empty()) {
-      cv_.wait_until(lock, wake);
-      continue;
-    }
+    std::vector<std::shared_ptr<Target>> orphans_due;
+    std::vector<std::shared_ptr<Target>> due = Due(now, &wake, &orphans_due);
+    if (due.empty()) continue;
     lock.unlock();
     ScanOrphans(orphans_due, now);
-    for (const auto& t : due) Check(*t, now);
+    for (const auto& t : due) Check(t, now);
     lock.lock();
     for (const auto& t : due) t->busy = false;
     idle_.notify_all();
+    wake = Clock::now();  // Look again at once: events came in meanwhile.
+    listen = true;
   }
+}
+
+std::vector<std::shared_ptr<OutputWatch::Target>> OutputWatch::Due(
+    Clock::time_point now, Clock::time_point* wake,
+    std::vector<std::shared_ptr<Target>>* orphans_due) {
+  *wake = now + options_.max_interval;
+  std::vector<std::shared_ptr<Target>> due;
+  for (auto& [id, t] : targets_) {
+    if (!t->violation.empty()) continue;  // Its owner is stopping it.
+    const bool orphans = t->find_processes && t->next_orphans <= now;
+    if (t->next_walk <= now || orphans) {
+      t->busy = true;
+      due.push_back(t);
+      if (orphans) orphans_due->push_back(t);
+      continue;
+    }
+    *wake = std::min(*wake, t->next_walk);
+    if (t->find_processes) *wake = std::min(*wake, t->next_orphans);
+  }
+  return due;
 }
 
 void OutputWatch::ScanOrphans(const std::vector<std::shared_ptr<Target>>& due,
@@ -140,15 +205,82 @@ void OutputWatch::ScanOrphans(const std::vector<std::shared_ptr<Target>>& due,
   std::vector<Target*> asked;
   for (const auto& t : due) {
     t->next_orphans = now + options_.orphan_interval;
-    if (!ResolveProcesses(*t)) continue;  // Not known yet: asked again next time.
-    // The device is known once the tree has been walked.
-    if (t->device == 0) continue;
-    queries.push_back({t->processes, t->device, t->block_bytes});
+    std::optional<ContainerProcesses> processes = Processes(t);
+    if (!processes) {
+      // Asked (the container may not run yet): look again soon, not in a
+      // full orphan interval, since the watch's own kill needs them.
+      t->next_orphans = now + options_.min_interval;
+      continue;
+    }
+    if (t->device == 0) continue;  // Known after the first walk.
+    queries.push_back({*processes, t->device, t->block_bytes});
     asked.push_back(t.get());
   }
   if (queries.empty()) return;
   std::vector<OrphanUsage> found = OpenOrphans(queries);
   for (size_t i = 0; i < asked.size(); ++i) asked[i]->orphans = found[i];
+}
+
+std::optional<ContainerProcesses> OutputWatch::Processes(const std::shared_ptr<Target>& t) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (t->processes_known) return t->processes;
+  if (!t->find_processes || t->resolving || t->removed) return std::nullopt;
+  t->resolving = true;
+  ++t->in_flight;
+  std::thread([this, t] {
+    std::optional<ContainerProcesses> found = t->find_processes();
+    if (found && found->pid == 0) WarnProcessesUnseen();
+    std::lock_guard<std::mutex> lock(mu_);
+    t->resolving = false;
+    if (found) {
+      t->processes = *found;
+      t->processes_known = true;
+    }
+    --t->in_flight;
+    idle_.notify_all();
+  }).detach();
+  return std::nullopt;
+}
+
+void OutputWatch::Check(const std::shared_ptr<Target>& t, Clock::time_point now) {
+  const Clock::time_point start = Clock::now();
+  OutputUsage usage =
+      MeasureOutput(t->dir, t->limits, [&](int dir_fd) { events_->Add(t->id, dir_fd); });
+  const Clock::duration cost = Clock::now() - start;
+  t->last_walk = start;
+  t->device = usage.device;
+  t->block_bytes = usage.block_bytes;
+  AddOrphans(t->orphans, usage);
+  const std::string_view bound = BrokenBound(t->limits, usage);
+  std::optional<ContainerProcesses> kill_now;
+  bool act = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    t->usage = usage;
+    if (!bound.empty() && t->violation.empty() && !t->removed) {
+      t->violation = std::string(bound);
+      act = true;
+      if (t->processes_known) kill_now = t->processes;
+      ++t->in_flight;
+    }
+  }
+  if (act) {
+    // At once, from here (a syscall); the owner's action (the engine's
+    // kill) follows on a thread of its own.
+    if (kill_now) (void)KillContainerProcesses(*kill_now);
+    const std::string word = std::string(bound);
+    std::thread([this, t, word] {
+      if (t->on_breach) t->on_breach(word);
+      std::lock_guard<std::mutex> lock(mu_);
+      --t->in_flight;
+      idle_.notify_all();
+    }).detach();
+  }
+  const auto interval =
+      std::chrono::duration_cast<std::chrono::milliseconds>(cost * options_.walk_cost_share);
+  t->next_walk = now + std::clamp(interval, options_.min_interval, options_.max_interval);
+  t->event_gap = std::clamp<Clock::duration>(cost * options_.event_cost_share, options_.event_gap,
+                                             options_.max_interval);
 }
 
 OutputWatch::HostProcesses ProcessesFromEngine(engine::ContainerClient& containers,
@@ -158,44 +290,6 @@ OutputWatch::HostProcesses ProcessesFromEngine(engine::ContainerClient& containe
     if (!state.ok() || !state->running || state->pid <= 0) return std::nullopt;
     return ProcessesOf(state->pid, state->id);
   };
-}
-
-bool OutputWatch::ResolveProcesses(Target& t) {
-  if (t.processes_known) return true;
-  if (!t.find_processes) return false;
-  std::optional<ContainerProcesses> found = t.find_processes();
-  if (!found) return false;
-  t.processes = *found;
-  t.processes_known = true;
-  if (t.processes.pid == 0) WarnProcessesUnseen();
-  return true;
-}
-
-void OutputWatch::Check(Target& t, Clock::time_point now) {
-  const Clock::time_point start = Clock::now();
-  OutputUsage usage = MeasureOutput(t.dir, t.limits);
-  const Clock::duration cost = Clock::now() - start;
-  t.device = usage.device;
-  t.block_bytes = usage.block_bytes;
-  AddOrphans(t.orphans, usage);
-  const std::string_view bound = BrokenBound(t.limits, usage);
-  bool act = false;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    t.usage = usage;
-    if (!bound.empty() && t.violation.empty() && !t.removed) {
-      t.violation = std::string(bound);
-      act = true;
-    }
-  }
-  if (act) {
-    // At once, from here; the owner's action (the engine's kill) follows.
-    if (ResolveProcesses(t)) (void)KillContainerProcesses(t.processes);
-    if (t.on_breach) t.on_breach(bound);
-  }
-  const auto interval =
-      std::chrono::duration_cast<std::chrono::milliseconds>(cost * options_.walk_cost_share);
-  t.next_walk = now + std::clamp(interval, options_.min_interval, options_.max_interval);
 }
 
 }  // namespace coderunner::isolation

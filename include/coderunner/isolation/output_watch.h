@@ -40,15 +40,22 @@
 namespace coderunner::isolation {
 
 struct OutputWatchOptions {
-  // Shortest time between two walks of one tree. A tree whose walk takes
-  // longer is walked less often: at most 1 / walk_cost_share of the time.
+  // Each tree is walked on this period, and a tree whose walk takes longer
+  // less often: at most 1 / walk_cost_share of the time.
   std::chrono::milliseconds min_interval{10};
   int walk_cost_share = 20;
   std::chrono::milliseconds max_interval{1000};
+  // And soon after the kernel reports a change below it (inotify): at
+  // most once per event_gap, and at most 1 / event_cost_share of the time
+  // while it is being written (a job writes 5 MB a millisecond).
+  std::chrono::microseconds event_gap{500};
+  int event_cost_share = 10;
   // How often the open files of the containers' processes are looked at
   // (one pass over /proc for every tree at once).
   std::chrono::milliseconds orphan_interval{100};
 };
+
+class TreeEvents;  // src/isolation/tree_events.h
 
 class OutputWatch {
   struct Target;
@@ -81,43 +88,58 @@ class OutputWatch {
   };
 
   explicit OutputWatch(OutputWatchOptions options = {});
-  // Stops the thread. Every Handle must be gone by then.
+  // Stops the thread. Every Handle must be gone by then (and with them
+  // the engine work done for them).
   ~OutputWatch();
   OutputWatch(const OutputWatch&) = delete;
   OutputWatch& operator=(const OutputWatch&) = delete;
 
   // Watches host directory `dir` against `limits` until the Handle is
   // destroyed. The first walk that finds a bound broken records it and
-  // calls `on_breach` once, on the watch's own thread: it must not block
-  // for long (it asks the engine to kill the container). `processes`, when
-  // set, is called on that thread until it knows (an engine round trip
-  // each time), before the first look at open files. The first walk
+  // calls `on_breach` once, on a thread of its own (it may wait for the
+  // engine); destroying the Handle waits for it. `processes`, when
+  // set, is called (on a thread of its own, one call at a time) until it
+  // knows, before the first look at open files. The first walk
   // happens at once. Thread-safe.
   std::unique_ptr<Handle> Watch(std::string dir, const OutputLimits& limits, BreachAction on_breach,
                                 HostProcesses processes = nullptr);
+  // The same for a container whose processes are known already (a warm
+  // container's, found when it started): no engine round trip at all.
+  std::unique_ptr<Handle> Watch(std::string dir, const OutputLimits& limits, BreachAction on_breach,
+                                const ContainerProcesses& known);
 
   // Trees being watched now.
   size_t size() const;
 
  private:
   using Clock = std::chrono::steady_clock;
+  // Registers `t` (its processes already set, or a way to find them).
+  std::unique_ptr<Handle> Add(std::shared_ptr<Target> t, std::string dir,
+                              const OutputLimits& limits, BreachAction on_breach);
   void Unwatch(const std::shared_ptr<Target>& target);
   void Loop();
+  // Which targets are due at `now` (marked busy; those due for an orphan
+  // look also in `orphans_due`), and in `wake` when the next one will be.
+  // Requires mu_.
+  std::vector<std::shared_ptr<Target>> Due(Clock::time_point now, Clock::time_point* wake,
+                                           std::vector<std::shared_ptr<Target>>* orphans_due);
   // Looks at the open orphans of every target due for it; requires no lock.
   void ScanOrphans(const std::vector<std::shared_ptr<Target>>& due, Clock::time_point now);
   // Walks `t` and acts on a breach; requires no lock.
-  void Check(Target& t, Clock::time_point now);
-  // Asks `t`'s find_processes (an engine round trip) until it knows which
-  // processes are its container's. False while that is not known yet.
-  static bool ResolveProcesses(Target& t);
+  void Check(const std::shared_ptr<Target>& t, Clock::time_point now);
+  // `t`'s container's processes once known; until then, starts asking for
+  // them (an engine round trip, on a thread of its own) and returns
+  // nullopt. Requires no lock.
+  std::optional<ContainerProcesses> Processes(const std::shared_ptr<Target>& t);
 
   const OutputWatchOptions options_;
   mutable std::mutex mu_;
-  std::condition_variable cv_;    // Wakes the thread: a new target, or stop.
-  std::condition_variable idle_;  // A target's check ended.
+  std::condition_variable idle_;  // A target's walk or engine work ended.
   std::map<uint64_t, std::shared_ptr<Target>> targets_;
+  std::vector<uint64_t> forgotten_;  // Unwatched, their inotify watches not removed yet.
   uint64_t next_id_ = 1;
   bool stopping_ = false;
+  const std::unique_ptr<TreeEvents> events_;  // Wakes the thread (and Wake()s it).
   std::thread thread_;
 };
 

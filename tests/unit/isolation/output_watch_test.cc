@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -28,6 +29,15 @@ using std::chrono::milliseconds;
 // A bound on how long a test waits for something the watch should do
 // within milliseconds; reaching it fails the test rather than hangs it.
 constexpr auto kPatience = std::chrono::seconds(20);
+
+// Walks every millisecond at most, held files looked at every `orphans`.
+OutputWatchOptions Quick(milliseconds orphans) {
+  OutputWatchOptions o;
+  o.min_interval = milliseconds(1);
+  o.max_interval = milliseconds(50);
+  o.orphan_interval = orphans;
+  return o;
+}
 
 class OutputWatchTest : public ::testing::Test {
  protected:
@@ -99,7 +109,7 @@ TEST_F(OutputWatchTest, ABrokenBoundIsActedOnOnceWithTheBound) {
        },
        kBoundTooLarge},
   };
-  OutputWatch watch({milliseconds(1), 20, milliseconds(50), milliseconds(50)});
+  OutputWatch watch(Quick(milliseconds(50)));
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
     testing::UnlockDirectories(dir_);
@@ -119,7 +129,7 @@ TEST_F(OutputWatchTest, ABrokenBoundIsActedOnOnceWithTheBound) {
 }
 
 TEST_F(OutputWatchTest, ATreeWithinItsBoundsIsLeftAlone) {
-  OutputWatch watch({milliseconds(1), 20, milliseconds(50), milliseconds(50)});
+  OutputWatch watch(Quick(milliseconds(50)));
   Breaches seen;
   Write("a", 1000);
   auto handle = watch.Watch(dir_, {1 << 20, 1 << 20, 10}, seen.Action());
@@ -134,10 +144,51 @@ TEST_F(OutputWatchTest, ATreeWithinItsBoundsIsLeftAlone) {
   EXPECT_TRUE(seen.bounds.empty());
 }
 
+// A write wakes the watch (inotify) long before its period comes round:
+// with a period of a minute, a breach below a directory made after the
+// watch began (and locked from its writer's uid) is still acted on at once.
+TEST_F(OutputWatchTest, AWriteWakesTheWatchBeforeItsPeriod) {
+  OutputWatchOptions slow;
+  slow.min_interval = std::chrono::seconds(60);
+  slow.max_interval = std::chrono::seconds(60);
+  OutputWatch watch(slow);
+  Breaches seen;
+  auto handle = watch.Watch(dir_, {300000, 0, 0}, seen.Action());
+  for (int i = 0; i < 2000 && handle->usage().block_bytes == 0; ++i) {
+    std::this_thread::sleep_for(milliseconds(1));  // Until the first walk is over.
+  }
+  Write("new/h/a", 200000);
+  chmod((dir_ + "/new/h").c_str(), 0400);
+  Write("b", 200000);
+  std::unique_lock<std::mutex> lock(seen.mu);
+  EXPECT_TRUE(seen.cv.wait_for(lock, std::chrono::seconds(30), [&] {
+    return !seen.bounds.empty();
+  })) << "only the period would have found it";
+}
+
+// Asking the engine which processes are the container's can take long
+// (Podman under load: seconds). The walks may not wait for it: a breach is
+// found, and acted on, while that question is still out.
+TEST_F(OutputWatchTest, ASlowEngineNeverDelaysTheWalks) {
+  OutputWatch watch(Quick(milliseconds(10)));
+  std::atomic<bool> engine_answered{false};
+  Breaches seen;
+  auto handle = watch.Watch(dir_, {100000, 0, 0}, seen.Action(), [&]() {
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    engine_answered = true;
+    return std::optional<ContainerProcesses>(ContainerProcesses{});
+  });
+  std::this_thread::sleep_for(milliseconds(50));  // The question is out.
+  Write("a", 200000);
+  ASSERT_TRUE(seen.WaitFor(1));
+  EXPECT_FALSE(engine_answered) << "the breach waited for the engine";
+  EXPECT_EQ(handle->violation(), kBoundTooLarge);
+}
+
 // The owner frees what the action captured once its Handle is gone: the
 // Handle's destructor must wait for an action in progress.
 TEST_F(OutputWatchTest, EndingAWatchWaitsForItsActionInProgress) {
-  OutputWatch watch({milliseconds(1), 20, milliseconds(50), milliseconds(50)});
+  OutputWatch watch(Quick(milliseconds(50)));
   std::atomic<bool> in_action{false};
   std::atomic<bool> action_done{false};
   Write("a", 10000);
