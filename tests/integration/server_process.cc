@@ -192,6 +192,9 @@ std::string SandboxSection(std::string& extra_yaml) {
   return MergedSection(extra_yaml, "sandbox", defaults);
 }
 
+// The warm pool of a test server that names none.
+constexpr char kTestPool[] = "pool: {size: 0, sizes: {python: 1}}\n";
+
 void ServerProcess::Spawn() {
   std::string config = dir_ + "/config.yaml";
   std::string extra = extra_yaml_;
@@ -218,7 +221,12 @@ void ServerProcess::Spawn() {
         << "instance: " << instance_
         << "\n"
         // Tests that exercise authentication bring their own auth section.
-        << (extra.find("auth:") == std::string::npos ? "auth: {mode: none}\n" : "") << extra;
+        << (extra.find("auth:") == std::string::npos ? "auth: {mode: none}\n" : "")
+        // One warm python container, not the default two per language:
+        // each is a container the engine creates, starts and removes,
+        // most never used. Other shapes run cold, or join the pool as they
+        // miss. The pool's own tests bring their own section.
+        << (extra.find("pool:") == std::string::npos ? std::string(kTestPool) : "") << extra;
   }
   std::string log_path = dir_ + "/server.log";
   posix_spawn_file_actions_t actions;
