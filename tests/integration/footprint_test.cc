@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "coderunner/common/sha256.h"
 #include "engine_fixture.h"
 
 namespace coderunner::testing {
@@ -64,7 +63,10 @@ class FootprintTest : public EngineTest {
     HttpAnswer a = server_->Call("GET", "/v1/jobs/" + id + "/artifacts/blob.bin", key);
     EXPECT_EQ(a.status, 200) << id;
     EXPECT_EQ(a.body.size(), static_cast<size_t>(kArtifactBytes)) << id;
-    EXPECT_EQ(Sha256Hex(a.body), Sha256Hex(std::string(kArtifactBytes, fill))) << id;
+    // Compared byte for byte, not hashed: SHA-256 of 8 MiB takes seconds
+    // in the sanitizer build.
+    EXPECT_TRUE(std::all_of(a.body.begin(), a.body.end(), [fill](char c) { return c == fill; }))
+        << id;
   }
 
   // Job `id` is gone as an expired one is: record and artifact 404.
