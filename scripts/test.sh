@@ -1,28 +1,37 @@
 #!/usr/bin/env bash
-# Runs the whole test suite: build, unit tests, the integration suite on
-# BOTH engines (Docker Engine and Podman), the hardening and adversarial
-# suites again with every job under gVisor (runsc) on Docker, the compose
+# Runs the whole test suite, every test once per engine it is about
+# (tests/integration/CMakeLists.txt names the scopes): the integration
+# tests of what engines do on BOTH engines (Docker Engine and Podman, label
+# engine-*), the gVisor ones again under runsc, the engine-independent ones
+# (api, fleet) and the playground in a browser once, the compose
 # deployment on both engines and the fleet (PostgreSQL, a node on each
-# engine, HAProxy), then unit and Docker integration tests under
-# ASan+UBSan, then every fuzzer for a bounded time.
+# engine, HAProxy); then, under ASan+UBSan, the unit tests and every
+# integration test that runs the service's own code paths (label
+# sanitized); then every fuzzer for a bounded time.
 # Starts the engines and builds the runtime images if needed (offline).
 #
 #   scripts/test.sh            # everything
-#   SKIP_SANITIZERS=1 scripts/test.sh   # skip the ASan+UBSan tests
+#   SKIP_SANITIZERS=1 scripts/test.sh   # no sanitizer build: unit tests in build/ instead
 #   SKIP_FUZZ=1 scripts/test.sh         # skip the bounded fuzzing pass
 #   SKIP_COMPOSE=1 scripts/test.sh      # skip the compose stacks
 #   FUZZ_SECONDS=60 scripts/test.sh     # fuzz longer (default 20 s a target)
 #
-# Two builds, so that CI fits its 40-minute budget on 2 cores:
-#   build/      gcc, -O1 with line tables (-g1): the main pass and compose.
-#               -O1 -g1 compiles the test files about 40 % faster than
-#               RelWithDebInfo's -O2 -g; backtraces keep file and line.
+# Two builds, each compiling only what runs from it, so that CI fits its
+# 25-minute budget on 2 cores:
+#   build/      gcc, -O1 with line tables (-g1): the service, init and the
+#               integration tests (the main pass and compose). -O1 -g1
+#               compiles about 40 % faster than RelWithDebInfo's -O2 -g;
+#               backtraces keep file and line.
 #   build-asan/ clang, -O0, ASan+UBSan (fatal) plus libFuzzer's coverage
-#               instrumentation: the sanitizer tests AND the fuzzers.
+#               instrumentation: the unit tests, the sanitized integration
+#               tests and the fuzzers.
 # What needs no CPU of its own overlaps a build: the runtime images are
 # built (debootstrap, mostly downloads) while build/ compiles, and the
-# compose stacks run while build-asan/ compiles. Each stage prints its
-# duration ("== ... took N s").
+# compose stacks run while build-asan/ compiles. Tests run four at a time
+# (most of an integration test is waiting), the longest first (ctest's
+# cost data, seeded from tests/ctest-costs.txt). Each stage prints its
+# duration ("== ... took N s"); per-test times are kept in
+# build*/test-times/ and the 10 slowest are printed at the end.
 #
 # Needs root (engines) and the packages from scripts/install-deps.sh.
 set -euo pipefail
@@ -57,23 +66,38 @@ stage "engines"
 podman_sock=$(scripts/start-podman.sh | tail -n1)
 docker_sock=$(scripts/start-docker.sh | tail -n1)
 
-stage "build (gcc -O1 -g1), with the runtime images built beside it"
+# ctest in `dir`, four at a time, the longest first, times kept; extra
+# arguments select the tests.
+run_ctest() {
+  local dir=$1
+  shift
+  mkdir -p "$dir/Testing/Temporary" "$dir/test-times"
+  # Cost data from an earlier run here, else the committed one.
+  [[ -f $dir/Testing/Temporary/CTestCostData.txt ]] ||
+    cp tests/ctest-costs.txt "$dir/Testing/Temporary/CTestCostData.txt"
+  (cd "$dir" && ctest --no-tests=error --output-on-failure -j4 --timeout 300 \
+    --output-junit "test-times/ctest-$(date +%s).xml" "$@")
+}
+
+unit_in_main=OFF
+[[ "${SKIP_SANITIZERS:-0}" == 1 ]] && unit_in_main=ON
+stage "build (gcc -O1 -g1: the service, init, integration tests), with the runtime images built beside it"
 images/build.sh --engine podman --engine docker >"$logs/images.log" 2>&1 &
 images_pid=$!
 cmake -S . -B build $(generator build) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCODERUNNER_TESTS=ON \
+  -DCODERUNNER_UNIT_TESTS=$unit_in_main \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
   -DCODERUNNER_PODMAN_SOCKET="$podman_sock" -DCODERUNNER_DOCKER_SOCKET="$docker_sock" >/dev/null
-cmake --build build -j"$jobs" --target unit_tests integration_tests coderunner coderunner-init
+main_targets=(coderunner coderunner-init integration_tests fake_llm_server)
+[[ $unit_in_main == ON ]] && main_targets+=(unit_tests)
+cmake --build build -j"$jobs" --target "${main_targets[@]}"
 await "$images_pid" "runtime images" "$logs/images.log"
 # No suite may silently drop out, or grow unseen: each ctest label must
 # register exactly the count in tests/expected-test-counts.txt.
-scripts/check-test-counts.sh build
+[[ $unit_in_main == OFF ]] && scripts/check-test-counts.sh build main
 
-stage "unit + integration (docker, podman, docker-runsc)"
-# Integration tests mostly wait (on containers, timers, their servers):
-# at two at a time a 2-core machine was busy about half the time, at four
-# about 90 % (measured: Docker's 228 in 233 s at -j2, 148 s at -j4).
-(cd build && ctest --no-tests=error --output-on-failure -j4 --timeout 300)
+stage "integration: engine (docker, podman, runsc), fleet, api, browser"
+run_ctest build -LE '^(unit|fixture)$'
 
 compose_pid=
 if [[ "${SKIP_COMPOSE:-0}" != 1 ]]; then
@@ -87,13 +111,14 @@ fi
 fuzzers=(execute_request stream_demux file_path intent piston_request init_trailer sse_parser
   go_message proc_masks init_args bounded_json job_notice)
 if [[ "${SKIP_SANITIZERS:-0}" != 1 || "${SKIP_FUZZ:-0}" != 1 ]]; then
-  stage "build-asan (clang -O0, ASan+UBSan, fuzzers)$([[ -n $compose_pid ]] && echo ', with compose beside it')"
+  stage "build-asan (clang -O0, ASan+UBSan: unit tests, sanitized integration tests, fuzzers)$([[ -n $compose_pid ]] && echo ', with compose beside it')"
   CC=clang CXX=clang++ cmake -S . -B build-asan $(generator build-asan) -DCMAKE_BUILD_TYPE=Debug -DCODERUNNER_TESTS=ON \
     -DCODERUNNER_SANITIZE=ON -DCODERUNNER_FUZZ=ON \
     -DCODERUNNER_PODMAN_SOCKET="$podman_sock" -DCODERUNNER_DOCKER_SOCKET="$docker_sock" >/dev/null
   targets=("${fuzzers[@]/%/_fuzzer}")
   [[ "${SKIP_SANITIZERS:-0}" != 1 ]] && targets+=(unit_tests integration_tests)
   cmake --build build-asan -j"$jobs" --target "${targets[@]}"
+  [[ "${SKIP_SANITIZERS:-0}" != 1 ]] && scripts/check-test-counts.sh build-asan sanitized
 fi
 if [[ -n $compose_pid ]]; then
   stage "compose (docker-compose on docker, podman-compose on podman, the fleet on both)"
@@ -102,14 +127,14 @@ if [[ -n $compose_pid ]]; then
 fi
 
 if [[ "${SKIP_SANITIZERS:-0}" != 1 ]]; then
-  # The runsc suites run our code on the same paths as the docker ones; under
-  # the sanitizers they would only add minutes. So would the fleet's 1,000
-  # jobs: the other PgFleetTest cases run the same code under ASan.
-  stage "ASan + UBSan: unit + integration (docker)"
-  (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ctest --no-tests=error --output-on-failure -j4 --timeout 300 -L '^(unit|integration-docker)$' \
-      -E 'PgFleetTest\.AThousandJobs')
+  stage "ASan + UBSan: unit (shards) + sanitized integration (docker)"
+  (
+    export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+    run_ctest build-asan
+  )
+elif [[ $unit_in_main == ON ]]; then
+  stage "unit (shards, unsanitized)"
+  run_ctest build -L '^unit$'
 fi
 
 if [[ "${SKIP_FUZZ:-0}" != 1 ]]; then
@@ -149,4 +174,7 @@ if [[ "${SKIP_FUZZ:-0}" != 1 ]]; then
   done
 fi
 stage ""
+echo "== the 10 slowest tests of this run (all times: build*/test-times/)"
+python3 scripts/slowest-tests.py build/test-times build-asan/test-times build-asan/unit-times \
+  build/unit-times 2>/dev/null || true
 echo "== all tests passed in $(($(date +%s) - t0)) s"

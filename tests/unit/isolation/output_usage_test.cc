@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <signal.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -173,11 +174,14 @@ class TestCgroup {
   }
   bool ok() const { return !dir_.empty(); }
   const std::string& id() const { return id_; }
-  bool Add(pid_t pid) {
-    std::ofstream procs(dir_ + "/cgroup.procs");
-    procs << pid;
-    procs.flush();
-    return procs.good();
+  // Moves `pid` into it; "" on success, else why not.
+  std::string Add(pid_t pid) {
+    int fd = open((dir_ + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
+    const std::string text = std::to_string(pid);
+    const bool ok = fd >= 0 && write(fd, text.data(), text.size()) == ssize_t(text.size());
+    const std::string why = ok ? "" : std::string(strerror(errno));
+    if (fd >= 0) close(fd);
+    return why;
   }
 
  private:
@@ -236,11 +240,20 @@ TEST_F(OutputUsageTest, FilesHeldOpenAfterUnlinkAreFoundThroughTheirProcesses) {
     if (!cgroup.ok()) GTEST_SKIP() << "no cgroup to put the holder in";
     const pid_t holder = StartHolder(dir_ + "/held", 3, own_namespace);
     ASSERT_GT(holder, 0);
+    // Whatever fails below, the holder goes: a process left paused keeps
+    // this test binary's output open, and ctest waits for it.
+    struct Reaper {
+      pid_t pid;
+      ~Reaper() {
+        kill(pid, SIGKILL);
+        waitpid(pid, nullptr, 0);
+      }
+    } reaper{holder};
     const OutputUsage tree = MeasureOutput(dir_, {});
     EXPECT_EQ(tree.entries, 0);
     // Not the container's while its cgroup does not say so.
     EXPECT_EQ(ProcessesOf(holder, cgroup.id()).pid, 0);
-    ASSERT_TRUE(cgroup.Add(holder));
+    ASSERT_EQ(cgroup.Add(holder), "");
     const ContainerProcesses p = ProcessesOf(holder, cgroup.id());
     EXPECT_EQ(p.pid, holder);
     EXPECT_GT(p.start_ticks, 0u);
@@ -253,9 +266,6 @@ TEST_F(OutputUsageTest, FilesHeldOpenAfterUnlinkAreFoundThroughTheirProcesses) {
               own_namespace ? 1 : 0);
     EXPECT_FALSE(KillContainerProcesses(stale));
     EXPECT_TRUE(KillContainerProcesses(p));
-    // This process adopted the holder (a subreaper): reaped, it leaves the cgroup.
-    int st;
-    EXPECT_EQ(waitpid(holder, &st, 0), holder);
     ASSERT_EQ(found.size(), 1u);
     EXPECT_EQ(found[0].files, 1);
     EXPECT_GE(found[0].used_bytes, 3 << 20);
