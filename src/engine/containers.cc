@@ -147,8 +147,6 @@ ContainerState ContainerClient::StateFrom(const json& body) {
     state.running = st.value("Running", false);
     state.exit_code = st.value("ExitCode", 0);
     state.oom_killed = st.value("OOMKilled", false);
-    const auto& pid = st.contains("Pid") ? st["Pid"] : nlohmann::json();
-    if (pid.is_number_integer()) state.pid = pid.get<int64_t>();
   }
   if (body.contains("Config") && body["Config"].is_object()) {
     state.labels = StringMap(body["Config"].value("Labels", json::object()));

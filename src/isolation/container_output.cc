@@ -17,9 +17,9 @@ OutputLimits LimitsOf(const OutputMount& output) {
 
 }  // namespace
 
-std::unique_ptr<OutputWatch::Handle> ContainerRunner::WatchOutput(
-    const JobSpec& job, const OutputMount& output, const std::string& id,
-    std::optional<ContainerProcesses> known) {
+std::unique_ptr<OutputWatch::Handle> ContainerRunner::WatchOutput(const JobSpec& job,
+                                                                  const OutputMount& output,
+                                                                  const std::string& id) {
   if (options_.output_watch == nullptr || output.host_dir.empty()) return nullptr;
   engine::ContainerClient& containers = containers_;
   const std::string job_id = job.id;
@@ -28,9 +28,7 @@ std::unique_ptr<OutputWatch::Handle> ContainerRunner::WatchOutput(
     Status killed = containers.Kill(id);
     if (!killed.ok()) spdlog::warn("job {}: kill: {}", job_id, killed.ToString());
   };
-  if (known) return options_.output_watch->Watch(output.host_dir, LimitsOf(output), kill, *known);
-  return options_.output_watch->Watch(output.host_dir, LimitsOf(output), kill,
-                                      ProcessesFromEngine(containers, id));
+  return options_.output_watch->Watch(output.host_dir, LimitsOf(output), id, kill);
 }
 
 ContainerRunner::OutputVerdict ContainerRunner::SettleOutput(

@@ -22,26 +22,27 @@ void WarnProcessesUnseen() {
   static std::once_flag once;
   std::call_once(once, [] {
     spdlog::warn(
-        "the /output guard cannot see the processes of containers (not in this process's /proc): "
-        "files a job holds open after unlinking them are not counted, and only the engine kills "
-        "a container that breaks a bound. Run the service in the host's PID namespace (compose: "
-        "pid: host) with CAP_SYS_PTRACE");
+        "the /output guard found no process of a container that broke a bound (not in this "
+        "process's /proc?): only the engine kills it, and files a job holds open after unlinking "
+        "them are not counted. Run the service in the host's PID namespace (compose: pid: host) "
+        "with CAP_SYS_PTRACE");
   });
 }
 
 }  // namespace
 
 // One watched tree. The walk's own state is the watch thread's; the rest
-// is guarded by the watch's mu_. What needs the engine (which processes
-// are the container's, the owner's breach action) runs on a thread of its
-// own, so that a slow engine never delays a walk of any tree.
+// is guarded by the watch's mu_. Finding the container's processes and the
+// owner's breach action run on threads of their own, so that neither a
+// pass over /proc nor a slow engine delays a walk of any tree.
 struct OutputWatch::Target {
   uint64_t id = 0;
   std::string dir;
   OutputLimits limits;
+  std::string container_id;
   BreachAction on_breach;
-  HostProcesses find_processes;
   // The watch thread's.
+  Clock::duration find_gap{};  // Before looking for its processes again.
   OrphanUsage orphans;
   dev_t device = 0;
   int64_t block_bytes = 512;
@@ -86,30 +87,15 @@ OutputWatch::~OutputWatch() {
 }
 
 std::unique_ptr<OutputWatch::Handle> OutputWatch::Watch(std::string dir, const OutputLimits& limits,
-                                                        BreachAction on_breach,
-                                                        HostProcesses processes) {
+                                                        std::string container_id,
+                                                        BreachAction on_breach) {
   auto t = std::make_shared<Target>();
-  t->find_processes = std::move(processes);
-  return Add(std::move(t), std::move(dir), limits, std::move(on_breach));
-}
-
-std::unique_ptr<OutputWatch::Handle> OutputWatch::Watch(std::string dir, const OutputLimits& limits,
-                                                        BreachAction on_breach,
-                                                        const ContainerProcesses& known) {
-  auto t = std::make_shared<Target>();
-  t->find_processes = [known] { return std::optional<ContainerProcesses>(known); };
-  t->processes = known;
-  t->processes_known = true;
-  return Add(std::move(t), std::move(dir), limits, std::move(on_breach));
-}
-
-std::unique_ptr<OutputWatch::Handle> OutputWatch::Add(std::shared_ptr<Target> t, std::string dir,
-                                                      const OutputLimits& limits,
-                                                      BreachAction on_breach) {
   t->dir = std::move(dir);
   t->limits = limits;
+  t->container_id = std::move(container_id);
   t->on_breach = std::move(on_breach);
   t->next_walk = t->next_orphans = Clock::now();
+  t->find_gap = options_.min_interval;
   {
     std::lock_guard<std::mutex> lock(mu_);
     t->id = next_id_++;
@@ -186,7 +172,7 @@ std::vector<std::shared_ptr<OutputWatch::Target>> OutputWatch::Due(
   std::vector<std::shared_ptr<Target>> due;
   for (auto& [id, t] : targets_) {
     if (!t->violation.empty()) continue;  // Its owner is stopping it.
-    const bool orphans = t->find_processes && t->next_orphans <= now;
+    const bool orphans = !t->container_id.empty() && t->next_orphans <= now;
     if (t->next_walk <= now || orphans) {
       t->busy = true;
       due.push_back(t);
@@ -194,7 +180,7 @@ std::vector<std::shared_ptr<OutputWatch::Target>> OutputWatch::Due(
       continue;
     }
     *wake = std::min(*wake, t->next_walk);
-    if (t->find_processes) *wake = std::min(*wake, t->next_orphans);
+    if (!t->container_id.empty()) *wake = std::min(*wake, t->next_orphans);
   }
   return due;
 }
@@ -207,9 +193,10 @@ void OutputWatch::ScanOrphans(const std::vector<std::shared_ptr<Target>>& due,
     t->next_orphans = now + options_.orphan_interval;
     std::optional<ContainerProcesses> processes = Processes(t);
     if (!processes) {
-      // Asked (the container may not run yet): look again soon, not in a
-      // full orphan interval, since the watch's own kill needs them.
-      t->next_orphans = now + options_.min_interval;
+      // Not found (the container may not run yet): look again soon, then
+      // less often, never less than at the orphan interval.
+      t->next_orphans = now + t->find_gap;
+      t->find_gap = std::min<Clock::duration>(t->find_gap * 2, options_.orphan_interval);
       continue;
     }
     if (t->device == 0) continue;  // Known after the first walk.
@@ -223,22 +210,27 @@ void OutputWatch::ScanOrphans(const std::vector<std::shared_ptr<Target>>& due,
 
 std::optional<ContainerProcesses> OutputWatch::Processes(const std::shared_ptr<Target>& t) {
   std::lock_guard<std::mutex> lock(mu_);
+  // A PID namespace is the container's for its whole life. Processes seen
+  // only in the host's are gVisor's sandbox, or runc's own before it made
+  // the namespace (they join the container's cgroup first): looked for
+  // again, each time, while they are used.
+  const bool settled = t->processes_known && t->processes.pid_namespace != 0;
+  if (!settled && !t->resolving && !t->removed) {
+    t->resolving = true;
+    ++t->in_flight;
+    std::thread([this, t] {
+      std::optional<ContainerProcesses> found = FindContainerProcesses(t->container_id);
+      std::lock_guard<std::mutex> lock(mu_);
+      t->resolving = false;
+      if (found) {
+        t->processes = std::move(*found);
+        t->processes_known = true;
+      }
+      --t->in_flight;
+      idle_.notify_all();
+    }).detach();
+  }
   if (t->processes_known) return t->processes;
-  if (!t->find_processes || t->resolving || t->removed) return std::nullopt;
-  t->resolving = true;
-  ++t->in_flight;
-  std::thread([this, t] {
-    std::optional<ContainerProcesses> found = t->find_processes();
-    if (found && found->pid == 0) WarnProcessesUnseen();
-    std::lock_guard<std::mutex> lock(mu_);
-    t->resolving = false;
-    if (found) {
-      t->processes = *found;
-      t->processes_known = true;
-    }
-    --t->in_flight;
-    idle_.notify_all();
-  }).detach();
   return std::nullopt;
 }
 
@@ -252,7 +244,6 @@ void OutputWatch::Check(const std::shared_ptr<Target>& t, Clock::time_point now)
   t->block_bytes = usage.block_bytes;
   AddOrphans(t->orphans, usage);
   const std::string_view bound = BrokenBound(t->limits, usage);
-  std::optional<ContainerProcesses> kill_now;
   bool act = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -260,14 +251,16 @@ void OutputWatch::Check(const std::shared_ptr<Target>& t, Clock::time_point now)
     if (!bound.empty() && t->violation.empty() && !t->removed) {
       t->violation = std::string(bound);
       act = true;
-      if (t->processes_known) kill_now = t->processes;
       ++t->in_flight;
     }
   }
   if (act) {
-    // At once, from here (a syscall); the owner's action (the engine's
-    // kill) follows on a thread of its own.
-    if (kill_now) (void)KillContainerProcesses(*kill_now);
+    // At once, from here (a pass over /proc, whatever the engine does);
+    // the owner's action (the engine's kill) follows on a thread of its
+    // own.
+    if (!t->container_id.empty() && KillContainerProcesses(t->container_id) == 0) {
+      WarnProcessesUnseen();
+    }
     const std::string word = std::string(bound);
     std::thread([this, t, word] {
       if (t->on_breach) t->on_breach(word);
@@ -281,15 +274,6 @@ void OutputWatch::Check(const std::shared_ptr<Target>& t, Clock::time_point now)
   t->next_walk = now + std::clamp(interval, options_.min_interval, options_.max_interval);
   t->event_gap = std::clamp<Clock::duration>(cost * options_.event_cost_share, options_.event_gap,
                                              options_.max_interval);
-}
-
-OutputWatch::HostProcesses ProcessesFromEngine(engine::ContainerClient& containers,
-                                               std::string id) {
-  return [&containers, id = std::move(id)]() -> std::optional<ContainerProcesses> {
-    auto state = containers.Inspect(id);
-    if (!state.ok() || !state->running || state->pid <= 0) return std::nullopt;
-    return ProcessesOf(state->pid, state->id);
-  };
 }
 
 }  // namespace coderunner::isolation

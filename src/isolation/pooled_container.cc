@@ -83,7 +83,6 @@ StatusOr<std::unique_ptr<PooledContainer>> WarmPool::Prepare(const JobSpec& spec
   Status verified = policy_.Verify(ctx, state->raw);
   if (!verified.ok()) return fail(verified);
   c->image_digest = state->image_id;
-  c->processes = ProcessesOf(state->pid, state->id);
   c->ready_at = Clock::now();
   return c;
 }

@@ -54,7 +54,7 @@ StatusOr<RunResult> ContainerRunner::RunPooled(const JobSpec& job, const RunHook
   std::unique_ptr<OutputWatch::Handle> watch;
   auto go = [&]() -> Status {
     c.ran_job = true;
-    watch = WatchOutput(job, c.output, c.id, c.processes);
+    watch = WatchOutput(job, c.output, c.id);
     return SendGo(c.go_fd, {!job.stdin_data.empty(), nonce, job.args});
   };
   Supervised sv = Supervise(job, hooks, *c.attach, go, /*wait_for_attach=*/false);

@@ -81,8 +81,7 @@ void LiveSandbox::WatchOutput() {
     if (!killed.ok()) spdlog::warn("sandbox {}: kill: {}", sandbox, killed.ToString());
     if (on_breach) on_breach(sandbox);
   };
-  watch_ = layout_.output_watch->Watch(output_dir_, limits, stop,
-                                       isolation::ProcessesFromEngine(containers, id));
+  watch_ = layout_.output_watch->Watch(output_dir_, limits, id, stop);
 }
 
 std::string LiveSandbox::OutputBreach() const {

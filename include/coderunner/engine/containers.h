@@ -24,9 +24,6 @@ struct ContainerState {
   bool running = false;
   int exit_code = 0;
   bool oom_killed = false;  // Unreliable on Podman 4.3 (reports false).
-  // State.Pid: the host pid of the container's first process while it
-  // runs (under gVisor, the sandbox's); 0 when it does not run.
-  int64_t pid = 0;
   std::map<std::string, std::string> labels;
   nlohmann::json raw;  // The whole inspect body, for policy verification.
 };

@@ -129,11 +129,8 @@ class ContainerRunner : public JobRunner {
   StatusOr<RunResult> RunCold(const JobSpec& job, const RunHooks& hooks);
   // Starts the service's watch on `output` for container `id` (nullptr
   // without a watch or an /output): a breach kills the container.
-  // `known`, when set, are its processes as found already (a warm
-  // container's); else the watch asks the engine.
-  std::unique_ptr<OutputWatch::Handle> WatchOutput(
-      const JobSpec& job, const OutputMount& output, const std::string& id,
-      std::optional<ContainerProcesses> known = std::nullopt);
+  std::unique_ptr<OutputWatch::Handle> WatchOutput(const JobSpec& job, const OutputMount& output,
+                                                   const std::string& id);
   // Once nothing of the job runs any more: ends `watch` (may be null),
   // measures /output itself, and undoes a volume's run that broke a bound
   // (from `before`, the service's own record of it; null: no undo).

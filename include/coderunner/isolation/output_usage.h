@@ -9,8 +9,8 @@
 // every error but ENOENT (an entry removed since it was listed) marks the
 // tree unreadable, which is a broken bound: nothing is ever taken for absent
 // because it could not be looked at. Files a job still holds open after
-// unlinking them use the disk without being in any tree: OpenOrphans finds
-// them through the job's processes.
+// unlinking them use the disk without being in any tree: OpenOrphans
+// (container_processes.h) finds them through the job's processes.
 #ifndef CODERUNNER_ISOLATION_OUTPUT_USAGE_H_
 #define CODERUNNER_ISOLATION_OUTPUT_USAGE_H_
 
@@ -70,46 +70,6 @@ struct OrphanUsage {
   int64_t files = 0;
   int64_t largest = 0;
 };
-
-// The host processes of one container, as the service sees them.
-struct ContainerProcesses {
-  // The container's first process (the engine's State.Pid), while it is
-  // the process that started at `start_ticks` (field 22 of
-  // /proc/<pid>/stat, so a pid used again is never taken for it). 0: none.
-  int64_t pid = 0;
-  uint64_t start_ticks = 0;
-  // Under runc, the container's own PID namespace (inode of
-  // /proc/<pid>/ns/pid): every process in it counts. 0: the first process
-  // alone counts: gVisor's sandbox, which lives in the host's PID namespace
-  // and holds on the host every file its guest processes have open.
-  ino_t pid_namespace = 0;
-};
-
-// The processes of container `container_id` (the engine's full id) whose
-// first process is host process `pid`; none (all zero) if that process
-// cannot be seen from here (it is gone, or the service runs in a PID
-// namespace of its own) or is not in the container's cgroup (every engine
-// names its cgroup after the id), so no other process is ever taken for it.
-ContainerProcesses ProcessesOf(int64_t pid, const std::string& container_id);
-
-// Kills the container's first process with SIGKILL, if it is still the
-// process `processes` names: under runc the kernel then kills everything
-// in its PID namespace, under gVisor the sandbox ends. Takes no engine
-// round trip, and works while the engine is slow. False if there was
-// nothing to kill.
-bool KillContainerProcesses(const ContainerProcesses& processes);
-
-// Which processes and which file system one OpenOrphans answer is about.
-struct OrphanQuery {
-  ContainerProcesses processes;
-  dev_t device = 0;  // The file system of its /output (OutputUsage::device).
-  int64_t block_bytes = 512;
-};
-
-// For each query, the orphans on its device held by its processes, in at
-// most one pass over the host's /proc. A query naming no process, or the
-// service's own PID namespace, finds nothing. Thread-safe.
-std::vector<OrphanUsage> OpenOrphans(const std::vector<OrphanQuery>& queries);
 
 // Adds `orphans` to `usage`: their bytes and count, and the largest.
 void AddOrphans(const OrphanUsage& orphans, OutputUsage& usage);

@@ -7,10 +7,10 @@
 // signal, renice, re-limit nor starve it, and it walks the host side of
 // /output as root (output_usage.h), so no mode the job sets hides a
 // directory. It also counts the files the container's processes hold open
-// after unlinking them. When it finds a bound broken it kills the container's first
-// process itself (no engine round trip: output_usage.h,
-// KillContainerProcesses), calls the owner's breach action (the engine's
-// kill, and whatever the owner must know) and remembers which bound;
+// after unlinking them. When it finds a bound broken it kills the container's processes
+// itself (no engine round trip: container_processes.h), calls the owner's
+// breach action (the engine's kill, and whatever the owner must know) and
+// remembers which bound;
 // the owner then settles /output itself once the container is gone (rolls
 // a volume back, keeps only what fits of artifacts, empties a sandbox's).
 //
@@ -34,7 +34,7 @@
 #include <thread>
 #include <vector>
 
-#include "coderunner/engine/containers.h"
+#include "coderunner/isolation/container_processes.h"
 #include "coderunner/isolation/output_usage.h"
 
 namespace coderunner::isolation {
@@ -63,11 +63,6 @@ class OutputWatch {
  public:
   // What the breach action is told: the bound (a kBound* word).
   using BreachAction = std::function<void(std::string_view bound)>;
-  // The container's processes (ProcessesOf); nullopt while they are not
-  // known yet (asked again later), none when they cannot be seen from here
-  // (then held files are not counted, and the engine alone kills).
-  using HostProcesses = std::function<std::optional<ContainerProcesses>()>;
-
   // Watching one tree; destroying it ends the watch.
   class Handle {
    public:
@@ -95,27 +90,22 @@ class OutputWatch {
   OutputWatch& operator=(const OutputWatch&) = delete;
 
   // Watches host directory `dir` against `limits` until the Handle is
-  // destroyed. The first walk that finds a bound broken records it and
-  // calls `on_breach` once, on a thread of its own (it may wait for the
-  // engine); destroying the Handle waits for it. `processes`, when
-  // set, is called (on a thread of its own, one call at a time) until it
-  // knows, before the first look at open files. The first walk
-  // happens at once. Thread-safe.
-  std::unique_ptr<Handle> Watch(std::string dir, const OutputLimits& limits, BreachAction on_breach,
-                                HostProcesses processes = nullptr);
-  // The same for a container whose processes are known already (a warm
-  // container's, found when it started): no engine round trip at all.
-  std::unique_ptr<Handle> Watch(std::string dir, const OutputLimits& limits, BreachAction on_breach,
-                                const ContainerProcesses& known);
+  // destroyed; `container_id` names the container whose /output it is ("":
+  // none). The first walk happens at once. The first walk that finds a
+  // bound broken records it, kills the container's processes itself
+  // (container_processes.h: no engine round trip) and calls `on_breach`
+  // once, on a thread of its own (it may wait for the engine); destroying
+  // the Handle waits for it. The container's processes are found on a
+  // thread of the watch's, through /proc, once the container runs.
+  // Thread-safe.
+  std::unique_ptr<Handle> Watch(std::string dir, const OutputLimits& limits,
+                                std::string container_id, BreachAction on_breach);
 
   // Trees being watched now.
   size_t size() const;
 
  private:
   using Clock = std::chrono::steady_clock;
-  // Registers `t` (its processes already set, or a way to find them).
-  std::unique_ptr<Handle> Add(std::shared_ptr<Target> t, std::string dir,
-                              const OutputLimits& limits, BreachAction on_breach);
   void Unwatch(const std::shared_ptr<Target>& target);
   void Loop();
   // Which targets are due at `now` (marked busy; those due for an orphan
@@ -127,9 +117,11 @@ class OutputWatch {
   void ScanOrphans(const std::vector<std::shared_ptr<Target>>& due, Clock::time_point now);
   // Walks `t` and acts on a breach; requires no lock.
   void Check(const std::shared_ptr<Target>& t, Clock::time_point now);
-  // `t`'s container's processes once known; until then, starts asking for
-  // them (an engine round trip, on a thread of its own) and returns
-  // nullopt. Requires no lock.
+  // `t`'s container's processes as last found (nullopt: none yet). Looks
+  // for them again (a pass over /proc, on a thread of its own) until they
+  // are found in a PID namespace of the container's: processes seen only
+  // in the host's may be runc's own, before it made the namespace, or
+  // gVisor's, which come and go. Requires no lock.
   std::optional<ContainerProcesses> Processes(const std::shared_ptr<Target>& t);
 
   const OutputWatchOptions options_;
@@ -142,11 +134,6 @@ class OutputWatch {
   const std::unique_ptr<TreeEvents> events_;  // Wakes the thread (and Wake()s it).
   std::thread thread_;
 };
-
-// Watch's `processes` for container `id`: its first process as the engine
-// inspects it while it runs (ProcessesOf checks it is the container's).
-// `containers` must outlive the watch of it.
-OutputWatch::HostProcesses ProcessesFromEngine(engine::ContainerClient& containers, std::string id);
 
 }  // namespace coderunner::isolation
 

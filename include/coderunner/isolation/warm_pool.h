@@ -20,7 +20,6 @@
 #include "coderunner/isolation/attached_container.h"
 #include "coderunner/isolation/container_policy.h"
 #include "coderunner/isolation/job_spec.h"
-#include "coderunner/isolation/output_usage.h"
 #include "coderunner/isolation/pool_options.h"
 #include "coderunner/isolation/uid_pool.h"
 #include "coderunner/isolation/workspace.h"
@@ -37,9 +36,6 @@ struct PooledContainer {
   std::string output_dir;
   OutputMount output;        // What init bounds /output to.
   std::string image_digest;  // Image id the container was created from.
-  // Its processes on the host, found when it started (the /output watch
-  // needs no engine round trip for them); none if they cannot be seen.
-  ContainerProcesses processes;
   std::string language;
   int go_fd = -1;  // Write end of the workspace's "go" FIFO.
   std::unique_ptr<AttachedContainer> attach;

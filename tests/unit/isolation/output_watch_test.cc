@@ -4,6 +4,7 @@
 #include "coderunner/isolation/output_watch.h"
 
 #include <gtest/gtest.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "unit/isolation/container_fixtures.h"
 #include "unit/isolation/disk_files.h"
 
 namespace coderunner::isolation {
@@ -115,7 +117,7 @@ TEST_F(OutputWatchTest, ABrokenBoundIsActedOnOnceWithTheBound) {
     testing::UnlockDirectories(dir_);
     for (const auto& e : fs::directory_iterator(dir_)) fs::remove_all(e.path());
     Breaches seen;
-    auto handle = watch.Watch(dir_, c.limits, seen.Action());
+    auto handle = watch.Watch(dir_, c.limits, "", seen.Action());
     EXPECT_EQ(handle->violation(), "");
     c.write(*this);
     ASSERT_TRUE(seen.WaitFor(1)) << "no breach found";
@@ -132,7 +134,7 @@ TEST_F(OutputWatchTest, ATreeWithinItsBoundsIsLeftAlone) {
   OutputWatch watch(Quick(milliseconds(50)));
   Breaches seen;
   Write("a", 1000);
-  auto handle = watch.Watch(dir_, {1 << 20, 1 << 20, 10}, seen.Action());
+  auto handle = watch.Watch(dir_, {1 << 20, 1 << 20, 10}, "", seen.Action());
   // Until the usage shows a walk happened, then some more walks.
   for (int i = 0; i < 2000 && handle->usage().file_bytes != 1000; ++i) {
     std::this_thread::sleep_for(milliseconds(5));
@@ -153,7 +155,7 @@ TEST_F(OutputWatchTest, AWriteWakesTheWatchBeforeItsPeriod) {
   slow.max_interval = std::chrono::seconds(60);
   OutputWatch watch(slow);
   Breaches seen;
-  auto handle = watch.Watch(dir_, {300000, 0, 0}, seen.Action());
+  auto handle = watch.Watch(dir_, {300000, 0, 0}, "", seen.Action());
   for (int i = 0; i < 2000 && handle->usage().block_bytes == 0; ++i) {
     std::this_thread::sleep_for(milliseconds(1));  // Until the first walk is over.
   }
@@ -166,23 +168,30 @@ TEST_F(OutputWatchTest, AWriteWakesTheWatchBeforeItsPeriod) {
   })) << "only the period would have found it";
 }
 
-// Asking the engine which processes are the container's can take long
-// (Podman under load: seconds). The walks may not wait for it: a breach is
-// found, and acted on, while that question is still out.
-TEST_F(OutputWatchTest, ASlowEngineNeverDelaysTheWalks) {
-  OutputWatch watch(Quick(milliseconds(10)));
-  std::atomic<bool> engine_answered{false};
+// An owner's breach action asks the engine to kill the container, which
+// can take long (Podman under load: seconds). No other tree's walk may wait
+// for it: a second tree breaking its bound meanwhile is found, and acted
+// on, while the first action is still out.
+TEST_F(OutputWatchTest, ASlowBreachActionNeverDelaysOtherTrees) {
+  OutputWatch watch(Quick(milliseconds(50)));
+  const std::string a = dir_ + "/a";
+  const std::string b = dir_ + "/b";
+  fs::create_directories(a);
+  fs::create_directories(b);
+  std::atomic<bool> first_action_over{false};
   Breaches seen;
-  auto handle = watch.Watch(dir_, {100000, 0, 0}, seen.Action(), [&]() {
+  auto slow = watch.Watch(a, {1000, 0, 0}, "", [&](std::string_view) {
     std::this_thread::sleep_for(std::chrono::seconds(1));
-    engine_answered = true;
-    return std::optional<ContainerProcesses>(ContainerProcesses{});
+    first_action_over = true;
   });
-  std::this_thread::sleep_for(milliseconds(50));  // The question is out.
-  Write("a", 200000);
+  auto other = watch.Watch(b, {1000, 0, 0}, "", seen.Action());
+  Write("a/x", 5000);
+  for (int i = 0; i < 4000 && slow->violation().empty(); ++i) {
+    std::this_thread::sleep_for(milliseconds(1));  // Until the slow action began.
+  }
+  Write("b/x", 5000);
   ASSERT_TRUE(seen.WaitFor(1));
-  EXPECT_FALSE(engine_answered) << "the breach waited for the engine";
-  EXPECT_EQ(handle->violation(), kBoundTooLarge);
+  EXPECT_FALSE(first_action_over) << "the second breach waited for the first action";
 }
 
 // The owner frees what the action captured once its Handle is gone: the
@@ -192,7 +201,7 @@ TEST_F(OutputWatchTest, EndingAWatchWaitsForItsActionInProgress) {
   std::atomic<bool> in_action{false};
   std::atomic<bool> action_done{false};
   Write("a", 10000);
-  auto handle = watch.Watch(dir_, {100, 0, 0}, [&](std::string_view) {
+  auto handle = watch.Watch(dir_, {100, 0, 0}, "", [&](std::string_view) {
     in_action = true;
     std::this_thread::sleep_for(milliseconds(200));
     action_done = true;
@@ -201,6 +210,36 @@ TEST_F(OutputWatchTest, EndingAWatchWaitsForItsActionInProgress) {
   ASSERT_TRUE(in_action);
   handle.reset();
   EXPECT_TRUE(action_done);
+}
+
+// runc puts its own first process into the container's cgroup before it
+// makes the container's PID namespace: a first look can find the
+// container's processes all in the host's namespace, as gVisor's are. The
+// processes that come after must count all the same: here a file held
+// open after its name is gone, by a process in a namespace of its own.
+TEST_F(OutputWatchTest, ProcessesThatComeAfterTheFirstLookCount) {
+  TestCgroup cgroup;
+  if (!cgroup.ok()) GTEST_SKIP() << "no cgroup to put the processes in";
+  ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);  // Their parents exit at once.
+  const pid_t early = StartHolder(dir_ + "/early", 0, /*own_namespace=*/false);
+  ASSERT_GT(early, 0);
+  Reaper early_reaper{early};
+  ASSERT_EQ(cgroup.Add(early), "");
+  OutputWatch watch(Quick(milliseconds(10)));
+  Breaches seen;
+  auto handle = watch.Watch(dir_, {2 << 20, 0, 0}, cgroup.id(), seen.Action());
+  // Until the first look found it: its empty held file counts as an entry.
+  for (int i = 0; i < 4000 && handle->usage().entries == 0; ++i) {
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  ASSERT_EQ(handle->usage().entries, 1);
+  const pid_t late = StartHolder(dir_ + "/late", 3, /*own_namespace=*/true);
+  ASSERT_GT(late, 0);
+  Reaper late_reaper{late};
+  ASSERT_EQ(cgroup.Add(late), "");
+  EXPECT_TRUE(seen.WaitFor(1)) << "the late process's held file was never counted";
+  handle.reset();
+  prctl(PR_SET_CHILD_SUBREAPER, 0);
 }
 
 }  // namespace
