@@ -64,7 +64,7 @@ TEST_F(HardeningTest, RootFilesystemAndWorkspaceAreReadOnly) {
 TEST_F(HardeningTest, JobRunsAsAnUnprivilegedUidOfItsOwnWithoutCapabilities) {
   auto r = RunHostile("python", "identity.py");
   std::string out = Str(r, "stdout");
-  EXPECT_TRUE(RunsAsItsOwnJobUid(out)) << out;
+  EXPECT_TRUE(RunsAsItsOwnJobUid(*server_, out)) << out;
   EXPECT_NE(out.find("\nPRCTL_NNP 1\n"), std::string::npos) << out;
   EXPECT_NE(out.find("denied setuid0"), std::string::npos) << out;
   EXPECT_NE(out.find("denied chown"), std::string::npos) << out;

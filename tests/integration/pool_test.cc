@@ -112,7 +112,7 @@ TEST_F(PoolTest, PooledContainersCarryTheJobPolicyAsTheEngineReportsIt) {
     // Each warm container has a job uid of its own, as "uid:gid".
     const std::string user = state->raw["Config"].value("User", "");
     const int64_t uid = std::atoll(user.c_str());
-    EXPECT_TRUE(IsJobUid(uid)) << user;
+    EXPECT_TRUE(server_->IsJobUid(uid)) << user;
     EXPECT_EQ(user, std::to_string(uid) + ":" + std::to_string(uid));
     EXPECT_TRUE(users.insert(user).second) << "two warm containers run as " << user;
     EXPECT_TRUE(state->running);
@@ -120,7 +120,7 @@ TEST_F(PoolTest, PooledContainersCarryTheJobPolicyAsTheEngineReportsIt) {
   // And a job in one sees exactly what a cold job sees.
   auto r = RunHostile("python", "identity.py");
   std::string out = r["stdout"];
-  EXPECT_TRUE(RunsAsItsOwnJobUid(out)) << out;
+  EXPECT_TRUE(RunsAsItsOwnJobUid(*server_, out)) << out;
   EXPECT_NE(out.find("CAPS 0000000000000000 0000000000000000 0000000000000000"), std::string::npos)
       << out;
   EXPECT_NE(out.find("\nPRCTL_NNP 1\n"), std::string::npos) << out;
