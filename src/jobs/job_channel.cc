@@ -86,7 +86,10 @@ void JobChannel::Finish(store::JobStatus status, std::string raw_result_json) {
 
 bool JobChannel::WaitTerminal(std::chrono::steady_clock::time_point deadline) {
   std::unique_lock<std::mutex> lock(mu_);
-  return cv_.wait_until(lock, deadline, [&] { return terminal_; });
+  ++waiters_;  // Seen by others only once the wait below releases mu_.
+  const bool terminal = cv_.wait_until(lock, deadline, [&] { return terminal_; });
+  --waiters_;
+  return terminal;
 }
 
 bool JobChannel::HasNews(const EventCursor& c) const {
@@ -99,7 +102,9 @@ bool JobChannel::HasNews(const EventCursor& c) const {
 bool JobChannel::WaitEvents(EventCursor* c, std::chrono::steady_clock::time_point deadline,
                             size_t max_output_bytes, std::vector<JobEvent>* out) {
   std::unique_lock<std::mutex> lock(mu_);
+  ++waiters_;  // Seen by others only once the wait below releases mu_.
   cv_.wait_until(lock, deadline, [&] { return terminal_ || HasNews(*c); });
+  --waiters_;
   int64_t budget = static_cast<int64_t>(
       std::clamp<size_t>(max_output_bytes, 1, std::numeric_limits<int64_t>::max()));
   while (c->entry < entries_.size()) {
@@ -164,6 +169,12 @@ size_t JobChannel::log_entries() const {
   std::lock_guard<std::mutex> lock(mu_);
   return entries_.size();
 }
+
+size_t JobChannel::waiters() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return waiters_;
+}
+
 std::shared_ptr<JobChannel> JobHub::Open(const std::string& id, int64_t output_cap) {
   std::lock_guard<std::mutex> lock(mu_);
   auto& ch = channels_[id];

@@ -64,12 +64,14 @@ std::list<std::string>::iterator JobQueue::EligibleLocked() {
 std::optional<JobQueue::Entry> JobQueue::PopEntry() {
   std::unique_lock<std::mutex> lock(mu_);
   std::list<std::string>::iterator pick;
+  ++blocked_pops_;  // Seen by others only once the wait below releases mu_.
   // Woken by pushes and by Done (a tenant at its cap may become eligible).
   cv_.wait(lock, [&] {
     if (closed_ && size_ == 0) return true;
     pick = EligibleLocked();
     return pick != rotation_.end() || (closed_ && size_ == 0);
   });
+  --blocked_pops_;
   if (size_ == 0 || pick == rotation_.end()) return std::nullopt;
   // Serve that tenant, then move it to the back if it has more.
   std::string tenant = *pick;
@@ -124,6 +126,11 @@ std::vector<std::string> JobQueue::Close(bool drop_pending) {
 size_t JobQueue::size() const {
   std::lock_guard<std::mutex> lock(mu_);
   return size_;
+}
+
+size_t JobQueue::blocked_pops() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return blocked_pops_;
 }
 
 }  // namespace coderunner::jobs

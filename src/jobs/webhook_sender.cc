@@ -362,7 +362,10 @@ bool WebhookSender::DeliverOnce(const std::string& tenant, const Delivery& d) {
   for (int attempt = 0; attempt <= std::max(0, options_.retries); ++attempt) {
     if (attempt > 0) {
       std::unique_lock lock(mu_);
-      if (cv_.wait_for(lock, backoff, [this] { return stopping_; })) {
+      ++stats_.backing_off;  // Seen by others only once the wait releases mu_.
+      const bool stopping = cv_.wait_for(lock, backoff, [this] { return stopping_; });
+      --stats_.backing_off;
+      if (stopping) {
         spdlog::warn("webhook to {}: abandoned at shutdown after {} attempt(s): {}",
                      UrlForLog(d.url), attempts, result.error);
         return false;

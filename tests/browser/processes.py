@@ -47,8 +47,8 @@ def uid_range(index):
     """(uid_first, uid_count) of this process's `index`th server (0 or 1).
 
     A job's end kills every process of its uid, and ctest runs the docker and
-    podman copies of each module, the integration suites (default range
-    2100000000) and the native tests (1000000000 + pid * 64) at the same
+    podman copies of each module, the integration suites (a range per server
+    from 2100065536 up) and the native tests (1000000000 + pid * 64) at the same
     time: each browser test process takes 128 uids keyed by its pid (unique
     among live processes), 64 per server, in a region of its own.
     """

@@ -22,22 +22,14 @@ namespace coderunner::testing {
 
 inline constexpr const char* kSecretCanary = "coderunner-canary-7f3a9c";
 
-// The default host uid range of job containers (config sandbox.uid_first
-// and uid_count): each live container runs as a uid of its own from it.
-inline constexpr int64_t kFirstJobUid = 2100000000;
-inline constexpr int64_t kJobUidCount = 65536;
-inline bool IsJobUid(int64_t uid) {
-  return uid >= kFirstJobUid && uid < kFirstJobUid + kJobUidCount;
-}
-
-// identity.py's "UID <uid> <euid> GID <gid>" line names one job uid, three
-// times (the gid has the uid's number).
-inline bool RunsAsItsOwnJobUid(const std::string& out) {
+// identity.py's "UID <uid> <euid> GID <gid>" line names one of `server`'s
+// job uids, three times (the gid has the uid's number).
+inline bool RunsAsItsOwnJobUid(const ServerProcess& server, const std::string& out) {
   size_t at = out.find("UID ");
   if (at == std::string::npos) return false;
   long long uid = -1, euid = -2, gid = -3;
   if (sscanf(out.c_str() + at, "UID %lld %lld GID %lld", &uid, &euid, &gid) != 3) return false;
-  return uid == euid && uid == gid && IsJobUid(uid);
+  return uid == euid && uid == gid && server.IsJobUid(uid);
 }
 
 // Under AddressSanitizer the allocator quarantines freed memory (hundreds of

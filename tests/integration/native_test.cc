@@ -25,7 +25,7 @@ using nlohmann::json;
 // A native job's end kills every process of its uid (KillNative), so this
 // server's uids must be no other server's: ctest runs the docker and podman
 // copies of these tests, and the other suites, at the same time, and their
-// containers use the default range (sandbox.uid_first 2100000000). Each test
+// containers use ranges from 2100065536 up (ServerProcess). Each test
 // process takes 64 uids of its own, keyed by its pid (unique among live
 // processes), below that range.
 std::string NativeYaml() {

@@ -321,31 +321,67 @@ TEST_F(PgFleetTest, PostgresRestartingUnderLoadLosesNoAcceptedJob) {
   auto a = Node();
   auto b = Node();
   ASSERT_TRUE(a->started() && b->started());
+  // Submissions of half-second jobs alternate between the nodes, so that
+  // jobs are queued and running when PostgreSQL stops. Each counts for a
+  // phase only if it was sent and answered within it: kDown starts once
+  // PostgreSQL has stopped and ends before it is started again.
+  enum Phase { kUp, kDown, kBack, kPhases };
+  std::atomic<int> phase{kUp};
+  std::mutex mu;
   std::vector<std::string> accepted;
+  int accepted_in[kPhases][2] = {};  // [phase][node a, b]
+  int refused_in[kPhases][2] = {};
   int refused = 0;
   std::atomic<bool> stop{false};
   std::thread load([&] {
     for (int i = 0; !stop; ++i) {
-      const ServerProcess& to = i % 2 ? *a : *b;
-      HttpAnswer ans = to.Post("/v1/jobs", Bash("echo " + std::to_string(i)).dump());
+      const int node = i % 2;
+      const int sent_in = phase;
+      HttpAnswer ans = (node == 0 ? *a : *b)
+                           .Post("/v1/jobs", Bash("sleep 0.5; echo " + std::to_string(i)).dump());
+      const int answered_in = phase;
+      std::lock_guard<std::mutex> lock(mu);
       if (ans.status == 202) {
         accepted.push_back(ans.json.value("id", ""));
+        if (sent_in == answered_in) ++accepted_in[sent_in][node];
       } else {
         // The database was down: not accepted, and the client is told so.
         EXPECT_EQ(ans.status, 503) << ans.body;
         EXPECT_EQ(ans.json["error"].value("code", ""), "store_unavailable") << ans.body;
         ++refused;
+        if (sent_in == answered_in) ++refused_in[sent_in][node];
       }
       std::this_thread::sleep_for(milliseconds(50));
     }
   });
-  std::this_thread::sleep_for(seconds(2));
-  ASSERT_TRUE(pg_->Stop().ok());
-  std::this_thread::sleep_for(seconds(2));
-  ASSERT_TRUE(pg_->StartAgain().ok());
-  std::this_thread::sleep_for(seconds(3));
+  // Each node answers `n` times in a phase before the next begins. No
+  // ASSERT until the load thread is joined and PostgreSQL runs again.
+  auto both = [&](int(&counts)[kPhases][2], int p, int n) {
+    return Eventually([&] {
+      std::lock_guard<std::mutex> lock(mu);
+      return counts[p][0] >= n && counts[p][1] >= n;
+    });
+  };
+  EXPECT_TRUE(both(accepted_in, kUp, 3))
+      << "the nodes did not accept jobs before PostgreSQL stopped";
+  Rows in_flight =
+      Query(conninfo_, "SELECT count(*) FROM jobs WHERE status IN ('queued', 'running')");
+  Status stopped = pg_->Stop();
+  EXPECT_TRUE(stopped.ok()) << stopped.ToString();
+  phase = kDown;
+  EXPECT_TRUE(both(refused_in, kDown, 1))
+      << "a node did not refuse a job while PostgreSQL was down";
+  phase = kBack;
+  Status restarted = pg_->StartAgain();
+  EXPECT_TRUE(restarted.ok()) << restarted.ToString();
+  EXPECT_TRUE(both(accepted_in, kBack, 1)) << "a node did not accept jobs again after the restart";
   stop = true;
   load.join();
+  ASSERT_TRUE(stopped.ok() && restarted.ok());
+  // Nothing was accepted while the database was down (it could not have
+  // been stored).
+  EXPECT_EQ(accepted_in[kDown][0] + accepted_in[kDown][1], 0);
+
   ASSERT_FALSE(accepted.empty());
   for (const std::string& id : accepted) {
     json rec = WaitTerminal(*a, id);
@@ -355,6 +391,8 @@ TEST_F(PgFleetTest, PostgresRestartingUnderLoadLosesNoAcceptedJob) {
             (std::map<std::string, int>{{"succeeded", static_cast<int>(accepted.size())}}));
   for (const auto& [id, row] : JobRows()) EXPECT_EQ(row.transitions.at("succeeded"), 1) << id;
   std::cout << "[  FIGURE  ] fleet_accepted_across_pg_restart = " << accepted.size()
+            << "\n[  FIGURE  ] fleet_in_flight_at_pg_stop = "
+            << (in_flight.empty() ? "?" : in_flight[0][0])
             << "\n[  FIGURE  ] fleet_refused_while_pg_down = " << refused << std::endl;
   EXPECT_EQ(a->Get("/readyz").status, 200);
   EXPECT_EQ(b->Get("/readyz").status, 200);

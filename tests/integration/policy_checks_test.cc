@@ -45,7 +45,9 @@ class PolicyChecksTest : public EngineTest {
     settings.runtime = RuntimeUnderTest();
     isolation::ContainerPolicy policy(settings, server_->instance());
     isolation::ContainerContext ctx{job, ws, false, {}};
-    ctx.uid = kFirstJobUid + kJobUidCount - 1;
+    // The last of this server's uids: leased in order from the first, they
+    // never reach it here.
+    ctx.uid = server_->uid_first() + server_->uid_count() - 1;
     json body = policy.BuildCreateBody(ctx);
     change(body);
     engine::CurlTransport transport(server_->socket());

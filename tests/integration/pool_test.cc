@@ -1,6 +1,7 @@
 // The warm pool on a real engine: each pooled container serves one job,
 // the pool refills, its containers carry the job policy as the engine
 // reports it, and a pooled container that dies is replaced.
+#include <algorithm>
 #include <chrono>
 #include <set>
 #include <string>
@@ -46,6 +47,31 @@ class PoolTest : public EngineTest {
   }
 
   bool PythonPoolFull() const { return Metric(R"(coderunner_pool_idle{language="python"})") >= 2; }
+
+  // Jobs a warm python container served so far (the counter appears with
+  // the first).
+  double PythonPoolHits() const {
+    return std::max(0.0, Metric(R"(coderunner_pool_hits_total{language="python"})"));
+  }
+
+  // `code` after a first line that prints "WORKSPACE <name>", the name of
+  // the host directory behind the job's /workspace: a warm container's slot
+  // ("pool-<hex>"), or for a cold container the job's id.
+  static std::string ReportingItsContainer(const std::string& code) {
+    return "import os as _os\n"
+           "print('WORKSPACE', _os.path.basename([l.split()[3] for l in "
+           "open('/proc/self/mountinfo') if l.split()[4] == '/workspace'][0]), flush=True)\n" +
+           code;
+  }
+
+  // Expects that the answer `r` came from a warm container: its program
+  // reported a slot (ReportingItsContainer), and the pool counted one hit
+  // since `hits_before`.
+  void ExpectRanPooled(const json& r, double hits_before) const {
+    std::string out = r.value("stdout", "");
+    EXPECT_EQ(out.rfind("WORKSPACE pool-", 0), 0u) << "not a pooled container: " << r.dump();
+    EXPECT_EQ(PythonPoolHits(), hits_before + 1) << "the pool did not serve exactly this job";
+  }
 };
 
 TEST_F(PoolTest, EachJobGetsAFreshPooledContainer) {
@@ -112,7 +138,7 @@ TEST_F(PoolTest, PooledContainersCarryTheJobPolicyAsTheEngineReportsIt) {
     // Each warm container has a job uid of its own, as "uid:gid".
     const std::string user = state->raw["Config"].value("User", "");
     const int64_t uid = std::atoll(user.c_str());
-    EXPECT_TRUE(IsJobUid(uid)) << user;
+    EXPECT_TRUE(server_->IsJobUid(uid)) << user;
     EXPECT_EQ(user, std::to_string(uid) + ":" + std::to_string(uid));
     EXPECT_TRUE(users.insert(user).second) << "two warm containers run as " << user;
     EXPECT_TRUE(state->running);
@@ -120,7 +146,7 @@ TEST_F(PoolTest, PooledContainersCarryTheJobPolicyAsTheEngineReportsIt) {
   // And a job in one sees exactly what a cold job sees.
   auto r = RunHostile("python", "identity.py");
   std::string out = r["stdout"];
-  EXPECT_TRUE(RunsAsItsOwnJobUid(out)) << out;
+  EXPECT_TRUE(RunsAsItsOwnJobUid(*server_, out)) << out;
   EXPECT_NE(out.find("CAPS 0000000000000000 0000000000000000 0000000000000000"), std::string::npos)
       << out;
   EXPECT_NE(out.find("\nPRCTL_NNP 1\n"), std::string::npos) << out;
@@ -168,17 +194,25 @@ TEST_F(PoolTest, PooledJobGetsArgsStdinFilesAndArtifacts) {
 
 TEST_F(PoolTest, TimeoutAndOomInAPooledContainerAreReportedAsCold) {
   ASSERT_TRUE(Eventually([&] { return PythonPoolFull(); }));
-  json slow =
-      RunUncached("python", "import time\ntime.sleep(30)\n", {{"limits", {{"timeout_ms", 1000}}}});
+  double hits = PythonPoolHits();
+  json slow = RunUncached("python", ReportingItsContainer("import time\ntime.sleep(30)\n"),
+                          {{"limits", {{"timeout_ms", 1000}}}});
   EXPECT_EQ(slow["status"], "timeout") << slow.dump();
-  auto oom = RunHostile("python", "alloc_1gib.py");
+  ExpectRanPooled(slow, hits);
+
+  ASSERT_TRUE(Eventually([&] { return PythonPoolFull(); }));
+  hits = PythonPoolHits();
+  json oom = RunUncached("python", ReportingItsContainer(HostileProgram("alloc_1gib.py")));
   EXPECT_EQ(oom["status"], "oom") << oom.dump();
+  ExpectRanPooled(oom, hits);
   ExpectNormalJobStillWorks();
 }
 
 TEST_F(PoolTest, ForgedEndMarkersDoNotEndTheOutput) {
   ASSERT_TRUE(Eventually([&] { return PythonPoolFull(); }));
-  auto r = RunHostile("python", "fake_end_marker.py");
+  double hits = PythonPoolHits();
+  json r = RunUncached("python", ReportingItsContainer(HostileProgram("fake_end_marker.py")));
+  ExpectRanPooled(r, hits);
   std::string out = r["stdout"];
   EXPECT_NE(out.find("still here"), std::string::npos) << r.dump();
   EXPECT_EQ(out.find("FIFO READ"), std::string::npos) << r.dump();

@@ -1,15 +1,19 @@
 #include "server_process.h"
 
+#include <fcntl.h>
 #include <httplib.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cctype>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -51,6 +55,53 @@ HttpAnswer Answer(const httplib::Result& r) {
     a.headers[lower] = value;
   }
   return a;
+}
+
+// Test servers' job uids: past the default range (sandbox.uid_first
+// 2100000000, uid_count 65536), which a service run outside the tests may
+// use, and above the native and browser tests' own regions (below
+// 2000000000: tests/integration/native_test.cc, tests/browser/processes.py).
+// Each test process owns a slot of kServersPerSlot ranges of kUidsPerServer
+// uids: 4 Mi uids in all, ending below config::kHighestJobUid. A job's uid
+// therefore still starts with "21".
+constexpr int64_t kTestUidBase = 2100000000 + 65536;
+constexpr int64_t kUidsPerServer = 512;
+constexpr int kServersPerSlot = 8;
+constexpr int kUidSlots = 1024;
+constexpr char kUidSlotDir[] = "/tmp/coderunner-test-uid-slots";
+
+// This process's slot: the lowest n whose lock file it could take. The lock
+// (flock) is held until the process exits (its descriptor is never closed),
+// so no two live test processes, of either engine or any suite, share a
+// slot, whatever their pids. Slot 0, with a warning, if none is free.
+int UidSlot() {
+  static const int slot = [] {
+    mkdir(kUidSlotDir, 0777);
+    for (int n = 0; n < kUidSlots; ++n) {
+      std::string path = std::string(kUidSlotDir) + "/" + std::to_string(n);
+      int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+      if (fd < 0) continue;
+      if (flock(fd, LOCK_EX | LOCK_NB) == 0) return n;
+      close(fd);
+    }
+    std::fprintf(stderr, "ServerProcess: no free uid slot in %s: servers may share uids\n",
+                 kUidSlotDir);
+    return 0;
+  }();
+  return slot;
+}
+
+struct TestUidRange {
+  int64_t first;
+  int64_t count;
+};
+
+// The next server's range in this process's slot. The slot's ranges are
+// reused in turn: a process never has kServersPerSlot servers at once.
+TestUidRange NextTestUidRange() {
+  static std::atomic<int> next{0};
+  const int64_t index = next++ % kServersPerSlot;
+  return {kTestUidBase + (UidSlot() * kServersPerSlot + index) * kUidsPerServer, kUidsPerServer};
 }
 
 }  // namespace
@@ -124,6 +175,9 @@ ServerProcess::ServerProcess(const std::string& extra_yaml, const std::string& s
   instance_ = NewId("it");
   workspace_dir_ = dir_ + "/workspaces";
   socket_ = socket.empty() ? EngineSocketUnderTest() : socket;
+  TestUidRange range = NextTestUidRange();
+  uid_first_ = range.first;
+  uid_count_ = range.count;
   Spawn();
 }
 
@@ -132,6 +186,8 @@ ServerProcess::ServerProcess(ServerProcess& previous)
       instance_(previous.instance_),
       workspace_dir_(previous.workspace_dir_),
       socket_(previous.socket_),
+      uid_first_(previous.uid_first_),
+      uid_count_(previous.uid_count_),
       extra_yaml_(previous.extra_yaml_),
       env_(previous.env_),
       generation_(previous.generation_ + 1) {
@@ -183,11 +239,14 @@ std::string MergedSection(std::string& extra_yaml, const std::string& name,
   return section;
 }
 
-// The generated config's `sandbox:` section: init_path, and the runtime
-// under test (CODERUNNER_TEST_RUNTIME) if any (MergedSection).
-std::string SandboxSection(std::string& extra_yaml) {
+// The generated config's `sandbox:` section: init_path, the server's uid
+// range, and the runtime under test (CODERUNNER_TEST_RUNTIME) if any
+// (MergedSection).
+std::string SandboxSection(std::string& extra_yaml, int64_t uid_first, int64_t uid_count) {
   std::vector<std::pair<std::string, std::string>> defaults = {
-      {"init_path", CODERUNNER_INIT_BINARY}};
+      {"init_path", CODERUNNER_INIT_BINARY},
+      {"uid_first", std::to_string(uid_first)},
+      {"uid_count", std::to_string(uid_count)}};
   if (!RuntimeUnderTest().empty()) defaults.emplace_back("runtime", RuntimeUnderTest());
   return MergedSection(extra_yaml, "sandbox", defaults);
 }
@@ -198,7 +257,7 @@ constexpr char kTestPool[] = "pool: {size: 0, sizes: {python: 1}}\n";
 void ServerProcess::Spawn() {
   std::string config = dir_ + "/config.yaml";
   std::string extra = extra_yaml_;
-  std::string sandbox = SandboxSection(extra);
+  std::string sandbox = SandboxSection(extra, uid_first_, uid_count_);
   // Artifacts stay in this server's directory unless the test says where.
   std::string artifacts = MergedSection(extra, "artifacts", {{"dir", dir_ + "/artifacts"}});
   if (sandbox.empty() || artifacts.empty()) {

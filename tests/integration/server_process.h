@@ -60,6 +60,14 @@ class ServerProcess {
   std::string data_dir() const { return dir_ + "/data"; }
   std::string volumes_dir() const { return dir_ + "/volumes"; }
   const std::string& socket() const { return socket_; }
+  // The host uids its jobs, warm containers, sandboxes and volumes get
+  // (sandbox.uid_first, uid_count): a range no other live server of any
+  // test process gets (server_process.cc: NextTestUidRange), kept across a
+  // restart. A test's own sandbox section may set other values; these then
+  // do not apply.
+  int64_t uid_first() const { return uid_first_; }
+  int64_t uid_count() const { return uid_count_; }
+  bool IsJobUid(int64_t uid) const { return uid >= uid_first_ && uid < uid_first_ + uid_count_; }
 
   // SIGKILL, no cleanup of any kind (a crash): containers, workspaces and
   // the database stay as they are.
@@ -111,6 +119,8 @@ class ServerProcess {
   std::string instance_;
   std::string workspace_dir_;
   std::string socket_;
+  int64_t uid_first_ = 0;
+  int64_t uid_count_ = 0;
   std::string extra_yaml_;
   std::map<std::string, std::string> env_;
   bool owns_dir_ = true;

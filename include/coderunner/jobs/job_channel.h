@@ -112,6 +112,11 @@ class JobChannel {
   isolation::CancelToken& cancel_token() { return cancel_; }
   // Entries in the event log (see kMaxOutputEntries); for tests and metrics.
   size_t log_entries() const;
+  // Threads blocked in WaitTerminal or WaitEvents now. For tests: a waiter
+  // counts here only while it waits on the condition variable (one that
+  // finds its answer at once never does), so a test that sees it counted
+  // before it publishes or finishes knows the wake-up is what returns it.
+  size_t waiters() const;
 
  private:
   // A point in the log: what each stream had written when it was made,
@@ -138,6 +143,7 @@ class JobChannel {
   std::vector<std::string> texts_;
   std::vector<Entry> entries_;
   size_t output_entries_ = 0;
+  size_t waiters_ = 0;  // See waiters().
   bool terminal_ = false;
   store::JobStatus final_status_ = store::JobStatus::kQueued;
   std::string raw_result_json_;

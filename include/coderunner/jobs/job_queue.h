@@ -56,6 +56,11 @@ class JobQueue {
   std::vector<std::string> Close(bool drop_pending);
 
   size_t size() const;  // Queued ids.
+  // Threads blocked in PopEntry now. For tests: a Pop counts here only
+  // while it waits on the condition variable (one that finds a job, or the
+  // queue closed and empty, at once never does), so a test that sees it
+  // counted before it pushes or closes knows the wake-up is what returns it.
+  size_t blocked_pops() const;
   size_t capacity() const { return capacity_; }
 
  private:
@@ -72,6 +77,7 @@ class JobQueue {
   std::map<std::string, int> max_running_;  // Per-tenant cap; absent or 0 = none.
   size_t size_ = 0;
   size_t reserved_ = 0;
+  size_t blocked_pops_ = 0;  // See blocked_pops().
   bool closed_ = false;
 };
 

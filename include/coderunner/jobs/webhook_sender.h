@@ -106,6 +106,9 @@ class WebhookSender {
     uint64_t delivered = 0;
     uint64_t failed = 0;   // Gave up after all retries.
     uint64_t dropped = 0;  // Queue full.
+    // Deliveries sleeping out a backoff now (a test knows from it that a
+    // stop has to end a backoff, not arrive between attempts).
+    uint64_t backing_off = 0;
   };
   Stats stats() const;
 

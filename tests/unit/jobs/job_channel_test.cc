@@ -22,6 +22,20 @@ constexpr auto kHangGuard = 30s;
 
 Clock::time_point Far() { return Clock::now() + kHangGuard; }
 Clock::time_point Past() { return Clock::now() - 1s; }
+// A waiter's deadline that the hang guard runs out before: a waiter that
+// returns within kHangGuard was woken, it did not time out (a waiter that
+// times out on a terminal channel, or one with news, returns the same).
+Clock::time_point BeyondTheGuard() { return Clock::now() + 2 * kHangGuard; }
+
+// Until `n` threads are blocked in `ch`'s waits. Then a notification is what
+// must return them: none of them found its answer already there.
+bool UntilWaiting(const JobChannel& ch, size_t n) {
+  for (auto until = Clock::now() + kHangGuard; Clock::now() < until;) {
+    if (ch.waiters() == n) return true;
+    std::this_thread::sleep_for(1ms);
+  }
+  return ch.waiters() == n;
+}
 
 // All events so far, without waiting.
 std::vector<JobEvent> Events(JobChannel& ch, bool* terminal = nullptr) {
@@ -177,11 +191,16 @@ TEST(JobChannelTest, WaitTerminalIsTrueAtOnceWhenAlreadyTerminal) {
 
 TEST(JobChannelTest, WaitTerminalWakesOnFinishFromAnotherThread) {
   JobChannel ch(100);
-  auto waiter = std::async(std::launch::async, [&] { return ch.WaitTerminal(Far()); });
-  std::this_thread::sleep_for(20ms);  // Either order must work.
+  EXPECT_EQ(ch.waiters(), 0u);
+  auto waiter = std::async(std::launch::async, [&] { return ch.WaitTerminal(BeyondTheGuard()); });
+  // Blocked before Finish: the wake-up, not the already-terminal check,
+  // has to return it.
+  ASSERT_TRUE(UntilWaiting(ch, 1));
   ch.Finish(store::JobStatus::kTimeout, "r");
-  ASSERT_EQ(waiter.wait_for(kHangGuard), std::future_status::ready);
+  ASSERT_EQ(waiter.wait_for(kHangGuard), std::future_status::ready)
+      << "WaitTerminal was not woken by Finish";
   EXPECT_TRUE(waiter.get());
+  EXPECT_EQ(ch.waiters(), 0u);
 }
 
 TEST(JobChannelTest, WaitEventsReturnsOnlyWhatFollowsTheCursor) {
@@ -231,16 +250,20 @@ TEST(JobChannelTest, WaitEventsWakesOnPublishFromAnotherThread) {
   auto waiter = std::async(std::launch::async, [&] {
     std::vector<JobEvent> out;
     EventCursor cursor;
-    bool terminal = ch.WaitEvents(&cursor, Far(), SIZE_MAX, &out);
+    bool terminal = ch.WaitEvents(&cursor, BeyondTheGuard(), SIZE_MAX, &out);
     return std::make_tuple(out, terminal);
   });
-  std::this_thread::sleep_for(20ms);
+  // Blocked on an empty log before anything is published.
+  ASSERT_TRUE(UntilWaiting(ch, 1));
   ch.PublishOutput(false, "hello");
-  ASSERT_EQ(waiter.wait_for(kHangGuard), std::future_status::ready);
+  ASSERT_EQ(waiter.wait_for(kHangGuard), std::future_status::ready)
+      << "WaitEvents was not woken by PublishOutput";
   auto [out, terminal] = waiter.get();
   ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, Kind::kStdout);
   EXPECT_EQ(out[0].data, "hello");
   EXPECT_FALSE(terminal);
+  EXPECT_EQ(ch.waiters(), 0u);
 }
 
 TEST(JobChannelTest, WaitEventsWakesOnFinishAndReportsTerminal) {
@@ -251,12 +274,15 @@ TEST(JobChannelTest, WaitEventsWakesOnFinishAndReportsTerminal) {
   ch.WaitEvents(&cursor, Past(), SIZE_MAX, &seen);
   auto waiter = std::async(std::launch::async, [&] {
     std::vector<JobEvent> out;
-    bool terminal = ch.WaitEvents(&cursor, Far(), SIZE_MAX, &out);
+    bool terminal = ch.WaitEvents(&cursor, BeyondTheGuard(), SIZE_MAX, &out);
     return std::make_tuple(out, terminal);
   });
-  std::this_thread::sleep_for(20ms);
+  // Blocked with everything read before Finish.
+  ASSERT_TRUE(UntilWaiting(ch, 1));
   ch.Finish(store::JobStatus::kOom, "");
-  ASSERT_EQ(waiter.wait_for(kHangGuard), std::future_status::ready);
+  ASSERT_EQ(waiter.wait_for(kHangGuard), std::future_status::ready)
+      << "WaitEvents was not woken by Finish";
+  EXPECT_EQ(ch.waiters(), 0u);
   auto [out, terminal] = waiter.get();
   EXPECT_TRUE(terminal);
   ASSERT_EQ(out.size(), 1u);
@@ -333,11 +359,12 @@ TEST(JobHubTest, FinishOfUnknownIdIsANoOp) {
 TEST(JobHubTest, WaiterHoldingTheChannelIsWokenByHubFinish) {
   JobHub hub;
   auto ch = hub.Open("job-1", 100);
-  auto waiter = std::async(std::launch::async, [ch] { return ch->WaitTerminal(Far()); });
-  std::this_thread::sleep_for(20ms);
+  auto waiter = std::async(std::launch::async, [ch] { return ch->WaitTerminal(BeyondTheGuard()); });
+  ASSERT_TRUE(UntilWaiting(*ch, 1));  // Blocked before the hub finishes it.
   hub.Finish("job-1", store::JobStatus::kCancelled, "");
   EXPECT_EQ(hub.Find("job-1"), nullptr);
-  ASSERT_EQ(waiter.wait_for(kHangGuard), std::future_status::ready);
+  ASSERT_EQ(waiter.wait_for(kHangGuard), std::future_status::ready)
+      << "WaitTerminal was not woken by JobHub::Finish";
   EXPECT_TRUE(waiter.get());
 }
 

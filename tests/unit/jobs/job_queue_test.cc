@@ -15,9 +15,20 @@ namespace coderunner::jobs {
 namespace {
 
 using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
 
 // Generous bound, only so a broken queue fails instead of hanging the suite.
 constexpr auto kHangGuard = 30s;
+
+// Until `n` threads are blocked in `q`'s Pop. Then a wake-up is what must
+// return them: none of them found a job, or the queue closed, on arrival.
+bool UntilBlocked(const JobQueue& q, size_t n) {
+  for (auto until = Clock::now() + kHangGuard; Clock::now() < until;) {
+    if (q.blocked_pops() == n) return true;
+    std::this_thread::sleep_for(1ms);
+  }
+  return q.blocked_pops() == n;
+}
 
 // Pops `n` ids; the queue must already hold them (Pop would block otherwise).
 std::vector<std::string> PopN(JobQueue& q, size_t n) {
@@ -163,12 +174,17 @@ TEST(JobQueueTest, PopBlocksUntilAPushFromAnotherThread) {
     EXPECT_TRUE(pushed.load());
     return id;
   });
-  // Whether or not the popper is already waiting, it must get the id.
-  std::this_thread::sleep_for(20ms);
+  // Blocked on the empty queue before the push: the push's wake-up must
+  // return it.
+  ASSERT_TRUE(UntilBlocked(q, 1));
   pushed = true;
   q.PushForce("t", "job-1");
-  ASSERT_EQ(popped.wait_for(kHangGuard), std::future_status::ready);
+  if (popped.wait_for(kHangGuard) != std::future_status::ready) {
+    ADD_FAILURE() << "Pop was not woken by the push";
+    q.Close(/*drop_pending=*/false);  // Wakes it another way, so that the test ends.
+  }
   EXPECT_EQ(popped.get(), std::optional<std::string>("job-1"));
+  EXPECT_EQ(q.blocked_pops(), 0u);
 }
 
 TEST(JobQueueTest, RoundRobinLetsASmallTenantThroughAFlood) {
@@ -203,17 +219,27 @@ TEST(JobQueueTest, RoundRobinAlternatesBetweenThreeTenants) {
 
 TEST(JobQueueTest, CloseWithDropPendingWakesEveryBlockedPopWithNullopt) {
   JobQueue q(10);
-  constexpr int kPoppers = 4;
+  constexpr size_t kPoppers = 4;
+  EXPECT_EQ(q.blocked_pops(), 0u);
   std::vector<std::future<std::optional<std::string>>> pops;
-  for (int i = 0; i < kPoppers; ++i) {
+  for (size_t i = 0; i < kPoppers; ++i) {
     pops.push_back(std::async(std::launch::async, [&] { return q.Pop(); }));
   }
-  std::this_thread::sleep_for(20ms);  // Let (some of) them block; either way works.
+  // Every one blocked before Close: only Close's wake-up can return them
+  // (none takes the closed-and-empty path on arrival).
+  EXPECT_TRUE(UntilBlocked(q, kPoppers)) << q.blocked_pops() << " of " << kPoppers << " blocked";
   q.Close(/*drop_pending=*/true);
-  for (auto& f : pops) {
-    ASSERT_EQ(f.wait_for(kHangGuard), std::future_status::ready);
-    EXPECT_EQ(f.get(), std::nullopt);
+  size_t woken = 0;
+  const auto until = Clock::now() + kHangGuard;
+  for (auto& f : pops) woken += f.wait_until(until) == std::future_status::ready;
+  if (woken < kPoppers) {
+    ADD_FAILURE() << "Close woke " << woken << " of " << kPoppers << " blocked Pops";
+    // Wake the rest another way, so that their futures can be destroyed.
+    for (size_t i = woken; i < kPoppers; ++i) q.PushForce("t", "unblock");
+    return;
   }
+  for (auto& f : pops) EXPECT_EQ(f.get(), std::nullopt);
+  EXPECT_EQ(q.blocked_pops(), 0u);
 }
 
 TEST(JobQueueTest, CloseWithDropPendingDiscardsQueuedIdsAndReturnsThem) {

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -316,6 +317,32 @@ TEST(WebhookSenderTest, WaitIdleTimesOutWhileADeliveryIsPending) {
   EXPECT_FALSE(sender.WaitIdle(milliseconds(50)));
 }
 
+// Only so that a destructor that sits out a backoff (an hour below) fails
+// the test instead of holding it: never what a test asserts.
+constexpr auto kHangGuard = seconds(30);
+
+// Until `n` deliveries of `sender` sleep out a backoff.
+bool UntilBackingOff(const WebhookSender& sender, uint64_t n) {
+  for (auto until = steady_clock::now() + kHangGuard; steady_clock::now() < until;) {
+    if (sender.stats().backing_off == n) return true;
+    std::this_thread::sleep_for(milliseconds(1));
+  }
+  return sender.stats().backing_off == n;
+}
+
+// Destroys `sender` on a thread of its own; true once the destructor has
+// returned. A destructor still running after kHangGuard is left to finish
+// on that thread (it only sleeps), so that the test can fail and go on.
+bool DestroyedWithinTheGuard(std::unique_ptr<WebhookSender> sender) {
+  auto done = std::make_shared<std::promise<void>>();
+  std::future<void> returned = done->get_future();
+  std::thread([sender = std::move(sender), done]() mutable {
+    sender.reset();
+    done->set_value();
+  }).detach();
+  return returned.wait_for(kHangGuard) == std::future_status::ready;
+}
+
 TEST(WebhookSenderTest, DestructorReturnsPromptlyDuringLongBackoff) {
   HookServer server([](int) { return 500; });
   WebhookOptions options = FastOptions();
@@ -323,13 +350,13 @@ TEST(WebhookSenderTest, DestructorReturnsPromptlyDuringLongBackoff) {
   auto sender = std::make_unique<WebhookSender>(options);
   ASSERT_TRUE(sender->Enqueue("t1", server.Url(), "{}"));
   ASSERT_TRUE(sender->Enqueue("t2", server.Url(), "{}"));
-  // Both threads have had a first attempt and now sleep out the backoff.
+  // Both threads have had a first attempt and now sleep out the backoff:
+  // the destructor has to end a backoff, not find them between attempts.
   ASSERT_TRUE(server.WaitForRequests(2));
+  ASSERT_TRUE(UntilBackingOff(*sender, 2)) << sender->stats().backing_off;
 
-  // Generous: it must not sit out the hour of backoff.
-  auto start = steady_clock::now();
-  sender.reset();
-  EXPECT_LT(steady_clock::now() - start, options.first_backoff);
+  EXPECT_TRUE(DestroyedWithinTheGuard(std::move(sender)))
+      << "the destructor sits out the hour of backoff";
   EXPECT_EQ(server.requests().size(), 2u);
 }
 
@@ -340,12 +367,14 @@ TEST(WebhookSenderTest, DestructorAbandonsQueuedDeliveries) {
   options.first_backoff = hours(1);
   auto sender = std::make_unique<WebhookSender>(options);
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(sender->Enqueue("t", server.Url(), "{}"));
+  // The only thread sleeps out the first delivery's backoff; four wait.
   ASSERT_TRUE(server.WaitForRequests(1));
+  ASSERT_TRUE(UntilBackingOff(*sender, 1)) << sender->stats().backing_off;
+  EXPECT_EQ(sender->backlog(), 5u);
 
-  // Generous: it must not sit out the hour of backoff.
-  auto start = steady_clock::now();
-  sender.reset();
-  EXPECT_LT(steady_clock::now() - start, options.first_backoff);
+  EXPECT_TRUE(DestroyedWithinTheGuard(std::move(sender)))
+      << "the destructor sits out the hour of backoff or sends the queued deliveries";
+  // None of the four queued deliveries was attempted.
   EXPECT_EQ(server.requests().size(), 1u);
 }
 
