@@ -344,11 +344,15 @@ TEST_F(PgFleetTest, ADrainedNodeRejoinsWithoutLosingOrRepeatingAJob) {
 }
 
 TEST_F(PgFleetTest, PostgresRestartingUnderLoadLosesNoAcceptedJob) {
-  auto a = Node();
-  auto b = Node();
+  auto nodes = Nodes(2);
+  auto& a = nodes[0];
+  auto& b = nodes[1];
   ASSERT_TRUE(a->started() && b->started());
   std::vector<std::string> accepted;
   int refused = 0;
+  // What the load has had answered so far, for the waits below.
+  std::atomic<int> accepted_so_far{0};
+  std::atomic<int> refused_so_far{0};
   std::atomic<bool> stop{false};
   std::thread load([&] {
     for (int i = 0; !stop; ++i) {
@@ -356,20 +360,25 @@ TEST_F(PgFleetTest, PostgresRestartingUnderLoadLosesNoAcceptedJob) {
       HttpAnswer ans = to.Post("/v1/jobs", Bash("echo " + std::to_string(i)).dump());
       if (ans.status == 202) {
         accepted.push_back(ans.json.value("id", ""));
+        ++accepted_so_far;
       } else {
         // The database was down: not accepted, and the client is told so.
         EXPECT_EQ(ans.status, 503) << ans.body;
         EXPECT_EQ(ans.json["error"].value("code", ""), "store_unavailable") << ans.body;
         ++refused;
+        ++refused_so_far;
       }
       std::this_thread::sleep_for(milliseconds(50));
     }
   });
-  std::this_thread::sleep_for(seconds(2));
+  // Load first, then PostgreSQL goes until submissions were refused (ten,
+  // half a second of load), then comes back and takes load again.
+  EXPECT_TRUE(Eventually([&] { return accepted_so_far >= 20; }));
   ASSERT_TRUE(pg_->Stop().ok());
-  std::this_thread::sleep_for(seconds(2));
+  EXPECT_TRUE(Eventually([&] { return refused_so_far >= 10; }));
   ASSERT_TRUE(pg_->StartAgain().ok());
-  std::this_thread::sleep_for(seconds(3));
+  const int before_restart = accepted_so_far;
+  EXPECT_TRUE(Eventually([&] { return accepted_so_far >= before_restart + 20; }));
   stop = true;
   load.join();
   ASSERT_FALSE(accepted.empty());
