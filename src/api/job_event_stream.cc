@@ -75,7 +75,10 @@ bool JobEventStream::WriteNext(httplib::DataSink& sink) {
     if (!channel_) {
       if (!WriteRecordEvent(sink, "state")) return false;
     } else if (auto now = service_.Get(id_, tenant_); now.ok()) {
+      // Written at once, on its own: a queued job may have nothing to tell
+      // for a long time.
       AppendSseEvent("state", wire::JobToJson(*now), out);
+      return WriteSliced(sink, out);
     }
   }
   bool terminal = !channel_;

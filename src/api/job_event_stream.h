@@ -37,10 +37,11 @@ class JobEventStream {
         tenant_(std::move(tenant)),
         channel_(std::move(channel)) {}
 
-  // One write: the `state` event first, then what the channel has past
-  // this stream's cursor (waiting up to 15 s for it, else a keep-alive),
-  // then, once the channel has told everything, the `result` event and the
-  // end of the stream. False if the client is gone.
+  // One write: the `state` event first (on its own if the job is live),
+  // then what the channel has past this stream's cursor (waiting up to
+  // 15 s for it, else a keep-alive), then, once the channel has told
+  // everything, the `result` event and the end of the stream. False if the
+  // client is gone.
   bool WriteNext(httplib::DataSink& sink);
 
  private:

@@ -2,7 +2,12 @@
 // that the nodes share; notices tell the other nodes to look again.
 #include <spdlog/spdlog.h>
 
+#include <set>
+#include <string>
+#include <vector>
+
 #include "claim_loop.h"
+#include "coderunner/isolation/workspace.h"
 #include "coderunner/jobs/job_service.h"
 #include "coderunner/wire/job_json.h"
 #include "job_metrics.h"
@@ -26,13 +31,20 @@ StatusOr<std::vector<store::JobRecord>> OwnRunning(store::JobStore& store,
   return own;
 }
 
-// Each of `own` (OwnRunning), its container removed as an orphan by now,
-// goes back to queued (fenced by `node`), or past `max_attempts` ends as
-// error interrupted. Returns how many were requeued.
+// Each of `own` (OwnRunning) not running here again (`active`: its lease
+// expired and this node claimed it anew), its container removed as an
+// orphan by now, loses the workspace that run left under `workspace_dir`
+// (the next run here would fail to create it), then goes back to queued
+// (fenced by `node`), or past `max_attempts` ends as error interrupted.
+// Returns how many were requeued.
 int RequeueOwnRunning(store::JobStore& store, const std::vector<store::JobRecord>& own,
-                      const std::string& node, int max_attempts, store::JobNotices* notices) {
+                      const std::set<std::string>& active, const std::string& node,
+                      const std::string& workspace_dir, int max_attempts,
+                      store::JobNotices* notices) {
   int requeued = 0;
   for (const store::JobRecord& rec : own) {
+    if (active.count(rec.id) > 0) continue;
+    (void)isolation::RemoveTree(workspace_dir + "/" + rec.id);
     const bool last = rec.attempt >= max_attempts;
     std::string result =
         last ? wire::NotRunResultJson(
@@ -77,8 +89,9 @@ Status JobService::StartFleet() {
         return;
       }
     }
-    if (RequeueOwnRunning(*deps_.store, own, deps_.config->instance,
-                          deps_.config->store.max_attempts, deps_.notices) > 0) {
+    if (RequeueOwnRunning(*deps_.store, own, executor_.Active(), deps_.config->instance,
+                          deps_.config->workspace_dir, deps_.config->store.max_attempts,
+                          deps_.notices) > 0) {
       Publish(store::JobNotice::Kind::kQueued, "");
       claims_->Kick();
     }

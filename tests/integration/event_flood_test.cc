@@ -100,9 +100,12 @@ Received Subscribe(const ServerProcess& s, const std::string& id, char byte, Att
 void FloodWithSubscribers(const ServerProcess& s, const std::string& file, char byte,
                           const int64_t want[2]) {
   long idle = s.RssBytes();
-  // Holds the only worker until every subscriber is attached to the flood.
-  HttpAnswer blocker = s.Post(
-      "/v1/jobs", json{{"language", "python"}, {"code", "import time\ntime.sleep(120)"}}.dump());
+  // Holds the only worker until every subscriber is attached to the flood
+  // (cancelled then; its time limit only bounds a broken test).
+  HttpAnswer blocker = s.Post("/v1/jobs", json{{"language", "python"},
+                                               {"code", "import time\ntime.sleep(120)"},
+                                               {"limits", {{"timeout_ms", 120000}}}}
+                                              .dump());
   ASSERT_EQ(blocker.status, 202) << blocker.body;
   json body = {{"language", "python"},
                {"code", HostileProgram(file)},
@@ -126,6 +129,8 @@ void FloodWithSubscribers(const ServerProcess& s, const std::string& file, char 
   EXPECT_LT(cancelled.status, 300) << cancelled.body;
   for (auto& t : readers) t.join();
   long peak = s.PeakRssBytes();
+  // The blocker was still running when every subscriber had attached.
+  EXPECT_EQ(s.Get("/v1/jobs/" + blocker.json["id"].get<std::string>()).json["status"], "cancelled");
   std::cout << "[  FIGURE  ] " << file << ": idle RSS " << idle << " B, peak " << peak
             << " B, growth " << peak - idle << " B" << std::endl;
   if (kRssIsMeaningful) {

@@ -55,11 +55,21 @@ std::map<std::string, int> TransitionCounts(const std::string& transitions_json)
 
 class PgFleetTest : public PgClusterTest {
  protected:
-  // A node of the fleet; ASSERTs that it started.
+  // A node of the fleet; EXPECTs that it started.
   std::unique_ptr<ServerProcess> Node(const std::string& extra = "") {
     auto node = std::make_unique<ServerProcess>(StoreYaml(conninfo_, kLease) + extra);
     EXPECT_TRUE(node->started()) << node->log();
     return node;
+  }
+  // `n` nodes (Node), started at the same time.
+  std::vector<std::unique_ptr<ServerProcess>> Nodes(int n, const std::string& extra = "") {
+    std::vector<std::future<std::unique_ptr<ServerProcess>>> starting;
+    for (int i = 0; i < n; ++i) {
+      starting.push_back(std::async(std::launch::async, [this, &extra] { return Node(extra); }));
+    }
+    std::vector<std::unique_ptr<ServerProcess>> nodes;
+    for (auto& s : starting) nodes.push_back(s.get());
+    return nodes;
   }
 
   // Every job row: its transitions counted, for the exactly-once checks.
@@ -91,8 +101,7 @@ class PgFleetTest : public PgClusterTest {
 TEST_F(PgFleetTest, AThousandJobsAcrossThreeNodesRunExactlyOnce) {
   constexpr int kJobs = 1000;
   constexpr int kBatch = 50;
-  std::vector<std::unique_ptr<ServerProcess>> nodes;
-  for (int i = 0; i < 3; ++i) nodes.push_back(Node());
+  std::vector<std::unique_ptr<ServerProcess>> nodes = Nodes(3);
   for (const auto& n : nodes) ASSERT_TRUE(n->started());
   // Each node is registered, and any node lists them all (auth none: every
   // caller is an admin).
@@ -156,12 +165,13 @@ TEST_F(PgFleetTest, AThousandJobsAcrossThreeNodesRunExactlyOnce) {
 
 TEST_F(PgFleetTest, AKilledNodesJobsFinishOnASurvivorWhereAClientWaits) {
   constexpr int kJobs = 6;
-  auto a = Node();
-  auto b = Node();
+  auto nodes = Nodes(2);
+  auto& a = nodes[0];
+  auto& b = nodes[1];
   ASSERT_TRUE(a->started() && b->started());
   std::vector<std::string> ids;
   for (int i = 0; i < kJobs; ++i) {
-    ids.push_back(Submit(*a, "import time\ntime.sleep(3)\nprint('job " + std::to_string(i) + "')"));
+    ids.push_back(Submit(*a, "import time\ntime.sleep(1)\nprint('job " + std::to_string(i) + "')"));
     ASSERT_FALSE(ids.back().empty());
   }
   // Jobs node A runs, as the database has it.
@@ -207,14 +217,15 @@ TEST_F(PgFleetTest, AKilledNodesJobsFinishOnASurvivorWhereAClientWaits) {
 }
 
 TEST_F(PgFleetTest, AWaiterOnOneNodeIsWokenWhenAnotherNodeFinishesTheJob) {
-  auto a = Node();
-  auto b = Node();
+  auto nodes = Nodes(2);
+  auto& a = nodes[0];
+  auto& b = nodes[1];
   ASSERT_TRUE(a->started() && b->started());
   std::map<std::string, const ServerProcess*> by_instance{{a->instance(), a.get()},
                                                           {b->instance(), b.get()}};
   for (int i = 0; i < 4; ++i) {
     SCOPED_TRACE(i);
-    std::string id = Submit(i % 2 ? *a : *b, "import time\ntime.sleep(3)\nprint('woken')");
+    std::string id = Submit(i % 2 ? *a : *b, "import time\ntime.sleep(1)\nprint('woken')");
     ASSERT_FALSE(id.empty());
     std::string owner;
     ASSERT_TRUE(Eventually([&] {
@@ -227,8 +238,11 @@ TEST_F(PgFleetTest, AWaiterOnOneNodeIsWokenWhenAnotherNodeFinishesTheJob) {
     // One /wait on the node that does not run the job, bounded at 100 s:
     // it must end because the node that finished the job woke it
     // (PostgreSQL NOTIFY), not at its own deadline (where it would re-read
-    // the finished record and answer 200 all the same). The job takes 3 s;
+    // the finished record and answer 200 all the same). The job takes 1 s;
     // only a wait that was never woken reaches 90 s.
+    const int64_t asked_ms = std::chrono::duration_cast<milliseconds>(
+                                 std::chrono::system_clock::now().time_since_epoch())
+                                 .count();
     auto asked = Clock::now();
     HttpAnswer w = other.Get("/v1/jobs/" + id + "/wait?timeout_s=100");
     auto waited = std::chrono::duration_cast<seconds>(Clock::now() - asked);
@@ -236,14 +250,25 @@ TEST_F(PgFleetTest, AWaiterOnOneNodeIsWokenWhenAnotherNodeFinishesTheJob) {
     EXPECT_EQ(w.status, 200) << w.body;
     EXPECT_EQ(w.json["status"], "succeeded") << w.body;
     EXPECT_EQ(w.json["result"]["stdout"], "woken\n") << w.body;
+    // And the job ended after the wait was asked: there was a wait to wake,
+    // not a finished record to read.
+    int64_t finished_ms = 0;
+    for (const auto& row :
+         Query(conninfo_, "SELECT transitions FROM jobs WHERE id = '" + id + "'")) {
+      for (const json& t : json::parse(row[0])) {
+        if (t.value("status", "") == "succeeded") finished_ms = t.value("at_ms", int64_t{0});
+      }
+    }
+    EXPECT_GT(finished_ms, asked_ms) << "the job had finished before the wait began";
   }
   EXPECT_TRUE(a->Stop()) << a->log();
   EXPECT_TRUE(b->Stop()) << b->log();
 }
 
 TEST_F(PgFleetTest, LiveOutputReachesASubscriberOnTheOtherNode) {
-  auto a = Node();
-  auto b = Node();
+  auto nodes = Nodes(2);
+  auto& a = nodes[0];
+  auto& b = nodes[1];
   ASSERT_TRUE(a->started() && b->started());
   HttpAnswer sub = a->Post(
       "/v1/jobs", Bash("sleep 1; for i in 1 2 3 4 5; do echo line$i; sleep 0.3; done").dump());
@@ -285,8 +310,9 @@ TEST_F(PgFleetTest, LiveOutputReachesASubscriberOnTheOtherNode) {
 }
 
 TEST_F(PgFleetTest, ADrainedNodeRejoinsWithoutLosingOrRepeatingAJob) {
-  auto a = Node();
-  auto b = Node();
+  auto nodes = Nodes(2);
+  auto& a = nodes[0];
+  auto& b = nodes[1];
   ASSERT_TRUE(a->started() && b->started());
   std::vector<std::string> ids;
   for (int i = 0; i < 8; ++i) {
@@ -318,8 +344,9 @@ TEST_F(PgFleetTest, ADrainedNodeRejoinsWithoutLosingOrRepeatingAJob) {
 }
 
 TEST_F(PgFleetTest, PostgresRestartingUnderLoadLosesNoAcceptedJob) {
-  auto a = Node();
-  auto b = Node();
+  auto nodes = Nodes(2);
+  auto& a = nodes[0];
+  auto& b = nodes[1];
   ASSERT_TRUE(a->started() && b->started());
   // Submissions of half-second jobs alternate between the nodes, so that
   // jobs are queued and running when PostgreSQL stops. Each counts for a
@@ -409,7 +436,7 @@ TEST_F(PgFleetTest, ATiersRequestsPerMinuteIsSharedByTheNodes) {
       "auth:\n  mode: api_keys\n  keys:\n    - {tenant: tiny, tier: tiny, "
       "key_sha256: \"" +
       Sha256Hex(kTinyKey) + "\"}\ntiers:\n  tiny: {requests_per_minute: 6}\n";
-  std::unique_ptr<ServerProcess> nodes[] = {Node(auth), Node(auth)};
+  auto nodes = Nodes(2, auth);
   ASSERT_TRUE(nodes[0]->started() && nodes[1]->started());
   int allowed = 0;
   int limited[2] = {0, 0};
@@ -447,8 +474,9 @@ TEST_F(PgFleetTest, TwoNodesSendEachWebhookOnceAndEmptyTheOutbox) {
   const int port = receiver.bind_to_any_port("127.0.0.1");
   std::thread serving([&] { receiver.listen_after_bind(); });
   const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/hook";
-  auto a = Node("jobs: {webhook_allow_private: true}\n");
-  auto b = Node("jobs: {webhook_allow_private: true}\n");
+  auto nodes = Nodes(2, "jobs: {webhook_allow_private: true}\n");
+  auto& a = nodes[0];
+  auto& b = nodes[1];
   ASSERT_TRUE(a->started() && b->started());
   constexpr int kJobs = 10;
   std::vector<std::string> ids;

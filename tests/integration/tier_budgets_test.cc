@@ -1,7 +1,7 @@
 // Execute mode's tier budgets (issue 17) on a real engine: a job, and an
 // intent, that need a little more than their tier's budget end as timeout,
 // while the same work under the next tier up completes. The budgets are
-// scaled down (free 2 s, pro 5 s, business 8 s, enterprise 11 s) so the
+// scaled down (free 1 s, pro 3 s, business 5 s, enterprise 7 s) so the
 // suite stays fast; everything runs at once and only sleeps.
 #include <cstdint>
 #include <memory>
@@ -23,16 +23,17 @@ struct Tier {
 
 // In budget order; each tier's "next" is the one after it.
 const Tier kTiers[] = {
-    {"free", "free-budget-key-0123456789", 2000},
-    {"pro", "pro-budget-key-0123456789", 5000},
-    {"business", "business-budget-key-0123456789", 8000},
-    {"enterprise", "enterprise-budget-key-0123456789", 11000},
+    {"free", "free-budget-key-0123456789", 1000},
+    {"pro", "pro-budget-key-0123456789", 3000},
+    {"business", "business-budget-key-0123456789", 5000},
+    {"enterprise", "enterprise-budget-key-0123456789", 7000},
 };
 constexpr size_t kTierCount = sizeof(kTiers) / sizeof(kTiers[0]);
 
-// Work that needs a second more than `tier`'s budget: more than it allows,
-// well within the next tier's (3 s more).
-double WorkSeconds(const Tier& tier) { return (tier.budget_ms + 1000) / 1000.0; }
+// Work that sleeps half a second more than `tier`'s budget (the
+// interpreter's start comes on top): more than it allows, well within the
+// next tier's (2 s more, 1.5 s to spare).
+double WorkSeconds(const Tier& tier) { return (tier.budget_ms + 500) / 1000.0; }
 
 // A job or intent submitted by `tier`'s tenant, and the status it must end
 // with.
