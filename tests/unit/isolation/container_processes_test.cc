@@ -41,7 +41,6 @@ class ContainerProcessesTest : public ::testing::Test {
   std::string dir_;
 };
 
-
 // A process of a container opens a file below the directory, writes it,
 // removes its name and keeps it open: no walk sees it, OpenOrphans does
 // once its container's processes are found, whichever way the runtime lays
