@@ -157,6 +157,7 @@ std::vector<OrphanUsage> OpenOrphans(const std::vector<OrphanQuery>& queries) {
     for (const HostProcess& p : q.processes.in_host_namespace) {
       UniqueFd dir(open(("/proc/" + std::to_string(p.pid)).c_str(), kDirFlags));
       if (!dir.valid() || StartTicks(dir.get()) != p.start_ticks) continue;
+      if (!InContainer(dir.get(), q.processes.container_id)) continue;
       AddHeldOrphans(dir.get(), q.device, q.block_bytes, seen[i], out[i]);
     }
   }
@@ -165,6 +166,9 @@ std::vector<OrphanUsage> OpenOrphans(const std::vector<OrphanQuery>& queries) {
     auto it = by_namespace.find(PidNamespace(dir));
     if (it == by_namespace.end()) return;
     const OrphanQuery& q = queries[it->second];
+    // A namespace's inode number is used again as soon as it ends: once
+    // the container's namespace is gone, another container's may have it.
+    if (!InContainer(dir, q.processes.container_id)) return;
     AddHeldOrphans(dir, q.device, q.block_bytes, seen[it->second], out[it->second]);
   });
   return out;

@@ -66,7 +66,9 @@ struct OrphanQuery {
 
 // For each query, the regular files on its device that its processes hold
 // open after every name of theirs was removed (st_nlink 0), each counted
-// once, in at most one pass over /proc. Thread-safe.
+// once, in at most one pass over /proc. Only processes in the container's
+// cgroup count: the kernel gives a PID namespace's inode number, and a
+// process's pid, to another container's once the first is gone. Thread-safe.
 std::vector<OrphanUsage> OpenOrphans(const std::vector<OrphanQuery>& queries);
 
 }  // namespace coderunner::isolation

@@ -86,5 +86,31 @@ TEST_F(ContainerProcessesTest, FoundByTheirCgroupHeldFilesCountAndTheyDie) {
   }
 }
 
+// The kernel gives a PID namespace's inode number to the next one made as
+// soon as the first ends: a container's recorded namespace can become
+// another container's while the guard still looks at it. What processes
+// outside the container's cgroup hold is never counted for it.
+TEST_F(ContainerProcessesTest, AnotherContainersProcessesNeverCount) {
+  TestCgroup mine;
+  if (!mine.ok()) GTEST_SKIP() << "no cgroup to put the holder in";
+  for (bool own_namespace : {true, false}) {
+    SCOPED_TRACE(own_namespace ? "in the namespace recorded for it"
+                               : "under a pid recorded for it");
+    TestCgroup theirs;
+    const pid_t holder = StartHolder(dir_ + "/theirs", 3, own_namespace);
+    ASSERT_GT(holder, 0);
+    Reaper reaper{holder};
+    ASSERT_EQ(theirs.Add(holder), "");
+    std::optional<ContainerProcesses> found = FindContainerProcesses(theirs.id());
+    ASSERT_TRUE(found.has_value());
+    ContainerProcesses recorded = *found;
+    recorded.container_id = mine.id();  // What was recorded for my container.
+    struct stat dir;
+    ASSERT_EQ(stat(dir_.c_str(), &dir), 0);
+    EXPECT_EQ(OpenOrphans({{*found, dir.st_dev, 4096}})[0].files, 1);
+    EXPECT_EQ(OpenOrphans({{recorded, dir.st_dev, 4096}})[0].files, 0);
+  }
+}
+
 }  // namespace
 }  // namespace coderunner::isolation
