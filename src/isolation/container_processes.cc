@@ -4,13 +4,15 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <map>
-#include <set>
+#include <string_view>
 #include <utility>
 
 #include "coderunner/isolation/safe_tree.h"
@@ -92,9 +94,17 @@ bool InContainer(int pid_dir, const std::string& container_id) {
          ReadSmall(pid_dir, "cgroup").find(container_id) != std::string::npos;
 }
 
+// Each orphan's charge (DiskCharge), by device and inode: a file held
+// open and mapped by several processes counts once, at its largest.
+using OrphanCharges = std::map<std::pair<dev_t, ino_t>, int64_t>;
+
+void Charge(OrphanCharges& charges, dev_t dev, ino_t ino, int64_t charge) {
+  int64_t& at = charges[{dev, ino}];
+  at = std::max(at, charge);
+}
+
 // Adds the orphans the process at `pid_dir` holds open.
-void AddHeldOrphans(int pid_dir, dev_t device, int64_t block_bytes,
-                    std::set<std::pair<dev_t, ino_t>>& seen, OrphanUsage& out) {
+void AddHeldOrphans(int pid_dir, dev_t device, int64_t block_bytes, OrphanCharges& charges) {
   int fds = openat(pid_dir, "fd", kDirFlags);
   DIR* d = fds < 0 ? nullptr : fdopendir(fds);
   if (d == nullptr) {
@@ -107,14 +117,52 @@ void AddHeldOrphans(int pid_dir, dev_t device, int64_t block_bytes,
     // Follows the magic link to the open file itself.
     if (fstatat(dirfd(d), e->d_name, &st, 0) != 0) continue;
     if (!S_ISREG(st.st_mode) || st.st_nlink != 0 || st.st_dev != device) continue;
-    if (!seen.insert({st.st_dev, st.st_ino}).second) continue;
-    const int64_t charge =
-        DiskCharge(st.st_size, static_cast<int64_t>(st.st_blocks) * 512, true, block_bytes);
-    out.used_bytes += charge;
-    out.largest = std::max(out.largest, charge);
-    ++out.files;
+    Charge(charges, st.st_dev, st.st_ino,
+           DiskCharge(st.st_size, static_cast<int64_t>(st.st_blocks) * 512, true, block_bytes));
   }
   closedir(d);
+}
+
+// Adds the orphans the process at `pid_dir` maps shared: it can close its
+// descriptor and still allocate the file's blocks by writing through the
+// mapping. Its size cannot be read without CAP_SYS_ADMIN (map_files), so
+// each is charged what its mappings reach (offset + length), the most that
+// writing through them can allocate. Private mappings never write the file.
+void AddMappedOrphans(int pid_dir, dev_t device, int64_t block_bytes, OrphanCharges& charges) {
+  int fd = openat(pid_dir, "maps", O_RDONLY | O_CLOEXEC);
+  FILE* maps = fd < 0 ? nullptr : fdopen(fd, "r");
+  if (maps == nullptr) {
+    if (fd >= 0) close(fd);
+    return;
+  }
+  static constexpr std::string_view kDeleted = " (deleted)";
+  char line[4096 + 256];
+  while (fgets(line, sizeof(line), maps) != nullptr) {
+    unsigned long long start = 0, end = 0, offset = 0, inode = 0;
+    unsigned dev_major = 0, dev_minor = 0;
+    char perms[8] = {};
+    int path_at = 0;
+    if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &offset, &dev_major,
+               &dev_minor, &inode, &path_at) < 7) {
+      continue;
+    }
+    std::string_view path(line + path_at);
+    while (!path.empty() && path.back() == '\n') path.remove_suffix(1);
+    if (perms[3] != 's' || inode == 0 || path.size() < kDeleted.size() ||
+        path.substr(path.size() - kDeleted.size()) != kDeleted) {
+      continue;
+    }
+    if (makedev(dev_major, dev_minor) != device) continue;
+    const int64_t reach = static_cast<int64_t>(offset + (end - start));
+    Charge(charges, device, static_cast<ino_t>(inode), DiskCharge(reach, 0, true, block_bytes));
+  }
+  fclose(maps);
+}
+
+// What the container's process at `pid_dir` holds or maps of its orphans.
+void AddOrphansOf(int pid_dir, const OrphanQuery& q, OrphanCharges& charges) {
+  AddHeldOrphans(pid_dir, q.device, q.block_bytes, charges);
+  AddMappedOrphans(pid_dir, q.device, q.block_bytes, charges);
 }
 
 }  // namespace
@@ -137,6 +185,25 @@ std::optional<ContainerProcesses> FindContainerProcesses(const std::string& cont
   return found;
 }
 
+int KillProcesses(const ContainerProcesses& processes) {
+  int killed = 0;
+  auto kill_if_member = [&](int64_t pid, int dir) {
+    if (InContainer(dir, processes.container_id) && kill(static_cast<pid_t>(pid), SIGKILL) == 0) {
+      ++killed;
+    }
+  };
+  for (const HostProcess& p : processes.in_host_namespace) {
+    UniqueFd dir(open(("/proc/" + std::to_string(p.pid)).c_str(), kDirFlags));
+    if (dir.valid() && StartTicks(dir.get()) == p.start_ticks) kill_if_member(p.pid, dir.get());
+  }
+  if (processes.pid_namespace != 0 && processes.pid_namespace != OwnPidNamespace()) {
+    ForEachProcess([&](int64_t pid, int dir) {
+      if (PidNamespace(dir) == processes.pid_namespace) kill_if_member(pid, dir);
+    });
+  }
+  return killed;
+}
+
 int KillContainerProcesses(const std::string& container_id) {
   int killed = 0;
   ForEachProcess([&](int64_t pid, int dir) {
@@ -147,7 +214,7 @@ int KillContainerProcesses(const std::string& container_id) {
 
 std::vector<OrphanUsage> OpenOrphans(const std::vector<OrphanQuery>& queries) {
   std::vector<OrphanUsage> out(queries.size());
-  std::vector<std::set<std::pair<dev_t, ino_t>>> seen(queries.size());
+  std::vector<OrphanCharges> charges(queries.size());
   const ino_t own = OwnPidNamespace();
   std::map<ino_t, size_t> by_namespace;
   for (size_t i = 0; i < queries.size(); ++i) {
@@ -158,19 +225,27 @@ std::vector<OrphanUsage> OpenOrphans(const std::vector<OrphanQuery>& queries) {
       UniqueFd dir(open(("/proc/" + std::to_string(p.pid)).c_str(), kDirFlags));
       if (!dir.valid() || StartTicks(dir.get()) != p.start_ticks) continue;
       if (!InContainer(dir.get(), q.processes.container_id)) continue;
-      AddHeldOrphans(dir.get(), q.device, q.block_bytes, seen[i], out[i]);
+      AddOrphansOf(dir.get(), q, charges[i]);
     }
   }
-  if (by_namespace.empty()) return out;
-  ForEachProcess([&](int64_t, int dir) {
-    auto it = by_namespace.find(PidNamespace(dir));
-    if (it == by_namespace.end()) return;
-    const OrphanQuery& q = queries[it->second];
-    // A namespace's inode number is used again as soon as it ends: once
-    // the container's namespace is gone, another container's may have it.
-    if (!InContainer(dir, q.processes.container_id)) return;
-    AddHeldOrphans(dir, q.device, q.block_bytes, seen[it->second], out[it->second]);
-  });
+  if (!by_namespace.empty()) {
+    ForEachProcess([&](int64_t, int dir) {
+      auto it = by_namespace.find(PidNamespace(dir));
+      if (it == by_namespace.end()) return;
+      const OrphanQuery& q = queries[it->second];
+      // A namespace's inode number is used again as soon as it ends: once
+      // the container's namespace is gone, another container's may have it.
+      if (!InContainer(dir, q.processes.container_id)) return;
+      AddOrphansOf(dir, q, charges[it->second]);
+    });
+  }
+  for (size_t i = 0; i < queries.size(); ++i) {
+    for (const auto& [file, charge] : charges[i]) {
+      out[i].used_bytes += charge;
+      out[i].largest = std::max(out[i].largest, charge);
+      ++out[i].files;
+    }
+  }
   return out;
 }
 

@@ -255,11 +255,19 @@ void OutputWatch::Check(const std::shared_ptr<Target>& t, Clock::time_point now)
     }
   }
   if (act) {
-    // At once, from here (a pass over /proc, whatever the engine does);
-    // the owner's action (the engine's kill) follows on a thread of its
-    // own.
-    if (!t->container_id.empty() && KillContainerProcesses(t->container_id) == 0) {
-      WarnProcessesUnseen();
+    // At once, from here, whatever the engine does: the processes found
+    // before first (their cgroups alone are read), then every process the
+    // cgroup names now. The owner's action (the engine's kill) follows on
+    // a thread of its own.
+    if (!t->container_id.empty()) {
+      std::optional<ContainerProcesses> known;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (t->processes_known) known = t->processes;
+      }
+      const int killed =
+          (known ? KillProcesses(*known) : 0) + KillContainerProcesses(t->container_id);
+      if (killed == 0) WarnProcessesUnseen();
     }
     const std::string word = std::string(bound);
     std::thread([this, t, word] {

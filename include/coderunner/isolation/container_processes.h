@@ -57,6 +57,15 @@ std::optional<ContainerProcesses> FindContainerProcesses(const std::string& cont
 // sandbox ends. Thread-safe.
 int KillContainerProcesses(const std::string& container_id);
 
+// Sends SIGKILL to the processes as recorded in `processes` that its
+// container's cgroup still names (those of its PID namespace; its host
+// ones with their recorded start time); returns how many. Reads the cgroup
+// of those processes only: under container churn every read of a
+// /proc/<pid>/cgroup can wait on the kernel's cgroup lock, so a pass over
+// all of them (KillContainerProcesses) may take a hundred milliseconds.
+// Thread-safe.
+int KillProcesses(const ContainerProcesses& processes);
+
 // Which processes and which file system one OpenOrphans answer is about.
 struct OrphanQuery {
   ContainerProcesses processes;
@@ -65,8 +74,9 @@ struct OrphanQuery {
 };
 
 // For each query, the regular files on its device that its processes hold
-// open after every name of theirs was removed (st_nlink 0), each counted
-// once, in at most one pass over /proc. Only processes in the container's
+// open, or map shared, after every name of theirs was removed (st_nlink 0),
+// each counted once (a mapped one at what its mappings reach), in at most
+// one pass over /proc. Only processes in the container's
 // cgroup count: the kernel gives a PID namespace's inode number, and a
 // process's pid, to another container's once the first is gone. Thread-safe.
 std::vector<OrphanUsage> OpenOrphans(const std::vector<OrphanQuery>& queries);

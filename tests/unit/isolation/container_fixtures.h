@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -88,10 +89,14 @@ inline bool ReadFully(int fd, void* buf, size_t n) {
 }
 
 // Forks a process that opens `path`, writes `mib` MiB, removes the name and
-// keeps the file open until killed, in a PID namespace of its own (as a
-// runc container's processes are) or in this one (as gVisor's sandbox is).
-// Returns its pid here once the file is written, -1 on failure.
-inline pid_t StartHolder(const std::string& path, int mib, bool own_namespace) {
+// keeps the file open (or only mapped: Holding::kMapped) until killed, in a PID namespace of its
+// own (as a runc container's processes are) or in this one (as gVisor's sandbox is). Returns its
+// pid here once the file is written, -1 on failure. How a holder keeps its file after removing its
+// name.
+enum class Holding { kOpen, kMapped };
+
+inline pid_t StartHolder(const std::string& path, int mib, bool own_namespace,
+                         Holding how = Holding::kOpen) {
   // Two pipes: the holder may be ready before its parent has told its pid.
   int pid_pipe[2], ready[2];
   if (pipe(pid_pipe) != 0) return -1;
@@ -107,10 +112,22 @@ inline pid_t StartHolder(const std::string& path, int mib, bool own_namespace) {
       (void)!write(pid_pipe[1], &inner, sizeof(inner));
       _exit(inner > 0 ? 0 : 3);
     }
-    int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-    std::string chunk(1 << 20, 'o');
-    for (int i = 0; i < mib; ++i) (void)!write(fd, chunk.data(), chunk.size());
-    unlink(path.c_str());
+    int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (how == Holding::kMapped) {
+      // Sized, mapped shared, closed and unlinked; then written through
+      // the mapping alone.
+      const size_t bytes = static_cast<size_t>(mib) << 20;
+      if (ftruncate(fd, static_cast<off_t>(bytes)) != 0) _exit(4);
+      void* at = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+      if (at == MAP_FAILED) _exit(5);
+      close(fd);
+      unlink(path.c_str());
+      memset(at, 'o', bytes);
+    } else {
+      std::string chunk(1 << 20, 'o');
+      for (int i = 0; i < mib; ++i) (void)!write(fd, chunk.data(), chunk.size());
+      unlink(path.c_str());
+    }
     (void)!write(ready[1], "x", 1);
     pause();
     _exit(0);

@@ -77,7 +77,9 @@ TEST_F(ContainerProcessesTest, FoundByTheirCgroupHeldFilesCountAndTheyDie) {
       stale.in_host_namespace[0].start_ticks += 1;
       EXPECT_EQ(OpenOrphans({{stale, dir.st_dev, 4096}})[0].files, 0);
     }
-    EXPECT_EQ(KillContainerProcesses(cgroup.id()), 1);
+    // Killed as found (namespace or pid and start, then cgroup), or by a
+    // pass over every process's cgroup.
+    EXPECT_EQ(own_namespace ? KillProcesses(*p) : KillContainerProcesses(cgroup.id()), 1);
     int status = 0;
     EXPECT_EQ(waitpid(holder, &status, 0), holder);
     EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
@@ -109,7 +111,30 @@ TEST_F(ContainerProcessesTest, AnotherContainersProcessesNeverCount) {
     ASSERT_EQ(stat(dir_.c_str(), &dir), 0);
     EXPECT_EQ(OpenOrphans({{*found, dir.st_dev, 4096}})[0].files, 1);
     EXPECT_EQ(OpenOrphans({{recorded, dir.st_dev, 4096}})[0].files, 0);
+    EXPECT_EQ(KillProcesses(recorded), 0) << "killed another container's process";
   }
+}
+
+// A process can size a file, map it shared, close it and remove its name,
+// then allocate its blocks by writing through the mapping alone: no
+// descriptor holds it, and it counts all the same (charged what the
+// mapping reaches).
+TEST_F(ContainerProcessesTest, FilesMappedAfterTheirNameIsGoneCount) {
+  TestCgroup cgroup;
+  if (!cgroup.ok()) GTEST_SKIP() << "no cgroup to put the holder in";
+  const pid_t holder = StartHolder(dir_ + "/mapped", 3, true, Holding::kMapped);
+  ASSERT_GT(holder, 0);
+  Reaper reaper{holder};
+  ASSERT_EQ(cgroup.Add(holder), "");
+  std::optional<ContainerProcesses> p = FindContainerProcesses(cgroup.id());
+  ASSERT_TRUE(p.has_value());
+  struct stat dir;
+  ASSERT_EQ(stat(dir_.c_str(), &dir), 0);
+  std::vector<OrphanUsage> found = OpenOrphans({{*p, dir.st_dev, 4096}});
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].files, 1);
+  EXPECT_EQ(found[0].used_bytes, 3 << 20);
+  EXPECT_EQ(found[0].largest, 3 << 20);
 }
 
 }  // namespace
