@@ -14,7 +14,7 @@
 #   SKIP_SANITIZERS=1 scripts/test.sh   # no sanitizer build: unit tests in build/ instead
 #   SKIP_FUZZ=1 scripts/test.sh         # skip the bounded fuzzing pass
 #   SKIP_COMPOSE=1 scripts/test.sh      # skip the compose stacks
-#   FUZZ_SECONDS=60 scripts/test.sh     # fuzz longer (default 20 s a target)
+#   FUZZ_SECONDS=60 scripts/test.sh     # fuzz longer (default 10 s a target)
 #
 # Two builds, each compiling only what runs from it, so that CI fits its
 # 25-minute budget on 2 cores:
@@ -143,13 +143,13 @@ if [[ "${SKIP_FUZZ:-0}" != 1 ]]; then
   # leak, timeout or undefined behaviour (built with
   # -fno-sanitize-recover=all) fails the pass; the input that did it is
   # kept in build-asan/findings/.
-  stage "fuzz (libFuzzer, ${FUZZ_SECONDS:-20} s per target, committed corpus as seeds)"
+  stage "fuzz (libFuzzer, ${FUZZ_SECONDS:-10} s per target, committed corpus as seeds)"
   mkdir -p build-asan/findings
   fuzz_one() {
     local f=$1 work rc=0
     work=$(mktemp -d)
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=halt_on_error=1 \
-      build-asan/tests/fuzz/"${f}"_fuzzer -max_total_time="${FUZZ_SECONDS:-20}" -max_len=4096 \
+      build-asan/tests/fuzz/"${f}"_fuzzer -max_total_time="${FUZZ_SECONDS:-10}" -max_len=4096 \
       -print_final_stats=0 -artifact_prefix="build-asan/findings/$f-" "$work" \
       "tests/fuzz/corpus/$f" >"build-asan/findings/$f.log" 2>&1 || rc=$?
     rm -rf "$work"
