@@ -352,13 +352,19 @@ TEST_F(SandboxesTest, HostileProgramsAreContainedInsideSandboxes) {
       // The sandbox (possibly replaced) still serves, and says when it was.
       // A process the attack left behind may end the container just as this
       // call starts: that answer says state_lost, and the next one is served.
+      // A callback an earlier program scheduled (fork_bomb.js reports from
+      // its spawn's error callback) may print during a later call of the
+      // same REPL, as in Node's own: this call's answer comes last.
       HttpAnswer next = Exec(kAcme, st.id, st.ok_code, {{"timeout_ms", 10000}});
-      if (next.json.is_object() && next.json.value("state_lost", false) &&
-          next.json.value("stdout", "") != "42\n") {
+      auto served = [](const HttpAnswer& h) {
+        const std::string out = h.json.is_object() ? h.json.value("stdout", "") : "";
+        return out.size() >= 3 && out.compare(out.size() - 3, 3, "42\n") == 0;
+      };
+      if (next.json.is_object() && next.json.value("state_lost", false) && !served(next)) {
         next = Exec(kAcme, st.id, st.ok_code, {{"timeout_ms", 10000}});
       }
       EXPECT_EQ(next.status, 200) << name << ": " << next.body.substr(0, 500);
-      EXPECT_EQ(next.json["stdout"], "42\n") << name << ": " << next.body.substr(0, 500);
+      EXPECT_TRUE(served(next)) << name << ": " << next.body.substr(0, 500);
       ++ran;
     }
   };
