@@ -17,51 +17,16 @@
 #include "coderunner/store/sqlite_job_store.h"
 #include "coderunner/wire/job_submission.h"
 #include "jobs/job_metrics.h"
-#include "unit/isolation/scripted_engine.h"
+#include "unit/jobs/job_service_fixture.h"
 
 namespace coderunner::api {
 namespace {
 
-isolation::PolicySettings Settings() {
-  isolation::PolicySettings s;
-  s.init_host_path = "/opt/coderunner-init";
-  return s;
-}
-
-class JobEventStreamTest : public ::testing::Test {
+class JobEventStreamTest : public jobs::JobServiceFixture {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/coderunner-eventstream-XXXXXX";
-    root_ = mkdtemp(tmpl);
-    config_ = config::DefaultConfig();
-    config_.jobs.cache_ttl_s = 0;
-    auto store = store::SqliteJobStore::Open(root_ + "/jobs.db");
-    ASSERT_TRUE(store.ok()) << store.status().ToString();
-    store_ = std::move(*store);
-    engine_ = std::make_unique<testutil::ScriptedEngine>();
-    containers_ = std::make_unique<engine::ContainerClient>(*engine_, std::chrono::seconds(5));
-    images_ = std::make_unique<engine::ImageClient>(*engine_, std::chrono::seconds(5));
-    isolation::RunnerOptions options;
-    options.workspace_root = root_ + "/ws";
-    options.uids = &uids_;
-    runner_ = std::make_unique<isolation::ContainerRunner>(*containers_, policy_, options);
-    jobs::DeclareJobMetrics(metrics_);
-    jobs::JobServiceDeps deps;
-    deps.config = &config_;
-    deps.store = store_.get();
-    deps.queue = &queue_;
-    deps.hub = &hub_;
-    deps.metrics = &metrics_;
-    deps.images = images_.get();
-    deps.runner = runner_.get();
-    deps.containers = containers_.get();
-    service_ = std::make_unique<jobs::JobService>(deps);
-  }
-  void TearDown() override {
-    service_.reset();
-    runner_.reset();
-    store_.reset();
-    std::filesystem::remove_all(root_);
+    JobServiceFixture::SetUp();
+    if (!HasFatalFailure()) Service();
   }
 
   // What one WriteNext call of `stream` wrote (all its pieces); "" if it
@@ -78,19 +43,6 @@ class JobEventStreamTest : public ::testing::Test {
     return stream.WriteNext(sink) ? written : "";
   }
 
-  std::string root_;
-  config::Config config_;
-  std::unique_ptr<store::SqliteJobStore> store_;
-  std::unique_ptr<testutil::ScriptedEngine> engine_;
-  std::unique_ptr<engine::ContainerClient> containers_;
-  std::unique_ptr<engine::ImageClient> images_;
-  isolation::ContainerPolicy policy_{Settings(), "inst-1"};
-  isolation::UidPool uids_{isolation::kDefaultFirstJobUid, 8};
-  std::unique_ptr<isolation::ContainerRunner> runner_;
-  jobs::JobQueue queue_{10};
-  jobs::JobHub hub_;
-  MetricsRegistry metrics_;
-  std::unique_ptr<jobs::JobService> service_;
   FinalRecords finals_;
 };
 
