@@ -236,7 +236,10 @@ void LiveSandbox::RemoveContainer() {
     attach_.reset();
   }
   // Only once it is gone: until then its processes may still write.
-  if (removed.ok()) watch_.reset();
+  if (removed.ok() && watch_ != nullptr) {
+    if (removed_breach_.empty()) removed_breach_ = watch_->violation();
+    watch_.reset();
+  }
   container_id_.clear();
 }
 
@@ -256,6 +259,7 @@ Status LiveSandbox::Restart(const std::string& why) {
         "sandbox {}: volume {} was over its quota; writes since the last call were removed",
         spec_.id, spec_.volume.id);
   }
+  removed_breach_.clear();
   // A new pipe: whatever the old driver left unread must not reach the new one.
   CR_RETURN_IF_ERROR(NewChannel());
   return StartContainer();

@@ -235,7 +235,7 @@ Status LiveSandbox::WriteFrame(const std::string& frame, Clock::time_point deadl
 }
 
 bool LiveSandbox::RollBackVolume() {
-  if (volume_guard_ == nullptr || !volume_guard_->RollBackIfOver()) return false;
+  if (volume_guard_ == nullptr || !volume_guard_->RollBackIfOver(Breached())) return false;
   hashes_.clear();
   return true;
 }

@@ -22,7 +22,7 @@ bool LiveSandbox::ResetOutputIfOverBounds() {
   auto listing = isolation::ListTree(output_dir_, options);
   // Counted as init counts (directories too): a tree only the guard
   // finds over a bound would stop every new container at its start.
-  bool over = !listing.ok() || isolation::BreaksOutputBounds(*listing, caps);
+  bool over = Breached() || !listing.ok() || isolation::BreaksOutputBounds(*listing, caps);
   if (!over) return false;
   (void)isolation::RemoveTree(output_dir_);
   (void)isolation::CreateOutputDir(layout_.output_root, spec_.id, uid_);
@@ -88,12 +88,15 @@ std::string LiveSandbox::OutputBreach() const {
   return watch_ != nullptr ? watch_->violation() : std::string();
 }
 
+bool LiveSandbox::Breached() const { return !removed_breach_.empty() || !OutputBreach().empty(); }
+
 std::string LiveSandbox::SettleBreach() {
   std::string bound = OutputBreach();
   if (bound.empty()) return bound;
   RemoveContainer();
   if (ResetOutputIfOverBounds()) output_reset_ = true;
   (void)RollBackVolume();
+  removed_breach_.clear();
   return bound;
 }
 

@@ -11,9 +11,11 @@ void VolumeGuard::Settle() {
   settled_ = snap.ok() ? std::move(*snap) : isolation::OutputSnapshot();
 }
 
-bool VolumeGuard::RollBackIfOver() {
+bool VolumeGuard::RollBackIfOver(bool breached) {
   const isolation::OutputLimits limits{volume_.quota_bytes, 0, volume_.max_files};
-  if (isolation::BrokenBound(limits, isolation::MeasureOutput(dir_, limits)).empty()) return false;
+  if (!breached && isolation::BrokenBound(limits, isolation::MeasureOutput(dir_, limits)).empty()) {
+    return false;
+  }
   Status undone = settled_.RollBack(dir_);
   if (!undone.ok()) spdlog::error("volume {}: {}", volume_.id, undone.ToString());
   return true;

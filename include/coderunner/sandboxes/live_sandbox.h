@@ -155,10 +155,15 @@ class LiveSandbox {
   void WatchOutput();
   // The bound the watch found broken on the current container; "" none.
   std::string OutputBreach() const;
+  // Whether the watch found a bound broken on the current container or on
+  // one removed since /output was last settled.
+  bool Breached() const;
   // Replaces a broken container; the reason goes to the log.
   Status Restart(const std::string& why);
   // Empties /output if it breaks a bound (coderunner-init would stop a new
-  // container at once otherwise). True if it did.
+  // container at once otherwise), or if the watch found one broken: what a
+  // stopped writer left is what it wrote past the bound, even when it fits
+  // by the time it is counted again. True if it did.
   bool ResetOutputIfOverBounds();
   // Runs one call. When it broke the container, sets `*restart_why` and
   // leaves the replacement to the caller: a volume's over-quota writes must be
@@ -176,8 +181,9 @@ class LiveSandbox {
   void ExplainBrokenCall(const Status& written,
                          const std::optional<isolation::InitTrailer>& trailer, CallResult& r,
                          std::string* restart_why);
-  // Volume-backed /output: rolls back what broke its quota since the last
-  // settled point (and forgets cached hashes). True if it did.
+  // Volume-backed /output: rolls back what was written since the last
+  // settled point if it breaks the quota or the watch found it broken (and
+  // forgets cached hashes). True if it did.
   bool RollBackVolume();
   bool OnChunk(std::string_view chunk);
   Status WriteFrame(const std::string& frame, std::chrono::steady_clock::time_point deadline);
@@ -197,6 +203,9 @@ class LiveSandbox {
   std::unique_ptr<isolation::AttachedContainer> attach_;
   // The current container's /output watch; ended once it is removed.
   std::unique_ptr<isolation::OutputWatch::Handle> watch_;
+  // The bound it found broken, kept from a removed container's watch until
+  // /output is settled (Restart, SettleBreach).
+  std::string removed_breach_;
   int channel_fd_ = -1;
 
   // Output of the current call; guarded by feed_mu_ (the attach thread

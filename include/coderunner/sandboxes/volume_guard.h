@@ -30,11 +30,13 @@ class VolumeGuard {
 
   // If the volume breaks a bound (bytes counted as the disk holds them:
   // allocated blocks, a file at least its size, directories included; more
-  // entries than allowed; a tree too deep or unreadable), removes every
-  // entry created since the last Settle() and cuts every file that grew
-  // back to its size then, and returns true. What cannot be undone is
-  // logged; the volume may then still be over its quota.
-  bool RollBackIfOver();
+  // entries than allowed; a tree too deep or unreadable), or if `breached`
+  // (the watch found it over: what the stopped writer left counts as past
+  // the quota even if it fits now), removes every entry created since the
+  // last Settle() and cuts every file that grew back to its size then, and
+  // returns true. What cannot be undone is logged; the volume may then
+  // still be over its quota.
+  bool RollBackIfOver(bool breached);
 
  private:
   const std::string dir_;

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <optional>
 #include <string>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "coderunner/isolation/init_trailer.h"
+#include "coderunner/isolation/output_watch.h"
 #include "unit/isolation/scripted_engine.h"
 
 namespace coderunner::sandboxes {
@@ -271,6 +273,44 @@ TEST_F(LiveSandboxTest, OutputOverTheCapIsCutAndFlagged) {
   EXPECT_TRUE(r.stdout_truncated);
   EXPECT_FALSE(r.stderr_truncated);
   EXPECT_TRUE((*live)->Destroy().ok());
+}
+
+// The watch found /output over a bound and stopped the container. What the
+// killed writer left may fit by the time /output is counted again (a file
+// cut mid-write, blocks the filesystem had reserved and gave back): it is
+// emptied all the same, whether the manager settles the sandbox between
+// calls or the next call meets the dead container first.
+TEST_F(LiveSandboxTest, WhatTheWatchFoundOverIsEmptiedEvenIfItFitsWhenSettled) {
+  constexpr int64_t kFileCap = 8192;
+  for (const bool by_next_call : {false, true}) {
+    SCOPED_TRACE(by_next_call ? "the next call" : "the manager");
+    isolation::OutputWatchOptions quick;
+    quick.orphan_interval = std::chrono::milliseconds(10);
+    isolation::OutputWatch watch(quick);
+    layout_.output_watch = &watch;
+    layout_.output_caps.max_file_bytes = kFileCap;
+    testutil::ScriptedEngine engine;
+    ScriptEngine(engine, /*running=*/true);
+    engine.Answer("POST", "/containers/s1/kill?signal=KILL", 204, "");
+    auto live = Launch(engine);
+    ASSERT_TRUE(live.ok()) << live.status().ToString();
+    const std::string file = layout_.output_root + "/sbx-1/big";
+    std::ofstream(file, std::ios::binary) << std::string(4 * kFileCap, 'b');
+    ASSERT_TRUE(engine.WaitForRequest("POST", "/containers/s1/kill")) << "the watch never acted";
+    std::filesystem::resize_file(file, kFileCap / 2);
+
+    if (by_next_call) {
+      CallResult r = (*live)->Execute({}, "print(1)", 200);
+      EXPECT_TRUE(r.state_lost);
+      EXPECT_TRUE(r.output_reset);
+    } else {
+      EXPECT_EQ((*live)->SettleBreach(), isolation::kBoundFileTooLarge);
+    }
+    EXPECT_FALSE(std::filesystem::exists(file));
+    EXPECT_TRUE(std::filesystem::is_empty(layout_.output_root + "/sbx-1"));
+    EXPECT_TRUE((*live)->Destroy().ok());
+    layout_.output_watch = nullptr;
+  }
 }
 
 }  // namespace

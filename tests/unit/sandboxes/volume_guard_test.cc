@@ -47,6 +47,9 @@ struct GuardCase {
   bool want_rolled_back;
   std::set<std::string> want_files;  // What remains.
   std::set<std::string> want_dirs;   // What remains.
+  // The watch found the volume over while it was written (a file it saw
+  // larger, then cut by the writer's death mid-write).
+  bool breached = false;
 };
 
 class VolumeGuardTest : public ::testing::TestWithParam<GuardCase> {
@@ -106,7 +109,7 @@ TEST_P(VolumeGuardTest, RollsBackOnlyWhatBrokeTheQuotaSinceTheLastSettle) {
   VolumeGuard guard(dir_, v);
   guard.Settle();
   for (const auto& change : c.changes) Apply(change);
-  EXPECT_EQ(guard.RollBackIfOver(), c.want_rolled_back);
+  EXPECT_EQ(guard.RollBackIfOver(c.breached), c.want_rolled_back);
   EXPECT_EQ(Entries(false), c.want_files);
   EXPECT_EQ(Entries(true), c.want_dirs);
   // What stays holds no more than before the changes (nothing grown or
@@ -138,6 +141,15 @@ INSTANTIATE_TEST_SUITE_P(
                   false,
                   {"a", "b"},
                   {}},
+        GuardCase{"WhatTheWatchFoundOverGoesEvenIfItFitsNow",
+                  {{"a", k8}},
+                  {W("b", k8), D("d")},
+                  8 * kBlock,
+                  0,
+                  true,
+                  {"a"},
+                  {},
+                  true},
         GuardCase{"ExactlyAtQuotaIsNotOver",
                   {{"a", k8}},
                   {W("b", k8)},
@@ -239,7 +251,7 @@ TEST(VolumeGuardNoSettleTest, WithoutASettleEveryFileCountsAsNew) {
   isolation::VolumeMount v;
   v.quota_bytes = 4;
   VolumeGuard guard(dir, v);
-  EXPECT_TRUE(guard.RollBackIfOver());
+  EXPECT_TRUE(guard.RollBackIfOver(false));
   EXPECT_FALSE(fs::exists(dir + "/a"));
   fs::remove_all(dir);
 }
