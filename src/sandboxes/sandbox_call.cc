@@ -81,9 +81,8 @@ CallResult LiveSandbox::Call(const std::vector<isolation::InputFile>& files,
     }
   }
   const std::string nonce = NewId("eof").substr(4);
-  const std::string end = "\"eof\":\"" + nonce + "\"}\n";
   const size_t cap = static_cast<size_t>(spec_.limits.output_bytes);
-  CallStreams io{MarkerCut(end, cap), MarkerCut(end, cap)};
+  CallStreams io{MarkerCut(nonce, cap), MarkerCut(nonce, cap)};
   const auto deadline = t0 + std::chrono::milliseconds(timeout_ms);
   Status written = OkStatus();
   const bool ended = Converse(io, EncodeCall(nonce, timeout_ms, code), deadline, &written);

@@ -244,6 +244,37 @@ TEST_F(SandboxesTest, StateSurvivesARestartOfTheService) {
   EXPECT_EQ(got.json["restarts"], 0) << got.body;
 }
 
+// Issue 30: the service is killed in the middle of a call and restarted
+// before the call's program ends. The driver finishes that call, then
+// takes the next one: the next call's answer holds its own output only,
+// none of the interrupted call's, nor its end markers.
+TEST_F(SandboxesTest, ACallInterruptedByAServiceCrashNeverLeaksIntoTheNextCall) {
+  std::string py = Create(kAcme, {{"language", "python"}});
+  const std::string started = server_->artifacts_dir() + "/sandboxes/" + py + "/started";
+  const std::string interrupted =
+      "import sys, time\n"
+      "print('interrupted call, before', flush=True)\n"
+      "print('interrupted stderr', file=sys.stderr, flush=True)\n"
+      "open('/output/started', 'w').close()\n"
+      "time.sleep(3)\n"
+      "print('interrupted call, after')\n";
+  std::thread call([&] { (void)Exec(kAcme, py, interrupted); });
+  for (int i = 0; i < 2000 && !std::filesystem::exists(started); ++i) {
+    std::this_thread::sleep_for(5ms);
+  }
+  ASSERT_TRUE(std::filesystem::exists(started)) << "the call never ran";
+  server_->Kill9();
+  call.join();
+  auto restarted = std::make_unique<ServerProcess>(*server_);
+  ASSERT_TRUE(restarted->started()) << restarted->log();
+  server_ = std::move(restarted);
+  HttpAnswer a = Exec(kAcme, py, "import sys\nprint('next')\nprint('next err', file=sys.stderr)");
+  ASSERT_EQ(a.status, 200) << a.body;
+  EXPECT_EQ(a.json["status"], "succeeded") << a.body;
+  EXPECT_EQ(a.json["stdout"], "next\n") << a.body;
+  EXPECT_EQ(a.json["stderr"], "next err\n") << a.body;
+}
+
 TEST_F(SandboxesTest, ATimeoutInterruptsOnlyTheCallWhereTheInterpreterCan) {
   std::string py = Create(kAcme, {{"language", "python"}});
   ExpectOutput(py, "x = 5", "");

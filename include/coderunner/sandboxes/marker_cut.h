@@ -10,22 +10,26 @@
 
 namespace coderunner::sandboxes {
 
-// Keeps a call's output on one stream (capped) until `end` appears, and the
-// marker line that `end` closes. Unlike a job's, a sandbox's stream goes on
-// after a call: a thread or process the code left behind may keep writing,
-// so the marker is found wherever it lands, not only at the very end, and
-// whatever follows it is not the call's. Bytes that could still be part of
-// the marker line are held back (at most 2 * kHoldBytes plus one Feed), and
-// each byte is scanned a bounded number of times however small the writes.
-// Not thread-safe.
+// Keeps a call's output on one stream (capped) until its end marker appears,
+// and the marker line. Unlike a job's, a sandbox's stream goes on after a
+// call: a thread or process the code left behind may keep writing, so the
+// marker is found wherever it lands, not only at the very end, and whatever
+// follows it is not the call's. Before it, the stream may still carry the
+// end of an earlier call the service never read to its end (it was killed
+// or restarted mid-call, and the driver finished that call before taking
+// this one): a complete marker line with another nonce ends what is not
+// this call's, and everything up to it is dropped. Bytes that could still
+// be part of a marker line are held back (at most 2 * kHoldBytes plus one
+// Feed), and each byte is scanned a bounded number of times however small
+// the writes. Not thread-safe.
 class MarkerCut {
  public:
   // The longest marker line looked for, bytes.
   static constexpr size_t kHoldBytes = 640;
 
-  // `end`: the bytes the marker line ends with, e.g. "\"eof\":\"<nonce>\"}\n".
+  // `nonce`: the call's, which ends its marker lines as "\"eof\":\"<nonce>\"}\n".
   // `cap`: bytes of output kept (more is counted as truncated).
-  MarkerCut(std::string end, size_t cap) : end_(std::move(end)), out_(cap) {}
+  MarkerCut(std::string nonce, size_t cap) : nonce_(std::move(nonce)), cap_(cap), out_(cap) {}
 
   void Feed(std::string_view bytes);
   bool found() const { return found_; }
@@ -34,14 +38,22 @@ class MarkerCut {
   // Commits what is held back (the stream ended without the marker).
   void Flush();
   isolation::CappedOutput& out() { return out_; }
+  // Marker lines of earlier calls met (and what came before each dropped).
+  int foreign_markers() const { return foreign_markers_; }
 
  private:
-  std::string end_;
+  // Where the marker line that ends at held_[stop] starts, and its nonce;
+  // false if no marker line ends there.
+  bool MarkerLineEndingAt(size_t stop, size_t* start, std::string_view* nonce) const;
+
+  std::string nonce_;
+  size_t cap_;
   isolation::CappedOutput out_;
   std::string held_;
-  size_t searched_ = 0;  // No `end` starts in held_ before this.
+  size_t searched_ = 0;  // No marker line ends in held_ before this.
   std::string marker_;
   bool found_ = false;
+  int foreign_markers_ = 0;
 };
 
 }  // namespace coderunner::sandboxes

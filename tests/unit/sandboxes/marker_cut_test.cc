@@ -8,6 +8,7 @@
 namespace coderunner::sandboxes {
 namespace {
 
+const std::string kNonce = "abc123";
 const std::string kEnd = "\"eof\":\"abc123\"}\n";
 const std::string kMarker =
     "\x1e"
@@ -15,6 +16,13 @@ const std::string kMarker =
 const std::string kTrailer =
     "\x1e"
     "coderunner-init {\"exit_code\":0,\"timed_out\":0,\"eof\":\"abc123\"}\n";
+// An earlier call's, that the service never read to its end.
+const std::string kEarlierMarker =
+    "\x1e"
+    "coderunner-init {\"eof\":\"zzz\"}\n";
+const std::string kEarlierTrailer =
+    "\x1e"
+    "coderunner-init {\"exit_code\":1,\"timed_out\":0,\"eof\":\"old-9\"}\n";
 
 // How the feeds reach the cut: as given, or one byte per Feed call (the
 // bytes are split in the test body, not here: a table of 300k one-byte
@@ -36,7 +44,7 @@ class MarkerCutTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(MarkerCutTest, CutsAtTheMarkerWhereverItLands) {
   const Case& c = GetParam();
-  MarkerCut cut(kEnd, c.cap);
+  MarkerCut cut(kNonce, c.cap);
   for (const auto& f : c.feeds) {
     if (c.split == Split::kAsGiven) {
       cut.Feed(f);
@@ -107,14 +115,52 @@ INSTANTIATE_TEST_SUITE_P(
              "print " + kEnd + "and on\n",
              "",
              false},
-        Case{"AnotherNonceIsOutput",
-             {"\x1e"
-              "coderunner-init {\"eof\":\"zzz\"}\n"},
+        Case{"AnEarlierCallsEndIsNotThisCallsOutput",
+             {"old\n" + kEarlierMarker},
              kAsGiven,
              100,
              false,
-             "\x1e"
-             "coderunner-init {\"eof\":\"zzz\"}\n",
+             "",
+             "",
+             false},
+        Case{"WhatAnEarlierCallLeftIsDropped",
+             {"old output\n" + kEarlierMarker + "new\n" + kMarker},
+             kAsGiven,
+             100,
+             true,
+             "new\n",
+             kMarker,
+             false},
+        Case{"WhatAnEarlierCallLeftIsDroppedByteByByte",
+             {"old output\n", kEarlierMarker, "new\n", kMarker},
+             kOneByteEach,
+             100,
+             true,
+             "new\n",
+             kMarker,
+             false},
+        Case{"AnEarlierCallsTrailerOnStderr",
+             {"Traceback\n" + kEarlierTrailer, "err\n", kTrailer},
+             kAsGiven,
+             100,
+             true,
+             "err\n",
+             kTrailer,
+             false},
+        Case{"AnEarlierCallsFloodDoesNotTruncateThisOne",
+             {std::string(5000, 'o'), kEarlierMarker + "x" + kMarker},
+             kAsGiven,
+             10,
+             true,
+             "x",
+             kMarker,
+             false},
+        Case{"EarlierEndWithoutItsLineStartIsOutput",
+             {"print \"eof\":\"zzz\"}\n"},
+             kAsGiven,
+             100,
+             false,
+             "print \"eof\":\"zzz\"}\n",
              "",
              false},
         Case{"CappedOutputStillFindsTheMarker",
