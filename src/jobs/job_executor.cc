@@ -54,6 +54,15 @@ bool BackoffWait(isolation::CancelToken& token, std::chrono::milliseconds d) {
   return !token.cancelled();
 }
 
+// A store that cannot take a result now: a full disk, a store that is down.
+// Offered again until it can (StoreResult).
+bool MayTakeItLater(const Status& s) {
+  return s.code() == StatusCode::kResourceExhausted || s.code() == StatusCode::kUnavailable;
+}
+
+constexpr std::chrono::milliseconds kStoreRetryFirst{100};
+constexpr std::chrono::milliseconds kStoreRetryMax{2000};
+
 }  // namespace
 
 std::set<std::string> JobExecutor::Active() const {
@@ -66,7 +75,36 @@ int JobExecutor::running() const {
   return static_cast<int>(active_.size());
 }
 
-void JobExecutor::Shutdown() { shutdown_ = true; }
+void JobExecutor::Shutdown() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    shutdown_ = true;
+  }
+  shutdown_cv_.notify_all();
+}
+
+Status JobExecutor::StoreResult(const std::string& id, store::JobStatus status, int64_t finished,
+                                const std::string& stored_json, const std::string& image_digest,
+                                int64_t artifact_bytes) {
+  auto backoff = kStoreRetryFirst;
+  for (int tries = 1;; ++tries) {
+    Status done = deps_.store->Transition(id, status, finished, stored_json, image_digest,
+                                          deps_.node, artifact_bytes);
+    if (done.ok() || !MayTakeItLater(done)) return done;
+    if (tries == 1) {
+      spdlog::error("job {}: cannot store result: {}; offering it again until the store takes it",
+                    id, done.ToString());
+    }
+    deps_.metrics->Increment("coderunner_result_store_retries_total", {{"reason", done.reason()}});
+    std::unique_lock<std::mutex> lock(mu_);
+    if (shutdown_cv_.wait_for(lock, backoff, [&] { return shutdown_.load(); })) {
+      spdlog::error("job {}: result not stored at shutdown ({} tries): {}", id, tries,
+                    done.ToString());
+      return done;
+    }
+    backoff = std::min(backoff * 2, kStoreRetryMax);
+  }
+}
 
 bool JobExecutor::WaitIdle(std::chrono::steady_clock::time_point deadline) {
   std::unique_lock<std::mutex> lock(mu_);
@@ -346,8 +384,8 @@ bool JobExecutor::Complete(const store::JobRecord& record, store::JobStatus stat
   int64_t finished = NowMs();
   // Measured once nothing writes them, and recorded with the terminal move.
   const std::string& artifacts_dir = deps_.config->artifacts.dir;
-  Status done = deps_.store->Transition(id, status, finished, stored_json, image_digest, deps_.node,
-                                        KeptArtifactBytes(artifacts_dir, id));
+  Status done = StoreResult(id, status, finished, stored_json, image_digest,
+                            KeptArtifactBytes(artifacts_dir, id));
   if (!done.ok()) {
     if (done.reason() == store::kReasonLeaseLost) {
       spdlog::warn("job {}: lease lost (another node owns it now); result dropped", id);

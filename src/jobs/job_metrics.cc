@@ -17,6 +17,9 @@ void DeclareJobMetrics(MetricsRegistry& m) {
   m.DeclareCounter("coderunner_cache_hits_total", "Jobs answered from the result cache.");
   m.DeclareCounter("coderunner_cache_misses_total", "Cacheable jobs not found in the cache.");
   m.DeclareCounter("coderunner_jobs_rejected_total", "Submissions refused, by reason.");
+  m.DeclareCounter("coderunner_result_store_retries_total",
+                   "Times a job's result was offered to the store again because it could not "
+                   "take it (a full disk, a store that is down), by reason.");
   m.DeclareCounter("coderunner_footprint_purges_total",
                    "Finished jobs purged (record and artifacts) before jobs.retention_s because "
                    "their tenant's retained artifact or stored output bytes passed its tier's "

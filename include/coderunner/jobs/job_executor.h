@@ -80,8 +80,10 @@ class JobExecutor {
  public:
   explicit JobExecutor(JobExecutorDeps deps) : deps_(deps) {}
 
-  // Runs job `id`. Failures of ours end the job as error; only a store that
-  // cannot be written leaves it non-terminal (recovery handles it later).
+  // Runs job `id`. Failures of ours end the job as error. A store that
+  // cannot take the result is offered it again until it does (StoreResult);
+  // only a shutdown meanwhile leaves the job non-terminal (recovery handles
+  // it at the next start).
   // Fleet mode: runs it only while it is running and owned by deps.node (a
   // job whose lease was lost while it waited here is left alone).
   void Execute(const std::string& id);
@@ -154,6 +156,13 @@ class JobExecutor {
   // the raw one to the waiters that read it (Complete).
   void Commit(const store::JobRecord& record, JobChannel& channel, Attempt& attempt,
               int64_t started);
+  // The store's Transition of job `id` to its terminal `status`, offered
+  // again with backoff while the store cannot take it now (a full disk, a
+  // store that is down) until it does or Shutdown() is called: a job is
+  // never left running, to be run again by recovery, while its node goes on.
+  Status StoreResult(const std::string& id, store::JobStatus status, int64_t finished,
+                     const std::string& stored_json, const std::string& image_digest,
+                     int64_t artifact_bytes);
   // After RequeueActive: puts the stopped job `record` back in the queued
   // state. False if it is already terminal (a user's cancel won).
   bool Requeue(const store::JobRecord& record);
@@ -169,6 +178,7 @@ class JobExecutor {
   std::set<std::string> active_;
   std::condition_variable idle_cv_;  // Notified when active_ shrinks.
   std::atomic<bool> shutdown_{false};
+  std::condition_variable shutdown_cv_;  // With mu_: Shutdown() was called.
   std::atomic<bool> requeue_cancelled_{false};
 };
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "coderunner/store/sqlite_job_store.h"
+#include "unit/jobs/forwarding_store.h"
 
 namespace coderunner::jobs {
 namespace {
@@ -22,9 +23,9 @@ using store::JobRecord;
 using store::JobStatus;
 
 // Forwards every call to `inner`, recording the `max` of each Claim.
-class CountingStore : public store::JobStore {
+class CountingStore : public testutil::ForwardingStore {
  public:
-  explicit CountingStore(store::JobStore& inner) : inner_(inner) {}
+  using ForwardingStore::ForwardingStore;
   std::vector<int> claims() const {
     std::lock_guard<std::mutex> lock(mu_);
     return claims_;
@@ -38,55 +39,8 @@ class CountingStore : public store::JobStore {
     }
     return inner_.Claim(node, max, now_ms, lease_ms);
   }
-  Status Insert(const std::vector<JobRecord>& records) override { return inner_.Insert(records); }
-  Status Transition(const std::string& id, JobStatus to, int64_t at_ms,
-                    const std::string& result_json, const std::string& image_digest,
-                    const std::string& owner, int64_t artifact_bytes) override {
-    return inner_.Transition(id, to, at_ms, result_json, image_digest, owner, artifact_bytes);
-  }
-  StatusOr<std::vector<std::string>> RenewLeases(const std::string& node,
-                                                 const std::vector<std::string>& ids,
-                                                 int64_t now_ms, int64_t lease_ms) override {
-    return inner_.RenewLeases(node, ids, now_ms, lease_ms);
-  }
-  StatusOr<store::ExpiredLeases> RequeueExpired(int64_t now_ms, int max_attempts,
-                                                const std::string& result) override {
-    return inner_.RequeueExpired(now_ms, max_attempts, result);
-  }
-  Status UpdateProgress(const std::string& id, const std::string& progress) override {
-    return inner_.UpdateProgress(id, progress);
-  }
-  StatusOr<JobRecord> Get(const std::string& id, const std::string& tenant) override {
-    return inner_.Get(id, tenant);
-  }
-  StatusOr<store::ListPage> List(const store::ListFilter& filter) override {
-    return inner_.List(filter);
-  }
-  StatusOr<std::vector<JobRecord>> NonTerminal() override { return inner_.NonTerminal(); }
-  StatusOr<std::vector<std::string>> PurgeFinishedBefore(int64_t before_ms) override {
-    return inner_.PurgeFinishedBefore(before_ms);
-  }
-  StatusOr<store::Footprint> TenantFootprint(const std::string& tenant) override {
-    return inner_.TenantFootprint(tenant);
-  }
-  StatusOr<std::vector<std::string>> PurgeBeyond(const std::string& tenant,
-                                                 const store::FootprintBounds& bounds) override {
-    return inner_.PurgeBeyond(tenant, bounds);
-  }
-  StatusOr<std::optional<std::string>> CacheGet(const std::string& key, int64_t now_ms) override {
-    return inner_.CacheGet(key, now_ms);
-  }
-  Status CachePut(const std::string& key, const std::string& result_json,
-                  int64_t expires_at_ms) override {
-    return inner_.CachePut(key, result_json, expires_at_ms);
-  }
-  StatusOr<int> CachePurgeExpired(int64_t now_ms) override {
-    return inner_.CachePurgeExpired(now_ms);
-  }
-  Status Ping() override { return inner_.Ping(); }
 
  private:
-  store::JobStore& inner_;
   mutable std::mutex mu_;
   std::vector<int> claims_;
 };

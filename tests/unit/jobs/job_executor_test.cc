@@ -9,8 +9,10 @@
 #include <chrono>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "coderunner/isolation/container_runner.h"
@@ -18,6 +20,7 @@
 #include "coderunner/store/sqlite_job_store.h"
 #include "jobs/job_metrics.h"
 #include "unit/isolation/scripted_engine.h"
+#include "unit/jobs/forwarding_store.h"
 
 namespace coderunner::jobs {
 namespace {
@@ -47,6 +50,35 @@ json InspectBody(int exit_code) {
       {"State",
        {{"Status", "exited"}, {"Running", false}, {"ExitCode", exit_code}, {"OOMKilled", false}}}};
 }
+
+// A store whose disk is full for a job's terminal move: the first
+// `refusals` of them fail as SQLite's SQLITE_FULL does.
+class FullDiskStore : public testutil::ForwardingStore {
+ public:
+  FullDiskStore(store::JobStore& inner, int refusals)
+      : ForwardingStore(inner), refusals_(refusals) {}
+  Status Transition(const std::string& id, JobStatus to, int64_t at_ms,
+                    const std::string& result_json, const std::string& image_digest,
+                    const std::string& owner, int64_t artifact_bytes) override {
+    if (store::IsTerminal(to)) {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++terminal_tries_;
+      if (refusals_ < 0 || terminal_tries_ <= refusals_) {
+        return ResourceExhaustedError("database or disk is full (sqlite 13)", "disk_full");
+      }
+    }
+    return inner_.Transition(id, to, at_ms, result_json, image_digest, owner, artifact_bytes);
+  }
+  int terminal_tries() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return terminal_tries_;
+  }
+
+ private:
+  const int refusals_;  // -1: every one.
+  mutable std::mutex mu_;
+  int terminal_tries_ = 0;
+};
 
 class JobExecutorTest : public ::testing::Test {
  protected:
@@ -236,6 +268,46 @@ TEST_F(JobExecutorTest, JobCancelledWhileQueuedNeverReachesTheEngine) {
   EXPECT_EQ(Stored().status, store::JobStatus::kCancelled);
   EXPECT_TRUE(engine_->Seen().empty());
   EXPECT_TRUE(executor.Active().empty());
+}
+
+// Issue 30: a result write that failed on a full disk left the job running
+// until a restart ran it a second time. The result is offered again until
+// the store takes it; only a shutdown meanwhile stops that.
+TEST_F(JobExecutorTest, AResultTheStoreCannotTakeIsOfferedAgainUntilItIs) {
+  struct Case {
+    const char* name;
+    int refusals;  // -1: the disk stays full.
+    store::JobStatus want;
+  };
+  const std::vector<Case> cases = {
+      {"full for three writes", 3, store::JobStatus::kSucceeded},
+      {"full until the shutdown", -1, store::JobStatus::kRunning},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    Reset();
+    ScriptRun(0, /*trailer=*/true);
+    auto channel = Accept(/*fail_fast=*/false);
+    FullDiskStore full(*store_, c.refusals);
+    JobExecutorDeps deps = Deps();
+    deps.store = &full;
+    JobExecutor executor(deps);
+    std::thread worker([&] { executor.Execute(kJob); });
+    if (c.refusals < 0) {
+      while (full.terminal_tries() < 3) std::this_thread::yield();
+      executor.Shutdown();
+    }
+    worker.join();
+
+    EXPECT_EQ(Stored().status, c.want);
+    if (c.refusals >= 0) {
+      EXPECT_EQ(full.terminal_tries(), c.refusals + 1);
+      EXPECT_EQ(metrics_->Value("coderunner_result_store_retries_total", {{"reason", "disk_full"}}),
+                c.refusals);
+      EXPECT_TRUE(channel->terminal());
+    }
+    EXPECT_TRUE(executor.Active().empty());
+  }
 }
 
 }  // namespace
