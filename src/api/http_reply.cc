@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "coderunner/auth/long_request_limiter.h"
+#include "coderunner/common/disk_room.h"
 #include "coderunner/isolation/safe_tree.h"
 #include "http_status.h"
 
@@ -42,7 +43,11 @@ void ReplyFile(httplib::Response& res, int fd, int64_t size, const std::string& 
 
 void SetRetryAfter(httplib::Response& res, const Status& status) {
   if (status.code() != StatusCode::kResourceExhausted) return;
-  res.set_header("Retry-After", status.reason() == auth::kTooManyLongRequests ? "2" : "1");
+  const char* seconds = "1";
+  if (status.reason() == auth::kTooManyLongRequests) seconds = "2";
+  // Room comes back when results are fetched and purged, not in a second.
+  if (status.reason() == kReasonDiskFull) seconds = "30";
+  res.set_header("Retry-After", seconds);
 }
 
 void ReplyError(httplib::Response& res, const Status& status) {

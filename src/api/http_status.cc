@@ -2,6 +2,7 @@
 
 #include "coderunner/auth/authenticator.h"
 #include "coderunner/common/bounded_json.h"
+#include "coderunner/common/disk_room.h"
 #include "coderunner/engine/volumes.h"
 #include "coderunner/sandboxes/sandbox_manager.h"
 
@@ -29,6 +30,8 @@ int HttpStatusFor(const Status& status) {
       }
       return 422;
     case StatusCode::kResourceExhausted:
+      // Not the client's rate: the node's disk (Insufficient Storage).
+      if (status.reason() == kReasonDiskFull) return 507;
       return 429;
     case StatusCode::kUnavailable:
       return 503;

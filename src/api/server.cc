@@ -8,6 +8,7 @@
 
 #include "auth_adapter.h"
 #include "code_runner_gate.h"
+#include "coderunner/common/disk_room.h"
 #include "coderunner/common/logging.h"
 #include "coderunner/engine/transport.h"
 #include "http_reply.h"
@@ -34,6 +35,19 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kRequestIdHeader = "X-Request-Id";
+
+// The longest a probe (/readyz, /v1/languages) waits for the engine and the
+// store; past it, the answer is 503 (probe_cache.h).
+constexpr std::chrono::milliseconds kProbeWaitBound{2000};
+
+// The answer of a probe whose check did not end within kProbeWaitBound.
+ProbeAnswer ProbeOverdue(const char* what) {
+  Status s = UnavailableError(std::string(what) +
+                                  " not known: the engine or the job store did not answer within " +
+                                  std::to_string(kProbeWaitBound.count()) + " ms",
+                              engine::kReasonEngineUnavailable);
+  return {HttpStatusFor(s), ErrorJson(s).dump()};
+}
 
 // When the request this thread handles arrived, for the access line.
 thread_local std::chrono::steady_clock::time_point request_started;
@@ -105,8 +119,12 @@ Server::Server(ServerDeps deps)
       http_(std::make_unique<httplib::Server>()),
       routes_(*http_, BodyPolicyFor(*deps.config, *deps.authenticator)),
       long_requests_(deps.metrics),
-      readyz_cache_(std::chrono::milliseconds(deps.config->server.probe_cache_ms)),
-      languages_cache_(std::chrono::milliseconds(deps.config->server.probe_cache_ms)) {
+      readyz_cache_(
+          std::chrono::milliseconds(deps.config->server.probe_cache_ms), kProbeWaitBound,
+          [this] { return ReadyAnswer(); }, ProbeOverdue("readiness")),
+      languages_cache_(
+          std::chrono::milliseconds(deps.config->server.probe_cache_ms), kProbeWaitBound,
+          [this] { return LanguagesAnswer(); }, ProbeOverdue("the languages' images")) {
   int threads = deps_.config->server.threads;
   // Slow and idle clients cannot hold the threads (connection_guard.h).
   http_->new_task_queue = [this, threads] {
@@ -141,24 +159,17 @@ void Server::Routes() {
     return Answer::Json(200, {{"status", "ok"}});
   }));
 
-  // Both ask the engine and need no key: answered from a short cache, so
-  // an anonymous flood makes at most one engine check per
-  // server.probe_cache_ms.
+  // Both ask the engine and need no key: answered from a short cache
+  // computed off the request path (probe_cache.h), so an anonymous flood
+  // makes at most one engine check per server.probe_cache_ms, and a stalled
+  // engine holds no thread past kProbeWaitBound.
   routes_.Get("/readyz", auth.Open([this](const httplib::Request&) -> StatusOr<Answer> {
-    ProbeAnswer a = readyz_cache_.Get([this] {
-      Status ready = CheckReady();
-      json body = ready.ok() ? json{{"status", "ready"}} : ErrorJson(ready);
-      if (native()) {
-        body["runtime"] = "native";
-        body["warning"] = kNativeWarning;
-      }
-      return ProbeAnswer{ready.ok() ? 200 : HttpStatusFor(ready), body.dump()};
-    });
+    ProbeAnswer a = readyz_cache_.Get();
     return Answer::Text(a.status, a.body);
   }));
 
   routes_.Get("/v1/languages", auth.Open([this](const httplib::Request&) -> StatusOr<Answer> {
-    ProbeAnswer a = languages_cache_.Get([this] { return LanguagesAnswer(); });
+    ProbeAnswer a = languages_cache_.Get();
     return Answer::Text(a.status, a.body);
   }));
 
@@ -251,6 +262,16 @@ std::string Server::MetricsText() {
   return metrics.RenderPrometheus();
 }
 
+ProbeAnswer Server::ReadyAnswer() {
+  Status ready = CheckReady();
+  json body = ready.ok() ? json{{"status", "ready"}} : ErrorJson(ready);
+  if (native()) {
+    body["runtime"] = "native";
+    body["warning"] = kNativeWarning;
+  }
+  return ProbeAnswer{ready.ok() ? 200 : HttpStatusFor(ready), body.dump()};
+}
+
 ProbeAnswer Server::LanguagesAnswer() {
   json langs = json::array();
   for (const auto& l : deps_.config->languages) {
@@ -272,6 +293,10 @@ Status Server::CheckReady() {
                               store::kReasonStoreUnavailable);
     }
   }
+  // Nor one without room to run what it accepts (every submission gets 507).
+  const config::Config& c = *deps_.config;
+  CR_RETURN_IF_ERROR(
+      CheckDiskRoom({c.data_dir, c.workspace_dir, c.artifacts.dir}, c.jobs.disk_reserve_bytes));
   Status ping = deps_.system->Ping();
   if (!ping.ok()) {
     return UnavailableError("engine not reachable: " + ping.message(),

@@ -110,6 +110,7 @@ const Field<JobsConfig> kJobsFields[] = {
     {"janitor_interval_s", &JobsConfig::janitor_interval_s, U::kSeconds, AtLeast(1)},
     {"max_wait_s", &JobsConfig::max_wait_s, U::kSeconds, Between(1, 3600)},
     {"max_batch", &JobsConfig::max_batch, U::kCount, Between(1, 1000)},
+    {"disk_reserve_bytes", &JobsConfig::disk_reserve_bytes, U::kBytes, AtLeast(0)},
     {"webhook_allow_private", &JobsConfig::webhook_allow_private},
 };
 

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "coderunner/common/disk_room.h"
 #include "coderunner/isolation/file_path.h"
 #include "coderunner/isolation/safe_tree.h"
 
@@ -18,7 +19,7 @@ namespace {
 Status ErrnoStatus(const std::string& what, int err) {
   if (err == EEXIST) return AlreadyExistsError(what + ": " + strerror(err), "file_exists");
   if (err == ENOSPC || err == EDQUOT) {
-    return ResourceExhaustedError(what + ": " + strerror(err), "disk_full");
+    return ResourceExhaustedError(what + ": " + strerror(err), kReasonDiskFull);
   }
   return InternalError(what + ": " + strerror(err), "workspace_io");
 }

@@ -3,6 +3,7 @@
 // refusal counted in coderunner_jobs_rejected_total.
 #include <string>
 
+#include "coderunner/common/disk_room.h"
 #include "coderunner/jobs/job_service.h"
 #include "coderunner/store/queue_bounds.h"
 
@@ -24,6 +25,16 @@ Status JobService::Draining() {
   deps_.metrics->Increment("coderunner_jobs_rejected_total", {{"reason", "shutting_down"}});
   return UnavailableError("the service is shutting down; retry against another instance or later",
                           "shutting_down");
+}
+
+Status JobService::RoomOnDisk() {
+  const config::Config& c = *deps_.config;
+  Status room =
+      CheckDiskRoom({c.data_dir, c.workspace_dir, c.artifacts.dir}, c.jobs.disk_reserve_bytes);
+  if (!room.ok()) {
+    deps_.metrics->Increment("coderunner_jobs_rejected_total", {{"reason", kReasonDiskFull}});
+  }
+  return room;
 }
 
 Status JobService::TierQueueFull(const config::TierConfig& tier) {

@@ -46,6 +46,12 @@ JobExecutorDeps ExecutorDepsOf(const JobServiceDeps& d, OutputRelay* relay,
   return e;
 }
 
+// How long an image's digest stands before it is looked up again (a
+// rebuilt image is noticed within it), and how long a submission waits for
+// the digest of an image never looked up (image_digests.h).
+constexpr std::chrono::seconds kDigestTtl{10};
+constexpr std::chrono::seconds kFirstDigestWait{2};
+
 JobJanitorDeps JanitorDepsOf(const JobServiceDeps& d) {
   return JobJanitorDeps{d.config, d.store, d.containers, d.pool};
 }
@@ -62,7 +68,7 @@ JobService::JobService(JobServiceDeps deps)
              [allow_private = deps.config->jobs.webhook_allow_private](const std::string& url) {
                return ValidateCallbackUrl(url, allow_private);
              }},
-      digests_(deps.images, std::chrono::seconds(10)),
+      digests_(deps.images, kDigestTtl, kFirstDigestWait),
       relay_(deps.fleet && deps.notices != nullptr
                  ? std::make_unique<OutputRelay>(OutputRelayDeps{
                        deps.hub, deps.notices,
@@ -302,6 +308,7 @@ StatusOr<Accepted> JobService::Enqueue(store::JobRecord rec, const config::TierC
                                        int64_t output_cap, size_t batch_hits,
                                        std::unique_ptr<RunnableJob> prepared) {
   const std::string tenant = rec.tenant;
+  CR_RETURN_IF_ERROR(RoomOnDisk());
   std::shared_lock<std::shared_mutex> draining_lock(submit_mu_);
   // In a fleet the bounds are counted in the store, with the insert.
   CR_RETURN_IF_ERROR(FleetBounds() ? Draining() : CheckAdmission(tenant, tier, batch_hits));

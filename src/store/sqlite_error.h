@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "coderunner/common/disk_room.h"  // kReasonDiskFull
 #include "coderunner/common/status.h"
 #include "coderunner/store/job_store.h"  // kReasonStoreUnavailable
 
@@ -14,7 +15,6 @@ struct sqlite3;
 namespace coderunner::store {
 
 // Reasons of the store's errors that are not part of job_store.h's contract.
-inline constexpr const char* kReasonDiskFull = "disk_full";
 inline constexpr const char* kReasonStoreCorrupt = "store_corrupt";
 inline constexpr const char* kReasonStoreError = "store_error";
 

@@ -1,14 +1,17 @@
-// ProbeCache: a short-lived copy of the answer of a route that asks the
-// engine and needs no key (GET /readyz, GET /v1/languages), so that a flood
-// of anonymous requests makes at most one engine check per period.
+// ProbeCache: the answer of a route that asks the engine or the store and
+// needs no key (GET /readyz, GET /v1/languages), computed off the request
+// path, so that neither a flood of anonymous requests nor an engine that
+// stalls can hold the service's HTTP threads.
 #ifndef CODERUNNER_API_PROBE_CACHE_H_
 #define CODERUNNER_API_PROBE_CACHE_H_
 
 #include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 
 namespace coderunner::api {
 
@@ -18,29 +21,50 @@ struct ProbeAnswer {
   std::string body;
 };
 
-// Holds the last answer for `ttl`. Single flight: while one caller computes
-// an answer, the others wait for it and share it, so at most one
-// computation runs per period however many requests arrive at once.
-// Failures are kept too (an engine that is down is asked again only after
-// `ttl`). Thread-safe.
+// Holds the last answer for `ttl`. A caller that finds none that fresh asks
+// the cache's own thread for one and waits for it, at most `wait_bound`
+// from when that computation began: a computation already overdue (the
+// engine stalls) is not waited for at all, and the caller gets `overdue`.
+// Single flight: one computation at a time, its answer shared by every
+// caller waiting for it, so at most one runs per period however many
+// requests arrive. Failures are kept too (an engine that is down is asked
+// again only after `ttl`). Thread-safe.
 class ProbeCache {
  public:
   using Clock = std::chrono::steady_clock;
+  using Compute = std::function<ProbeAnswer()>;
 
-  // `ttl` 0: every call computes (no caching, calls not serialized).
-  explicit ProbeCache(std::chrono::milliseconds ttl) : ttl_(ttl) {}
+  // `ttl` 0: each call waits for a computation that was under way or began
+  // after it was made (none is kept for later calls).
+  ProbeCache(std::chrono::milliseconds ttl, std::chrono::milliseconds wait_bound, Compute compute,
+             ProbeAnswer overdue);
+  // Waits for a computation under way (as long as the engine call takes).
+  ~ProbeCache();
+  ProbeCache(const ProbeCache&) = delete;
+  ProbeCache& operator=(const ProbeCache&) = delete;
 
-  // The answer from within the last `ttl` (measured from when it was
-  // computed), or `compute`'s answer, kept. `compute` runs on the calling
-  // thread, with no other computation of this cache running; it must not
-  // call Get on the same cache.
-  ProbeAnswer Get(const std::function<ProbeAnswer()>& compute);
+  ProbeAnswer Get();
+
+  // Computations begun so far.
+  int computations() const;
 
  private:
+  void Loop();
+
   const std::chrono::milliseconds ttl_;
-  std::mutex mu_;  // Held across a computation (the single flight).
+  const std::chrono::milliseconds wait_bound_;
+  const Compute compute_;
+  const ProbeAnswer overdue_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
   std::optional<ProbeAnswer> answer_;
   Clock::time_point computed_at_;
+  bool wanted_ = false;     // A caller asked; the thread has not begun yet.
+  bool computing_ = false;  // Asked for and not finished.
+  Clock::time_point asked_at_;
+  int computations_ = 0;
+  bool stopping_ = false;
+  std::thread thread_;  // Started by the first Get.
 };
 
 }  // namespace coderunner::api

@@ -73,7 +73,8 @@ struct ServerDeps {
 //                        store and the engine, and the body carries
 //                        "runtime": "native" and a "warning")
 // (/v1/languages and /readyz need no key and answer from the last engine
-// check within server.probe_cache_ms; see probe_cache.h)
+// check within server.probe_cache_ms, or 503 when the engine or the store
+// does not answer within 2 s; see probe_cache.h)
 //   GET  /openapi.json   the OpenAPI 3 document of every route (openapi.h)
 //   GET  /metrics        Prometheus text (no key)
 //   GET  /v1/nodes       the fleet's nodes, for an admin key (nodes_route.h)
@@ -101,11 +102,13 @@ class Server {
   // Stops serving; safe from any thread (including a signal-watching one).
   void Stop();
 
-  // Readiness: OK, or Unavailable naming the first problem: the job store
-  // not answering its ping ("store_unavailable"), then the engine, then
-  // every missing image (not in native mode) and how to get it. Asks the
-  // store and the engine every time (GET /readyz answers from a short cache
-  // of it); blocks up to the store's connect timeout while it is down.
+  // Readiness: OK, or the first problem: the job store not answering its
+  // ping (Unavailable "store_unavailable"), a directory the jobs write to
+  // with less than jobs.disk_reserve_bytes free (ResourceExhausted
+  // "disk_full": 507), the engine, then every missing image (not in native
+  // mode) and how to get it. Asks the store and the engine every time (GET
+  // /readyz answers from a short cache of it, computed off the request
+  // path); blocks up to the store's connect timeout while it is down.
   Status CheckReady();
 
   // Every route registered (method, httplib pattern, OpenAPI path), fixed
@@ -119,6 +122,8 @@ class Server {
   // httplib's error, exception, post-routing (response_headers.h) and
   // access-log handlers.
   void Hooks();
+  // The GET /readyz answer (CheckReady).
+  ProbeAnswer ReadyAnswer();
   // The GET /v1/languages answer, asking the engine for each image
   // (LanguageEntry per language). Unavailable engine: its error answer.
   ProbeAnswer LanguagesAnswer();
@@ -136,6 +141,7 @@ class Server {
   // Used when deps.rate_limiter is null.
   auth::LocalRateLimiter local_rate_limiter_;
   auth::LongRequestLimiter long_requests_;
+  // Last: their threads call the members above.
   ProbeCache readyz_cache_;
   ProbeCache languages_cache_;
   int port_ = 0;

@@ -258,6 +258,11 @@ struct JobsConfig {
   int64_t janitor_interval_s = 60;  // Orphan sweep and purge period. s; 60.
   int64_t max_wait_s = 300;         // Upper bound of /wait?timeout_s. s; 300.
   int max_batch = 50;               // Entries in POST /v1/jobs/batch. Count; 50.
+  // Free bytes kept on each of data_dir, workspace_dir and artifacts.dir
+  // for the jobs already accepted (their workspaces, artifacts and
+  // results): below it a submission is refused (507 disk_full) and
+  // /readyz is false. Bytes; 64 MiB. 0: refuse only once a disk is full.
+  int64_t disk_reserve_bytes = 64LL << 20;
   // Allow webhook callbacks to loopback, link-local and private addresses.
   bool webhook_allow_private = false;
 };

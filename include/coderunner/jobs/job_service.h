@@ -255,6 +255,10 @@ class JobService {
   // 429s of a full tier queue and a full queue (of `capacity` jobs), each
   // counted in coderunner_jobs_rejected_total. Draining requires submit_mu_.
   Status Draining();
+  // 507 disk_full (counted there too) while a directory the jobs write to
+  // has less than jobs.disk_reserve_bytes free: room is kept for the jobs
+  // already accepted, and every submission meets the same answer.
+  Status RoomOnDisk();
   Status TierQueueFull(const config::TierConfig& tier);
   Status QueueFull(size_t capacity);
   // True when admission is fleet-wide: fleet mode on a store that is a

@@ -23,6 +23,9 @@ TEST(HttpStatusTest, MapsEveryCode) {
       {FailedPreconditionError("m", "forbidden"), 403},
       {FailedPreconditionError("m", "volume_in_use"), 409},
       {ResourceExhaustedError("m"), 429},
+      {ResourceExhaustedError("m", "rate_limited"), 429},
+      // A full disk is the node's, not the client's rate.
+      {ResourceExhaustedError("m", "disk_full"), 507},
       {UnavailableError("m"), 503},
       {DeadlineExceededError("m"), 504},
       {InternalError("m"), 500},

@@ -96,6 +96,7 @@ class Rig {
   Rig() : dir_(MakeTempDir()) {
     config_.server.listen = "127.0.0.1:0";
     config_.server.probe_cache_ms = 0;
+    config_.data_dir = config_.workspace_dir = config_.artifacts.dir = dir_;
     auto jobs_store = store::SqliteJobStore::Open(dir_ + "/jobs.db");
     if (!jobs_store.ok()) throw std::runtime_error(jobs_store.status().ToString());
     jobs_store_ = std::move(*jobs_store);
@@ -133,6 +134,9 @@ class Rig {
                            json{{"Id", "sha256:abc"}, {"RepoDigests", json::array()}});
     }
   }
+
+  // More than any disk has: the directories are short of room.
+  void WantMoreRoomThanThereIs() { config_.jobs.disk_reserve_bytes = int64_t{1} << 62; }
 
   void MakeServer(store::JobStore* store) {
     server =
@@ -174,11 +178,13 @@ TEST(ReadinessTest, TheStoreIsPingedFirstAndADownStoreIsNamed) {
       {"store down", false, true, "store_unavailable", false},
       {"engine down", true, false, "engine_unavailable", true},
       {"both down", false, false, "store_unavailable", false},
+      {"no room on disk", true, true, "disk_full", false},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     Rig rig;
     if (!c.store_up) rig.store.ping = UnavailableError("connection refused", "store_unavailable");
+    if (std::string(c.want_reason) == "disk_full") rig.WantMoreRoomThanThereIs();
     rig.SetEngine(c.engine_up);
     rig.MakeServer(&rig.store);
     Status ready = rig.server->CheckReady();
