@@ -1,11 +1,21 @@
-// The process's accept(): cpp-httplib (a shared library) accepts through
-// it, so every connection of a port a ConnectionGuard watches is
-// registered with that guard before httplib queues it. Everything else
-// that accepts in this process is untouched.
+// The process's accept() and listen(): cpp-httplib (a shared library)
+// accepts and listens through them.
+//   - accept: every connection of a port a ConnectionGuard watches is
+//     registered with that guard before httplib queues it. Everything else
+//     that accepts in this process is untouched.
+//   - listen: httplib listens with a backlog of 5, compiled into Debian's
+//     library. A burst of parallel clients (a harness opening 40
+//     connections at once) overflowed it, and the kernel dropped their
+//     handshakes: 1 s retries, and some connections reset without an
+//     answer. Every listener of this process gets at least
+//     kMinListenBacklog (the kernel caps it at net.core.somaxconn).
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <string>
 
 #include "coderunner/api/connection_guard.h"
@@ -15,6 +25,8 @@ namespace coderunner::api {
 void AcceptHookAnchor() {}
 
 namespace {
+
+constexpr int kMinListenBacklog = 1024;
 
 // Local port and peer address of connection `fd`; port -1 if not TCP.
 int LocalPort(int fd) {
@@ -40,6 +52,11 @@ std::string PeerAddress(int fd) {
 
 }  // namespace
 }  // namespace coderunner::api
+
+extern "C" int listen(int fd, int backlog) {
+  return static_cast<int>(
+      syscall(SYS_listen, fd, std::max(backlog, coderunner::api::kMinListenBacklog)));
+}
 
 extern "C" int accept(int fd, sockaddr* addr, socklen_t* len) {
   int conn = accept4(fd, addr, len, 0);

@@ -17,6 +17,12 @@ using Clock = std::chrono::steady_clock;
 
 constexpr auto kWatchdogTick = std::chrono::milliseconds(200);
 
+// Connections of one address queued for a thread (holding no thread, one
+// descriptor each) beyond which its oldest queued one goes: a harness's
+// thousand waiters fit, a flood of connections does not take every
+// descriptor.
+constexpr int kMaxQueuedPerAddress = 4096;
+
 struct Tag {
   ConnectionGuard* guard = nullptr;
   uint64_t id = 0;
@@ -107,22 +113,25 @@ uint64_t ConnectionGuard::Register(int fd, const std::string& address) {
     std::lock_guard<std::mutex> lock(mu_);
     id = next_id_++;
     if (c.dup_fd >= 0) conns_.emplace(id, std::move(c));
-    EvictOldestWaitingLocked(address, id);
+    if (limits_.max_per_address > 0) {
+      EvictOldestLocked(address, id, Phase::kQueued, kMaxQueuedPerAddress);
+    }
   }
   t_accepted = Tag{this, id};
   return id;
 }
 
-void ConnectionGuard::EvictOldestWaitingLocked(const std::string& address, uint64_t keep) {
-  if (limits_.max_per_address <= 0) return;
-  int waiting = 0;
+void ConnectionGuard::EvictOldestLocked(const std::string& address, uint64_t keep, Phase phase,
+                                        int max) {
+  if (max <= 0) return;
+  int in_phase = 0;
   Conn* oldest = nullptr;
   for (auto& [id, c] : conns_) {  // Oldest first.
-    if (c.address != address || c.phase == Phase::kHandling || c.shut) continue;
-    ++waiting;
+    if (c.address != address || c.phase != phase || c.shut) continue;
+    ++in_phase;
     if (oldest == nullptr && id != keep) oldest = &c;
   }
-  if (waiting > limits_.max_per_address && oldest != nullptr) {
+  if (in_phase > max && oldest != nullptr) {
     ShutDownLocked(*oldest);
     ++stats_.evicted;
   }
@@ -162,7 +171,10 @@ void ConnectionGuard::MarkWaiting() {
 ConnectionGuard::Stats ConnectionGuard::GetStats() const {
   std::lock_guard<std::mutex> lock(mu_);
   Stats s = stats_;
-  for (const auto& [id, c] : conns_) s.waiting += c.phase != Phase::kHandling && !c.shut;
+  for (const auto& [id, c] : conns_) {
+    s.waiting += c.phase != Phase::kHandling && !c.shut;
+    s.reading += c.phase == Phase::kReading && !c.shut;
+  }
   return s;
 }
 
@@ -170,10 +182,23 @@ void ConnectionGuard::WatchdogLoop() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!stopping_) {
     stop_cv_.wait_for(lock, kWatchdogTick);
-    if (limits_.read_timeout.count() <= 0) continue;
     const auto now = Clock::now();
+    // Readers of one address past its share, oldest first, once they have
+    // read for longer than a request takes to arrive: a burst of requests
+    // is read and handled before that.
+    std::map<std::string, int> readers;
     for (auto& [id, c] : conns_) {
-      if (c.phase == Phase::kReading && !c.shut && now - c.since > limits_.read_timeout) {
+      if (c.phase == Phase::kReading && !c.shut) ++readers[c.address];
+    }
+    for (auto& [id, c] : conns_) {
+      if (c.phase != Phase::kReading || c.shut) continue;
+      int& n = readers[c.address];
+      if (limits_.max_per_address > 0 && n > limits_.max_per_address &&
+          now - c.since >= limits_.slow_read_grace) {
+        ShutDownLocked(c);
+        ++stats_.evicted;
+        --n;
+      } else if (limits_.read_timeout.count() > 0 && now - c.since > limits_.read_timeout) {
         ShutDownLocked(c);
         ++stats_.timed_out;
       }

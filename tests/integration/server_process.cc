@@ -44,7 +44,10 @@ std::string ReadFile(const std::string& path) {
 
 HttpAnswer Answer(const httplib::Result& r) {
   HttpAnswer a;
-  if (!r) return a;
+  if (!r) {
+    a.body = "request failed: " + httplib::to_string(r.error());
+    return a;
+  }
   a.status = r->status;
   a.body = r->body;
   a.json = nlohmann::json::parse(a.body, nullptr, false);

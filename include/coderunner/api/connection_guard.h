@@ -11,12 +11,17 @@
 //     waiting for the next one on a kept-alive connection) for longer than
 //     `read_timeout` has its connection shut down, whatever trickles in;
 //   - per address: at most `max_per_address` connections of one peer
-//     address may be waiting (queued for a thread, reading a request or
-//     idle); one more evicts that address's oldest waiting connection
-//     (shut down), so one address can never hold more than that many
-//     threads outside of handlers. Connections whose request is being
-//     handled (a long /wait, say) do not count: per-tenant limits bound
-//     those.
+//     address may hold a thread without a request being handled (reading
+//     a request, or idle between two on a kept-alive connection) for
+//     longer than `slow_read_grace`; past it, that address's oldest such
+//     ones are shut down, so one address can never hold more than that many
+//     threads outside of handlers for long. A burst of requests from one
+//     address is read and handled within the grace, and connections
+//     queued for a thread hold none: neither is closed (a harness's
+//     thousand waiters queue and are served in turn; up to 4096 queued per
+//     address, its oldest queued one going beyond). Connections whose
+//     request is being handled (a long /wait, say) do not count either:
+//     per-tenant limits bound those.
 // Many addresses at once (a distributed flood) are beyond what one process
 // can sort out; put a proxy with its own limits in front.
 //
@@ -49,9 +54,12 @@ struct ConnectionLimits {
   // Longest a thread may spend reading one request (head and body) or
   // waiting for the next; config server.request_read_timeout_ms. 0: none.
   std::chrono::milliseconds read_timeout{30000};
-  // Waiting connections of one peer address; config
-  // server.max_waiting_connections_per_address. 0: unbounded.
+  // Connections of one peer address holding a thread outside a handler;
+  // config server.max_waiting_connections_per_address. 0: unbounded.
   int max_per_address = 16;
+  // How long a connection may hold a thread outside a handler before it
+  // counts against max_per_address.
+  std::chrono::milliseconds slow_read_grace{250};
 };
 
 class ConnectionGuard {
@@ -81,6 +89,7 @@ class ConnectionGuard {
     uint64_t timed_out = 0;  // Shut down past the read deadline.
     uint64_t evicted = 0;    // Shut down for a newer one of the same address.
     int waiting = 0;         // Connections not being handled now.
+    int reading = 0;         // Of them, those a thread reads for now.
   };
   Stats GetStats() const;
 
@@ -104,7 +113,9 @@ class ConnectionGuard {
   void SetPhase(uint64_t id, Phase phase);
   void Release(uint64_t id);
   void ShutDownLocked(Conn& c);
-  void EvictOldestWaitingLocked(const std::string& address, uint64_t keep);
+  // Shuts down the oldest connection of `address` in `phase` (never
+  // `keep`) if it has more than `max` there; max 0: no bound.
+  void EvictOldestLocked(const std::string& address, uint64_t keep, Phase phase, int max);
   void WatchdogLoop();
 
   const ConnectionLimits limits_;

@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <functional>
 #include <future>
+#include <thread>
 #include <vector>
 
 namespace coderunner::api {
@@ -31,33 +33,75 @@ struct Pair {
   }
 };
 
-TEST(ConnectionGuardTest, OneAddressKeepsAtMostItsWaitingConnections) {
+// Each connection's task reads until its connection ends, as httplib's
+// does for a request head from a client that never sends one.
+std::function<void()> ReadUntilEnd(int fd) {
+  return [fd] {
+    char buf[16];
+    while (recv(fd, buf, sizeof(buf), 0) > 0) {
+    }
+  };
+}
+
+TEST(ConnectionGuardTest, OneAddressHoldsAtMostItsShareOfReadingThreads) {
   struct Case {
     int max_per_address;
     int connections;
-    int evicted;
+    int evicted;  // The oldest ones.
   };
   for (const Case& c : std::vector<Case>{{2, 5, 3}, {2, 2, 0}, {0, 6, 0}, {1, 3, 2}}) {
     SCOPED_TRACE(std::to_string(c.max_per_address) + "/" + std::to_string(c.connections));
-    ConnectionGuard guard({0ms, c.max_per_address});
-    // No threads: every connection stays queued, as when all are busy.
-    std::unique_ptr<httplib::TaskQueue> queue(guard.NewTaskQueue(0));
+    ConnectionGuard guard({0ms, c.max_per_address, 0ms});
+    // A thread per connection: each one reads.
+    std::unique_ptr<httplib::TaskQueue> queue(guard.NewTaskQueue(c.connections + 1));
     std::vector<std::unique_ptr<Pair>> pairs;
     Pair other;  // Another address: never counted with them.
     guard.Register(other.fd[0], "10.0.0.2");
-    queue->enqueue([] {});
+    queue->enqueue(ReadUntilEnd(other.fd[0]));
     for (int i = 0; i < c.connections; ++i) {
       pairs.push_back(std::make_unique<Pair>());
       guard.Register(pairs.back()->fd[0], "10.0.0.1");
-      queue->enqueue([] {});  // As httplib does right after accept.
+      queue->enqueue(ReadUntilEnd(pairs.back()->fd[0]));  // As httplib does after accept.
+      // The next one starts reading only once this one does (their order):
+      // it reads, or has evicted another reader.
+      auto started = [&] {
+        ConnectionGuard::Stats s = guard.GetStats();
+        return s.reading + static_cast<int>(s.evicted) == i + 2;
+      };
+      while (!started()) std::this_thread::yield();
+    }
+    // The watchdog's next tick evicts.
+    for (int i = 0; i < 500 && guard.GetStats().evicted < static_cast<uint64_t>(c.evicted); ++i) {
+      std::this_thread::sleep_for(10ms);
     }
     EXPECT_EQ(guard.GetStats().evicted, static_cast<uint64_t>(c.evicted));
     for (int i = 0; i < c.connections; ++i) {
       EXPECT_EQ(pairs[i]->ShutDown(), i < c.evicted) << "connection " << i;  // Oldest first.
     }
     EXPECT_FALSE(other.ShutDown());
+    for (auto& p : pairs) shutdown(p->fd[1], SHUT_WR);
+    shutdown(other.fd[1], SHUT_WR);
     queue->shutdown();
   }
+}
+
+// Issue 30: a harness's waiting connections from one address were closed
+// while they sat queued for a thread. Queued, they hold no thread: none is
+// closed, however many.
+TEST(ConnectionGuardTest, ConnectionsQueuedForAThreadAreNeverClosed) {
+  ConnectionGuard guard({0ms, 2, 0ms});
+  // No threads: every connection stays queued, as when all are busy.
+  std::unique_ptr<httplib::TaskQueue> queue(guard.NewTaskQueue(0));
+  std::vector<std::unique_ptr<Pair>> pairs;
+  for (int i = 0; i < 100; ++i) {
+    pairs.push_back(std::make_unique<Pair>());
+    guard.Register(pairs.back()->fd[0], "10.0.0.1");
+    queue->enqueue([] {});
+  }
+  std::this_thread::sleep_for(500ms);  // Two watchdog ticks.
+  EXPECT_EQ(guard.GetStats().evicted, 0u);
+  for (const auto& p : pairs) EXPECT_FALSE(p->ShutDown());
+  queue->shutdown();
 }
 
 TEST(ConnectionGuardTest, APoolThreadStillReadingPastTheDeadlineLosesItsConnection) {

@@ -1,0 +1,197 @@
+// The edge under faults (issue 30), with real parts on one engine (the
+// engine does not matter here): an engine that stalls, behind a proxy that
+// stops forwarding as a SIGSTOPped engine does, and a disk that fills, a
+// real tmpfs. Each asserts what the README promises: probes and
+// submissions never wait on the engine, a full disk is 507 with /readyz
+// false, and nothing accepted is lost.
+#include <sys/mount.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine_fixture.h"
+#include "pg_support.h"
+#include "unix_proxy.h"
+
+namespace coderunner::testing {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+std::string TempDir(const char* name) {
+  std::string tmpl = std::string("/tmp/coderunner-") + name + "-XXXXXX";
+  return mkdtemp(tmpl.data());
+}
+
+// A server whose engine socket is a proxy the test can freeze.
+class EngineStallTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = TempDir("stall");
+    proxy_ = std::make_unique<UnixProxy>(dir_ + "/engine.sock", EngineSocketUnderTest());
+    ASSERT_TRUE(proxy_->Start());
+    // probe_cache_ms 0: every /readyz asks for a check of its own.
+    server_ = std::make_unique<ServerProcess>(
+        "server: {listen: 127.0.0.1:0, probe_cache_ms: 0}\njobs: {max_concurrent: 2}\n",
+        proxy_->path());
+    ASSERT_TRUE(server_->started()) << server_->log();
+  }
+  void TearDown() override {
+    proxy_->Thaw();
+    if (server_ && server_->started()) {
+      EXPECT_TRUE(server_->Stop()) << server_->log();
+    }
+    server_.reset();
+    proxy_.reset();
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+
+  std::string dir_;
+  std::unique_ptr<UnixProxy> proxy_;
+  std::unique_ptr<ServerProcess> server_;
+};
+
+// Before: POST /v1/jobs waited for the engine's image digest, /readyz
+// hung for the stall and then answered 200, and with 40 of them in flight
+// every /healthz timed out. Each answer must come while the engine is
+// still stalled; the stall ends only after they all came (or after 20 s,
+// which a request that waits on the engine then shows).
+TEST_F(EngineStallTest, ProbesAndSubmissionsNeverWaitOnAStalledEngine) {
+  const std::string warm = Submit(*server_, "print('warm')");
+  ASSERT_FALSE(warm.empty());
+  EXPECT_EQ(WaitTerminal(*server_, warm)["status"], "succeeded");
+  ASSERT_EQ(server_->Get("/readyz").status, 200);
+
+  proxy_->Freeze();
+  std::atomic<bool> stalled{true};
+  std::atomic<bool> done{false};
+  std::thread safety([&] {
+    for (int i = 0; i < 2000 && !done; ++i) std::this_thread::sleep_for(10ms);
+    stalled = false;
+    proxy_->Thaw();
+  });
+  constexpr int kEach = 20;
+  std::vector<HttpAnswer> submits(kEach), readies(kEach);
+  std::vector<bool> submit_in_stall(kEach), ready_in_stall(kEach);
+  std::vector<std::thread> clients;
+  for (int i = 0; i < kEach; ++i) {
+    clients.emplace_back([&, i] {
+      submits[i] = server_->Post("/v1/jobs", Python("print(" + std::to_string(i) + ")").dump());
+      submit_in_stall[i] = stalled;
+    });
+    clients.emplace_back([&, i] {
+      readies[i] = server_->Get("/readyz");
+      ready_in_stall[i] = stalled;
+    });
+  }
+  int healthz_ok = 0;
+  for (int i = 0; i < 10; ++i) {
+    HttpAnswer h = server_->Get("/healthz");
+    healthz_ok += h.status == 200 && stalled ? 1 : 0;
+  }
+  for (auto& t : clients) t.join();
+  const bool all_in_stall = stalled;
+  done = true;
+  safety.join();
+
+  EXPECT_TRUE(all_in_stall) << "some request waited for the engine to come back";
+  EXPECT_EQ(healthz_ok, 10);
+  std::vector<std::string> ids;
+  for (int i = 0; i < kEach; ++i) {
+    EXPECT_EQ(submits[i].status, 202) << submits[i].body;
+    EXPECT_TRUE(submit_in_stall[i]) << "submission " << i << " waited on the engine";
+    EXPECT_EQ(readies[i].status, 503) << readies[i].body;
+    EXPECT_EQ(readies[i].json["error"]["code"], "engine_unavailable") << readies[i].body;
+    EXPECT_TRUE(ready_in_stall[i]) << "/readyz " << i << " waited on the engine";
+    if (submits[i].json.is_object()) ids.push_back(submits[i].json.value("id", ""));
+  }
+  // Nothing accepted is lost: each runs once the engine is back.
+  for (size_t i = 0; i < ids.size(); ++i) {
+    json rec = WaitTerminal(*server_, ids[i]);
+    EXPECT_EQ(rec["status"], "succeeded") << rec.dump().substr(0, 1000);
+  }
+  EXPECT_EQ(server_->Get("/readyz").status, 200);
+}
+
+// A server whose artifacts directory is a small tmpfs of its own.
+class DiskFullTest : public EngineTest {
+ protected:
+  static constexpr int64_t kDiskBytes = 96LL << 20;
+  static constexpr int64_t kReserveBytes = 32LL << 20;
+
+  void SetUp() override {
+    disk_ = TempDir("disk");
+    const std::string options = "size=" + std::to_string(kDiskBytes) + ",mode=0755";
+    ASSERT_EQ(mount("tmpfs", disk_.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, options.c_str()), 0)
+        << strerror(errno);
+    EngineTest::SetUp();
+  }
+  void TearDown() override {
+    EngineTest::TearDown();
+    // The service made artifacts.dir a nosuid,nodev bind mount of itself.
+    umount2((disk_ + "/artifacts").c_str(), MNT_DETACH);
+    umount2(disk_.c_str(), MNT_DETACH);
+    std::error_code ec;
+    std::filesystem::remove_all(disk_, ec);
+  }
+  std::string ExtraConfig() const override {
+    return "artifacts: {dir: " + disk_ +
+           "/artifacts}\njobs: {disk_reserve_bytes: " + std::to_string(kReserveBytes) + "}\n";
+  }
+
+  // Fills the tmpfs with one file until `left` bytes are free.
+  void FillLeaving(int64_t left) {
+    struct statvfs vfs;
+    ASSERT_EQ(statvfs(disk_.c_str(), &vfs), 0);
+    const int64_t free_bytes = static_cast<int64_t>(vfs.f_bavail) * vfs.f_frsize;
+    std::ofstream filler(disk_ + "/filler", std::ios::binary | std::ios::app);
+    const std::string block(1 << 20, 'f');
+    for (int64_t written = 0; written + left + (1 << 20) <= free_bytes; written += 1 << 20) {
+      filler.write(block.data(), block.size());
+    }
+  }
+
+  std::string disk_;
+};
+
+TEST_F(DiskFullTest, BelowTheReserveEverySubmissionIs507AndReadyzIsFalse) {
+  FillLeaving(kReserveBytes / 2);
+  HttpAnswer refused = server_->Post("/v1/jobs", Python("print(1)").dump());
+  EXPECT_EQ(refused.status, 507) << refused.body;
+  EXPECT_EQ(refused.json["error"]["code"], "disk_full") << refused.body;
+  EXPECT_EQ(refused.headers["retry-after"], "30");
+  HttpAnswer execute = server_->Execute("python", "print(1)");
+  EXPECT_EQ(execute.status, 507) << execute.body;
+  // /readyz says so (past its 1 s cache).
+  HttpAnswer ready;
+  for (int i = 0; i < 300; ++i) {
+    ready = server_->Get("/readyz");
+    if (ready.status != 200) break;
+    std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_EQ(ready.status, 507) << ready.body;
+  EXPECT_EQ(ready.json["error"]["code"], "disk_full") << ready.body;
+
+  // Room again: accepted and run, with its artifact on the disk.
+  std::filesystem::remove(disk_ + "/filler");
+  const std::string id =
+      Submit(*server_, "open('/output/a.txt', 'w').write('x' * 1000)\nprint('ran')");
+  ASSERT_FALSE(id.empty());
+  json rec = WaitTerminal(*server_, id);
+  EXPECT_EQ(rec["status"], "succeeded") << rec.dump().substr(0, 1000);
+  EXPECT_EQ(std::filesystem::file_size(disk_ + "/artifacts/" + id + "/a.txt"), 1000u);
+}
+
+}  // namespace
+}  // namespace coderunner::testing
