@@ -432,8 +432,10 @@ isolation::RunResult JobExecutor::RunSpec(const isolation::JobSpec& spec, JobCha
   auto first_failure = std::chrono::steady_clock::now();
   auto backoff = std::chrono::milliseconds(250);
   for (;;) {
+    const auto tried = std::chrono::steady_clock::now();
     auto run = deps_.runner->Run(spec, hooks);
     if (run.ok()) {
+      engine_health_.Reached(tried);
       // Engine failures after the job started are in the result (counted
       // below); the loop handles those that kept it from starting.
       result = std::move(*run);
@@ -442,6 +444,7 @@ isolation::RunResult JobExecutor::RunSpec(const isolation::JobSpec& spec, JobCha
     // The engine could not be reached at all: the job never started, so
     // it can wait for the engine to come back, within a bound.
     deps_.metrics->Increment("coderunner_engine_errors_total", {{"kind", "unavailable"}});
+    engine_health_.Unreachable(run.status());
     auto waited = std::chrono::steady_clock::now() - first_failure;
     if (shutdown_ || fail_fast || ch->cancel_token().cancelled() ||
         waited >= std::chrono::seconds(deps_.config->jobs.engine_retry_s) ||

@@ -51,6 +51,10 @@ JobExecutorDeps ExecutorDepsOf(const JobServiceDeps& d, OutputRelay* relay,
 // the digest of an image never looked up (image_digests.h).
 constexpr std::chrono::seconds kDigestTtl{10};
 constexpr std::chrono::seconds kFirstDigestWait{2};
+// How long a failure to reach the engine stands for /v1/execute, unless a
+// run reaches it first: longer than the longest backoff of a job that
+// waits for the engine (4 s), so it stays fresh while they wait.
+constexpr std::chrono::seconds kEngineDownFresh{5};
 
 JobJanitorDeps JanitorDepsOf(const JobServiceDeps& d) {
   return JobJanitorDeps{d.config, d.store, d.containers, d.pool};
@@ -340,6 +344,11 @@ StatusOr<ExecuteAnswer> JobService::Execute(const std::string& tenant,
                                             wire::JobSubmission submission,
                                             const config::TierConfig* tier) {
   if (!ready_) return UnavailableError("the service is not started", "not_started");
+  // Jobs are waiting for an engine that is down: answer now, not behind them.
+  if (auto down = executor_.engine_health().DownWithin(kEngineDownFresh)) {
+    return UnavailableError("engine unavailable: " + down->message(),
+                            engine::kReasonEngineUnavailable);
+  }
   CR_ASSIGN_OR_RETURN(Accepted accepted,
                       Accept(tenant, std::move(submission), "", "", /*fail_fast=*/true, tier));
   const std::string id = accepted.record.id;

@@ -774,6 +774,39 @@ TEST_F(JobsEngineOutageTest, JobAcceptedWhileEngineIsDownRunsOnceItReturns) {
   EXPECT_EQ(after.json["stdout"], "2\n") << after.body;
 }
 
+// Issue 30: with both workers waiting for the engine (two async jobs
+// retrying), /v1/execute queued behind them and answered 503 after 31 s.
+// It answers while they still wait.
+TEST_F(JobsEngineOutageTest, ExecuteAnswers503AtOnceWhileJobsWaitForTheEngine) {
+  StartOutageServer("jobs: {engine_retry_s: 20, max_concurrent: 2}\n");
+  ASSERT_TRUE(outage_server_->started()) << outage_server_->log();
+  std::vector<std::string> ids;
+  for (int i = 0; i < 2; ++i) {
+    ids.push_back(Submit(*outage_server_, Python("print('job " + std::to_string(i) + "')")));
+    ASSERT_FALSE(ids.back().empty());
+  }
+  for (const std::string& id : ids) {
+    ASSERT_TRUE(Eventually([&] {
+      return outage_server_->log().find("job " + id + ": engine unavailable, retrying") !=
+             std::string::npos;
+    })) << outage_server_->log();
+  }
+  HttpAnswer sync = outage_server_->Execute("python", "print(1)");
+  EXPECT_EQ(sync.status, 503) << sync.body;
+  EXPECT_EQ(sync.json["error"]["code"], "engine_unavailable") << sync.body;
+  // It did not wait for a worker: both still wait for the engine.
+  for (const std::string& id : ids) {
+    std::string status = GetJob(*outage_server_, id)["status"];
+    EXPECT_TRUE(status == "queued" || status == "running") << id << ": " << status;
+  }
+  ASSERT_TRUE(proxy_->Start());
+  for (const std::string& id : ids) {
+    EXPECT_EQ(WaitTerminal(*outage_server_, id, seconds(60))["status"], "succeeded");
+  }
+  HttpAnswer after = outage_server_->Execute("python", "print(2)");
+  EXPECT_EQ(after.status, 200) << after.body;
+}
+
 TEST_F(JobsEngineOutageTest, JobEndsAsEngineUnavailableWhenTheEngineGoesAwayForGood) {
   ASSERT_TRUE(proxy_->Start());
   StartOutageServer("jobs: {engine_retry_s: 1}\n");

@@ -14,6 +14,7 @@
 #include "coderunner/common/metrics.h"
 #include "coderunner/config/config.h"
 #include "coderunner/isolation/job_runner.h"
+#include "coderunner/jobs/engine_health.h"
 #include "coderunner/jobs/job_channel.h"
 #include "coderunner/jobs/job_clock.h"
 #include "coderunner/jobs/tenant_footprint.h"
@@ -115,6 +116,9 @@ class JobExecutor {
                 const std::string& image_digest, int64_t started_ms,
                 const std::function<void()>& before_wake = nullptr);
 
+  // Whether the last runs reached the engine (RunSpec tells it each try).
+  const EngineHealth& engine_health() const { return engine_health_; }
+
   // Ids of the jobs being executed right now (for the janitor).
   std::set<std::string> Active() const;
   int running() const;
@@ -177,6 +181,7 @@ class JobExecutor {
   mutable std::mutex mu_;
   std::set<std::string> active_;
   std::condition_variable idle_cv_;  // Notified when active_ shrinks.
+  EngineHealth engine_health_;
   std::atomic<bool> shutdown_{false};
   std::condition_variable shutdown_cv_;  // With mu_: Shutdown() was called.
   std::atomic<bool> requeue_cancelled_{false};
