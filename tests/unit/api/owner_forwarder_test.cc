@@ -17,6 +17,7 @@
 
 #include "api/response_headers.h"
 #include "coderunner/store/sqlite_job_store.h"
+#include "unit/serve_in_background.h"
 
 namespace coderunner::api {
 namespace {
@@ -324,7 +325,7 @@ class OwnerForwarderOverHttpTest : public OwnerForwarderTest {
                });
     const int port = owner_.bind_to_any_port("127.0.0.1");
     ASSERT_GT(port, 0);
-    thread_ = std::thread([this] { owner_.listen_after_bind(); });
+    thread_ = testutil::ServeInBackground(owner_);
     const std::string url = "http://127.0.0.1:" + std::to_string(port);
     ASSERT_TRUE(store_->Heartbeat(Node("node-http", 0, url), kNowMs - 1000).ok());
     ASSERT_TRUE(store_->PlaceSandbox({kSandbox, "acme", "node-http", 1}).ok());

@@ -17,6 +17,7 @@
 
 #include "api/owner_forwarder.h"
 #include "api/response_headers.h"
+#include "unit/serve_in_background.h"
 
 namespace coderunner::api {
 namespace {
@@ -58,7 +59,7 @@ class OwnerRelayTest : public ::testing::Test {
     // thread accepts them.
     port_ = server_.bind_to_any_port("127.0.0.1");
     ASSERT_GT(port_, 0);
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    thread_ = testutil::ServeInBackground(server_);
   }
   void TearDown() override {
     {
@@ -200,7 +201,7 @@ TEST_F(OwnerRelayTest, IgnoresProxiesFromTheEnvironment) {
   });
   const int proxy_port = proxy.bind_to_any_port("127.0.0.1");
   ASSERT_GT(proxy_port, 0);
-  std::thread proxy_thread([&proxy] { proxy.listen_after_bind(); });
+  std::thread proxy_thread = testutil::ServeInBackground(proxy);
   const std::string proxy_url = "http://127.0.0.1:" + std::to_string(proxy_port);
   for (const char* var : {"http_proxy", "all_proxy", "ALL_PROXY"}) {
     SCOPED_TRACE(var);

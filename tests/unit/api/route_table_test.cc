@@ -8,6 +8,8 @@
 #include <string>
 #include <thread>
 
+#include "unit/serve_in_background.h"
+
 namespace coderunner::api {
 namespace {
 
@@ -81,11 +83,7 @@ class BodyCheckTest : public ::testing::Test {
     table_.Post("/plain", plain).Post("/parsed", parsed);
     table_.Delete("/plain", plain).Delete("/parsed", parsed);
     port_ = http_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { http_.listen_after_bind(); });
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-    while (!http_.is_running() && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+    thread_ = testutil::ServeInBackground(http_);
   }
 
   void TearDown() override {

@@ -15,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+#include "unit/serve_in_background.h"
+
 namespace coderunner::testutil {
 
 // An HTTP server on 127.0.0.1 and a free port. Every POST to /hook is
@@ -48,12 +50,7 @@ class HookServer {
       res.set_redirect("/hook", 302);
     });
     port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    // stop() is a no-op until the accept loop runs.
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-    while (!server_.is_running() && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+    thread_ = testutil::ServeInBackground(server_);
   }
 
   ~HookServer() {
