@@ -1,15 +1,19 @@
 #include "coderunner/api/connection_guard.h"
 
 #include <fcntl.h>
+#include <spdlog/spdlog.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <utility>
 
+#include "elastic_pool.h"
+
 namespace coderunner::api {
 
 // Defined in accept_hook.cc; referencing it keeps the hook linked in.
 void AcceptHookAnchor();
+bool RaiseListenBacklog(int port);  // accept_hook.cc
 
 namespace {
 
@@ -22,6 +26,9 @@ constexpr auto kWatchdogTick = std::chrono::milliseconds(200);
 // thousand waiters fit, a flood of connections does not take every
 // descriptor.
 constexpr int kMaxQueuedPerAddress = 4096;
+
+// A thread started beyond server.threads ends after this long idle.
+constexpr std::chrono::seconds kIdleThreadExit{10};
 
 struct Tag {
   ConnectionGuard* guard = nullptr;
@@ -44,7 +51,8 @@ std::map<int, ConnectionGuard*>& Ports() {
 // Ties each pool task to the connection accepted just before it.
 class ConnectionGuard::Queue : public httplib::TaskQueue {
  public:
-  Queue(ConnectionGuard* guard, size_t threads) : guard_(guard), pool_(threads) {}
+  Queue(ConnectionGuard* guard, size_t threads, size_t max_threads)
+      : guard_(guard), pool_(threads, max_threads, kIdleThreadExit) {}
 
   void enqueue(std::function<void()> fn) override {
     Tag tag = std::exchange(t_accepted, Tag{});
@@ -61,7 +69,7 @@ class ConnectionGuard::Queue : public httplib::TaskQueue {
 
  private:
   ConnectionGuard* guard_;
-  httplib::ThreadPool pool_;
+  ElasticPool pool_;
 };
 
 ConnectionGuard::ConnectionGuard(ConnectionLimits limits) : limits_(limits) {
@@ -86,9 +94,17 @@ ConnectionGuard::~ConnectionGuard() {
 }
 
 void ConnectionGuard::Watch(int port) {
-  std::lock_guard<std::mutex> lock(g_ports_mu);
-  port_ = port;
-  Ports()[port] = this;
+  {
+    std::lock_guard<std::mutex> lock(g_ports_mu);
+    port_ = port;
+    Ports()[port] = this;
+  }
+  if (!RaiseListenBacklog(port)) {
+    spdlog::warn(
+        "port {}: the listen backlog stays cpp-httplib's 5: bursts of clients may be "
+        "dropped",
+        port);
+  }
 }
 
 ConnectionGuard* ConnectionGuard::ForPort(int local_port) {
@@ -97,8 +113,8 @@ ConnectionGuard* ConnectionGuard::ForPort(int local_port) {
   return it == Ports().end() ? nullptr : it->second;
 }
 
-httplib::TaskQueue* ConnectionGuard::NewTaskQueue(size_t threads) {
-  return new Queue(this, threads);
+httplib::TaskQueue* ConnectionGuard::NewTaskQueue(size_t threads, size_t max_threads) {
+  return new Queue(this, threads, max_threads);
 }
 
 uint64_t ConnectionGuard::Register(int fd, const std::string& address) {

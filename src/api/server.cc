@@ -118,17 +118,21 @@ Server::Server(ServerDeps deps)
                            deps.config->server.max_waiting_connections_per_address})),
       http_(std::make_unique<httplib::Server>()),
       routes_(*http_, BodyPolicyFor(*deps.config, *deps.authenticator)),
-      long_requests_(deps.metrics),
+      long_requests_(deps.metrics, auth::TotalLongRequestLimit(*deps.config)),
       readyz_cache_(
           std::chrono::milliseconds(deps.config->server.probe_cache_ms), kProbeWaitBound,
           [this] { return ReadyAnswer(); }, ProbeOverdue("readiness")),
       languages_cache_(
           std::chrono::milliseconds(deps.config->server.probe_cache_ms), kProbeWaitBound,
           [this] { return LanguagesAnswer(); }, ProbeOverdue("the languages' images")) {
-  int threads = deps_.config->server.threads;
-  // Slow and idle clients cannot hold the threads (connection_guard.h).
-  http_->new_task_queue = [this, threads] {
-    return connections_->NewTaskQueue(static_cast<size_t>(threads));
+  const int threads = deps_.config->server.threads;
+  const int max_threads = deps_.config->server.max_threads;
+  // Slow and idle clients cannot hold the threads (connection_guard.h),
+  // and requests that wait for a job hold threads of their own
+  // (elastic_pool.h).
+  http_->new_task_queue = [this, threads, max_threads] {
+    return connections_->NewTaskQueue(static_cast<size_t>(threads),
+                                      static_cast<size_t>(max_threads));
   };
   http_->set_payload_max_length(static_cast<size_t>(deps_.config->server.max_body_bytes));
   bool runs_code = deps_.config->code_runner.enabled;

@@ -12,10 +12,16 @@ constexpr const char* kGauge = "coderunner_long_requests";
 int LongRequestLimit(const config::Config& config, const config::TierConfig* tier) {
   if (tier != nullptr && tier->max_long_requests > 0) return tier->max_long_requests;
   if (config.server.long_requests_per_tenant > 0) return config.server.long_requests_per_tenant;
-  return std::max(1, config.server.threads / 4);
+  // As many as it may queue jobs: a harness waits on each job it submits.
+  return std::max(1, tier != nullptr ? tier->max_queued : config.jobs.max_queued);
 }
 
-LongRequestLimiter::LongRequestLimiter(MetricsRegistry* metrics) : metrics_(metrics) {
+int TotalLongRequestLimit(const config::Config& config) {
+  return std::max(1, config.server.max_threads - config.server.threads);
+}
+
+LongRequestLimiter::LongRequestLimiter(MetricsRegistry* metrics, int total_limit)
+    : metrics_(metrics), total_limit_(total_limit) {
   if (metrics_ != nullptr) {
     metrics_->DeclareGauge(kGauge,
                            "Long-held requests (execute, wait, events) being served, all tenants");
@@ -35,9 +41,10 @@ LongRequestLimiter::Lease::~Lease() {
 std::unique_ptr<LongRequestLimiter::Lease> LongRequestLimiter::TryAcquire(const std::string& tenant,
                                                                           int limit) {
   std::lock_guard<std::mutex> lock(mu_);
-  int& n = held_[tenant];
-  if (n >= std::max(1, limit)) return nullptr;
-  ++n;
+  if (total_limit_ > 0 && total_ >= total_limit_) return nullptr;
+  auto it = held_.find(tenant);
+  if (it != held_.end() && it->second >= std::max(1, limit)) return nullptr;
+  ++held_[tenant];
   ++total_;
   PublishLocked();
   return std::unique_ptr<Lease>(new Lease(this, tenant));

@@ -26,6 +26,7 @@ const Field<ServerConfig> kServerFields[] = {
     {"max_body_bytes", &ServerConfig::max_body_bytes, U::kBytes, AtLeast(1024)},
     {"max_json_depth", &ServerConfig::max_json_depth, U::kCount, Between(8, 1000)},
     {"threads", &ServerConfig::threads, U::kCount, Between(1, 4096)},
+    {"max_threads", &ServerConfig::max_threads, U::kCount, Between(1, 65536)},
     {"shutdown_grace_s", &ServerConfig::shutdown_grace_s, U::kSeconds, Between(0, 3600)},
     {"long_requests_per_tenant", &ServerConfig::long_requests_per_tenant, U::kCount, AtLeast(0)},
     {"probe_cache_ms", &ServerConfig::probe_cache_ms, U::kMillis, AtLeast(0)},

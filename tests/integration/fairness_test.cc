@@ -27,11 +27,12 @@ constexpr const char* kGlobexKey = "globex-fair-key-0123456789";  // tier pro
 class FairnessTest : public EngineTest {
  protected:
   std::string ExtraConfig() const override {
-    // 8 HTTP threads: by default a tenant may hold a quarter of them (2) in
-    // long requests. Probes answer from a cache that outlives the test, so
-    // a flood may make one engine check per route at most. Nothing else
-    // talks to the engine meanwhile (no pool, no janitor sweep).
-    return "server: {listen: 127.0.0.1:0, threads: 8, probe_cache_ms: 600000}\n" +
+    // 8 HTTP threads, and a tenant may hold 2 long requests. Probes answer
+    // from a cache that outlives the test, so a flood may make one engine
+    // check per route at most. Nothing else talks to the engine meanwhile
+    // (no pool, no janitor sweep).
+    return "server: {listen: 127.0.0.1:0, threads: 8, long_requests_per_tenant: 2, "
+           "probe_cache_ms: 600000}\n" +
            ApiKeysYaml({{"acme", "small", kAcmeKey}, {"globex", "pro", kGlobexKey}}) +
            "tiers:\n  small: {max_concurrent: 2, max_queued: 3}\n"
            "pool: {enabled: false}\n"

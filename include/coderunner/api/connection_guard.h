@@ -70,13 +70,16 @@ class ConnectionGuard {
   ConnectionGuard(const ConnectionGuard&) = delete;
   ConnectionGuard& operator=(const ConnectionGuard&) = delete;
 
-  // Guards connections accepted on local TCP `port` from now on. One port
-  // per guard; call once the server is bound.
+  // Guards connections accepted on local TCP `port` from now on, and
+  // raises its listener's backlog from cpp-httplib's 5 to 1024 (a burst of
+  // parallel clients overflowed it). One port per guard; call once the
+  // server is bound.
   void Watch(int port);
 
-  // A task queue of `threads` threads for httplib::Server::new_task_queue;
-  // the caller (httplib) owns it.
-  httplib::TaskQueue* NewTaskQueue(size_t threads);
+  // A task queue for httplib::Server::new_task_queue that keeps `threads`
+  // threads and grows to `max_threads` while every one is busy
+  // (elastic_pool.h); the caller (httplib) owns it.
+  httplib::TaskQueue* NewTaskQueue(size_t threads, size_t max_threads);
 
   // On a pool thread: its connection's request has been read and is being
   // handled (the read deadline and per-address count no longer apply), or

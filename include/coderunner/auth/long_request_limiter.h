@@ -2,11 +2,12 @@
 // once.
 //
 // A long-held request (POST /v1/execute, GET /v1/jobs/{id}/wait, GET
-// /v1/jobs/{id}/events, a sandbox call, Piston's execute) keeps one of the
-// server.threads HTTP threads for as long as the job or the wait lasts. A
-// tenant that could hold them all would stall every other tenant's
-// requests; each tenant holds at most its limit, and the next one is
-// refused (429) instead of waiting for a thread.
+// /v1/jobs/{id}/events, a sandbox call, Piston's execute) keeps an HTTP
+// thread for as long as the job or the wait lasts. The pool grows for
+// them (api/elastic_pool.h) up to server.max_threads, so each tenant may
+// hold as many as it may queue jobs, and all together hold at most
+// max_threads - threads: the `threads` kept serve every other request. The
+// next one beyond either is refused (429) instead of waiting for a thread.
 #ifndef CODERUNNER_AUTH_LONG_REQUEST_LIMITER_H_
 #define CODERUNNER_AUTH_LONG_REQUEST_LIMITER_H_
 
@@ -25,10 +26,14 @@ inline constexpr const char* kTooManyLongRequests = "too_many_long_requests";
 
 // The long-held requests one tenant of `tier` (nullable) may hold at once:
 // tier->max_long_requests when set (> 0), else
-// config.server.long_requests_per_tenant when set (> 0), else a quarter of
-// server.threads (at least 1), so that three other tenants' long requests
-// and every short one still find a thread. Count. Pure.
+// config.server.long_requests_per_tenant when set (> 0), else as many as
+// it may queue jobs (tier->max_queued, else jobs.max_queued; at least 1).
+// Count. Pure.
 int LongRequestLimit(const config::Config& config, const config::TierConfig* tier);
+
+// The long-held requests all tenants together may hold: server.max_threads
+// - server.threads (at least 1). Count. Pure.
+int TotalLongRequestLimit(const config::Config& config);
 
 // Counts each tenant's held requests. Memory: one entry per tenant holding
 // any. Thread-safe.
@@ -36,7 +41,8 @@ class LongRequestLimiter {
  public:
   // `metrics` (nullable, must outlive the limiter) gets the gauge
   // coderunner_long_requests (requests held now, all tenants).
-  explicit LongRequestLimiter(MetricsRegistry* metrics = nullptr);
+  // `total_limit`: requests all tenants may hold together (0: no bound).
+  explicit LongRequestLimiter(MetricsRegistry* metrics = nullptr, int total_limit = 0);
 
   // One held request; releases its slot when destroyed. Move-only; must
   // not outlive the limiter.
@@ -56,8 +62,9 @@ class LongRequestLimiter {
     std::string tenant_;
   };
 
-  // A slot for `tenant` if it holds fewer than `limit` (>= 1) requests;
-  // nullptr otherwise (the caller answers 429).
+  // A slot for `tenant` if it holds fewer than `limit` (>= 1) requests and
+  // all hold fewer than the total limit; nullptr otherwise (the caller
+  // answers 429).
   std::unique_ptr<Lease> TryAcquire(const std::string& tenant, int limit);
 
   // Requests `tenant` holds now; all tenants' together. For tests and
@@ -70,6 +77,7 @@ class LongRequestLimiter {
   void PublishLocked();  // Requires mu_.
 
   MetricsRegistry* metrics_;
+  const int total_limit_;
   mutable std::mutex mu_;
   std::map<std::string, int> held_;  // Only tenants holding at least one.
   int total_ = 0;

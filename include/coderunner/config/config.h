@@ -22,7 +22,11 @@ namespace coderunner::config {
 struct ServerConfig {
   std::string listen = "127.0.0.1:8080";  // host:port to serve HTTP on.
   int64_t max_body_bytes = 2LL << 20;     // Request bodies above this get 413. Bytes; 2 MiB.
-  int threads = 32;                       // HTTP worker threads (each runs one request).
+  int threads = 32;                       // HTTP worker threads kept (each runs one request).
+  // HTTP threads at most: while every thread is busy (requests waiting for
+  // their jobs hold theirs), another starts, up to this; those beyond
+  // `threads` end after 10 s idle. Count; 2048 (>= threads).
+  int max_threads = 2048;
   // Deepest nesting of arrays and objects in a request body; deeper bodies
   // get 400 json_too_deep before any handler runs. Count; 64 (8..1000).
   int max_json_depth = 64;
@@ -35,8 +39,10 @@ struct ServerConfig {
   // Long-held requests (/v1/execute, /v1/jobs/{id}/wait, /v1/jobs/{id}/events,
   // /v1/sandboxes/{id}/execute, Piston's execute) one tenant may hold at
   // once; the next one is 429 too_many_long_requests. A tier's
-  // max_long_requests overrides it. Count; 0 (the default) = a quarter of
-  // threads, at least 1.
+  // max_long_requests overrides it. Count; 0 (the default) = as many as the
+  // tenant may queue jobs (its tier's max_queued, else jobs.max_queued).
+  // All tenants together hold at most max_threads - threads, so `threads`
+  // stay for every other request.
   int long_requests_per_tenant = 0;
   // How long GET /readyz and GET /v1/languages, which ask the engine and
   // need no key, answer from their last engine check. ms; 1000.

@@ -53,7 +53,8 @@ TEST(ConnectionGuardTest, OneAddressHoldsAtMostItsShareOfReadingThreads) {
     SCOPED_TRACE(std::to_string(c.max_per_address) + "/" + std::to_string(c.connections));
     ConnectionGuard guard({0ms, c.max_per_address, 0ms});
     // A thread per connection: each one reads.
-    std::unique_ptr<httplib::TaskQueue> queue(guard.NewTaskQueue(c.connections + 1));
+    std::unique_ptr<httplib::TaskQueue> queue(
+        guard.NewTaskQueue(c.connections + 1, c.connections + 1));
     std::vector<std::unique_ptr<Pair>> pairs;
     Pair other;  // Another address: never counted with them.
     guard.Register(other.fd[0], "10.0.0.2");
@@ -91,7 +92,7 @@ TEST(ConnectionGuardTest, OneAddressHoldsAtMostItsShareOfReadingThreads) {
 TEST(ConnectionGuardTest, ConnectionsQueuedForAThreadAreNeverClosed) {
   ConnectionGuard guard({0ms, 2, 0ms});
   // No threads: every connection stays queued, as when all are busy.
-  std::unique_ptr<httplib::TaskQueue> queue(guard.NewTaskQueue(0));
+  std::unique_ptr<httplib::TaskQueue> queue(guard.NewTaskQueue(0, 0));
   std::vector<std::unique_ptr<Pair>> pairs;
   for (int i = 0; i < 100; ++i) {
     pairs.push_back(std::make_unique<Pair>());
@@ -106,7 +107,7 @@ TEST(ConnectionGuardTest, ConnectionsQueuedForAThreadAreNeverClosed) {
 
 TEST(ConnectionGuardTest, APoolThreadStillReadingPastTheDeadlineLosesItsConnection) {
   ConnectionGuard guard({300ms, 0});
-  std::unique_ptr<httplib::TaskQueue> queue(guard.NewTaskQueue(2));
+  std::unique_ptr<httplib::TaskQueue> queue(guard.NewTaskQueue(2, 2));
   Pair slow, handled;
   std::promise<bool> slow_ended, handled_ended;
   // The task reads until EOF, as httplib's does for a request head.

@@ -9,34 +9,52 @@
 namespace coderunner::auth {
 namespace {
 
-TEST(LongRequestLimitTest, TierThenServerThenAQuarterOfTheThreads) {
+TEST(LongRequestLimitTest, TierThenServerThenWhatTheTenantMayQueue) {
   struct Case {
     const char* name;
-    int threads;
     int server_value;
     int tier_value;  // -1: no tier.
+    int tier_queued;
     int expected;
   };
   const std::vector<Case> cases = {
-      {"default: a quarter of 32 threads", 32, 0, 0, 8},
-      {"default with few threads is at least 1", 3, 0, 0, 1},
-      {"default with 5 threads", 5, 0, 0, 1},
-      {"default with 8 threads", 8, 0, 0, 2},
-      {"no tier", 32, 0, -1, 8},
-      {"server value", 32, 3, 0, 3},
-      {"server value without tier", 32, 3, -1, 3},
-      {"tier value wins over server", 32, 3, 5, 5},
-      {"tier value wins over default", 32, 0, 2, 2},
+      // Issue 30: a quarter of 32 threads (8) refused 12 of 16 parallel
+      // waits of one local user.
+      {"default: the tier's max_queued", 0, 0, 500, 500},
+      {"default without a tier: jobs.max_queued", 0, -1, 500, 1000},
+      {"at least 1", 0, 0, 0, 1},
+      {"server value", 3, 0, 500, 3},
+      {"server value without tier", 3, -1, 500, 3},
+      {"tier value wins over server", 3, 5, 500, 5},
+      {"tier value wins over default", 0, 2, 500, 2},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
     config::Config cfg = config::DefaultConfig();
-    cfg.server.threads = c.threads;
     cfg.server.long_requests_per_tenant = c.server_value;
     config::TierConfig tier;
     tier.max_long_requests = std::max(0, c.tier_value);
+    tier.max_queued = c.tier_queued;
     EXPECT_EQ(LongRequestLimit(cfg, c.tier_value < 0 ? nullptr : &tier), c.expected);
   }
+}
+
+TEST(LongRequestLimitTest, AllTenantsTogetherLeaveTheKeptThreads) {
+  config::Config cfg = config::DefaultConfig();
+  cfg.server.threads = 32;
+  cfg.server.max_threads = 2048;
+  EXPECT_EQ(TotalLongRequestLimit(cfg), 2016);
+  cfg.server.max_threads = 32;
+  EXPECT_EQ(TotalLongRequestLimit(cfg), 1);
+  LongRequestLimiter limiter(nullptr, 3);
+  auto a1 = limiter.TryAcquire("a", 10);
+  auto a2 = limiter.TryAcquire("a", 10);
+  auto b1 = limiter.TryAcquire("b", 10);
+  ASSERT_NE(b1, nullptr);
+  EXPECT_EQ(limiter.TryAcquire("c", 10), nullptr) << "past the total";
+  EXPECT_EQ(limiter.held("c"), 0);
+  a1.reset();
+  EXPECT_NE(limiter.TryAcquire("c", 10), nullptr);
 }
 
 TEST(LongRequestLimiterTest, EachTenantHoldsAtMostItsLimit) {
