@@ -7,9 +7,9 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
 #include <thread>
+
+#include "unit/gate.h"
 
 namespace coderunner::api {
 namespace {
@@ -17,25 +17,7 @@ namespace {
 using namespace std::chrono_literals;
 
 // Tasks that block until the test opens it.
-class Latch {
- public:
-  void Open() {
-    {
-      std::lock_guard lock(mu_);
-      open_ = true;
-    }
-    cv_.notify_all();
-  }
-  void Wait() {
-    std::unique_lock lock(mu_);
-    cv_.wait(lock, [&] { return open_; });
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool open_ = false;
-};
+using Latch = testutil::Gate;
 
 template <typename Pred>
 bool Eventually(Pred pred) {
@@ -53,7 +35,7 @@ TEST(ElasticPoolTest, BlockedTasksNeverHoldBackTheNextOne) {
   for (int i = 0; i < 200; ++i) {
     pool.enqueue([&] {
       ++started;
-      latch.Wait();
+      latch.Pass();
     });
   }
   ASSERT_TRUE(Eventually([&] { return started == 200; }));
@@ -72,7 +54,7 @@ TEST(ElasticPoolTest, BeyondItsBoundTasksQueueForAThread) {
   for (int i = 0; i < 5; ++i) {
     pool.enqueue([&] {
       ++started;
-      latch.Wait();
+      latch.Pass();
     });
   }
   ASSERT_TRUE(Eventually([&] { return started == 2; }));
@@ -90,7 +72,7 @@ TEST(ElasticPoolTest, ThreadsBeyondTheBaseEndOnceIdle) {
   for (int i = 0; i < 30; ++i) {
     pool.enqueue([&] {
       ++started;
-      latch.Wait();
+      latch.Pass();
     });
   }
   ASSERT_TRUE(Eventually([&] { return started == 30; }));

@@ -4,10 +4,10 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
 #include <thread>
 #include <vector>
+
+#include "unit/gate.h"
 
 namespace coderunner::api {
 namespace {
@@ -18,25 +18,7 @@ using std::chrono::milliseconds;
 const ProbeAnswer kOverdue{503, "overdue"};
 
 // A computation the test lets finish when it chooses.
-class Gate {
- public:
-  void Open() {
-    {
-      std::lock_guard lock(mu_);
-      open_ = true;
-    }
-    cv_.notify_all();
-  }
-  void Pass() {
-    std::unique_lock lock(mu_);
-    cv_.wait(lock, [&] { return open_; });
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool open_ = false;
-};
+using testutil::Gate;
 
 TEST(ProbeCacheTest, ComputesOncePerPeriod) {
   struct Case {
