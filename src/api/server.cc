@@ -37,8 +37,9 @@ using nlohmann::json;
 constexpr const char* kRequestIdHeader = "X-Request-Id";
 
 // The longest a probe (/readyz, /v1/languages) waits for the engine and the
-// store; past it, the answer is 503 (probe_cache.h).
-constexpr std::chrono::milliseconds kProbeWaitBound{2000};
+// store; past it, the answer is 503 (probe_cache.h). Room for a loaded
+// engine to inspect every image; a stalled one answers nothing anyway.
+constexpr std::chrono::milliseconds kProbeWaitBound{5000};
 
 // The answer of a probe whose check did not end within kProbeWaitBound.
 ProbeAnswer ProbeOverdue(const char* what) {

@@ -50,7 +50,7 @@ JobExecutorDeps ExecutorDepsOf(const JobServiceDeps& d, OutputRelay* relay,
 // rebuilt image is noticed within it), and how long a submission waits for
 // the digest of an image never looked up (image_digests.h).
 constexpr std::chrono::seconds kDigestTtl{10};
-constexpr std::chrono::seconds kFirstDigestWait{2};
+constexpr std::chrono::seconds kFirstDigestWait{10};
 // How long a failure to reach the engine stands for /v1/execute, unless a
 // run reaches it first: longer than the longest backoff of a job that
 // waits for the engine (4 s), so it stays fresh while they wait.

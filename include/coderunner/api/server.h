@@ -74,7 +74,7 @@ struct ServerDeps {
 //                        "runtime": "native" and a "warning")
 // (/v1/languages and /readyz need no key and answer from the last engine
 // check within server.probe_cache_ms, or 503 when the engine or the store
-// does not answer within 2 s; see probe_cache.h)
+// does not answer within 5 s; see probe_cache.h)
 //   GET  /openapi.json   the OpenAPI 3 document of every route (openapi.h)
 //   GET  /metrics        Prometheus text (no key)
 //   GET  /v1/nodes       the fleet's nodes, for an admin key (nodes_route.h)
