@@ -129,25 +129,21 @@ uint64_t ConnectionGuard::Register(int fd, const std::string& address) {
     std::lock_guard<std::mutex> lock(mu_);
     id = next_id_++;
     if (c.dup_fd >= 0) conns_.emplace(id, std::move(c));
-    if (limits_.max_per_address > 0) {
-      EvictOldestLocked(address, id, Phase::kQueued, kMaxQueuedPerAddress);
-    }
+    if (limits_.max_per_address > 0) EvictOldestQueuedLocked(address, id);
   }
   t_accepted = Tag{this, id};
   return id;
 }
 
-void ConnectionGuard::EvictOldestLocked(const std::string& address, uint64_t keep, Phase phase,
-                                        int max) {
-  if (max <= 0) return;
-  int in_phase = 0;
+void ConnectionGuard::EvictOldestQueuedLocked(const std::string& address, uint64_t keep) {
+  int queued = 0;
   Conn* oldest = nullptr;
   for (auto& [id, c] : conns_) {  // Oldest first.
-    if (c.address != address || c.phase != phase || c.shut) continue;
-    ++in_phase;
+    if (c.address != address || c.phase != Phase::kQueued || c.shut) continue;
+    ++queued;
     if (oldest == nullptr && id != keep) oldest = &c;
   }
-  if (in_phase > max && oldest != nullptr) {
+  if (queued > kMaxQueuedPerAddress && oldest != nullptr) {
     ShutDownLocked(*oldest);
     ++stats_.evicted;
   }

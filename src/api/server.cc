@@ -299,9 +299,8 @@ Status Server::CheckReady() {
     }
   }
   // Nor one without room to run what it accepts (every submission gets 507).
-  const config::Config& c = *deps_.config;
   CR_RETURN_IF_ERROR(
-      CheckDiskRoom({c.data_dir, c.workspace_dir, c.artifacts.dir}, c.jobs.disk_reserve_bytes));
+      CheckDiskRoom(deps_.config->JobWriteDirs(), deps_.config->jobs.disk_reserve_bytes));
   Status ping = deps_.system->Ping();
   if (!ping.ok()) {
     return UnavailableError("engine not reachable: " + ping.message(),

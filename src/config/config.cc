@@ -44,6 +44,10 @@ const LanguageSpec& Config::DefaultLanguage() const {
   return languages.front();
 }
 
+std::vector<std::string> Config::JobWriteDirs() const {
+  return {data_dir, workspace_dir, artifacts.dir};
+}
+
 ArtifactCaps Config::ArtifactCapsFromConfig() const {
   ArtifactCaps caps;
   caps.max_file_bytes = artifacts.max_file_bytes;

@@ -28,9 +28,7 @@ Status JobService::Draining() {
 }
 
 Status JobService::RoomOnDisk() {
-  const config::Config& c = *deps_.config;
-  Status room =
-      CheckDiskRoom({c.data_dir, c.workspace_dir, c.artifacts.dir}, c.jobs.disk_reserve_bytes);
+  Status room = CheckDiskRoom(deps_.config->JobWriteDirs(), deps_.config->jobs.disk_reserve_bytes);
   if (!room.ok()) {
     deps_.metrics->Increment("coderunner_jobs_rejected_total", {{"reason", kReasonDiskFull}});
   }

@@ -66,7 +66,6 @@ void MarkerCut::Feed(std::string_view bytes) {
       return;
     }
     // An earlier call's end: nothing up to here is this call's.
-    ++foreign_markers_;
     out_ = isolation::CappedOutput(cap_);
     held_.erase(0, stop);
     searched_ = 0;

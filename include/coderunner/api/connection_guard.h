@@ -116,9 +116,9 @@ class ConnectionGuard {
   void SetPhase(uint64_t id, Phase phase);
   void Release(uint64_t id);
   void ShutDownLocked(Conn& c);
-  // Shuts down the oldest connection of `address` in `phase` (never
-  // `keep`) if it has more than `max` there; max 0: no bound.
-  void EvictOldestLocked(const std::string& address, uint64_t keep, Phase phase, int max);
+  // Shuts down the oldest connection of `address` queued for a thread
+  // (never `keep`) if it has more than 4096 queued.
+  void EvictOldestQueuedLocked(const std::string& address, uint64_t keep);
   void WatchdogLoop();
 
   const ConnectionLimits limits_;

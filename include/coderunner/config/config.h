@@ -362,6 +362,9 @@ struct Config {
 
   // artifacts.* as the runner's caps.
   ArtifactCaps ArtifactCapsFromConfig() const;
+  // The directories this node's jobs write to: data_dir, workspace_dir,
+  // artifacts.dir (jobs.disk_reserve_bytes is kept free on each).
+  std::vector<std::string> JobWriteDirs() const;
   // The language with is_default, or the first one.
   const LanguageSpec& DefaultLanguage() const;
   // The language named `name` or having it among its aliases; nullptr if

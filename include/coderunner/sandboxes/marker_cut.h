@@ -38,8 +38,6 @@ class MarkerCut {
   // Commits what is held back (the stream ended without the marker).
   void Flush();
   isolation::CappedOutput& out() { return out_; }
-  // Marker lines of earlier calls met (and what came before each dropped).
-  int foreign_markers() const { return foreign_markers_; }
 
  private:
   // Where the marker line that ends at held_[stop] starts, and its nonce;
@@ -53,7 +51,6 @@ class MarkerCut {
   size_t searched_ = 0;  // No marker line ends in held_ before this.
   std::string marker_;
   bool found_ = false;
-  int foreign_markers_ = 0;
 };
 
 }  // namespace coderunner::sandboxes
