@@ -167,6 +167,14 @@ StatusOr<ArtifactSet> CollectArtifacts(const std::string& dir, const ArtifactCap
   return set;
 }
 
+ArtifactCaps CapsAfterRun(const ArtifactCaps& caps, const Status& run_error) {
+  ArtifactCaps after = caps;
+  if (run_error.reason() == kReasonArtifactTooLarge && after.max_file_bytes > 0) {
+    after.max_file_bytes -= 1;
+  }
+  return after;
+}
+
 bool BreaksOutputBounds(const TreeListing& listing, const ArtifactCaps& caps) {
   if (listing.truncated || listing.used_bytes > caps.max_total_bytes) return true;
   for (const TreeProblem& p : listing.problems) {

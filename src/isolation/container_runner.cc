@@ -249,7 +249,7 @@ StatusOr<engine::ContainerState> ContainerRunner::InspectSettled(const std::stri
 }
 
 void ContainerRunner::CollectInto(const JobSpec& job, const std::string& dir, RunResult& result) {
-  auto set = CollectArtifacts(dir, options_.artifact_caps);
+  auto set = CollectArtifacts(dir, CapsAfterRun(options_.artifact_caps, result.error));
   if (set.ok()) {
     result.artifacts = std::move(set->files);
     result.artifacts_skipped = std::move(set->skipped);

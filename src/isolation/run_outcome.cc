@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "coderunner/engine/transport.h"
+#include "coderunner/isolation/artifacts.h"
 #include "coderunner/isolation/container_runner.h"
 #include "coderunner/isolation/init_trailer.h"
 #include "coderunner/isolation/mechanism.h"
@@ -40,7 +41,7 @@ Status OutputError(const JobSpec& job, const OutputMount& out, const std::string
     return FailedPreconditionError("a file in /output grew past the per-file artifact cap of " +
                                        std::to_string(out.max_file_bytes) +
                                        " bytes; the job was stopped",
-                                   "artifact_too_large");
+                                   kReasonArtifactTooLarge);
   }
   if (violation == "too_large") {
     return FailedPreconditionError("files in /output grew past the artifact total cap of " +

@@ -15,6 +15,10 @@ namespace coderunner::isolation {
 
 using config::ArtifactCaps;  // Bounds on one job's artifacts (config/artifact_caps.h).
 
+// The reason of a run stopped because one file in /output grew past
+// max_file_bytes.
+inline constexpr char kReasonArtifactTooLarge[] = "artifact_too_large";
+
 struct Artifact {
   std::string path;  // Relative to /output.
   int64_t size = 0;
@@ -45,6 +49,14 @@ StatusOr<std::string> CreateOutputDir(const std::string& root, const std::string
 // tenant's files). Removes `dir` when nothing is kept. NotFound if `dir` is
 // missing.
 StatusOr<ArtifactSet> CollectArtifacts(const std::string& dir, const ArtifactCaps& caps);
+
+// The caps to collect the /output of a run that ended with `run_error`
+// with. A run stopped for a file past max_file_bytes may have been killed
+// with that file at exactly the cap: the kernel counts the block it reserves
+// for the next write before the file's size moves, so a guard can see the
+// cap broken and kill the writer before the write lands. That file is cut
+// short, not whole, so such a run keeps only files below the cap. Pure.
+ArtifactCaps CapsAfterRun(const ArtifactCaps& caps, const Status& run_error);
 
 // True when coderunner-init's output guard (src/init/output_guard.h) would
 // stop a job over the tree `listing` describes (walked with max_entries =

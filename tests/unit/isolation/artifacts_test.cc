@@ -8,6 +8,7 @@
 #include <fstream>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "coderunner/common/sha256.h"
 #include "unit/isolation/disk_files.h"
@@ -216,6 +217,44 @@ TEST_F(ArtifactsTest, NothingKeptRemovesTheDirectory) {
   EXPECT_EQ(set->skipped[0].reason, "symlink");
   EXPECT_FALSE(fs::exists(d));
   EXPECT_TRUE(fs::exists("/etc/passwd"));
+}
+
+// A run stopped for a file past the per-file cap can be killed with that
+// file at exactly the cap (the kernel counts the block reserved for the next
+// write before the size moves; seen in CI as artifact_too_large with
+// grow.bin kept at 10485760 bytes). That file is cut short: not kept. Any
+// other end keeps a file at the cap, which is within it.
+TEST_F(ArtifactsTest, AFileCutAtThePerFileCapIsKeptOnlyWhenThatCapWasNotBroken) {
+  struct Case {
+    const char* what;
+    Status run_error;
+    bool kept;
+  } cases[] = {
+      {"succeeded", OkStatus(), true},
+      {"stopped for the file cap", FailedPreconditionError("grew", "artifact_too_large"), false},
+      {"stopped for the entry cap", FailedPreconditionError("many", "too_many_artifacts"), true},
+  };
+  ArtifactCaps caps;
+  caps.max_file_bytes = 64 << 10;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    std::string d = Dir();
+    Write(d + "/grow.bin", std::string(caps.max_file_bytes, 'g'));
+    Write(d + "/small.txt", "whole");
+    auto set = CollectArtifacts(d, CapsAfterRun(caps, c.run_error));
+    ASSERT_TRUE(set.ok()) << set.status().ToString();
+    std::vector<std::string> kept;
+    for (const auto& f : set->files) kept.push_back(f.path);
+    const std::vector<std::string> want = c.kept ? std::vector<std::string>{"grow.bin", "small.txt"}
+                                                 : std::vector<std::string>{"small.txt"};
+    EXPECT_EQ(kept, want);
+    EXPECT_EQ(fs::exists(d + "/grow.bin"), c.kept);
+    if (!c.kept) {
+      ASSERT_EQ(set->skipped.size(), 1u);
+      EXPECT_EQ(set->skipped[0].reason, "file_too_large");
+    }
+  }
+  EXPECT_EQ(CapsAfterRun(caps, OkStatus()).max_file_bytes, caps.max_file_bytes);
 }
 
 // BreaksOutputBounds must agree with coderunner-init's guard, which counts
