@@ -105,6 +105,7 @@ typedef struct {
   int status;  // As from waitpid.
   long long wall_us;
   long long watchdog_cpu_us;  // What the CPU watchdog saw when it stopped the job; -1.
+  int stopped;                // The service's stop (SIGUSR1) ended a job still running.
   OutputUsage usage;
   const char* violation;
   int rolled_back;
@@ -268,6 +269,7 @@ static void Supervise(InitOptions* o, Outcome* r, int can_rollback) {
     }
   }
   r->wall_us = NowUs() - start_us;
+  r->stopped = g_stop && !main_done;
   // Nothing the job started may outlive it or keep writing to the output
   // directory while it is checked.
   KillAndReapAll(&r->status, &main_done);
@@ -302,10 +304,10 @@ static void WriteTrailer(const InitOptions* o, const Outcome* r) {
           "coderunner-init {\"exit_code\":%d,\"signal\":%d,\"wall_us\":%lld,\"cpu_us\":%lld,"
           "\"memory_peak_bytes\":%lld,\"oom_kills\":%lld,\"output_bytes\":%lld,"
           "\"output_used_bytes\":%lld,\"output_entries\":%lld,\"output_violation\":\"%s\","
-          "\"output_rolled_back\":%d,\"start_error\":\"%s\",\"eof\":\"%s\"}\n",
+          "\"output_rolled_back\":%d,\"stopped\":%d,\"start_error\":\"%s\",\"eof\":\"%s\"}\n",
           exit_code, sig, r->wall_us, m.cpu_us, m.mem_peak, m.oom_kills, r->usage.bytes,
           r->usage.used, r->usage.entries, r->violation ? r->violation : "", r->rolled_back,
-          r->start_error ? r->start_error : "", g_eof_nonce);
+          r->stopped, r->start_error ? r->start_error : "", g_eof_nonce);
 }
 
 // Refuses to run anything when the filter cannot be installed, a path the

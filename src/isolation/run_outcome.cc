@@ -14,6 +14,8 @@
 namespace coderunner::isolation {
 namespace {
 
+constexpr int64_t kMicrosPerMilli = 1000;
+
 // The error a broken bound on /output becomes (`violation` is what
 // coderunner-init reported).
 Status OutputError(const JobSpec& job, const OutputMount& out, const std::string& violation,
@@ -98,6 +100,13 @@ OutputFinding FindingOf(const std::string& service_violation, bool service_rolle
 void ApplyExit(const JobSpec& job, const OutputMount& output, const engine::ContainerState& state,
                const std::optional<InitTrailer>& trailer, const OutputFinding& broken,
                bool timed_out, bool gvisor, RunResult& result) {
+  // The service's deadline passed, yet init saw the program end on its own
+  // within its time: the wall clock went to the engine (a stall between the
+  // container and the service), not to the program.
+  if (timed_out && trailer && !trailer->stopped &&
+      trailer->wall_us <= job.limits.timeout_ms * kMicrosPerMilli) {
+    timed_out = false;
+  }
   result.exit_code = trailer ? trailer->exit_code : state.exit_code;
   result.signal = trailer ? trailer->signal : (state.exit_code > 128 ? state.exit_code - 128 : 0);
   if (timed_out) {

@@ -125,6 +125,36 @@ TEST_F(EngineStallTest, ProbesAndSubmissionsNeverWaitOnAStalledEngine) {
   EXPECT_EQ(server_->Get("/readyz").status, 200);
 }
 
+// Before: a job whose program ended in 0.3 s, inside a stall of the engine
+// that outlasted its 2 s limit, ended `timeout` (SIGKILL): the stall's wall
+// clock was charged to the program. The program marks /output once it runs;
+// the engine stalls from then on for longer than the limit.
+TEST_F(EngineStallTest, AStallAroundAProgramThatEndedInTimeIsNotChargedToIt) {
+  json job = Python(
+      "import time\n"
+      "open('/output/running', 'w').close()\n"
+      "time.sleep(0.3)\n"
+      "print('done', flush=True)\n");
+  job["limits"] = {{"timeout_ms", 2000}};
+  HttpAnswer submitted = server_->Post("/v1/jobs", job.dump());
+  ASSERT_EQ(submitted.status, 202) << submitted.body;
+  const std::string id = submitted.json.value("id", "");
+  const std::string marker = server_->artifacts_dir() + "/" + id + "/running";
+  ASSERT_TRUE(Eventually([&] { return std::filesystem::exists(marker); }, 30s));
+  std::this_thread::sleep_for(100ms);  // The start call's answer is through.
+  proxy_->Freeze();
+  std::this_thread::sleep_for(4s);  // Twice the limit.
+  proxy_->Thaw();
+  json rec = WaitTerminal(*server_, id);
+  EXPECT_EQ(rec["status"], "succeeded") << rec.dump().substr(0, 1000);
+  const json& result = rec["result"];
+  ASSERT_TRUE(result.is_object()) << rec.dump().substr(0, 1000);
+  EXPECT_EQ(result["exit_code"], 0);
+  EXPECT_TRUE(result["signal"].is_null()) << result["signal"];
+  EXPECT_EQ(result["stdout"], "done\n");
+  EXPECT_LT(result["metrics"]["run_ms"].get<int64_t>(), 2000) << result["metrics"].dump();
+}
+
 // A server whose artifacts directory is a small tmpfs of its own.
 class DiskFullTest : public EngineTest {
  protected:

@@ -31,6 +31,9 @@ struct InitTrailer {
   // "too_many_files", "too_deep", "unreadable"); "" if none.
   std::string output_violation;
   bool output_rolled_back = false;  // Volume mode: the run's growth was undone.
+  // The service's stop (its deadline) ended a job that was still running;
+  // false when the program had ended on its own.
+  bool stopped = false;
   // What kept the job from starting, "" if it started: "policy" (init
   // refused to run it: its seccomp filter, or a path the engine should have
   // masked), "stdin", "exec" or "fork". Never the program's fault.

@@ -424,6 +424,64 @@ TEST_F(ContainerRunnerTest, JobPastItsDeadlineIsStoppedAndTimesOut) {
   }
 }
 
+// An engine that stalls holds the end of the stream past the job's
+// deadline, though the program inside ended long before: init's trailer
+// (which came with the output) says so, and the stall is not charged to the
+// program. Init's own stop at the deadline, or an end past the time, is
+// still a timeout.
+TEST_F(ContainerRunnerTest, AnEngineStallPastTheDeadlineIsNotChargedToTheProgram) {
+  struct Case {
+    const char* name;
+    json fields;  // Of init's trailer; "eof" is the run's nonce.
+    RunStatus status;
+    int signal;
+  };
+  const std::vector<Case> cases = {
+      {"ended on its own in time", {{"exit_code", 0}, {"wall_us", 2000}}, RunStatus::kSucceeded, 0},
+      {"failed on its own in time", {{"exit_code", 3}, {"wall_us", 2000}}, RunStatus::kFailed, 0},
+      {"stopped by init at the deadline",
+       {{"exit_code", 137}, {"signal", 9}, {"wall_us", 2000}, {"stopped", 1}},
+       RunStatus::kTimeout,
+       SIGKILL},
+      {"ended on its own past its time",
+       {{"exit_code", 0}, {"wall_us", 80000}},
+       RunStatus::kTimeout,
+       SIGKILL},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    testutil::ScriptedEngine engine;
+    engine::ContainerClient containers(engine, std::chrono::seconds(5));
+    RunnerOptions options;
+    options.workspace_root = root_ + "/ws";
+    options.stop_grace = std::chrono::milliseconds(20);
+    options.uids = &uids_;
+    ContainerRunner runner(containers, policy_, options);
+    engine.AnswerJson("POST", kCreate, 201, {{"Id", "c1"}});
+    engine.SetAttachBody([&c](const json& create) {
+      json fields = c.fields;
+      fields["eof"] = testutil::EofNonceOf(create);
+      return MuxFrame(1, "out\n") + MuxFrame(2, testutil::InitTrailerLine(fields));
+    });
+    engine.Answer("POST", kStart, 204, "");
+    engine.AnswerJson("GET", kInspect, 200, InspectBody(0, false));
+    engine.Answer("DELETE", kRemove, 204, "");
+    // The container had exited: the engine, back, refuses the stop.
+    engine.Answer("POST", kStop, 409, R"({"message":"is not running"})");
+    engine.Answer("POST", kKill, 204, "");
+    engine.HoldAttach();  // The stream ends only when the engine is back.
+    job_.limits.timeout_ms = 50;
+    auto r = runner.Run(job_);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(r->status, c.status);
+    EXPECT_EQ(r->signal, c.signal);
+    EXPECT_EQ(r->stdout_data, "out\n");
+    EXPECT_EQ(r->metrics.run_ms, c.fields["wall_us"].get<int64_t>() / 1000);
+    EXPECT_EQ(engine.Count("POST", kStop), 1);
+    ExpectCleanedUp();
+  }
+}
+
 TEST_F(ContainerRunnerTest, CancelStopsARunningJobAndRemovesItsContainer) {
   ScriptEngine();
   engine_.Answer("POST", kAttach, 200, MuxFrame(1, "so far"));
