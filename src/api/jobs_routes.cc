@@ -2,9 +2,12 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "coderunner/common/utf8.h"
 #include "coderunner/isolation/safe_tree.h"
@@ -140,6 +143,75 @@ StatusOr<Answer> WaitForJob(jobs::JobService& service, const AuthAdapter& auth,
   return Answer::Json(store::IsTerminal(rec->status) ? 200 : 202, wire::JobToJson(*rec));
 }
 
+// The body of POST /v1/jobs/wait: {"ids": [...], "mode": "any"|"all",
+// "timeout_s": N}.
+struct WaitManyRequest {
+  std::vector<std::string> ids;
+  bool all = true;
+  int64_t timeout_s = 30;
+};
+
+StatusOr<WaitManyRequest> ParseWaitMany(const json& body, const config::Config& config) {
+  auto invalid = [](const std::string& what) {
+    return InvalidArgumentError(what, "invalid_request");
+  };
+  if (!body.is_object()) return invalid("body must be {\"ids\":[...]}");
+  WaitManyRequest w;
+  const auto ids = body.find("ids");
+  const size_t max_ids = static_cast<size_t>(config.jobs.max_batch);
+  if (ids == body.end() || !ids->is_array() || ids->empty() || ids->size() > max_ids) {
+    return invalid("ids: must hold 1 to " + std::to_string(max_ids) + " job ids");
+  }
+  for (const auto& id : *ids) {
+    if (!id.is_string()) return invalid("ids: each must be a job id string");
+    w.ids.push_back(id.get<std::string>());
+  }
+  std::vector<std::string> sorted = w.ids;
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+    return invalid("ids: each job at most once");
+  }
+  if (auto mode = body.find("mode"); mode != body.end()) {
+    if (!mode->is_string() || (*mode != "any" && *mode != "all")) {
+      return invalid("mode: \"any\" or \"all\"");
+    }
+    w.all = *mode == "all";
+  }
+  if (auto t = body.find("timeout_s"); t != body.end()) {
+    if (!t->is_number_integer() || *t < 0 || *t > config.jobs.max_wait_s) {
+      return invalid("timeout_s: expected an integer from 0 to " +
+                     std::to_string(config.jobs.max_wait_s));
+    }
+    w.timeout_s = t->get<int64_t>();
+  }
+  return w;
+}
+
+// POST /v1/jobs/wait: 200 once one of the jobs (mode any) or every one
+// (mode all, the default) is terminal, 202 at the timeout; each job as
+// GET /v1/jobs lists it (its result from GET /v1/jobs/{id}).
+StatusOr<Answer> WaitForJobs(jobs::JobService& service, const AuthAdapter& auth,
+                             const auth::Principal& p, const json& body) {
+  CR_ASSIGN_OR_RETURN(WaitManyRequest w, ParseWaitMany(body, service.config()));
+  CR_ASSIGN_OR_RETURN(auto records,
+                      service.WaitMany(w.ids, p.tenant, w.all, std::chrono::milliseconds(0)));
+  auto satisfied = [&] {
+    size_t terminal = 0;
+    for (const auto& r : records) terminal += store::IsTerminal(r.status) ? 1 : 0;
+    return w.all ? terminal == records.size() : terminal > 0;
+  };
+  if (!satisfied() && w.timeout_s > 0) {
+    // Only a wait that may last holds a long-request slot.
+    CR_ASSIGN_OR_RETURN(auto slot, auth.HoldLongRequest(p));
+    CR_ASSIGN_OR_RETURN(
+        records, service.WaitMany(w.ids, p.tenant, w.all, std::chrono::seconds(w.timeout_s)));
+  }
+  json jobs_json = json::array();
+  for (const auto& r : records) jobs_json.push_back(wire::JobSummaryJson(r));
+  return Answer::Json(satisfied() ? 200 : 202,
+                      {{"mode", w.all ? "all" : "any"}, {"jobs", std::move(jobs_json)}});
+}
+
 // GET, wait, DELETE and replay of /v1/jobs/{id}, and GET /v1/jobs.
 void RegisterJobRecordRoutes(RouteTable& http, jobs::JobService& service, const AuthAdapter& auth) {
   http.Get("/v1/jobs", auth.Wrap([&service](const auth::Principal& p, const httplib::Request& req) {
@@ -152,6 +224,12 @@ void RegisterJobRecordRoutes(RouteTable& http, jobs::JobService& service, const 
     if (!rec.ok()) return rec.status();
     return Answer::Json(200, wire::JobToJson(*rec));
   }));
+
+  http.Post("/v1/jobs/wait",
+            auth.WrapJson([&service, auth](const auth::Principal& p, const httplib::Request&,
+                                           const json& body) {
+              return WaitForJobs(service, auth, p, body);
+            }));
 
   http.Get(JobPath("/wait"),
            auth.Wrap([&service, auth](const auth::Principal& p, const httplib::Request& req) {

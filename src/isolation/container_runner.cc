@@ -5,6 +5,7 @@
 #include "coderunner/common/ids.h"
 #include "coderunner/isolation/artifacts.h"
 #include "coderunner/isolation/workspace.h"
+#include "engine_loss.h"
 #include "run_outcome.h"
 
 namespace coderunner::isolation {
@@ -190,13 +191,8 @@ StatusOr<RunResult> ContainerRunner::RunCold(const JobSpec& job, const RunHooks&
   // Whatever happened, the attach thread must end before its captures die.
   // Removing the container (force) closes the stream if it is still open.
   const bool stream_done = attach.done();
-  engine::ContainerState state;
-  Status inspected = InternalError("not inspected");
-  if (sv.failure.ok() && stream_done && !sv.cancelled) {
-    auto s = InspectSettled(id);
-    inspected = s.status();
-    if (s.ok()) state = std::move(*s);
-  }
+  ContainerEnd end =
+      LearnEnd(job, id, attach, sv.failure.ok() && stream_done && !sv.cancelled, sv, hooks);
   Status removed = containers_.Remove(id);
   // Docker 20.10 never closes the attach stream of a container removed
   // before it started (a job cancelled while attaching): end it ourselves
@@ -214,9 +210,16 @@ StatusOr<RunResult> ContainerRunner::RunCold(const JobSpec& job, const RunHooks&
   // The container is gone: /output is what it will stay.
   OutputVerdict verdict =
       SettleOutput(job, output, std::move(watch), c.volume_before ? &*c.volume_before : nullptr);
-  Finished f{sv,        stream_done,    attach.status(), state,
-             inspected, state.image_id, ctx.eof_nonce,   std::move(verdict)};
+  Finished f{sv,
+             stream_done,
+             end.stream_status,
+             end.state,
+             end.inspected,
+             end.state.image_id,
+             ctx.eof_nonce,
+             std::move(verdict)};
   RunResult result = BuildResult(job, output, io, f, t0);
+  if (end.engine_lost) NoteEngineLoss(result);
   if (result.status == RunStatus::kCancelled || result.status == RunStatus::kError) {
     discard_output();
   } else if (!c.output_dir.empty()) {
@@ -235,6 +238,27 @@ Status ContainerRunner::WriteJobFiles(const JobSpec& job, Workspace& ws) {
     written = ws.WriteFile(f.path, f.content);
   }
   return written;
+}
+
+ContainerRunner::ContainerEnd ContainerRunner::LearnEnd(const JobSpec& job, const std::string& id,
+                                                        const AttachedContainer& attach,
+                                                        bool inspect, Supervised& sv,
+                                                        const RunHooks& hooks) {
+  ContainerEnd end;
+  if (inspect) {
+    auto s = InspectSettled(id);
+    end.inspected = s.status();
+    if (s.ok()) end.state = std::move(*s);
+  }
+  end.stream_status = attach.status();
+  if (sv.started && !sv.cancelled && EngineLost(end.stream_status, end.inspected)) {
+    if (auto state = AwaitEndAfterEngineLoss(job, id, sv, hooks)) {
+      end.state = std::move(*state);
+      end.inspected = end.stream_status = OkStatus();
+      end.engine_lost = true;
+    }
+  }
+  return end;
 }
 
 StatusOr<engine::ContainerState> ContainerRunner::InspectSettled(const std::string& id) {

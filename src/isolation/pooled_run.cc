@@ -12,6 +12,7 @@
 #include "coderunner/isolation/artifacts.h"
 #include "coderunner/isolation/container_runner.h"
 #include "coderunner/isolation/init_trailer.h"
+#include "engine_loss.h"
 #include "init_message.h"
 #include "run_outcome.h"
 
@@ -80,13 +81,14 @@ StatusOr<RunResult> ContainerRunner::RunPooled(const JobSpec& job, const RunHook
   f.stream_status = c.attach->status();
   f.image_digest = c.image_digest;
   f.nonce = nonce;
+  bool engine_lost = false;
   // A watch that stopped the job killed init with it: no trailer then.
   if (!trailer || !sv.failure.ok() || sv.cancelled) {
-    if (sv.failure.ok() && stream_done && !sv.cancelled) {
-      auto s = InspectSettled(c.id);
-      f.inspected = s.status();
-      if (s.ok()) f.state = std::move(*s);
-    }
+    ContainerEnd end = LearnEnd(job, c.id, *c.attach,
+                                sv.failure.ok() && stream_done && !sv.cancelled, f.sv, hooks);
+    f.state = std::move(end.state);
+    f.inspected = end.inspected;
+    engine_lost = end.engine_lost;
     Status removed = containers_.Remove(c.id);
     if (!removed.ok()) {
       spdlog::warn("job {}: remove container {}: {}", job.id, c.id, removed.ToString());
@@ -95,13 +97,14 @@ StatusOr<RunResult> ContainerRunner::RunPooled(const JobSpec& job, const RunHook
     c.attach->Join();
   }
   io.Finish();
-  f.stream_status = c.attach->status();
+  f.stream_status = engine_lost ? OkStatus() : c.attach->status();
   (void)c.workspace->Remove();
   // Every job process is dead: init's trailer comes after it killed them,
   // or the container was removed.
   f.verdict = SettleOutput(job, c.output, std::move(watch), nullptr);
 
   RunResult result = BuildResult(job, c.output, io, f, t0);
+  if (engine_lost) NoteEngineLoss(result);
   if (result.status != RunStatus::kCancelled && result.status != RunStatus::kError) {
     AdoptPoolOutput(job, c, result);
   }

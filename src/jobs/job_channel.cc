@@ -198,6 +198,21 @@ void JobHub::Finish(const std::string& id, store::JobStatus status, std::string 
     channels_.erase(it);
   }
   ch->Finish(status, std::move(raw_result_json));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++finished_;
+  }
+  finished_cv_.notify_all();
+}
+
+uint64_t JobHub::finished() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return finished_;
+}
+
+bool JobHub::WaitFinishAfter(uint64_t seen, std::chrono::steady_clock::time_point deadline) const {
+  std::unique_lock<std::mutex> lock(mu_);
+  return finished_cv_.wait_until(lock, deadline, [&] { return finished_ > seen; });
 }
 
 std::vector<std::string> JobHub::Ids() const {

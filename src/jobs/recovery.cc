@@ -24,6 +24,7 @@ std::string RecoveredResult(const RecoveryDeps& deps, const store::JobRecord& re
   r.signal = state.exit_code > 128 ? state.exit_code - 128 : 0;
   r.image = rec.image;
   r.image_digest = state.image_id;
+  r.output_lost = true;  // Streamed, never stored by the engine.
   if (state.oom_killed) {
     r.status = isolation::RunStatus::kOom;
     *status = store::JobStatus::kOom;
@@ -56,7 +57,6 @@ std::string RecoveredResult(const RecoveryDeps& deps, const store::JobRecord& re
   nlohmann::json j = wire::ResultToJson(spec, r, encoding);
   j["cached"] = false;
   j["recovered"] = true;
-  j["output_lost"] = true;
   return j.dump();
 }
 

@@ -114,6 +114,7 @@ Status BuildEngineClients(Components& c) {
   runner_options.artifacts_root = cfg.artifacts.dir;
   runner_options.artifact_caps = cfg.ArtifactCapsFromConfig();
   runner_options.uids = c.uids.get();
+  runner_options.engine_return_wait = std::chrono::seconds(cfg.jobs.engine_retry_s);
   c.output_watch = std::make_unique<isolation::OutputWatch>();
   runner_options.output_watch = c.output_watch.get();
   c.runner = std::make_unique<isolation::ContainerRunner>(*c.containers, *c.policy, runner_options);

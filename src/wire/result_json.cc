@@ -67,6 +67,7 @@ nlohmann::json ResultToJson(const isolation::JobSpec& job, const isolation::RunR
   j["stderr"] = render(r.stderr_data, r.stderr_truncated);
   j["stdout_truncated"] = r.stdout_truncated;
   j["stderr_truncated"] = r.stderr_truncated;
+  if (r.output_lost) j["output_lost"] = true;
   j["output_encoding"] = encoding == OutputEncoding::kBase64 ? "base64" : "utf8";
   j["language"] = job.language.name;
   j["image"] = r.image;

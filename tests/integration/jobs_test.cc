@@ -398,6 +398,68 @@ TEST_F(JobsTest, SubmitAnswers202QueuedAndTheRecordEndsWithResultAndTimestamps) 
   EXPECT_EQ(rec["result"]["exit_code"], 0);
 }
 
+// POST /v1/jobs/wait: one request waits on several jobs, for any one of
+// them or for all. A gated job cannot end before the test opens its gate,
+// so each answer follows the test's events, not the clock.
+TEST_F(JobsTest, WaitOnManyJobsAnswersForAnyOrAll) {
+  JobGates gates(*server_);
+  const std::string gated = Submit(
+      *server_, Python(gates.Prelude() + "wait_gate(0)\nprint('gated')", {{"cache", false}}));
+  const std::string quick = Submit(*server_, Python("print('quick')", {{"cache", false}}));
+  ASSERT_FALSE(gated.empty());
+  ASSERT_FALSE(quick.empty());
+  auto wait = [&](const json& body) { return server_->Post("/v1/jobs/wait", body.dump()); };
+  auto statuses = [](const HttpAnswer& a) {
+    std::vector<std::string> out;
+    for (const auto& j : a.json["jobs"]) out.push_back(j["status"]);
+    return out;
+  };
+
+  HttpAnswer any = wait({{"ids", {gated, quick}}, {"mode", "any"}, {"timeout_s", 300}});
+  EXPECT_EQ(any.status, 200) << any.body;
+  EXPECT_EQ(any.json["mode"], "any");
+  ASSERT_EQ(any.json["jobs"].size(), 2u) << any.body;
+  EXPECT_EQ(any.json["jobs"][0]["id"], gated) << "not in the order asked";
+  EXPECT_EQ(any.json["jobs"][1]["id"], quick);
+  EXPECT_EQ(statuses(any)[1], "succeeded") << any.body;
+  EXPECT_NE(statuses(any)[0], "succeeded") << any.body;
+
+  HttpAnswer not_yet = wait({{"ids", {quick, gated}}, {"timeout_s", 1}});
+  EXPECT_EQ(not_yet.status, 202) << not_yet.body;
+  EXPECT_EQ(not_yet.json["mode"], "all");
+
+  auto all = std::async(std::launch::async, [&] {
+    return wait({{"ids", {quick, gated}}, {"mode", "all"}, {"timeout_s", 300}});
+  });
+  EXPECT_TRUE(Eventually([&] { return MetricSample(*server_, "coderunner_long_requests") == 1; }))
+      << "the wait never blocked on the gated job";
+  EXPECT_TRUE(gates.Open(0));
+  HttpAnswer done = all.get();
+  EXPECT_EQ(done.status, 200) << done.body;
+  EXPECT_EQ(statuses(done), (std::vector<std::string>{"succeeded", "succeeded"})) << done.body;
+
+  // Bad requests are clear JSON errors; another id is 404.
+  const std::string unknown = "job-000000000000000000000000";
+  const struct {
+    json body;
+    int status;
+    const char* code;
+  } refused[] = {
+      {json::object(), 400, "invalid_request"},
+      {{{"ids", json::array()}}, 400, "invalid_request"},
+      {{{"ids", {quick, quick}}}, 400, "invalid_request"},
+      {{{"ids", {quick}}, {"mode", "some"}}, 400, "invalid_request"},
+      {{{"ids", {quick}}, {"timeout_s", -1}}, 400, "invalid_request"},
+      {{{"ids", {1}}}, 400, "invalid_request"},
+      {{{"ids", {quick, unknown}}}, 404, "job_not_found"},
+  };
+  for (const auto& r : refused) {
+    HttpAnswer a = wait(r.body);
+    EXPECT_EQ(a.status, r.status) << r.body.dump() << " " << a.body;
+    EXPECT_EQ(a.json["error"]["code"], r.code) << r.body.dump() << " " << a.body;
+  }
+}
+
 TEST_F(JobsTest, WaitAnswers202WithTheCurrentRecordWhileRunningAnd200OnceTerminal) {
   JobGates gates(*server_);
   std::string id = Submit(
@@ -831,6 +893,56 @@ TEST_F(JobsEngineOutageTest, JobEndsAsEngineUnavailableWhenTheEngineGoesAwayForG
   ASSERT_TRUE(proxy_->Start());
   std::string back = Submit(*outage_server_, Python("print('back')"));
   EXPECT_EQ(WaitTerminal(*outage_server_, back)["status"], "succeeded");
+}
+
+// Before: a job whose engine went away while it ran ended at once as
+// error/engine_unavailable, although its container lived on and exited on
+// its own (a client that resubmits on error ran it twice). Now its end is
+// taken from the container once the engine returns, as crash recovery
+// does: whether it ended during the outage or ran on after it.
+TEST_F(JobsEngineOutageTest, AJobWhoseEngineWentAwayTakesItsEndFromItsContainer) {
+  struct Case {
+    const char* what;
+    double sleep_s;     // The program's, after it printed.
+    milliseconds away;  // How long the engine is gone.
+    int exit_code;
+  } cases[] = {
+      {"it ended while the engine was away", 0.5, milliseconds(3000), 3},
+      {"it still ran when the engine came back", 2.5, milliseconds(300), 0},
+  };
+  ASSERT_TRUE(proxy_->Start());
+  StartOutageServer("jobs: {engine_retry_s: 30}\n");
+  ASSERT_TRUE(outage_server_->started()) << outage_server_->log();
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    std::string id =
+        Submit(*outage_server_, Python("import sys, time\nprint('started', flush=True)\n"
+                                       "time.sleep(" +
+                                           std::to_string(c.sleep_s) +
+                                           ")\n"
+                                           "sys.exit(" +
+                                           std::to_string(c.exit_code) + ")",
+                                       {{"cache", false}}));
+    ASSERT_FALSE(id.empty());
+    bool started = false;
+    outage_server_->StreamLines(
+        "/v1/jobs/" + id + "/events",
+        [&](const std::string& line, Clock::time_point) {
+          started = line.rfind("event: stdout", 0) == 0;
+          return !started;
+        },
+        seconds(30));
+    ASSERT_TRUE(started) << "the job never printed";
+    proxy_->Stop();
+    std::this_thread::sleep_for(c.away);
+    ASSERT_TRUE(proxy_->Start());
+    json rec = WaitTerminal(*outage_server_, id, seconds(60));
+    EXPECT_EQ(rec["status"], c.exit_code == 0 ? "succeeded" : "failed") << rec.dump() << "\n"
+                                                                        << outage_server_->log();
+    EXPECT_EQ(rec["result"]["exit_code"], c.exit_code) << rec.dump();
+    EXPECT_EQ(rec["result"]["output_lost"], true) << rec.dump();
+    EXPECT_EQ(rec["attempt"], 1) << "run twice: " << rec.dump();
+  }
 }
 
 TEST_F(JobsEngineOutageTest, JobEndsAsEngineUnavailableWhenTheEngineNeverComesUp) {

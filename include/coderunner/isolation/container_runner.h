@@ -38,6 +38,11 @@ struct RunnerOptions {
   std::chrono::milliseconds stop_grace{2000};
   // Bound on establishing the attach stream.
   std::chrono::milliseconds attach_timeout{10000};
+  // How long a job whose engine went away while it ran waits for the
+  // engine to return, to take its end from the container as crash recovery
+  // does (jobs.engine_retry_s); past it the job is an engine_unavailable
+  // error.
+  std::chrono::milliseconds engine_return_wait{30000};
   // Where each container's own uid comes from; not owned, shared with the
   // warm pool and the sandboxes (main wires one). nullptr: the runner
   // keeps a pool of its own over the default range (tests).
@@ -127,6 +132,28 @@ class ContainerRunner : public JobRunner {
   // Leases the uid, creates /output and the workspace with the job's files.
   StatusOr<ColdSetup> PrepareCold(const JobSpec& job);
   StatusOr<RunResult> RunCold(const JobSpec& job, const RunHooks& hooks);
+  // How a started container ended, as far as the engine tells.
+  struct ContainerEnd {
+    engine::ContainerState state;  // From inspect, when it was needed.
+    Status inspected = InternalError("not inspected");
+    Status stream_status;      // How the attach call ended (OK once the engine loss was bridged).
+    bool engine_lost = false;  // The end came from the container after an engine loss.
+  };
+  // Once the attach stream is done: inspects container `id` (when
+  // `inspect`), and if the engine went away meanwhile, takes the end from
+  // the container once it returns (AwaitEndAfterEngineLoss).
+  ContainerEnd LearnEnd(const JobSpec& job, const std::string& id, const AttachedContainer& attach,
+                        bool inspect, Supervised& sv, const RunHooks& hooks);
+  // The engine went away while container `id` ran (`stream`, how the
+  // attach call ended, or `inspected` could not reach it): waits up to
+  // options_.engine_return_wait (or a cancel) for the engine to return,
+  // then for the container to end, stopping it at the job's deadline
+  // (from sv.run_start; sv.timed_out is then set). The container's state
+  // then; std::nullopt when the engine never returned or lost it.
+  std::optional<engine::ContainerState> AwaitEndAfterEngineLoss(const JobSpec& job,
+                                                                const std::string& id,
+                                                                Supervised& sv,
+                                                                const RunHooks& hooks);
   // Starts the service's watch on `output` for container `id` (nullptr
   // without a watch or an /output): a breach kills the container.
   std::unique_ptr<OutputWatch::Handle> WatchOutput(const JobSpec& job, const OutputMount& output,

@@ -90,6 +90,10 @@ struct RunResult {
   // program ended. False when the end is only the engine's view (init was
   // killed, the container was stopped from outside) or the job never ran.
   bool reported_by_init = false;
+  // The engine went away while the job ran and the end came from its
+  // container's state once it returned: output after the loss never
+  // arrived.
+  bool output_lost = false;
   // How the job ran: "" in a container (the result JSON then says nothing),
   // kRuntimeNative as a host process (code_runner.runtime: native).
   std::string runtime;

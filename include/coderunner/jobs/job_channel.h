@@ -165,9 +165,18 @@ class JobHub {
   // The ids of every open channel, in id order (a fleet node's resync).
   std::vector<std::string> Ids() const;
 
+  // How many channels Finish has ended so far: a waiter on several jobs
+  // reads it before it looks at them, then sleeps in WaitFinishAfter.
+  uint64_t finished() const;
+  // Waits until Finish has ended a channel after the one that made
+  // finished() == `seen`, or until `deadline`. True when one came.
+  bool WaitFinishAfter(uint64_t seen, std::chrono::steady_clock::time_point deadline) const;
+
  private:
   mutable std::mutex mu_;
+  mutable std::condition_variable finished_cv_;
   std::map<std::string, std::shared_ptr<JobChannel>> channels_;
+  uint64_t finished_ = 0;
 };
 
 }  // namespace coderunner::jobs

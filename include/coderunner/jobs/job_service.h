@@ -174,6 +174,15 @@ class JobService {
   StatusOr<store::JobRecord> Wait(const std::string& id, const std::string& tenant,
                                   std::chrono::milliseconds timeout);
 
+  // Waits up to `timeout` until one of `ids` (with `all`, every one) is
+  // terminal, woken by the jobs' channels ending (no polling), and returns
+  // the records as they then are, in the order of `ids`. NotFound names
+  // the first id that is not the tenant's. Fleet mode: channels here for
+  // jobs of other nodes, as Wait opens.
+  StatusOr<std::vector<store::JobRecord>> WaitMany(const std::vector<std::string>& ids,
+                                                   const std::string& tenant, bool all,
+                                                   std::chrono::milliseconds timeout);
+
   // Cancels: a queued job never runs; a running one's container is killed.
   // The status becomes cancelled at once. A terminal job is returned as is.
   // Fleet mode: a job running on another node is stopped there (kCancel).

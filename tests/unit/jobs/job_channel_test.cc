@@ -203,6 +203,30 @@ TEST(JobChannelTest, WaitTerminalWakesOnFinishFromAnotherThread) {
   EXPECT_EQ(ch.waiters(), 0u);
 }
 
+// A waiter on several jobs (POST /v1/jobs/wait) sleeps on the hub: only a
+// channel's end counts, and one that comes after `seen` wakes it.
+TEST(JobHubTest, WaitFinishAfterWakesOnlyForAChannelEndedAfterSeen) {
+  JobHub hub;
+  hub.Open("job-a", 100);
+  hub.Open("job-b", 100);
+  EXPECT_EQ(hub.finished(), 0u);
+  hub.Finish("job-unknown", store::JobStatus::kSucceeded, "");  // No channel: no end.
+  EXPECT_EQ(hub.finished(), 0u);
+  EXPECT_FALSE(hub.WaitFinishAfter(0, std::chrono::steady_clock::now()));
+  hub.Finish("job-a", store::JobStatus::kSucceeded, "");
+  EXPECT_EQ(hub.finished(), 1u);
+  EXPECT_TRUE(hub.WaitFinishAfter(0, std::chrono::steady_clock::now()))
+      << "an end after seen must not be missed";
+  const uint64_t seen = hub.finished();
+  auto waiter =
+      std::async(std::launch::async, [&] { return hub.WaitFinishAfter(seen, BeyondTheGuard()); });
+  hub.Finish("job-b", store::JobStatus::kFailed, "");
+  ASSERT_EQ(waiter.wait_for(kHangGuard), std::future_status::ready)
+      << "WaitFinishAfter was not woken by Finish";
+  EXPECT_TRUE(waiter.get());
+  EXPECT_EQ(hub.Find("job-b"), nullptr);
+}
+
 TEST(JobChannelTest, WaitEventsReturnsOnlyWhatFollowsTheCursor) {
   JobChannel ch(100);
   ch.PublishOutput(false, "a");
