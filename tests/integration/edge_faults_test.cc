@@ -4,10 +4,12 @@
 // real tmpfs. Each asserts what the README promises: probes and
 // submissions never wait on the engine, a full disk is 507 with /readyz
 // false, and nothing accepted is lost.
+#include <fcntl.h>
 #include <sys/mount.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -176,9 +178,11 @@ class DiskFullTest : public EngineTest {
     std::error_code ec;
     std::filesystem::remove_all(disk_, ec);
   }
+  // The job store (SQLite) and the artifacts both live on the small disk.
   std::string ExtraConfig() const override {
-    return "artifacts: {dir: " + disk_ +
-           "/artifacts}\njobs: {disk_reserve_bytes: " + std::to_string(kReserveBytes) + "}\n";
+    return "artifacts: {dir: " + disk_ + "/artifacts}\ndata_dir: " + disk_ +
+           "/data\njobs: {max_concurrent: 4, disk_reserve_bytes: " + std::to_string(kReserveBytes) +
+           "}\n";
   }
 
   // Fills the tmpfs with one file until `left` bytes are free.
@@ -193,8 +197,102 @@ class DiskFullTest : public EngineTest {
     }
   }
 
+  // Fills the tmpfs to the last byte.
+  void FillUp() {
+    FillLeaving(0);
+    const int fd = open((disk_ + "/filler-tail").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+    ASSERT_GE(fd, 0) << strerror(errno);
+    const std::string block(4096, 't');
+    while (write(fd, block.data(), block.size()) > 0) {
+    }
+    const int err = errno;
+    close(fd);
+    ASSERT_EQ(err, ENOSPC) << strerror(err);
+  }
+  void FreeUp() {
+    std::filesystem::remove(disk_ + "/filler");
+    std::filesystem::remove(disk_ + "/filler-tail");
+  }
+
   std::string disk_;
 };
+
+// The sum of every sample of `name` in /metrics, whatever its labels.
+double MetricTotal(const ServerProcess& s, const std::string& name) {
+  std::istringstream in(s.Get("/metrics").body);
+  double total = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(name + "{", 0) == 0 || line.rfind(name + " ", 0) == 0) {
+      total += std::stod(line.substr(line.rfind(' ') + 1));
+    }
+  }
+  return total;
+}
+
+// The host directory that is the /output of the running job that created
+// `marker` in it ("" until one is found).
+std::string OutputHolding(const std::string& artifacts_dir, const std::string& marker) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(artifacts_dir, ec)) {
+    if (std::filesystem::exists(e.path() / marker, ec)) return e.path().string();
+  }
+  return "";
+}
+
+// Before: jobs that finished while the disk was full failed to store their
+// results, stayed `running` after space came back, and ran a second time
+// at the next restart. Now each result waits in memory and is stored once
+// there is room: every job ends succeeded, on its first attempt, with its
+// whole output, and nothing is lost.
+TEST_F(DiskFullTest, ResultsThatFindTheDiskFullAreStoredOnceThereIsRoom) {
+  constexpr int kJobs = 4;
+  constexpr size_t kOutput = 512 << 10;  // Each result grows the store's log past its free pages.
+  std::vector<std::string> ids;
+  for (int i = 0; i < kJobs; ++i) {
+    json job = Python(
+        "import os, sys, time\n"
+        "open('/output/.ready-" +
+        std::to_string(i) +
+        "', 'w').close()\n"
+        "while not os.path.exists('/output/.go'):\n"
+        "    time.sleep(0.01)\n"
+        "sys.stdout.write('x' * " +
+        std::to_string(kOutput) + ")\n");
+    HttpAnswer a = server_->Post("/v1/jobs", job.dump());
+    ASSERT_EQ(a.status, 202) << a.body;
+    ids.push_back(a.json.value("id", ""));
+  }
+  std::vector<std::string> outputs(kJobs);
+  ASSERT_TRUE(Eventually([&] {
+    for (int i = 0; i < kJobs; ++i) {
+      if (outputs[i].empty()) {
+        outputs[i] = OutputHolding(disk_ + "/artifacts", ".ready-" + std::to_string(i));
+      }
+    }
+    return std::none_of(outputs.begin(), outputs.end(), [](const auto& o) { return o.empty(); });
+  })) << "not every job started";
+
+  // Every job ends while the disk is full.
+  FillUp();
+  for (const std::string& o : outputs) std::ofstream(o + "/.go").flush();
+  EXPECT_TRUE(Eventually([&] {
+    return MetricTotal(*server_, "coderunner_result_store_retries_total") >= 1;
+  })) << "no result found the disk full\n"
+      << server_->log();
+  for (const std::string& id : ids) {
+    json rec = json::parse(server_->Get("/v1/jobs/" + id).body, nullptr, false);
+    EXPECT_TRUE(rec["status"] == "running" || rec["status"] == "succeeded") << rec.dump();
+  }
+  EXPECT_EQ(server_->Get("/readyz").status, 507);
+
+  FreeUp();
+  for (const std::string& id : ids) {
+    json rec = WaitTerminal(*server_, id);
+    EXPECT_EQ(rec["status"], "succeeded") << rec.dump().substr(0, 1000);
+    EXPECT_EQ(rec["attempt"], 1) << "run twice";
+    EXPECT_EQ(rec["result"]["stdout"].get<std::string>().size(), kOutput);
+  }
+}
 
 TEST_F(DiskFullTest, BelowTheReserveEverySubmissionIs507AndReadyzIsFalse) {
   FillLeaving(kReserveBytes / 2);

@@ -279,7 +279,8 @@ void ServerProcess::Spawn() {
         << (extra_yaml_.find("volumes:") == std::string::npos
                 ? "volumes: {dir: " + dir_ + "/volumes}\n"
                 : "")
-        << "data_dir: " << dir_ << "/data\n"
+        << (extra_yaml_.find("data_dir:") == std::string::npos ? "data_dir: " + dir_ + "/data\n"
+                                                               : "")
         << "instance: " << instance_
         << "\n"
         // Tests that exercise authentication bring their own auth section.
