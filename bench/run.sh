@@ -3,8 +3,8 @@
 #   bench/run.sh [docker|podman]     (default: docker)
 # Environment: LATENCY_JOBS (30), CLI_LOOP (0 = the whole sequential CLI
 # baseline; N = the first N, scaled), SECTIONS (latency,throughput,memory,sandboxes,data,store,
-# queue; queue alone needs no engine; also fleet, not in the default: three HumanEval rounds
-# each on two more setups, minutes), QUEUE_ARGS (queue_bench's flags, e.g.
+# queue, edge; queue alone needs no engine; edge stops the engine 20 s; also fleet, not in the
+# default: three HumanEval rounds each on two more setups, minutes), QUEUE_ARGS (queue_bench's flags, e.g.
 # "--processes 4 --workers 4 --jobs 20000 --sqlite-jobs 5000"),
 # HUMANEVAL (../shared/data/HumanEval.jsonl.gz), WAIT_JOBS (20), CONCURRENCY
 # (jobs.max_concurrent of the server under test; 0 = one worker per core),
@@ -19,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 engine="${1:-docker}"
-sections="${SECTIONS:-latency,throughput,memory,sandboxes,data,store,queue}"
+sections="${SECTIONS:-latency,throughput,memory,sandboxes,data,store,queue,edge}"
 # The queue ceiling (issue 19): the job store driven directly on its own
 # PostgreSQL cluster, no engine and no server.
 if [[ $sections == *queue* ]]; then
@@ -33,7 +33,7 @@ fi
 sock=$("scripts/start-$engine.sh" | tail -n1)
 images/build.sh --engine "$engine" >/dev/null
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCODERUNNER_TESTS=ON >/dev/null
-cmake --build build -j"$(nproc)" --target coderunner coderunner-init wait_bench service_bench >/dev/null
+cmake --build build -j"$(nproc)" --target coderunner coderunner-init wait_bench service_bench edge_bench >/dev/null
 
 dir=$(mktemp -d /tmp/coderunner-bench-XXXXXX)
 port=18199
@@ -155,3 +155,8 @@ if [[ $sections == *store* && -n $pgdir ]]; then
   echo "  postgres jobs table: $(psql -d coderunner -tAc "SELECT count(*) FROM jobs") rows"
 fi
 fleet_evidence
+# The edge under load and faults (issue 30), last: it stops the engine.
+if [[ $sections == *edge* ]]; then
+  build/bench/edge_bench --server "http://127.0.0.1:$port" --pid "$pid" \
+    --engine-pid "$(cat "/run/coderunner/$engine.pid")" --humaneval "$dir/humaneval.jsonl"
+fi
