@@ -97,7 +97,8 @@ Status JobExecutor::StoreResult(const std::string& id, store::JobStatus status, 
     }
     deps_.metrics->Increment("coderunner_result_store_retries_total", {{"reason", done.reason()}});
     std::unique_lock<std::mutex> lock(mu_);
-    if (shutdown_cv_.wait_for(lock, backoff, [&] { return shutdown_.load(); })) {
+    if (shutdown_cv_.wait_for(lock, backoff,
+                              [&] { return shutdown_.load() || requeue_cancelled_.load(); })) {
       spdlog::error("job {}: result not stored at shutdown ({} tries): {}", id, tries,
                     done.ToString());
       return done;
@@ -112,7 +113,11 @@ bool JobExecutor::WaitIdle(std::chrono::steady_clock::time_point deadline) {
 }
 
 int JobExecutor::RequeueActive() {
-  requeue_cancelled_ = true;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    requeue_cancelled_ = true;
+  }
+  shutdown_cv_.notify_all();  // Results still offered to the store are given up.
   std::set<std::string> ids = Active();
   for (const auto& id : ids) {
     if (auto ch = deps_.hub->Find(id)) ch->cancel_token().Cancel();

@@ -180,7 +180,8 @@ class DiskFullTest : public EngineTest {
   }
   // The job store (SQLite) and the artifacts both live on the small disk.
   std::string ExtraConfig() const override {
-    return "artifacts: {dir: " + disk_ + "/artifacts}\ndata_dir: " + disk_ +
+    return "server: {listen: 127.0.0.1:0, shutdown_grace_s: 2}\nartifacts: {dir: " + disk_ +
+           "/artifacts}\ndata_dir: " + disk_ +
            "/data\njobs: {max_concurrent: 4, disk_reserve_bytes: " + std::to_string(kReserveBytes) +
            "}\n";
   }
@@ -292,6 +293,45 @@ TEST_F(DiskFullTest, ResultsThatFindTheDiskFullAreStoredOnceThereIsRoom) {
     EXPECT_EQ(rec["attempt"], 1) << "run twice";
     EXPECT_EQ(rec["result"]["stdout"].get<std::string>().size(), kOutput);
   }
+}
+
+// Before: a SIGTERM while a result waited for room never ended: the
+// shutdown waited for the worker, which offered the result to the store
+// until it took it. Now the result is given up at the end of the grace
+// (2 s here), the service exits 0, and the job, still running in the
+// store, runs again at the next start: nothing accepted is lost.
+TEST_F(DiskFullTest, AShutdownEndsAfterItsGraceWhileAResultWaitsForRoom) {
+  // The second run finds no gate in its fresh /output: it goes on after 5 s.
+  json job = Python(
+      "import os, sys, time\n"
+      "open('/output/.ready', 'w').close()\n"
+      "t = time.time()\n"
+      "while not os.path.exists('/output/.go') and time.time() - t < 5:\n"
+      "    time.sleep(0.01)\n"
+      "sys.stdout.write('x' * (512 << 10))\n");
+  HttpAnswer a = server_->Post("/v1/jobs", job.dump());
+  ASSERT_EQ(a.status, 202) << a.body;
+  const std::string id = a.json.value("id", "");
+  std::string output;
+  ASSERT_TRUE(Eventually([&] {
+    output = OutputHolding(disk_ + "/artifacts", ".ready");
+    return !output.empty();
+  }));
+  FillUp();
+  std::ofstream(output + "/.go").flush();
+  EXPECT_TRUE(Eventually([&] {
+    return MetricTotal(*server_, "coderunner_result_store_retries_total") >= 1;
+  })) << "the result never found the disk full\n"
+      << server_->log();
+
+  EXPECT_TRUE(server_->Stop(std::chrono::seconds(30))) << "the shutdown hung\n" << server_->log();
+  FreeUp();
+  auto restarted = std::make_unique<ServerProcess>(*server_);
+  ASSERT_TRUE(restarted->started()) << restarted->log();
+  server_ = std::move(restarted);
+  json rec = WaitTerminal(*server_, id);
+  EXPECT_EQ(rec["status"], "succeeded") << rec.dump().substr(0, 1000);
+  EXPECT_EQ(rec["attempt"], 2) << "a result given up at shutdown means a second run";
 }
 
 TEST_F(DiskFullTest, BelowTheReserveEverySubmissionIs507AndReadyzIsFalse) {

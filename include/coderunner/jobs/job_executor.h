@@ -162,8 +162,10 @@ class JobExecutor {
               int64_t started);
   // The store's Transition of job `id` to its terminal `status`, offered
   // again with backoff while the store cannot take it now (a full disk, a
-  // store that is down) until it does or Shutdown() is called: a job is
-  // never left running, to be run again by recovery, while its node goes on.
+  // store that is down) until it does, or until Shutdown() or the end of a
+  // shutdown's grace (RequeueActive): a job is never left running, to be
+  // run again by recovery, while its node goes on, and a store that never
+  // takes it cannot hold a shutdown forever.
   Status StoreResult(const std::string& id, store::JobStatus status, int64_t finished,
                      const std::string& stored_json, const std::string& image_digest,
                      int64_t artifact_bytes);
