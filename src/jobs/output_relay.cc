@@ -84,7 +84,7 @@ void OutputRelay::OnWatch(const std::string& id) {
     f->restart = true;
     return;
   }
-  f = std::make_unique<Forwarder>();
+  f = std::make_shared<Forwarder>();
   f->channel = std::move(ch);
   Forwarder* raw = f.get();
   f->thread = std::thread([this, id, raw] { Forward(id, raw); });
@@ -94,7 +94,9 @@ void OutputRelay::Flush(const std::string& id) {
   std::unique_lock<std::mutex> lock(mu_);
   auto it = forwarders_.find(id);
   if (it == forwarders_.end() || !it->second->channel->terminal()) return;
-  Forwarder* f = it->second.get();
+  // Held, not borrowed: once it is done, an OnWatch may reap it from the
+  // map while this waits to take mu_ back.
+  std::shared_ptr<Forwarder> f = it->second;
   if (!done_cv_.wait_for(lock, kFlushWait, [&] { return stopping_ || f->done; })) {
     spdlog::warn("job {}: its live output was not all sent before it ended", id);
   }
@@ -102,7 +104,7 @@ void OutputRelay::Flush(const std::string& id) {
 }
 
 void OutputRelay::Stop() {
-  std::map<std::string, std::unique_ptr<Forwarder>> all;
+  std::map<std::string, std::shared_ptr<Forwarder>> all;
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;

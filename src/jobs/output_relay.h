@@ -116,7 +116,9 @@ class OutputRelay {
   std::atomic<bool> stopping_{false};
   std::mutex mu_;
   std::condition_variable done_cv_;  // Notified when a forwarder is done.
-  std::map<std::string, std::unique_ptr<Forwarder>> forwarders_;
+  // Shared: Flush holds the one it waits on, which ReapLocked (on another
+  // thread, once it is done) may drop from the map meanwhile.
+  std::map<std::string, std::shared_ptr<Forwarder>> forwarders_;
   // Followed jobs; true while a re-watch after a gap is pending.
   std::map<std::string, bool> followed_;
 };

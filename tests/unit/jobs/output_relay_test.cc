@@ -3,15 +3,19 @@
 // B's events hold the output once, in order, after "running" and before
 // the terminal status, a node that follows late gets all of it (a replay
 // the others drop), and a gap makes the follower ask again.
+#include "jobs/output_relay.h"
+
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "coderunner/jobs/job_channel.h"
@@ -121,6 +125,34 @@ class OutputRelayTest : public ::testing::Test {
   std::unique_ptr<Node> b_;
   std::unique_ptr<Node> c_;
 };
+
+// Flush waits on a forwarder that ends meanwhile; an OnWatch for another job
+// on the notice thread reaps it from the map before Flush takes the lock
+// back. Flush once read the reaped forwarder (heap-use-after-free under
+// ASan, seen in CI in PgFleetTest.ADrainedNodeRejoins...): it must hold it.
+TEST(OutputRelayRaceTest, AFlushOutlivesTheReapOfTheForwarderItWaitsOn) {
+  testutil::NoticeBus bus;
+  testutil::FakeJobNotices notices(bus);
+  JobHub hub;
+  OutputRelay relay({&hub, &notices, [](const std::string&) { return true; }});
+  hub.Open("job-other", 1 << 20);
+  std::atomic<bool> done{false};
+  std::thread reaper([&] {
+    while (!done) relay.OnWatch("job-other");  // Each one reaps what is done.
+  });
+  for (int i = 0; i < 300; ++i) {
+    const std::string id = "job-" + std::to_string(i);
+    std::shared_ptr<JobChannel> ch = hub.Open(id, 1 << 20);
+    relay.OnWatch(id);
+    ch->PublishOutput(false, "x");
+    ch->Finish(JobStatus::kSucceeded, "");  // Terminal: the forwarder ends now.
+    relay.Flush(id);
+    hub.Finish(id, JobStatus::kSucceeded, "");
+  }
+  done = true;
+  reaper.join();
+  relay.Stop();
+}
 
 TEST_F(OutputRelayTest, OutputOfAJobRunningOnOneNodeReachesTheOtherOnceAndInOrder) {
   // A chunk past kMaxNoticeOutputBytes goes out as several notices.
