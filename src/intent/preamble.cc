@@ -349,8 +349,9 @@ StatusOr<Preamble> BuildPreamble(std::string_view language, const json& inputs) 
     head += "import json as _cr_json\nwith open(" + PythonString(kParamsPath) +
             ", encoding='utf-8') as _cr_f:\n    _cr_params = _cr_json.load(_cr_f)\n";
   } else if (p.uses_params_file && language == "typescript") {
-    // An ES module (see config/typescript_module.h): no require; an import
-    // declaration is hoisted, so it may precede the program's own.
+    // An import declaration, which both of the TypeScript runner's modes
+    // take (images/node/ts-run.cjs), and which is hoisted, so it may
+    // precede the program's own.
     head +=
         "import { readFileSync as _cr_readFileSync } from \"node:fs\";\n"
         "const _cr_params = JSON.parse(_cr_readFileSync(" +

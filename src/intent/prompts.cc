@@ -31,7 +31,7 @@ std::string Quoted(std::string_view text) {
 
 std::string LanguageDisplayName(std::string_view language) {
   if (language == "javascript") return "JavaScript (Node.js 20, CommonJS)";
-  if (language == "typescript") return "TypeScript (Node.js 20, run with tsx, an ES module)";
+  if (language == "typescript") return "TypeScript (Node.js 20, run as tsx runs it)";
   if (language == "bash") return "Bash 5.2";
   return "Python 3.11";
 }

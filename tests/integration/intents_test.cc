@@ -158,7 +158,8 @@ TEST_F(IntentsTest, TypeScriptIntentRunsUnderTsxWithItsInputs) {
   EXPECT_EQ(rec["answer"], "Result: 1063");
   EXPECT_EQ(StageStatuses(rec), kAllSucceeded);
   std::string prompt = CodePrompt();
-  EXPECT_NE(prompt.find("TypeScript (Node.js 20, run with tsx"), std::string::npos) << prompt;
+  EXPECT_NE(prompt.find("TypeScript (Node.js 20, run as tsx runs it)"), std::string::npos)
+      << prompt;
   EXPECT_NE(prompt.find("/workspace/main.ts"), std::string::npos) << prompt;
   EXPECT_NE(prompt.find("```ts"), std::string::npos) << prompt;
 }

@@ -1,6 +1,7 @@
-// TypeScript on a real engine: tsx runs main.ts as an ES module (types,
-// enums, generics, top-level await, import.meta), a syntax error is a failed
-// job naming main.ts and the line, async jobs and the warm pool serve it.
+// TypeScript on a real engine: main.ts runs as tsx runs it (CommonJS with
+// require and import) and, with top-level await, as an ES module (types,
+// enums, generics, import.meta), a syntax error is a failed job naming
+// main.ts and the line, async jobs and the warm pool serve it.
 #include <algorithm>
 #include <string>
 
@@ -71,6 +72,22 @@ TEST_F(TypeScriptTest, FeaturesRunAsAnEsModuleUnderTheNameAndTheAlias) {
     EXPECT_EQ(r["stdout"], kFeaturesOut) << r.dump();
     EXPECT_EQ(r["stderr"], "") << r.dump();
   }
+}
+
+// As `tsx main.ts` runs it (no package.json: CommonJS): require, module,
+// __dirname and import syntax together, which MultiPL-E's rows rely on
+// (`const assert = require('node:assert')`).
+TEST_F(TypeScriptTest, RequireImportAndDirnameWorkAsUnderTsx) {
+  json r = RunUncached("typescript",
+                       "const assert = require('node:assert');\n"
+                       "import { join } from 'node:path';\n"
+                       "const n: number[] = [1, 2];\n"
+                       "assert.deepEqual(n, [1, 2]);\n"
+                       "console.log(typeof require, typeof module, __dirname, join('a', 'b'),\n"
+                       "            require.main === module, process.argv.length);\n");
+  EXPECT_EQ(r["status"], "succeeded") << r.dump();
+  EXPECT_EQ(r["stdout"], "function object /workspace a/b true 2\n") << r.dump();
+  EXPECT_EQ(r["stderr"], "") << r.dump();
 }
 
 TEST_F(TypeScriptTest, JavaScriptStaysCommonJs) {

@@ -42,8 +42,7 @@ TEST(PromptsTest, EachLanguageHasItsNameAndFence) {
   } cases[] = {
       {"python", "main.py", "Language: Python 3.11", "```python"},
       {"javascript", "main.js", "Language: JavaScript (Node.js 20, CommonJS)", "```javascript"},
-      {"typescript", "main.ts", "Language: TypeScript (Node.js 20, run with tsx, an ES module)",
-       "```ts"},
+      {"typescript", "main.ts", "Language: TypeScript (Node.js 20, run as tsx runs it)", "```ts"},
       {"bash", "main.sh", "Language: Bash 5.2", "```bash"},
   };
   AgentProfile agent;

@@ -1,0 +1,191 @@
+// Toolchain parity, proven on public programs: MultiPL-E's HumanEval rows in
+// JavaScript, TypeScript and bash (tests/testdata/multipl-e/, each with a
+// model's solution, right or wrong) run on the host with the developer's own
+// toolchain (node, tsx, bash, the same versions as the images) and through
+// coderunner. Every row's verdict (exit 0 or not) must agree; pass rates do
+// not matter. One engine: the programs run in the images, whatever engine
+// starts them.
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine_fixture.h"
+
+namespace coderunner::testing {
+namespace {
+
+using nlohmann::json;
+
+constexpr char kRowsDir[] = CODERUNNER_TESTDATA_DIR "/multipl-e";
+// The host's tsx, as images/node/package-lock.json pins it (scripts/install-deps.sh).
+constexpr char kHostTsx[] = "/var/cache/coderunner/host-tsx/node_modules/.bin/tsx";
+constexpr int kTimeoutS = 10;  // The jobs' default limits.timeout_ms, on both sides.
+
+struct Toolchain {
+  const char* language;  // coderunner's.
+  const char* rows;      // humaneval-<rows>.jsonl.gz
+  const char* file;
+  std::string host_command;  // Run in an empty directory holding `file`.
+};
+
+struct Row {
+  std::string name;
+  std::string program;
+};
+
+// The first fenced block of a Markdown answer ("" if none).
+std::string FirstFence(const std::string& text) {
+  size_t open = text.find("```");
+  if (open == std::string::npos) return "";
+  size_t body = text.find('\n', open);
+  size_t close = body == std::string::npos ? std::string::npos : text.find("```", body + 1);
+  if (close == std::string::npos) return "";
+  return text.substr(body + 1, close - body - 1);
+}
+
+// A row's program as tests/testdata/multipl-e/README.md defines it.
+std::vector<Row> LoadRows(const std::string& rows, bool bash) {
+  std::vector<Row> out;
+  const std::string cmd = "gzip -dc " + std::string(kRowsDir) + "/humaneval-" + rows + ".jsonl.gz";
+  FILE* in = popen(cmd.c_str(), "r");
+  if (in == nullptr) return out;
+  std::string text;
+  char buf[65536];
+  for (size_t n; (n = fread(buf, 1, sizeof(buf), in)) > 0;) text.append(buf, n);
+  pclose(in);
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty()) continue;
+    json r = json::parse(line);
+    std::string solution = FirstFence(r.value("gpt_solution", ""));
+    if (bash) {
+      // The tests open with the `}` that closes the prompt's function.
+      while (!solution.empty() && solution.back() == '\n') solution.pop_back();
+      size_t last = solution.rfind('\n');
+      if (last != std::string::npos && solution.substr(last + 1) == "}") solution.resize(last);
+    }
+    out.push_back({r.value("name", ""), solution + "\n" + r.value("tests", "")});
+  }
+  return out;
+}
+
+// True when `program` exits 0 under the host's toolchain within the limit.
+bool HostPasses(const Toolchain& t, const Row& row, const std::string& scratch) {
+  const std::string dir = scratch + "/" + row.name;
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/" + t.file) << row.program;
+  const std::string cmd = "cd '" + dir + "' && timeout -s KILL " + std::to_string(kTimeoutS) + " " +
+                          t.host_command + " " + t.file + " </dev/null >/dev/null 2>&1";
+  int rc = std::system(cmd.c_str());
+  std::filesystem::remove_all(dir);
+  return rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 0;
+}
+
+std::vector<bool> HostVerdicts(const Toolchain& t, const std::vector<Row>& rows) {
+  std::vector<bool> pass(rows.size());
+  char tmpl[] = "/tmp/coderunner-diff-XXXXXX";
+  const std::string scratch = mkdtemp(tmpl);
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> threads;
+  for (int w = 0; w < 2; ++w) {
+    threads.emplace_back([&] {
+      for (size_t i; (i = next++) < rows.size();) pass[i] = HostPasses(t, rows[i], scratch);
+    });
+  }
+  for (auto& th : threads) th.join();
+  std::filesystem::remove_all(scratch);
+  return pass;
+}
+
+class ToolchainDiffTest : public EngineTest {
+ protected:
+  std::string ExtraConfig() const override {
+    return "jobs: {max_concurrent: 2, max_queued: 2000}\n"
+           "pool: {size: 0, sizes: {javascript: 2, typescript: 2, bash: 2}}\n";
+  }
+
+  // Each row through coderunner, in batches: true where the job succeeded.
+  std::vector<bool> ServiceVerdicts(const Toolchain& t, const std::vector<Row>& rows) {
+    std::vector<bool> pass(rows.size());
+    constexpr size_t kBatch = 50;  // jobs.max_batch.
+    for (size_t from = 0; from < rows.size(); from += kBatch) {
+      json jobs = json::array();
+      for (size_t i = from; i < std::min(rows.size(), from + kBatch); ++i) {
+        jobs.push_back({{"language", t.language}, {"code", rows[i].program}, {"cache", false}});
+      }
+      HttpAnswer a = server_->Post("/v1/jobs/batch", json{{"jobs", jobs}}.dump());
+      EXPECT_EQ(a.status, 202) << a.body;
+      json ids = json::array();
+      for (const auto& j : a.json["jobs"]) ids.push_back(j.value("id", ""));
+      HttpAnswer done =
+          server_->Post("/v1/jobs/wait", json{{"ids", ids}, {"timeout_s", 300}}.dump());
+      EXPECT_EQ(done.status, 200) << done.body.substr(0, 500);
+      for (size_t k = 0; k < done.json["jobs"].size(); ++k) {
+        pass[from + k] = done.json["jobs"][k]["status"] == "succeeded";
+      }
+    }
+    return pass;
+  }
+};
+
+TEST_F(ToolchainDiffTest, EveryMultiplERowEndsAsUnderTheHostsToolchain) {
+  const Toolchain toolchains[] = {
+      {"javascript", "js", "main.js", "node"},
+      {"typescript", "ts", "main.ts", kHostTsx},
+      {"bash", "sh", "main.sh", "bash"},
+  };
+  ASSERT_TRUE(std::filesystem::exists(kHostTsx)) << "run scripts/install-deps.sh";
+  for (const Toolchain& t : toolchains) {
+    SCOPED_TRACE(t.language);
+    const std::vector<Row> rows = LoadRows(t.rows, std::string(t.rows) == "sh");
+    ASSERT_GT(rows.size(), 150u) << "rows of " << t.rows << " not found in " << kRowsDir;
+    const std::vector<bool> host = HostVerdicts(t, rows);
+    const std::vector<bool> service = ServiceVerdicts(t, rows);
+    int host_pass = 0, service_pass = 0;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      host_pass += host[i];
+      service_pass += service[i];
+      EXPECT_EQ(service[i], host[i]) << rows[i].name << ": host " << (host[i] ? "passes" : "fails")
+                                     << ", coderunner " << (service[i] ? "passes" : "fails");
+    }
+    std::cout << "[  FIGURE  ] multipl_e_" << t.rows << ": host passes " << host_pass
+              << ", coderunner " << service_pass << " of " << rows.size() << std::endl;
+  }
+}
+
+// The tools a generated bash script reaches for are in the bash image, and
+// GET /v1/languages says so.
+TEST_F(ToolchainDiffTest, TheBashImageHoldsTheToolsGeneratedScriptsReachFor) {
+  HttpAnswer r = server_->Execute("bash",
+                                  "echo '2^10' | bc\n"
+                                  "echo '3 4 * p' | dc\n"
+                                  "echo '{\"a\":[1,2]}' | jq -c .a\n"
+                                  "echo 'x y' | gawk '{print $2}'\n"
+                                  "diff <(echo a) <(echo a) && echo same\n"
+                                  "seq 3 | xargs echo | sed 's/ /,/g' | grep -c 1,2,3\n");
+  EXPECT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.json["stdout"], "1024\n12\n[1,2]\ny\nsame\n1\n") << r.body;
+  EXPECT_EQ(r.json["stderr"], "") << r.body;
+  HttpAnswer languages = server_->Get("/v1/languages");
+  ASSERT_EQ(languages.status, 200) << languages.body;
+  json packages;
+  for (const auto& l : languages.json["languages"]) {
+    if (l["name"] == "bash") packages = l["packages"];
+  }
+  for (const char* tool :
+       {"coreutils", "findutils", "grep", "sed", "gawk", "bc", "dc", "jq", "diffutils"}) {
+    EXPECT_TRUE(packages.contains(tool)) << tool << " not listed: " << packages.dump();
+  }
+}
+
+}  // namespace
+}  // namespace coderunner::testing
