@@ -190,9 +190,10 @@ StatusOr<RunResult> ContainerRunner::RunCold(const JobSpec& job, const RunHooks&
 
   // Whatever happened, the attach thread must end before its captures die.
   // Removing the container (force) closes the stream if it is still open.
-  const bool stream_done = attach.done();
+  bool stream_done = attach.done();
   ContainerEnd end =
       LearnEnd(job, id, attach, sv.failure.ok() && stream_done && !sv.cancelled, sv, hooks);
+  if (end.engine_lost) stream_done = true;  // What came is all that will.
   Status removed = containers_.Remove(id);
   // Docker 20.10 never closes the attach stream of a container removed
   // before it started (a job cancelled while attaching): end it ourselves
@@ -251,11 +252,14 @@ ContainerRunner::ContainerEnd ContainerRunner::LearnEnd(const JobSpec& job, cons
     if (s.ok()) end.state = std::move(*s);
   }
   end.stream_status = attach.status();
-  if (sv.started && !sv.cancelled && EngineLost(end.stream_status, end.inspected)) {
+  // Started, or a start call whose answer the engine's loss swallowed.
+  const bool lost =
+      sv.started ? EngineLost(end.stream_status, end.inspected) : StartOutcomeUnknown(sv.failure);
+  if (lost && !sv.cancelled) {
     if (auto state = AwaitEndAfterEngineLoss(job, id, sv, hooks)) {
       end.state = std::move(*state);
-      end.inspected = end.stream_status = OkStatus();
-      end.engine_lost = true;
+      end.inspected = end.stream_status = sv.failure = OkStatus();
+      sv.started = end.engine_lost = true;
     }
   }
   return end;

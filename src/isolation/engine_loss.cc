@@ -23,6 +23,8 @@ constexpr std::chrono::milliseconds kLongestPause{2000};
 // A running container is waited on in slices, so a cancel is seen.
 constexpr std::chrono::milliseconds kWaitSlice{1000};
 constexpr std::chrono::milliseconds kCancelPoll{50};
+// The engine's status of a container that was created and never started.
+constexpr char kNeverStarted[] = "created";
 
 bool Cancelled(const RunHooks& hooks) {
   return hooks.cancel != nullptr && hooks.cancel->cancelled();
@@ -46,6 +48,8 @@ bool EngineLost(const Status& stream, const Status& inspected) {
   return Unreachable(stream) || Unreachable(inspected);
 }
 
+bool StartOutcomeUnknown(const Status& start_failure) { return Unreachable(start_failure); }
+
 void NoteEngineLoss(RunResult& result) {
   if (result.reported_by_init) return;  // init's trailer came: the output is whole.
   result.output_lost = true;
@@ -68,6 +72,8 @@ std::optional<engine::ContainerState> ContainerRunner::AwaitEndAfterEngineLoss(
   auto pause = kFirstPause;
   while (!Cancelled(hooks)) {
     auto state = containers_.Inspect(id);
+    // Never started (a start call lost on its way): nothing ran.
+    if (state.ok() && state->status == kNeverStarted) return std::nullopt;
     if (state.ok() && !state->running) return std::move(*state);
     if (state.ok()) {
       // Back, and the job still runs unwatched: it ends on its own, or is

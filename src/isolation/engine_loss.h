@@ -13,6 +13,11 @@ namespace coderunner::isolation {
 // inspect after it) says the engine could not be reached. Pure.
 bool EngineLost(const Status& stream, const Status& inspected);
 
+// True when the start call failed to reach the engine (`start_failure`, a
+// transport error, not an engine's answer): the engine may have started the
+// container all the same, and only lost the way back. Pure.
+bool StartOutcomeUnknown(const Status& start_failure);
+
 // Marks `result`, built from the container's state after the engine
 // returned, for what the loss hid: without init's trailer the output after
 // the loss never arrived (output_lost), and a signal that ended the

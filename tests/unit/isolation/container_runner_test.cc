@@ -482,6 +482,55 @@ TEST_F(ContainerRunnerTest, AnEngineStallPastTheDeadlineIsNotChargedToTheProgram
   }
 }
 
+// A start call whose answer the engine's loss swallowed: the container may
+// have run all the same. Its end comes from the engine once it answers: an
+// exit of its own is the job's result; a container never started is still
+// an engine_unavailable error (nothing ran).
+TEST_F(ContainerRunnerTest, AStartLostOnItsWayBackTakesTheEndFromTheContainer) {
+  struct Case {
+    const char* name;
+    json state;  // The inspect's State once the engine answers.
+    RunStatus status;
+    int exit_code;
+  };
+  const std::vector<Case> cases = {
+      {"it ran and exited 3",
+       {{"Status", "exited"}, {"Running", false}, {"ExitCode", 3}, {"OOMKilled", false}},
+       RunStatus::kFailed,
+       3},
+      {"it never started",
+       {{"Status", "created"}, {"Running", false}, {"ExitCode", 0}, {"OOMKilled", false}},
+       RunStatus::kError,
+       -1},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    testutil::ScriptedEngine engine;
+    engine::ContainerClient containers(engine, std::chrono::seconds(5));
+    RunnerOptions options;
+    options.workspace_root = root_ + "/ws";
+    options.uids = &uids_;
+    ContainerRunner runner(containers, policy_, options);
+    engine.AnswerJson("POST", kCreate, 201, {{"Id", "c1"}});
+    engine.Answer("POST", kAttach, 200, "");
+    engine.Fail("POST", kStart, UnavailableError("reset", engine::kReasonEngineUnavailable));
+    json inspect = InspectBody(0, false);
+    inspect["State"] = c.state;
+    engine.AnswerJson("GET", kInspect, 200, inspect);
+    engine.Answer("DELETE", kRemove, 204, "");
+    auto r = runner.Run(job_);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(r->status, c.status) << r->error.ToString();
+    EXPECT_EQ(r->exit_code, c.exit_code);
+    if (c.status == RunStatus::kError) {
+      EXPECT_EQ(r->error.reason(), engine::kReasonEngineUnavailable);
+    } else {
+      EXPECT_TRUE(r->output_lost);
+    }
+    EXPECT_EQ(engine.Count("DELETE", kRemove), 1);
+  }
+}
+
 TEST_F(ContainerRunnerTest, CancelStopsARunningJobAndRemovesItsContainer) {
   ScriptEngine();
   engine_.Answer("POST", kAttach, 200, MuxFrame(1, "so far"));
