@@ -143,8 +143,17 @@ void ExpectAgreement(ToolchainDiffTest& test, const Toolchain& t) {
   ASSERT_TRUE(std::filesystem::exists(kHostTsx)) << "run scripts/install-deps.sh";
   const std::vector<Row> rows = LoadRows(t.rows, std::string(t.rows) == "sh");
   ASSERT_GT(rows.size(), 150u) << "rows of " << t.rows << " not found in " << kRowsDir;
-  const std::vector<bool> host = HostVerdicts(t, rows);
-  const std::vector<bool> service = test.ServiceVerdicts(t, rows);
+  std::vector<bool> host = HostVerdicts(t, rows);
+  std::vector<bool> service = test.ServiceVerdicts(t, rows);
+  // A row that disagrees runs once more on both sides, alone, and that run
+  // decides: a loaded machine (ctest -j4 in CI) can fail one host run of a
+  // program that passes in 0.3 s; a real difference stays a difference.
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (host[i] == service[i]) continue;
+    host[i] = HostVerdicts(t, {rows[i]})[0];
+    service[i] = test.ServiceVerdicts(t, {rows[i]})[0];
+    std::cout << "[  RERUN   ] " << rows[i].name << std::endl;
+  }
   int host_pass = 0, service_pass = 0;
   for (size_t i = 0; i < rows.size(); ++i) {
     host_pass += host[i];
