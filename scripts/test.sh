@@ -97,7 +97,11 @@ await "$images_pid" "runtime images" "$logs/images.log"
 [[ $unit_in_main == OFF ]] && scripts/check-test-counts.sh build main
 
 stage "integration: engine (docker, podman, runsc), fleet, api, browser"
-run_ctest build -LE '^(unit|fixture)$'
+run_ctest build -LE '^(unit|fixture|toolchain)$'
+
+# Alone: it runs every MultiPL-E row on the host's toolchains as well.
+stage "toolchain parity: MultiPL-E rows on the host and through coderunner"
+run_ctest build -L '^toolchain$'
 
 compose_pid=
 if [[ "${SKIP_COMPOSE:-0}" != 1 ]]; then
