@@ -216,7 +216,7 @@ TEST_F(AdversarialTest, BothStreamsFloodedAreCappedWithFlatRss) {
   // the 600 MiB stream in, and freed before the answer, counts too (and so
   // do the answer's copies of its 2 MiB).
   ASSERT_TRUE(server_->ResetPeakRss());
-  auto r = RunHostile("python", "both_streams.py", {{"limits", {{"timeout_ms", 30000}}}});
+  auto r = RunHostile("python", "both_streams.py", {{"limits", {{"timeout_ms", 60000}}}});
   long peak = server_->PeakRssBytes();
   std::cout << "[  FIGURE  ] both_streams: RSS " << before << " B before, peak " << peak
             << " B, growth " << peak - before << " B" << std::endl;
