@@ -266,6 +266,19 @@ std::vector<SseEvent> ReadEvents(const ServerProcess& s, const std::string& id,
   return events;
 }
 
+// True once job `id`'s /events stream carried its first output (within 30 s).
+bool Printed(const ServerProcess& s, const std::string& id) {
+  bool printed = false;
+  s.StreamLines(
+      "/v1/jobs/" + id + "/events",
+      [&](const std::string& line, Clock::time_point) {
+        printed = line.rfind("event: stdout", 0) == 0;
+        return !printed;
+      },
+      seconds(30));
+  return printed;
+}
+
 // --- Fixtures ----------------------------------------------------------------
 
 using JobsTest = EngineTest;  // Default jobs settings (max_concurrent = cores).
@@ -339,15 +352,7 @@ class JobsEngineOutageTest : public EngineTest {
                "sys.exit(0 if os.path.exists('data.txt') else 7)",
                {{"files", {{{"path", "data.txt"}, {"content", "input"}}}}, {"cache", false}}));
     if (id.empty()) return "";
-    bool started = false;
-    outage_server_->StreamLines(
-        "/v1/jobs/" + id + "/events",
-        [&](const std::string& line, Clock::time_point) {
-          started = line.rfind("event: stdout", 0) == 0;
-          return !started;
-        },
-        seconds(30));
-    EXPECT_TRUE(started) << "the job never printed";
+    EXPECT_TRUE(Printed(*outage_server_, id)) << "the job never printed";
     outage_server_->Kill9();
     proxy_->Stop();
     auto restarted = std::make_unique<ServerProcess>(*outage_server_);
@@ -924,15 +929,7 @@ TEST_F(JobsEngineOutageTest, AJobWhoseEngineWentAwayTakesItsEndFromItsContainer)
                                            std::to_string(c.exit_code) + ")",
                                        {{"cache", false}}));
     ASSERT_FALSE(id.empty());
-    bool started = false;
-    outage_server_->StreamLines(
-        "/v1/jobs/" + id + "/events",
-        [&](const std::string& line, Clock::time_point) {
-          started = line.rfind("event: stdout", 0) == 0;
-          return !started;
-        },
-        seconds(30));
-    ASSERT_TRUE(started) << "the job never printed";
+    ASSERT_TRUE(Printed(*outage_server_, id)) << "the job never printed";
     proxy_->Stop();
     std::this_thread::sleep_for(c.away);
     ASSERT_TRUE(proxy_->Start());
