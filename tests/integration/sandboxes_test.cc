@@ -170,6 +170,15 @@ TEST_F(SandboxesTest, TypeScriptCellsImportAwaitAndSurviveASyntaxError) {
   EXPECT_NE(a.json["stderr"].get<std::string>().find("SyntaxError: cell.ts:2:"), std::string::npos)
       << a.body;
   ExpectOutput(id, "console.log(base, n * 21);", "a/b 42\n");
+  // What `tsx main.ts` gives a file: require, __dirname, __filename, module;
+  // a cell that exports compiles to `module.exports = ...` and must run.
+  ExpectOutput(id,
+               "const assert = require(\"node:assert\");\n"
+               "export const k: number = 1;\n"
+               "assert.strictEqual(module.exports.k, k);\n"
+               "console.log(__dirname, require(\"node:path\").basename(__filename), global === "
+               "globalThis);",
+               "/workspace cell.ts true\n");
 }
 
 TEST_F(SandboxesTest, FilesGoInAndOutputFilesPersist) {

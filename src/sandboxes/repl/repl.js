@@ -71,12 +71,18 @@ const userRequire = Object.assign(
   (id) => (id === 'process' || id === 'node:process' ? userProcess : realRequire(id)),
   { resolve: realRequire.resolve, cache: realRequire.cache });
 
+const typescript = process.argv.includes('--typescript');
+const cellModule = { exports: {} };
 const ctx = vm.createContext({
   console: new console.Console({ stdout: process.stdout, stderr: process.stderr }),
   require: userRequire, process: userProcess, Buffer, URL, URLSearchParams,
   TextEncoder, TextDecoder, AbortController, structuredClone, queueMicrotask,
   setTimeout, setInterval, setImmediate, clearTimeout, clearInterval, clearImmediate,
   atob, btoa, performance,
+  // What a CommonJS file has, as `node main.js` and `tsx main.ts` give it
+  // (esbuild's CommonJS output of a cell with `export` assigns module.exports).
+  __dirname: process.cwd(), __filename: path.join(process.cwd(), typescript ? 'cell.ts' : 'cell.js'),
+  module: cellModule, exports: cellModule.exports,
 });
 ctx.global = vm.runInContext('globalThis', ctx);
 
@@ -140,7 +146,6 @@ function wrapAwait(code) {
   return `${hoisted}(async () => {${out}\n})()`;
 }
 
-const typescript = process.argv.includes('--typescript');
 let esbuild;
 function loadEsbuild() {
   if (esbuild === undefined) {
