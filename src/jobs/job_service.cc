@@ -5,7 +5,6 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "claim_loop.h"
 #include "coderunner/common/ids.h"
 #include "coderunner/common/sha256.h"
 #include "coderunner/engine/transport.h"
@@ -16,34 +15,34 @@
 #include "coderunner/wire/job_json.h"
 #include "coderunner/wire/limits_json.h"
 #include "job_metrics.h"
-#include "output_relay.h"
-#include "recovery.h"
+#include "local_dispatch.h"
 #include "result_cache_policy.h"
 #include "webhook_outbox_loop.h"
 
 namespace coderunner::jobs {
 namespace {
 
-int WorkerCount(const config::Config& c) {
-  if (c.jobs.max_concurrent > 0) return c.jobs.max_concurrent;
-  unsigned n = std::thread::hardware_concurrency();
-  return n == 0 ? 2 : static_cast<int>(n);
-}
-
-// `relay` (nullable): the executor's notices go through it (fleet mode).
-// `webhook_owed`: what the executor calls when a finished job owes a
-// webhook (only with webhooks).
-JobExecutorDeps ExecutorDepsOf(const JobServiceDeps& d, OutputRelay* relay,
+// `dispatch`: the node the executor fences by and the notices it publishes
+// through. `webhook_owed`: what the executor calls when a finished job owes
+// a webhook (only with webhooks).
+JobExecutorDeps ExecutorDepsOf(const JobServiceDeps& d, JobDispatch& dispatch,
                                const TenantFootprint* footprint,
                                std::function<void()> webhook_owed) {
   JobExecutorDeps e{d.config, d.store, d.hub, d.runner, d.metrics, nullptr, d.volumes, d.intents};
   e.footprint = footprint;
   if (d.webhooks != nullptr) e.webhook_owed = std::move(webhook_owed);
-  if (d.fleet) {
-    e.node = d.config->instance;
-    e.notices = relay != nullptr ? relay->executor_notices() : d.notices;
-  }
+  e.node = dispatch.fence_node();
+  e.notices = dispatch.executor_notices();
   return e;
+}
+
+// The dispatch a service of `d` uses: d.dispatch, or else `own` (made
+// here, a LocalDispatch over d's queue).
+JobDispatch* DispatchOf(const JobServiceDeps& d, std::unique_ptr<JobDispatch>& own) {
+  if (d.dispatch != nullptr) return d.dispatch;
+  own = NewLocalDispatch(
+      LocalDispatchDeps{d.config, d.store, d.queue, d.hub, d.metrics, d.containers, d.pool});
+  return own.get();
 }
 
 // How long an image's digest stands before it is looked up again (a
@@ -60,10 +59,6 @@ JobJanitorDeps JanitorDepsOf(const JobServiceDeps& d) {
   return JobJanitorDeps{d.config, d.store, d.containers, d.pool};
 }
 
-RecoveryDeps RecoveryDepsOf(const JobServiceDeps& d, const TenantFootprint* footprint) {
-  return RecoveryDeps{d.config, d.store, d.queue, d.hub, d.containers, d.pool, footprint};
-}
-
 }  // namespace
 
 JobService::JobService(JobServiceDeps deps)
@@ -73,28 +68,17 @@ JobService::JobService(JobServiceDeps deps)
                return ValidateCallbackUrl(url, allow_private);
              }},
       digests_(deps.images, kDigestTtl, kFirstDigestWait),
-      relay_(deps.fleet && deps.notices != nullptr
-                 ? std::make_unique<OutputRelay>(OutputRelayDeps{
-                       deps.hub, deps.notices,
-                       [this](const std::string& id) { return executor_.Active().count(id) > 0; }})
-                 : nullptr),
+      dispatch_(DispatchOf(deps, own_dispatch_)),
       footprint_(TenantFootprintDeps{deps.config, deps.store, deps.metrics}),
-      executor_(ExecutorDepsOf(deps, relay_.get(), &footprint_,
+      executor_(ExecutorDepsOf(deps, *dispatch_, &footprint_,
                                [this] {
                                  if (webhook_loop_) webhook_loop_->Kick();
                                })),
-      pool_(*deps.queue, executor_, WorkerCount(*deps.config),
-            [this](const std::string& id) {
-              if (claims_) claims_->Release(id);
-            }),
+      pool_(*deps.queue, executor_, WorkerThreads(*deps.config),
+            [this](const std::string& id) { dispatch_->Released(id); }),
       janitor_(JanitorDepsOf(deps), executor_) {
   DeclareJobMetrics(*deps_.metrics);
-  if (deps_.fleet) {
-    claims_ = std::make_unique<ClaimLoop>(
-        ClaimLoopDeps{deps_.config, deps_.store, deps_.queue, deps_.hub, &executor_, deps_.notices,
-                      deps_.config->instance, WorkerCount(*deps_.config)});
-    bounded_ = dynamic_cast<store::BoundedQueue*>(deps_.store);
-  }
+  dispatch_->Attach(&executor_, &footprint_);
   auto* outbox = dynamic_cast<store::WebhookOutbox*>(deps_.store);
   if (deps_.webhooks != nullptr && outbox != nullptr) {
     webhook_loop_ = std::make_unique<WebhookOutboxLoop>(
@@ -107,18 +91,14 @@ JobService::~JobService() { Stop(); }
 Status JobService::Start() {
   // Deliveries owed before a restart go out as soon as it runs.
   if (webhook_loop_) webhook_loop_->Start();
-  if (deps_.fleet) return StartFleet();
-  auto report = std::make_shared<RecoveryReport>();
-  CR_ASSIGN_OR_RETURN(std::vector<store::JobRecord> interrupted,
-                      RecoverQueued(RecoveryDepsOf(deps_, &footprint_), report.get()));
+  CR_RETURN_IF_ERROR(dispatch_->Recover());
   deps_.metrics->Set("coderunner_queue_depth", {}, static_cast<double>(deps_.queue->size()));
   pool_.Start();
+  dispatch_->Started();
   ready_ = true;
-  starter_ = std::thread([this, report, interrupted = std::move(interrupted)]() mutable {
+  starter_ = std::thread([this] {
     for (int attempt = 1;; ++attempt) {
-      Status s = RecoverInterrupted(
-          RecoveryDepsOf(deps_, &footprint_), interrupted, [this] { return executor_.Active(); },
-          report.get());
+      Status s = dispatch_->RecoverInterrupted();
       if (s.ok()) break;
       spdlog::warn("recovery of interrupted jobs failed (attempt {}): {}; retrying", attempt,
                    s.message());
@@ -128,11 +108,6 @@ Status JobService::Start() {
         return;
       }
     }
-    spdlog::info(
-        "recovery: {} queued, {} finished while down, {} re-queued, {} interrupted, {} orphan "
-        "containers removed",
-        report->requeued_queued, report->recovered_finished, report->requeued_running,
-        report->interrupted, report->orphans_removed);
     std::lock_guard<std::mutex> lock(start_mu_);
     if (stopping_) return;
     // Now every workspace that is not a live job's is an orphan.
@@ -143,8 +118,8 @@ Status JobService::Start() {
 }
 
 void JobService::Drain(std::chrono::milliseconds grace) {
-  // Fleet mode: claim nothing more; what this node holds goes back.
-  if (claims_) claims_->Stop();
+  // Claim nothing more (a fleet); what this node holds goes back.
+  dispatch_->StopTaking();
   std::vector<std::string> dropped;
   {
     std::unique_lock<std::shared_mutex> lock(submit_mu_);
@@ -154,7 +129,7 @@ void JobService::Drain(std::chrono::milliseconds grace) {
   }
   // Queued jobs are durable as they are; wake whoever waits on them (a
   // /v1/execute caller answers 503, /events ends on status queued).
-  if (claims_) RequeueClaimed(dropped);
+  dispatch_->GiveBack(dropped);
   for (const auto& id : dropped) deps_.hub->Finish(id, store::JobStatus::kQueued, "");
   int running = executor_.running();
   spdlog::info("shutdown: {} queued job(s) stay queued; waiting up to {} ms for {} running",
@@ -174,11 +149,11 @@ void JobService::Stop() {
   }
   start_cv_.notify_all();
   if (webhook_loop_) webhook_loop_->Stop();
-  if (claims_) claims_->Stop();
+  dispatch_->StopTaking();
   if (starter_.joinable()) starter_.join();
   executor_.Shutdown();
   pool_.Stop();
-  if (relay_) relay_->Stop();  // Its forwarders' jobs ended with the pool.
+  dispatch_->Stop();  // Its threads may serve the jobs that ended with the pool.
   janitor_.Stop();
 }
 
@@ -275,11 +250,11 @@ std::optional<StatusOr<Accepted>> JobService::AnswerFromCache(store::JobRecord& 
   {
     // A hit is a job too: it meets the same bounds as one that is queued
     // (a flood of hits would otherwise bypass max_queued).
-    // In a fleet, InsertInFleet below bounds it over every node.
     std::shared_lock<std::shared_mutex> draining_lock(submit_mu_);
-    Status admitted = FleetBounds() ? Draining() : CheckAdmission(rec.tenant, tier, batch_hits);
+    Status admitted = Draining();
+    if (admitted.ok()) admitted = dispatch_->Reserve(rec.tenant, tier, batch_hits);
     if (!admitted.ok()) return admitted;
-    if (!FleetBounds()) deps_.queue->Release(1);  // Admitted; a hit never waits in the queue.
+    dispatch_->Unreserve();  // Admitted; a hit never waits in the queue.
   }
   int64_t now = rec.created_at_ms;
   result["id"] = rec.id;
@@ -290,8 +265,7 @@ std::optional<StatusOr<Accepted>> JobService::AnswerFromCache(store::JobRecord& 
   rec.finished_at_ms = now;
   rec.transitions.push_back({*status, now});
   rec.result_json = result.dump();
-  Status inserted =
-      FleetBounds() ? InsertInFleet(rec, tier, batch_hits) : deps_.store->Insert({rec});
+  Status inserted = dispatch_->Commit(rec, tier, batch_hits);
   if (!inserted.ok()) return inserted;
   footprint_.Enforce(rec.tenant);
   deps_.metrics->Increment("coderunner_cache_hits_total");
@@ -314,29 +288,18 @@ StatusOr<Accepted> JobService::Enqueue(store::JobRecord rec, const config::TierC
   const std::string tenant = rec.tenant;
   CR_RETURN_IF_ERROR(RoomOnDisk());
   std::shared_lock<std::shared_mutex> draining_lock(submit_mu_);
-  // In a fleet the bounds are counted in the store, with the insert.
-  CR_RETURN_IF_ERROR(FleetBounds() ? Draining() : CheckAdmission(tenant, tier, batch_hits));
+  CR_RETURN_IF_ERROR(Draining());
+  CR_RETURN_IF_ERROR(dispatch_->Reserve(tenant, tier, batch_hits));
   // The channel exists before anyone can learn the id, so a /wait can never
   // miss the wake-up.
   auto channel = deps_.hub->Open(rec.id, output_cap);
   if (prepared) channel->SetPrepared(std::move(prepared));
-  Status inserted =
-      FleetBounds() ? InsertInFleet(rec, tier, batch_hits) : deps_.store->Insert({rec});
+  Status inserted = dispatch_->Commit(rec, tier, batch_hits);
   if (!inserted.ok()) {
-    if (!FleetBounds()) deps_.queue->Release(1);
     deps_.hub->Finish(rec.id, store::JobStatus::kError, "");
     return inserted;
   }
-  if (claims_) {
-    // Fleet mode: the store is the queue; whichever node has a free slot
-    // claims it (this one first, woken now).
-    if (!FleetBounds()) deps_.queue->Release(1);
-    claims_->Kick();
-    Publish(store::JobNotice::Kind::kQueued, "");
-    return Accepted{std::move(rec), std::move(channel)};
-  }
-  deps_.queue->PushReserved(tenant, rec.id, tier != nullptr ? tier->max_concurrent : 0);
-  deps_.metrics->Set("coderunner_queue_depth", {}, static_cast<double>(deps_.queue->size()));
+  dispatch_->Dispatch(rec, tier);
   return Accepted{std::move(rec), std::move(channel)};
 }
 
@@ -389,13 +352,16 @@ StatusOr<store::JobRecord> JobService::Get(const std::string& id, const std::str
 
 StatusOr<store::JobRecord> JobService::Wait(const std::string& id, const std::string& tenant,
                                             std::chrono::milliseconds timeout) {
-  if (deps_.fleet) return WaitFleet(id, tenant, timeout);
-  CR_ASSIGN_OR_RETURN(store::JobRecord rec, deps_.store->Get(id, tenant));
-  if (store::IsTerminal(rec.status)) return rec;
-  if (auto ch = deps_.hub->Find(id)) {
-    ch->WaitTerminal(std::chrono::steady_clock::now() + timeout);
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    CR_ASSIGN_OR_RETURN(store::JobRecord rec, deps_.store->Get(id, tenant));
+    if (store::IsTerminal(rec.status) || std::chrono::steady_clock::now() >= deadline) return rec;
+    // A channel that ended on a status that is not terminal (a requeue)
+    // loops: a fleet opens another for the job wherever it runs next.
+    std::shared_ptr<JobChannel> ch = dispatch_->Follow(id);
+    if (!ch) return deps_.store->Get(id, tenant);
+    ch->WaitTerminal(deadline);
   }
-  return deps_.store->Get(id, tenant);
 }
 
 StatusOr<store::JobRecord> JobService::Cancel(const std::string& id, const std::string& tenant) {
@@ -412,17 +378,7 @@ StatusOr<store::JobRecord> JobService::Cancel(const std::string& id, const std::
                              {{"status", "cancelled"}, {"language", rec.language}});
     // The cancel wrote the webhook it owes (WebhookOutbox): send it now.
     if (!rec.callback_url.empty() && webhook_loop_) webhook_loop_->Kick();
-    if (deps_.fleet) {
-      CancelledInFleet(rec);
-    } else {
-      // Queued: it leaves the queue now. Running: the runner kills its
-      // container and the worker moves on at once.
-      deps_.queue->Remove(id);
-      deps_.metrics->Set("coderunner_queue_depth", {}, static_cast<double>(deps_.queue->size()));
-      if (auto ch = deps_.hub->Find(id)) ch->cancel_token().Cancel();
-      if (rec.status == store::JobStatus::kQueued)
-        deps_.hub->Finish(id, store::JobStatus::kCancelled, "");
-    }
+    dispatch_->Cancelled(rec);
   }
   return deps_.store->Get(id, tenant);
 }
@@ -477,8 +433,7 @@ void JobService::UpdateScrapeGauges(MetricsRegistry& metrics) const {
 }
 
 std::shared_ptr<JobChannel> JobService::Channel(const std::string& id) const {
-  if (deps_.fleet) return OpenFleetChannel(id);
-  return deps_.hub->Find(id);
+  return dispatch_->Follow(id);
 }
 
 }  // namespace coderunner::jobs

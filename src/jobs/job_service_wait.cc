@@ -31,13 +31,13 @@ StatusOr<std::vector<store::JobRecord>> JobService::WaitMany(const std::vector<s
       records.push_back(std::move(rec));
     }
     if (Satisfied(records, all) || Clock::now() >= deadline) return records;
-    // Each job still to come has a channel here (a fleet node opens one for
-    // a job of another node) and Finish ends it: the records are read
+    // Each job still to come has a channel here (Follow: a fleet node opens
+    // one for a job of another node) and Finish ends it: the records are read
     // again only once a channel of ours is gone, not on every job's end.
     std::vector<std::string> pending;
     for (const auto& r : records) {
       if (store::IsTerminal(r.status)) continue;
-      if (deps_.fleet) (void)OpenFleetChannel(r.id);
+      (void)dispatch_->Follow(r.id);
       pending.push_back(r.id);
     }
     auto any_gone = [&] {

@@ -1,4 +1,4 @@
-#include "recovery.h"
+#include "coderunner/jobs/recovery.h"
 
 #include <spdlog/spdlog.h>
 

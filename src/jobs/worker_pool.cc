@@ -2,6 +2,12 @@
 
 namespace coderunner::jobs {
 
+int WorkerThreads(const config::Config& config) {
+  if (config.jobs.max_concurrent > 0) return config.jobs.max_concurrent;
+  unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 2 : static_cast<int>(n);
+}
+
 void WorkerPool::Start() {
   for (int i = 0; i < threads_; ++i) {
     workers_.emplace_back([this] {

@@ -3,6 +3,7 @@
 #ifndef CODERUNNER_SERVICE_COMPONENTS_H_
 #define CODERUNNER_SERVICE_COMPONENTS_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -26,6 +27,7 @@
 #include "coderunner/isolation/uid_pool.h"
 #include "coderunner/isolation/warm_pool.h"
 #include "coderunner/jobs/job_channel.h"
+#include "coderunner/jobs/job_dispatch.h"
 #include "coderunner/jobs/job_queue.h"
 #include "coderunner/jobs/job_service.h"
 #include "coderunner/jobs/webhook_sender.h"
@@ -83,6 +85,13 @@ struct Components {
   std::unique_ptr<jobs::JobHub> hub;
   std::unique_ptr<jobs::WebhookSender> webhooks;
   std::unique_ptr<isolation::WarmPool> pool;
+  // "recover": how jobs reach a worker (dispatch_wiring.h); null: the
+  // JobService's own (one node). A fleet's also takes the fleet's notices
+  // through on_notice and on_resync (empty on one node). Declared before
+  // job_service, which uses it.
+  std::unique_ptr<jobs::JobDispatch> dispatch;
+  std::function<void(const store::JobNotice&)> on_notice;
+  std::function<void()> on_resync;
 
   // "execute mode": all three null when no LLM is configured.
   std::unique_ptr<intent::OpenAiClient> llm;

@@ -17,6 +17,7 @@
 #include "coderunner/store/sandbox_owners.h"
 #include "coderunner/store/shared_rate_limiter.h"
 #include "coderunner/wire/execute_request.h"
+#include "dispatch_wiring.h"
 #include "node_identity.h"
 #include "store_opening.h"
 
@@ -186,9 +187,7 @@ jobs::JobServiceDeps JobServiceDepsOf(Components& c) {
   d.volumes = c.native() ? nullptr : c.volume_service.get();
   d.intents = c.pipeline.get();
   d.pool = c.cfg.pool.enabled && !c.native() ? c.pool.get() : nullptr;
-  // A fleet shares the PostgreSQL store: jobs are claimed from it.
-  d.fleet = c.cfg.store.kind == "postgres";
-  d.notices = c.notices.get();
+  d.dispatch = c.dispatch.get();
   return d;
 }
 
@@ -237,15 +236,12 @@ Status BuildExecuteMode(Components& c) {
 // Queued jobs are back in the queue before the first request; interrupted
 // ones are settled in the background once the engine answers.
 Status RecoverJobs(Components& c) {
+  CR_RETURN_IF_ERROR(BuildDispatch(c));
   c.job_service = std::make_unique<jobs::JobService>(JobServiceDepsOf(c));
   CR_RETURN_IF_ERROR(c.job_service->Start());
-  if (c.notices) {
-    // A fleet's wake-ups: other nodes' queued jobs, status changes and
-    // cancels reach this node's claim loop, waiters and running jobs.
-    jobs::JobService* service = c.job_service.get();
-    CR_RETURN_IF_ERROR(
-        c.notices->Start([service](const store::JobNotice& n) { service->OnNotice(n); },
-                         [service] { service->OnResync(); }));
+  if (c.notices && c.on_notice) {
+    // A fleet's wake-ups, to its dispatch (dispatch_wiring.h).
+    CR_RETURN_IF_ERROR(c.notices->Start(c.on_notice, c.on_resync));
   }
   return OkStatus();
 }

@@ -19,22 +19,19 @@
 #include "coderunner/engine/containers.h"
 #include "coderunner/engine/images.h"
 #include "coderunner/jobs/image_digests.h"
+#include "coderunner/jobs/job_dispatch.h"
 #include "coderunner/jobs/job_executor.h"
 #include "coderunner/jobs/job_janitor.h"
 #include "coderunner/jobs/job_queue.h"
 #include "coderunner/jobs/job_request.h"
 #include "coderunner/jobs/tenant_footprint.h"
 #include "coderunner/jobs/worker_pool.h"
-#include "coderunner/store/job_notices.h"
 #include "coderunner/store/job_store.h"
-#include "coderunner/store/queue_bounds.h"
 #include "coderunner/volumes/volume_service.h"
 #include "coderunner/wire/job_submission.h"
 
 namespace coderunner::jobs {
 
-class ClaimLoop;
-class OutputRelay;
 class WebhookOutboxLoop;
 
 // An accepted job: its record as committed, and for a cache hit the raw
@@ -82,14 +79,10 @@ struct JobServiceDeps {
   // The warm pool, whose containers recovery and the janitor leave alone;
   // nullptr when there is none.
   const isolation::WarmPool* pool = nullptr;
-  // Fleet mode: the store is the queue, shared by the nodes of a fleet,
-  // each named by its config `instance`. Set from store.kind == "postgres"
-  // (tests set it over SQLite). false (default): the single-node path.
-  bool fleet = false;
-  // Fleet mode: wake-ups to the other nodes (queued, changed, cancel);
-  // nullptr (default): none are sent (the nodes still claim on their
-  // lease_ms / 3 timer).
-  store::JobNotices* notices = nullptr;
+  // Where one node and a fleet differ (job_dispatch.h); the service
+  // attaches itself to it. nullptr (default): one node, a LocalDispatch of
+  // the service's own over `queue`.
+  JobDispatch* dispatch = nullptr;
 };
 
 // Owns the executor, the worker pool and the janitor. Every accepted job is
@@ -104,10 +97,7 @@ class JobService {
   // (interrupted jobs, needs the engine) runs in the background, retrying
   // while the engine is down; the janitor starts after it. Call before the
   // HTTP server accepts requests. Fails only if the store cannot be read.
-  // Fleet mode: nothing is enqueued here (the claim loop claims queued
-  // jobs for the free workers); this node's own running jobs (a restart)
-  // are requeued once the orphan sweep removed their containers, or end as
-  // error interrupted past store.max_attempts.
+  // The phases are the dispatch's (JobDispatch::Recover, RecoverInterrupted).
   Status Start();
   // True once the workers run.
   bool ready() const { return ready_; }
@@ -119,9 +109,8 @@ class JobService {
   // waiters are woken on status queued; running jobs get up to `grace` to
   // finish, then are stopped and re-queued (JobExecutor::RequeueActive).
   // Returns once no job runs. Every job not finished is queued in the store
-  // and runs at the next start. Call from one thread. Fleet mode: claims
-  // stop first; claimed and running jobs go back to queued (fenced by this
-  // node) and the fleet is told, so other nodes take them at once.
+  // and runs at the next start. Call from one thread. The dispatch stops
+  // taking jobs first, and gets the dropped ones to give back.
   void Drain(std::chrono::milliseconds grace);
   // Stops taking jobs off the queue, lets running ones finish, stops threads.
   void Stop();
@@ -169,23 +158,22 @@ class JobService {
   StatusOr<store::JobRecord> Get(const std::string& id, const std::string& tenant);
 
   // Waits up to `timeout` for the job to be terminal (woken by its channel,
-  // no polling) and returns the record as it then is. Fleet mode: a job
-  // submitted on another node gets a channel here, finished by notices.
+  // no polling) and returns the record as it then is. The channel is the
+  // dispatch's (JobDispatch::Follow).
   StatusOr<store::JobRecord> Wait(const std::string& id, const std::string& tenant,
                                   std::chrono::milliseconds timeout);
 
   // Waits up to `timeout` until one of `ids` (with `all`, every one) is
   // terminal, woken by the jobs' channels ending (no polling), and returns
   // the records as they then are, in the order of `ids`. NotFound names
-  // the first id that is not the tenant's. Fleet mode: channels here for
-  // jobs of other nodes, as Wait opens.
+  // the first id that is not the tenant's. Channels as Wait's.
   StatusOr<std::vector<store::JobRecord>> WaitMany(const std::vector<std::string>& ids,
                                                    const std::string& tenant, bool all,
                                                    std::chrono::milliseconds timeout);
 
   // Cancels: a queued job never runs; a running one's container is killed.
   // The status becomes cancelled at once. A terminal job is returned as is.
-  // Fleet mode: a job running on another node is stopped there (kCancel).
+  // The dispatch stops it wherever it is (JobDispatch::Cancelled).
   StatusOr<store::JobRecord> Cancel(const std::string& id, const std::string& tenant);
 
   StatusOr<store::ListPage> List(const store::ListFilter& filter);
@@ -195,9 +183,8 @@ class JobService {
   StatusOr<Accepted> Replay(const std::string& id, const std::string& tenant,
                             const config::TierConfig* tier = nullptr);
 
-  // The live channel of a non-terminal job, or nullptr. Fleet mode: a
-  // non-terminal job with no channel here (submitted on another node) gets
-  // one, kept up to date by notices.
+  // The live channel of a non-terminal job, or nullptr
+  // (JobDispatch::Follow).
   std::shared_ptr<JobChannel> Channel(const std::string& id) const;
 
   // The configuration the service was built with (request caps, limits,
@@ -211,20 +198,6 @@ class JobService {
   // has no volumes, else the errors of volumes::VolumeService::Resolve.
   Status CheckVolume(const std::string& tenant, const config::TierConfig* tier,
                      const std::string& volume_id) const;
-  // Fleet mode: what the node's JobNotices subscriber calls for each
-  // notice (on its thread; never blocks for long). kQueued: claim now.
-  // kCancel: a job running here stops as a user cancel does. kChanged: a
-  // job waited on here and not running here is re-read; terminal, its
-  // waiters get the record's status and result; running, they are told
-  // once. kWatch: a job running here sends its live output to the fleet.
-  // kOutput: live output of a job followed here and running elsewhere goes
-  // into its channel. Off fleet mode, nothing. Thread-safe.
-  void OnNotice(const store::JobNotice& notice);
-  // Fleet mode: notices may have been lost; every job waited on here and
-  // not running here is re-read as for kChanged, and the node claims now.
-  // Thread-safe.
-  void OnResync();
-
   // Sets the gauges read at scrape time (queue depth, webhook deliveries)
   // in `metrics`. Thread-safe.
   void UpdateScrapeGauges(MetricsRegistry& metrics) const;
@@ -239,8 +212,8 @@ class JobService {
                             const std::string& pin_image, const std::string& replay_of,
                             bool fail_fast, const config::TierConfig* tier, size_t batch_hits = 0);
   // Answers `rec` from the cached result `cached_json` if it holds a
-  // cacheable status and the job is admitted (CheckAdmission): the record is
-  // committed as cached and returned. nullopt (and `rec` untouched) when
+  // cacheable status and the job is admitted (the dispatch's Reserve): the
+  // record is committed as cached and returned. nullopt (and `rec` untouched) when
   // the entry is not one the cache may give; an admission or store error
   // otherwise.
   std::optional<StatusOr<Accepted>> AnswerFromCache(store::JobRecord& rec,
@@ -253,57 +226,21 @@ class JobService {
   StatusOr<Accepted> Enqueue(store::JobRecord rec, const config::TierConfig* tier,
                              int64_t output_cap, size_t batch_hits,
                              std::unique_ptr<RunnableJob> prepared = nullptr);
-  // The bounds every accepted job meets, a cache hit included: not while
-  // draining (503 shutting_down), the tier's max_queued with `batch_hits`
-  // counted (429 tier_queue_full), room in the queue (429 queue_full). On
-  // success one queue slot is reserved (the caller pushes or releases it).
-  // Requires submit_mu_ held shared.
-  Status CheckAdmission(const std::string& tenant, const config::TierConfig* tier,
-                        size_t batch_hits);
-  // CheckAdmission's parts: Unavailable shutting_down while draining; the
-  // 429s of a full tier queue and a full queue (of `capacity` jobs), each
-  // counted in coderunner_jobs_rejected_total. Draining requires submit_mu_.
+  // Unavailable shutting_down (counted in coderunner_jobs_rejected_total)
+  // while draining. Requires submit_mu_ held.
   Status Draining();
   // 507 disk_full (counted there too) while a directory the jobs write to
   // has less than jobs.disk_reserve_bytes free: room is kept for the jobs
   // already accepted, and every submission meets the same answer.
   Status RoomOnDisk();
-  Status TierQueueFull(const config::TierConfig& tier);
-  Status QueueFull(size_t capacity);
-  // True when admission is fleet-wide: fleet mode on a store that is a
-  // store::BoundedQueue. The local queue then reserves nothing.
-  bool FleetBounds() const { return bounded_ != nullptr; }
-  // Fleet mode's admission and insert of `rec` (queued, or a cache hit) in
-  // one: the tier's max_queued with `batch_hits` counted and jobs.max_queued
-  // over every node's jobs, counted in the store
-  // (store::BoundedQueue::InsertWithin); refusals as CheckAdmission's, other
-  // errors as the store's Insert. Requires FleetBounds().
-  Status InsertInFleet(const store::JobRecord& rec, const config::TierConfig* tier,
-                       size_t batch_hits);
-
-  // Fleet mode's halves of Start, Cancel, Wait and Drain
-  // (job_service_fleet.cc). CancelledInFleet: after the store took the
-  // cancel of `rec`, stops the job here or tells the node that runs it.
-  Status StartFleet();
-  void CancelledInFleet(const store::JobRecord& rec);
-  StatusOr<store::JobRecord> WaitFleet(const std::string& id, const std::string& tenant,
-                                       std::chrono::milliseconds timeout);
-  // Puts the claimed jobs `dropped` from the local queue back to queued.
-  void RequeueClaimed(const std::vector<std::string>& dropped);
-  // kChanged for job `id`: re-reads it unless it runs here (see OnNotice).
-  void Refresh(const std::string& id) const;
-  // Fleet mode: the channel of `id`, opened (and Refreshed) if the job is
-  // non-terminal and has none here; nullptr for a terminal or unknown job.
-  std::shared_ptr<JobChannel> OpenFleetChannel(const std::string& id) const;
-  // Tells the fleet (deps.notices, if any).
-  void Publish(store::JobNotice::Kind kind, const std::string& id);
 
   JobServiceDeps deps_;
   wire::SubmissionRules rules_;
   ImageDigests digests_;
-  // Fleet mode with notices: live output to and from the other nodes.
-  // Before executor_, which publishes through it.
-  std::unique_ptr<OutputRelay> relay_;
+  // deps.dispatch, or own_dispatch_ when that is null. Before executor_,
+  // which fences and publishes as it says.
+  std::unique_ptr<JobDispatch> own_dispatch_;
+  JobDispatch* dispatch_;
   // Each tenant's finished jobs within its tier's bounds: after a job ends
   // here (the executor's, a cancel, a cache hit, recovery). Before
   // executor_, which uses it.
@@ -311,11 +248,8 @@ class JobService {
   JobExecutor executor_;
   WorkerPool pool_;
   JobJanitor janitor_;
-  std::unique_ptr<ClaimLoop> claims_;  // Fleet mode only.
-  // Fleet mode: deps.store as a BoundedQueue (null: admission stays local).
-  store::BoundedQueue* bounded_ = nullptr;
   // With webhooks and a store that is a WebhookOutbox, on this node's
-  // name (config instance), in both modes.
+  // name (config instance).
   std::unique_ptr<WebhookOutboxLoop> webhook_loop_;
   std::atomic<bool> ready_{false};
   // Held shared by each submission from its draining_ check to its push,

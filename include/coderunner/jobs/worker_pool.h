@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "coderunner/config/config.h"
 #include "coderunner/jobs/job_executor.h"
 #include "coderunner/jobs/job_queue.h"
 
@@ -37,6 +38,10 @@ class WorkerPool {
   AfterJob after_job_;
   std::vector<std::thread> workers_;
 };
+
+// The worker threads of a node: jobs.max_concurrent, or one per core when
+// it is 0 (two if the core count is unknown).
+int WorkerThreads(const config::Config& config);
 
 }  // namespace coderunner::jobs
 

@@ -1,4 +1,4 @@
-#include "jobs/recovery.h"
+#include "coderunner/jobs/recovery.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

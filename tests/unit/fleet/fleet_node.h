@@ -2,8 +2,8 @@
 // its own store handle on a shared SQLite file, queue, hub, runner (a
 // CountingRunner, or containers on a scripted engine) and notices on a
 // shared in-process NoticeBus.
-#ifndef CODERUNNER_TESTS_UNIT_JOBS_FLEET_NODE_H_
-#define CODERUNNER_TESTS_UNIT_JOBS_FLEET_NODE_H_
+#ifndef CODERUNNER_TESTS_UNIT_FLEET_FLEET_NODE_H_
+#define CODERUNNER_TESTS_UNIT_FLEET_FLEET_NODE_H_
 
 #include <gtest/gtest.h>
 
@@ -14,6 +14,7 @@
 
 #include "coderunner/engine/containers.h"
 #include "coderunner/engine/images.h"
+#include "coderunner/fleet/fleet_dispatch.h"
 #include "coderunner/isolation/container_runner.h"
 #include "coderunner/jobs/job_service.h"
 #include "coderunner/store/sqlite_job_store.h"
@@ -72,12 +73,13 @@ struct Node {
       d.runner = container_runner.get();
     }
     d.containers = &containers;
-    d.fleet = true;
-    d.notices = &notices;
+    dispatch = fleet::NewFleetDispatch(fleet::FleetDispatchDeps{
+        &config, store.get(), store.get(), &queue, &hub, &metrics, &containers, nullptr, &notices});
+    d.dispatch = dispatch.get();
     service = std::make_unique<JobService>(d);
     EXPECT_TRUE(notices
-                    .Start([s = service.get()](const store::JobNotice& n) { s->OnNotice(n); },
-                           [s = service.get()] { s->OnResync(); })
+                    .Start([f = dispatch.get()](const store::JobNotice& n) { f->OnNotice(n); },
+                           [f = dispatch.get()] { f->OnResync(); })
                     .ok());
   }
   ~Node() {
@@ -112,9 +114,10 @@ struct Node {
   JobQueue queue{100};
   JobHub hub;
   MetricsRegistry metrics;
+  std::unique_ptr<fleet::FleetDispatch> dispatch;  // Before service, which uses it.
   std::unique_ptr<JobService> service;
 };
 
 }  // namespace coderunner::jobs::fleet_test
 
-#endif  // CODERUNNER_TESTS_UNIT_JOBS_FLEET_NODE_H_
+#endif  // CODERUNNER_TESTS_UNIT_FLEET_FLEET_NODE_H_

@@ -3,7 +3,7 @@
 // B's events hold the output once, in order, after "running" and before
 // the terminal status, a node that follows late gets all of it (a replay
 // the others drop), and a gap makes the follower ask again.
-#include "jobs/output_relay.h"
+#include "fleet/output_relay.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -19,12 +19,14 @@
 #include <vector>
 
 #include "coderunner/jobs/job_channel.h"
+#include "unit/fleet/fleet_node.h"
 #include "unit/jobs/fleet_fakes.h"
-#include "unit/jobs/fleet_node.h"
 
 namespace coderunner::jobs {
 namespace {
 
+using fleet::OutputRelay;
+using fleet::OutputRelayDeps;
 using fleet_test::Node;
 using store::JobNotice;
 using store::JobStatus;

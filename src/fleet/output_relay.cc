@@ -5,15 +5,15 @@
 #include <utility>
 #include <vector>
 
-namespace coderunner::jobs {
+namespace coderunner::fleet {
 namespace {
 
 // Longest a forwarder waits on its channel before it checks for Stop and
 // restarts.
 constexpr auto kSlice = std::chrono::milliseconds(100);
 
-bool IsOutput(const JobEvent& e) {
-  return e.kind == JobEvent::Kind::kStdout || e.kind == JobEvent::Kind::kStderr;
+bool IsOutput(const jobs::JobEvent& e) {
+  return e.kind == jobs::JobEvent::Kind::kStdout || e.kind == jobs::JobEvent::Kind::kStderr;
 }
 
 }  // namespace
@@ -52,7 +52,7 @@ void OutputRelay::Forget(const std::string& id) {
 void OutputRelay::OnOutput(const store::JobNotice& notice) {
   const std::string& id = notice.job_id;
   if (deps_.runs_here(id)) return;
-  std::shared_ptr<JobChannel> ch = deps_.hub->Find(id);
+  std::shared_ptr<jobs::JobChannel> ch = deps_.hub->Find(id);
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = followed_.find(id);
@@ -74,7 +74,7 @@ void OutputRelay::OnOutput(const store::JobNotice& notice) {
 
 void OutputRelay::OnWatch(const std::string& id) {
   if (stopping_ || !deps_.runs_here(id)) return;
-  std::shared_ptr<JobChannel> ch = deps_.hub->Find(id);
+  std::shared_ptr<jobs::JobChannel> ch = deps_.hub->Find(id);
   if (!ch) return;
   std::lock_guard<std::mutex> lock(mu_);
   if (stopping_) return;
@@ -126,20 +126,20 @@ void OutputRelay::ReapLocked() {
 }
 
 void OutputRelay::Forward(const std::string& id, Forwarder* f) {
-  EventCursor cursor;
+  jobs::EventCursor cursor;
   int64_t sent[2] = {0, 0};
   while (!stopping_) {
     if (f->restart.exchange(false)) {
-      cursor = EventCursor{};
+      cursor = jobs::EventCursor{};
       sent[0] = sent[1] = 0;
     }
-    std::vector<JobEvent> events;
+    std::vector<jobs::JobEvent> events;
     const bool done = f->channel->WaitEvents(&cursor, std::chrono::steady_clock::now() + kSlice,
                                              store::kMaxNoticeOutputBytes, &events);
     size_t bytes = 0;
-    for (const JobEvent& e : events) {
+    for (const jobs::JobEvent& e : events) {
       if (!IsOutput(e)) continue;
-      const int s = e.kind == JobEvent::Kind::kStderr ? 1 : 0;
+      const int s = e.kind == jobs::JobEvent::Kind::kStderr ? 1 : 0;
       SendOutput(id, s == 1, sent[s], e.data);
       sent[s] += static_cast<int64_t>(e.data.size());
       bytes += e.data.size();
@@ -180,4 +180,4 @@ void OutputRelay::SendOutput(const std::string& id, bool is_stderr, int64_t offs
   }
 }
 
-}  // namespace coderunner::jobs
+}  // namespace coderunner::fleet

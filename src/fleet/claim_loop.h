@@ -1,9 +1,9 @@
 // ClaimLoop: in fleet mode (store.kind postgres) the store is the queue. A
 // node claims queued jobs for its free worker slots, keeps the leases of
 // the jobs it holds, and requeues the jobs of nodes gone silent. Private to
-// src/jobs (JobService owns it).
-#ifndef CODERUNNER_SRC_JOBS_CLAIM_LOOP_H_
-#define CODERUNNER_SRC_JOBS_CLAIM_LOOP_H_
+// src/fleet (FleetDispatch owns it).
+#ifndef CODERUNNER_SRC_FLEET_CLAIM_LOOP_H_
+#define CODERUNNER_SRC_FLEET_CLAIM_LOOP_H_
 
 #include <condition_variable>
 #include <cstdint>
@@ -20,7 +20,7 @@
 #include "coderunner/store/job_notices.h"
 #include "coderunner/store/job_store.h"
 
-namespace coderunner::jobs {
+namespace coderunner::fleet {
 
 // What a ClaimLoop works with. Non-owning: every pointee outlives the loop
 // and is thread-safe; only `notices` may be null (nothing is told).
@@ -29,9 +29,9 @@ struct ClaimLoopDeps {
   // max_limits.output_bytes (a claimed job's channel cap).
   const config::Config* config = nullptr;
   store::JobStore* store = nullptr;
-  JobQueue* queue = nullptr;              // Claimed jobs wait here for a worker.
-  JobHub* hub = nullptr;                  // A claimed job gets a channel if it has none.
-  const JobExecutor* executor = nullptr;  // The jobs running here (Active).
+  jobs::JobQueue* queue = nullptr;              // Claimed jobs wait here for a worker.
+  jobs::JobHub* hub = nullptr;                  // A claimed job gets a channel if it has none.
+  const jobs::JobExecutor* executor = nullptr;  // The jobs running here (Active).
   store::JobNotices* notices = nullptr;
   std::string node = "";  // This node's name (config instance); non-empty.
   int slots = 1;          // Worker threads: jobs held here at most (>= 1).
@@ -88,6 +88,6 @@ class ClaimLoop {
 // running it went silent (RequeueExpired's interrupted_result_json).
 std::string LeaseExpiredResultJson();
 
-}  // namespace coderunner::jobs
+}  // namespace coderunner::fleet
 
-#endif  // CODERUNNER_SRC_JOBS_CLAIM_LOOP_H_
+#endif  // CODERUNNER_SRC_FLEET_CLAIM_LOOP_H_

@@ -17,6 +17,7 @@
 
 #include "coderunner/engine/containers.h"
 #include "coderunner/engine/images.h"
+#include "coderunner/fleet/fleet_dispatch.h"
 #include "coderunner/jobs/job_clock.h"
 #include "coderunner/jobs/job_service.h"
 #include "coderunner/jobs/webhook_sender.h"
@@ -92,13 +93,17 @@ struct Node {
     d.runner = &runner;
     d.containers = &containers;
     d.webhooks = sender.get();
-    d.fleet = fleet;
-    if (fleet) d.notices = &notices;
+    if (fleet) {
+      dispatch = fleet::NewFleetDispatch(fleet::FleetDispatchDeps{&config, store.get(), store.get(),
+                                                                  &queue, &hub, &metrics,
+                                                                  &containers, nullptr, &notices});
+      d.dispatch = dispatch.get();
+    }
     service = std::make_unique<JobService>(d);
     if (fleet) {
       EXPECT_TRUE(notices
-                      .Start([s = service.get()](const store::JobNotice& n) { s->OnNotice(n); },
-                             [s = service.get()] { s->OnResync(); })
+                      .Start([f = dispatch.get()](const store::JobNotice& n) { f->OnNotice(n); },
+                             [f = dispatch.get()] { f->OnResync(); })
                       .ok());
     }
   }
@@ -138,6 +143,7 @@ struct Node {
   JobHub hub;
   MetricsRegistry metrics;
   std::unique_ptr<WebhookSender> sender;
+  std::unique_ptr<fleet::FleetDispatch> dispatch;  // Null off fleet mode; before service.
   std::unique_ptr<JobService> service;
 };
 

@@ -1,6 +1,6 @@
 // OutputRelay: a job's live output, from the fleet node that runs it to the
 // nodes that follow its /events (JobNotice kWatch, kOutput). Internal to
-// src/jobs; used by JobService in fleet mode.
+// src/fleet; FleetDispatch owns it.
 //
 // A follower (a node with a channel for a job running elsewhere) publishes
 // kWatch once it has shown the job running, and again after a resync or a
@@ -11,8 +11,8 @@
 // are harmless. Before the runner tells the fleet that a job ended
 // (kChanged), its forwarder has sent the last chunk (FlushingNotices): the
 // followers see all the output before the terminal status.
-#ifndef CODERUNNER_SRC_JOBS_OUTPUT_RELAY_H_
-#define CODERUNNER_SRC_JOBS_OUTPUT_RELAY_H_
+#ifndef CODERUNNER_SRC_FLEET_OUTPUT_RELAY_H_
+#define CODERUNNER_SRC_FLEET_OUTPUT_RELAY_H_
 
 #include <atomic>
 #include <chrono>
@@ -27,7 +27,7 @@
 #include "coderunner/jobs/job_channel.h"
 #include "coderunner/store/job_notices.h"
 
-namespace coderunner::jobs {
+namespace coderunner::fleet {
 
 class OutputRelay;
 
@@ -50,7 +50,7 @@ class FlushingNotices : public store::JobNotices {
 
 // Non-owning; every pointee outlives the relay and is thread-safe.
 struct OutputRelayDeps {
-  JobHub* hub = nullptr;                 // This node's channels.
+  jobs::JobHub* hub = nullptr;           // This node's channels.
   store::JobNotices* notices = nullptr;  // The fleet's notices (required).
   // Whether job `id` executes on this node now.
   std::function<bool(const std::string& id)> runs_here;
@@ -98,7 +98,7 @@ class OutputRelay {
 
  private:
   struct Forwarder {
-    std::shared_ptr<JobChannel> channel;
+    std::shared_ptr<jobs::JobChannel> channel;
     std::atomic<bool> restart{false};
     bool done = false;  // Guarded by mu_.
     std::thread thread;
@@ -123,6 +123,6 @@ class OutputRelay {
   std::map<std::string, bool> followed_;
 };
 
-}  // namespace coderunner::jobs
+}  // namespace coderunner::fleet
 
-#endif  // CODERUNNER_SRC_JOBS_OUTPUT_RELAY_H_
+#endif  // CODERUNNER_SRC_FLEET_OUTPUT_RELAY_H_

@@ -9,7 +9,7 @@
 
 #include "coderunner/jobs/job_clock.h"
 
-namespace coderunner::jobs {
+namespace coderunner::fleet {
 
 std::string LeaseExpiredResultJson() {
   return nlohmann::json{
@@ -71,10 +71,10 @@ void ClaimLoop::Loop() {
     kicked_ = false;
     lock.unlock();
     if (std::chrono::steady_clock::now() >= next_keep) {
-      KeepLeases(NowMs());
+      KeepLeases(jobs::NowMs());
       next_keep = std::chrono::steady_clock::now() + period;
     }
-    ClaimFree(NowMs());
+    ClaimFree(jobs::NowMs());
     lock.lock();
     cv_.wait_until(lock, next_keep, [&] { return kicked_ || stopping_; });
   }
@@ -158,4 +158,4 @@ void ClaimLoop::Publish(store::JobNotice::Kind kind, const std::string& id) cons
   if (!s.ok()) spdlog::warn("cannot tell the fleet: {}", s.ToString());
 }
 
-}  // namespace coderunner::jobs
+}  // namespace coderunner::fleet

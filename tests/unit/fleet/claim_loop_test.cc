@@ -2,7 +2,7 @@
 // JobStore::Claim call (the queue's ceiling is round trips: one claim of
 // 8 does what eight claims of 1 do). A store wrapper counts the calls and
 // the batch each asked for; the jobs are real rows of a SQLite store.
-#include "jobs/claim_loop.h"
+#include "fleet/claim_loop.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -18,6 +18,9 @@
 
 namespace coderunner::jobs {
 namespace {
+
+using fleet::ClaimLoop;
+using fleet::ClaimLoopDeps;
 
 using store::JobRecord;
 using store::JobStatus;

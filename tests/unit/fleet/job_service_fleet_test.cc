@@ -24,9 +24,9 @@
 #include "coderunner/wire/execute_request.h"
 #include "coderunner/wire/job_submission.h"
 #include "jobs/job_metrics.h"
+#include "unit/fleet/fleet_node.h"
 #include "unit/isolation/scripted_engine.h"
 #include "unit/jobs/fleet_fakes.h"
-#include "unit/jobs/fleet_node.h"
 
 namespace coderunner::jobs {
 namespace {
@@ -242,7 +242,7 @@ TEST_F(JobServiceFleetTest, AResyncCatchesUpOnNoticesThatWereLost) {
   ASSERT_TRUE(a_->service->Start().ok());
   EXPECT_EQ(a_->Wait(id).status, JobStatus::kSucceeded);
   EXPECT_EQ(b_->hub.Find(id), ch) << "B heard nothing yet";
-  b_->service->OnResync();
+  b_->dispatch->OnResync();
   EXPECT_EQ(b_->hub.Find(id), nullptr);
   ASSERT_TRUE(ch->WaitTerminal(std::chrono::steady_clock::now() + kLong));
   EXPECT_EQ(ch->final_status(), JobStatus::kSucceeded);
