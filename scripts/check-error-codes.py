@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Fails when an error code the service can answer with is missing from the
-README's "### Errors" section.
+"Errors" section of the API reference (docs/api.md).
 
 Every Status reason in src/ and include/ (a literal last argument of a
 ...Error(...) call, or the value of a kReason... constant) is an error.code
@@ -40,6 +40,9 @@ NEVER_ANSWERED = {
     "store_password_unset": "the store's password variable is unset: the service does not start",
     "webhook_secret_missing": "the signing secret variable is unset: the service does not start",
 }
+
+# Where the error tables live.
+DOC = "docs/api.md"
 
 ERROR_CALL = re.compile(
     r"\b(?:InvalidArgument|NotFound|AlreadyExists|FailedPrecondition|ResourceExhausted|"
@@ -81,23 +84,42 @@ def produced_codes(root):
     return codes
 
 
+def errors_section(root):
+    """The text under DOC's "Errors" heading, up to the next heading of its
+    level or above; None without one."""
+    lines = open(os.path.join(root, DOC), encoding="utf-8").read().split("\n")
+    level, out, fence = None, [], False
+    for line in lines:
+        if line.startswith("```"):
+            fence = not fence
+        m = None if fence else re.match(r"^(#{1,6})\s+(.*?)\s*$", line)
+        if level is None:
+            if m and m.group(2) == "Errors":
+                level = len(m.group(1))
+            continue
+        if m and len(m.group(1)) <= level:
+            break
+        out.append(line)
+    return "\n".join(out) if level is not None else None
+
+
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
-    readme = open(os.path.join(root, "README.md"), encoding="utf-8").read()
-    start = readme.find("### Errors")
-    end = readme.find("\n## ", start)
-    section = readme[start:end if end > 0 else len(readme)]
+    section = errors_section(root)
+    if section is None:
+        print(f"check-error-codes: {DOC} has no Errors heading", file=sys.stderr)
+        return 1
     missing = []
     for code, where in sorted(produced_codes(root).items()):
         if code in NEVER_ANSWERED or f"`{code}`" in section:
             continue
-        missing.append(f"{where}: error code `{code}` is not in the README's Errors section")
+        missing.append(f"{where}: error code `{code}` is not in {DOC}'s Errors section")
     for m in missing:
         print(m, file=sys.stderr)
     if missing:
         print(f"check-error-codes: {len(missing)} code(s) undocumented", file=sys.stderr)
         return 1
-    print("check-error-codes: every error code a client can read is in the README")
+    print(f"check-error-codes: every error code a client can read is in {DOC}")
     return 0
 
 
