@@ -34,7 +34,7 @@ void RegisterIntentRoutes(RouteTable& http, jobs::JobService& service, intent::A
               if (agents == nullptr || !service.intents_enabled()) {
                 return UnavailableError(
                     "Execute mode needs an OpenAI-compatible model: set llm.base_url "
-                    "and llm.model in the config (see README, Execute mode)",
+                    "and llm.model in the config (see docs/execute-mode.md)",
                     "llm_not_configured");
               }
               const config::Config& config = service.config();

@@ -399,8 +399,8 @@ StatusOr<Accepted> JobService::Replay(const std::string& id, const std::string& 
   if (StoredRequestWasRedacted(rec.request_json)) {
     return FailedPreconditionError(
         "job " + id + " finished, and secret-looking parts of its stored request were removed " +
-            "then (see README, Secrets at rest): a replay would not run what it ran; submit " +
-            "the request again",
+            "then (see docs/api.md, Requests at rest): a replay would not run what it ran; "
+            "submit the request again",
         "request_redacted");
   }
   CR_ASSIGN_OR_RETURN(StoredRequest stored, ParseStoredRequest(rec.request_json));

@@ -1,7 +1,7 @@
 // The edge under faults (issue 30), with real parts on one engine (the
 // engine does not matter here): an engine that stalls, behind a proxy that
 // stops forwarding as a SIGSTOPped engine does, and a disk that fills, a
-// real tmpfs. Each asserts what the README promises: probes and
+// real tmpfs. Each asserts what the docs promise: probes and
 // submissions never wait on the engine, a full disk is 507 with /readyz
 // false, and nothing accepted is lost.
 #include <fcntl.h>

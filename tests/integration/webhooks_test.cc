@@ -25,7 +25,7 @@ using std::chrono::seconds;
 constexpr const char* kAcmeKey = "acme-hook-key-0123456789";
 constexpr const char* kGlobexKey = "globex-hook-key-0123456789";
 
-// The README's verification, as a receiver would run it: argv = secret file,
+// The verification of docs/api.md, as a receiver would run it: argv = secret file,
 // tenant, signature header, body file. Exit 0 if the signature is valid.
 constexpr const char* kVerifyPy = R"PY(
 import hashlib, hmac, sys, time

@@ -201,8 +201,8 @@ struct WebhooksConfig {
   // secret itself never appears in config (the service does not start if
   // the variable is unset or empty). "" (default): a random secret kept in
   // <data_dir>/webhook_secret (0600), created at the first start. Each
-  // tenant's deliveries are signed with a key derived from it (README,
-  // Webhooks), so no tenant can sign another tenant's deliveries.
+  // tenant's deliveries are signed with a key derived from it (docs/api.md,
+  // Verifying a webhook), so no tenant can sign another tenant's deliveries.
   std::string secret_env;
   int threads = 4;  // Delivery threads. Count; 4.
   // Deliveries of one tenant waiting to be sent; beyond it, dropped and

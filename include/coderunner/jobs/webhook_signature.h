@@ -4,7 +4,7 @@
 // service's webhook secret. A receiver recomputes the HMAC over the exact
 // body bytes, compares in constant time and refuses old timestamps (the
 // timestamp is signed, so a captured delivery cannot be replayed later).
-// README, Webhooks, shows how.
+// docs/api.md, Verifying a webhook, shows how.
 #ifndef CODERUNNER_JOBS_WEBHOOK_SIGNATURE_H_
 #define CODERUNNER_JOBS_WEBHOOK_SIGNATURE_H_
 
