@@ -1,4 +1,4 @@
-#include "coderunner/jobs/image_digests.h"
+#include "image_digests.h"
 
 namespace coderunner::jobs {
 

@@ -4,18 +4,18 @@
 #include <string>
 
 #include "coderunner/common/disk_room.h"
-#include "coderunner/jobs/job_service.h"
+#include "job_service_impl.h"
 
 namespace coderunner::jobs {
 
-Status JobService::Draining() {
+Status JobServiceImpl::Draining() {
   if (!draining_) return OkStatus();
   deps_.metrics->Increment("coderunner_jobs_rejected_total", {{"reason", "shutting_down"}});
   return UnavailableError("the service is shutting down; retry against another instance or later",
                           "shutting_down");
 }
 
-Status JobService::RoomOnDisk() {
+Status JobServiceImpl::RoomOnDisk() {
   Status room = CheckDiskRoom(deps_.config->JobWriteDirs(), deps_.config->jobs.disk_reserve_bytes);
   if (!room.ok()) {
     deps_.metrics->Increment("coderunner_jobs_rejected_total", {{"reason", kReasonDiskFull}});

@@ -1,4 +1,4 @@
-#include "coderunner/jobs/job_janitor.h"
+#include "job_janitor.h"
 
 #include <spdlog/spdlog.h>
 

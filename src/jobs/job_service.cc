@@ -1,5 +1,3 @@
-#include "coderunner/jobs/job_service.h"
-
 #include <spdlog/spdlog.h>
 
 #include <nlohmann/json.hpp>
@@ -15,6 +13,7 @@
 #include "coderunner/wire/job_json.h"
 #include "coderunner/wire/limits_json.h"
 #include "job_metrics.h"
+#include "job_service_impl.h"
 #include "local_dispatch.h"
 #include "result_cache_policy.h"
 #include "webhook_outbox_loop.h"
@@ -61,7 +60,7 @@ JobJanitorDeps JanitorDepsOf(const JobServiceDeps& d) {
 
 }  // namespace
 
-JobService::JobService(JobServiceDeps deps)
+JobServiceImpl::JobServiceImpl(JobServiceDeps deps)
     : deps_(deps),
       rules_{wire::CapsFromConfig(*deps.config),
              [allow_private = deps.config->jobs.webhook_allow_private](const std::string& url) {
@@ -86,9 +85,13 @@ JobService::JobService(JobServiceDeps deps)
   }
 }
 
-JobService::~JobService() { Stop(); }
+JobServiceImpl::~JobServiceImpl() { Stop(); }
 
-Status JobService::Start() {
+std::unique_ptr<JobService> JobService::Create(JobServiceDeps deps) {
+  return std::make_unique<JobServiceImpl>(deps);
+}
+
+Status JobServiceImpl::Start() {
   // Deliveries owed before a restart go out as soon as it runs.
   if (webhook_loop_) webhook_loop_->Start();
   CR_RETURN_IF_ERROR(dispatch_->Recover());
@@ -117,7 +120,7 @@ Status JobService::Start() {
   return OkStatus();
 }
 
-void JobService::Drain(std::chrono::milliseconds grace) {
+void JobServiceImpl::Drain(std::chrono::milliseconds grace) {
   // Claim nothing more (a fleet); what this node holds goes back.
   dispatch_->StopTaking();
   std::vector<std::string> dropped;
@@ -141,7 +144,7 @@ void JobService::Drain(std::chrono::milliseconds grace) {
   executor_.WaitIdle(std::chrono::steady_clock::time_point::max());
 }
 
-void JobService::Stop() {
+void JobServiceImpl::Stop() {
   {
     std::lock_guard<std::mutex> lock(start_mu_);
     if (stopping_) return;
@@ -157,12 +160,12 @@ void JobService::Stop() {
   janitor_.Stop();
 }
 
-StatusOr<Accepted> JobService::Submit(const std::string& tenant, wire::JobSubmission submission,
-                                      const config::TierConfig* tier) {
+StatusOr<Accepted> JobServiceImpl::Submit(const std::string& tenant, wire::JobSubmission submission,
+                                          const config::TierConfig* tier) {
   return Accept(tenant, std::move(submission), "", "", false, tier);
 }
 
-std::vector<StatusOr<Accepted>> JobService::SubmitBatch(
+std::vector<StatusOr<Accepted>> JobServiceImpl::SubmitBatch(
     const std::string& tenant, std::vector<StatusOr<wire::JobSubmission>> entries,
     const config::TierConfig* tier) {
   std::vector<StatusOr<Accepted>> out;
@@ -181,10 +184,10 @@ std::vector<StatusOr<Accepted>> JobService::SubmitBatch(
   return out;
 }
 
-StatusOr<Accepted> JobService::Accept(const std::string& tenant, wire::JobSubmission submission,
-                                      const std::string& pin_image, const std::string& replay_of,
-                                      bool fail_fast, const config::TierConfig* tier,
-                                      size_t batch_hits) {
+StatusOr<Accepted> JobServiceImpl::Accept(const std::string& tenant, wire::JobSubmission submission,
+                                          const std::string& pin_image,
+                                          const std::string& replay_of, bool fail_fast,
+                                          const config::TierConfig* tier, size_t batch_hits) {
   const wire::ExecuteRequest& req = submission.request;
   store::JobRecord rec;
   rec.id = NewId("job");
@@ -238,11 +241,11 @@ StatusOr<Accepted> JobService::Accept(const std::string& tenant, wire::JobSubmis
   return Enqueue(std::move(rec), tier, output_cap, batch_hits, std::move(prepared));
 }
 
-std::optional<StatusOr<Accepted>> JobService::AnswerFromCache(store::JobRecord& rec,
-                                                              const std::string& cached_json,
-                                                              const std::string& digest,
-                                                              const config::TierConfig* tier,
-                                                              size_t batch_hits) {
+std::optional<StatusOr<Accepted>> JobServiceImpl::AnswerFromCache(store::JobRecord& rec,
+                                                                  const std::string& cached_json,
+                                                                  const std::string& digest,
+                                                                  const config::TierConfig* tier,
+                                                                  size_t batch_hits) {
   nlohmann::json result = nlohmann::json::parse(cached_json, nullptr, false);
   auto status =
       result.is_object() ? store::ParseJobStatus(result.value("status", "")) : std::nullopt;
@@ -277,14 +280,15 @@ std::optional<StatusOr<Accepted>> JobService::AnswerFromCache(store::JobRecord& 
   return Accepted{std::move(rec), nullptr};
 }
 
-StatusOr<Accepted> JobService::SubmitRecord(store::JobRecord rec, const config::TierConfig* tier,
-                                            int64_t output_cap) {
+StatusOr<Accepted> JobServiceImpl::SubmitRecord(store::JobRecord rec,
+                                                const config::TierConfig* tier,
+                                                int64_t output_cap) {
   return Enqueue(std::move(rec), tier, output_cap, 0);
 }
 
-StatusOr<Accepted> JobService::Enqueue(store::JobRecord rec, const config::TierConfig* tier,
-                                       int64_t output_cap, size_t batch_hits,
-                                       std::unique_ptr<RunnableJob> prepared) {
+StatusOr<Accepted> JobServiceImpl::Enqueue(store::JobRecord rec, const config::TierConfig* tier,
+                                           int64_t output_cap, size_t batch_hits,
+                                           std::unique_ptr<RunnableJob> prepared) {
   const std::string tenant = rec.tenant;
   CR_RETURN_IF_ERROR(RoomOnDisk());
   std::shared_lock<std::shared_mutex> draining_lock(submit_mu_);
@@ -303,9 +307,9 @@ StatusOr<Accepted> JobService::Enqueue(store::JobRecord rec, const config::TierC
   return Accepted{std::move(rec), std::move(channel)};
 }
 
-StatusOr<ExecuteAnswer> JobService::Execute(const std::string& tenant,
-                                            wire::JobSubmission submission,
-                                            const config::TierConfig* tier) {
+StatusOr<ExecuteAnswer> JobServiceImpl::Execute(const std::string& tenant,
+                                                wire::JobSubmission submission,
+                                                const config::TierConfig* tier) {
   if (!ready_) return UnavailableError("the service is not started", "not_started");
   // Jobs are waiting for an engine that is down: answer now, not behind them.
   if (auto down = executor_.engine_health().DownWithin(kEngineDownFresh)) {
@@ -346,12 +350,12 @@ StatusOr<ExecuteAnswer> JobService::Execute(const std::string& tenant,
           .dump()};
 }
 
-StatusOr<store::JobRecord> JobService::Get(const std::string& id, const std::string& tenant) {
+StatusOr<store::JobRecord> JobServiceImpl::Get(const std::string& id, const std::string& tenant) {
   return deps_.store->Get(id, tenant);
 }
 
-StatusOr<store::JobRecord> JobService::Wait(const std::string& id, const std::string& tenant,
-                                            std::chrono::milliseconds timeout) {
+StatusOr<store::JobRecord> JobServiceImpl::Wait(const std::string& id, const std::string& tenant,
+                                                std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
     CR_ASSIGN_OR_RETURN(store::JobRecord rec, deps_.store->Get(id, tenant));
@@ -364,7 +368,8 @@ StatusOr<store::JobRecord> JobService::Wait(const std::string& id, const std::st
   }
 }
 
-StatusOr<store::JobRecord> JobService::Cancel(const std::string& id, const std::string& tenant) {
+StatusOr<store::JobRecord> JobServiceImpl::Cancel(const std::string& id,
+                                                  const std::string& tenant) {
   CR_ASSIGN_OR_RETURN(store::JobRecord rec, deps_.store->Get(id, tenant));
   if (store::IsTerminal(rec.status)) return rec;
   // Unfenced: a user's cancel wins over whichever node runs the job.
@@ -383,12 +388,12 @@ StatusOr<store::JobRecord> JobService::Cancel(const std::string& id, const std::
   return deps_.store->Get(id, tenant);
 }
 
-StatusOr<store::ListPage> JobService::List(const store::ListFilter& filter) {
+StatusOr<store::ListPage> JobServiceImpl::List(const store::ListFilter& filter) {
   return deps_.store->List(filter);
 }
 
-StatusOr<Accepted> JobService::Replay(const std::string& id, const std::string& tenant,
-                                      const config::TierConfig* tier) {
+StatusOr<Accepted> JobServiceImpl::Replay(const std::string& id, const std::string& tenant,
+                                          const config::TierConfig* tier) {
   CR_ASSIGN_OR_RETURN(store::JobRecord rec, deps_.store->Get(id, tenant));
   if (rec.kind != "job") {
     return FailedPreconditionError(
@@ -413,8 +418,8 @@ StatusOr<Accepted> JobService::Replay(const std::string& id, const std::string& 
   return Accept(tenant, std::move(submission), pin, id, false, tier);
 }
 
-Status JobService::CheckVolume(const std::string& tenant, const config::TierConfig* tier,
-                               const std::string& volume_id) const {
+Status JobServiceImpl::CheckVolume(const std::string& tenant, const config::TierConfig* tier,
+                                   const std::string& volume_id) const {
   if (deps_.volumes == nullptr) {
     return FailedPreconditionError("persistent volumes are not available on this service",
                                    "volumes_unavailable");
@@ -422,7 +427,7 @@ Status JobService::CheckVolume(const std::string& tenant, const config::TierConf
   return deps_.volumes->Resolve(tenant, tier, volume_id).status();
 }
 
-void JobService::UpdateScrapeGauges(MetricsRegistry& metrics) const {
+void JobServiceImpl::UpdateScrapeGauges(MetricsRegistry& metrics) const {
   metrics.Set("coderunner_queue_depth", {}, static_cast<double>(deps_.queue->size()));
   if (deps_.webhooks != nullptr) {
     auto w = deps_.webhooks->stats();
@@ -432,7 +437,7 @@ void JobService::UpdateScrapeGauges(MetricsRegistry& metrics) const {
   }
 }
 
-std::shared_ptr<JobChannel> JobService::Channel(const std::string& id) const {
+std::shared_ptr<JobChannel> JobServiceImpl::Channel(const std::string& id) const {
   return dispatch_->Follow(id);
 }
 

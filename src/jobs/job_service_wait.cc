@@ -1,8 +1,8 @@
-// JobService::WaitMany: one request waits on several jobs (any or all).
+// JobServiceImpl::WaitMany: one request waits on several jobs (any or all).
 #include <algorithm>
 #include <chrono>
 
-#include "coderunner/jobs/job_service.h"
+#include "job_service_impl.h"
 
 namespace coderunner::jobs {
 namespace {
@@ -19,9 +19,9 @@ bool Satisfied(const std::vector<store::JobRecord>& records, bool all) {
 
 }  // namespace
 
-StatusOr<std::vector<store::JobRecord>> JobService::WaitMany(const std::vector<std::string>& ids,
-                                                             const std::string& tenant, bool all,
-                                                             std::chrono::milliseconds timeout) {
+StatusOr<std::vector<store::JobRecord>> JobServiceImpl::WaitMany(
+    const std::vector<std::string>& ids, const std::string& tenant, bool all,
+    std::chrono::milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
   for (;;) {
     std::vector<store::JobRecord> records;

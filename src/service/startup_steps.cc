@@ -237,7 +237,7 @@ Status BuildExecuteMode(Components& c) {
 // ones are settled in the background once the engine answers.
 Status RecoverJobs(Components& c) {
   CR_RETURN_IF_ERROR(BuildDispatch(c));
-  c.job_service = std::make_unique<jobs::JobService>(JobServiceDepsOf(c));
+  c.job_service = jobs::JobService::Create(JobServiceDepsOf(c));
   CR_RETURN_IF_ERROR(c.job_service->Start());
   if (c.notices && c.on_notice) {
     // A fleet's wake-ups, to its dispatch (dispatch_wiring.h).

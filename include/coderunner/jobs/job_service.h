@@ -1,38 +1,42 @@
-// JobService: the jobs API behind the HTTP routes.
+// JobService: the jobs API behind the HTTP routes. An abstract face with
+// a static Create, the implementation (JobServiceImpl) out of sight in
+// src/jobs/.
 #ifndef CODERUNNER_JOBS_JOB_SERVICE_H_
 #define CODERUNNER_JOBS_JOB_SERVICE_H_
 
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <memory>
-#include <mutex>
-#include <optional>
-#include <shared_mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "coderunner/common/metrics.h"
 #include "coderunner/common/status.h"
 #include "coderunner/config/config.h"
-#include "coderunner/engine/containers.h"
-#include "coderunner/engine/images.h"
-#include "coderunner/jobs/image_digests.h"
-#include "coderunner/jobs/job_dispatch.h"
-#include "coderunner/jobs/job_executor.h"
-#include "coderunner/jobs/job_janitor.h"
-#include "coderunner/jobs/job_queue.h"
-#include "coderunner/jobs/job_request.h"
-#include "coderunner/jobs/tenant_footprint.h"
-#include "coderunner/jobs/worker_pool.h"
+#include "coderunner/jobs/job_channel.h"
 #include "coderunner/store/job_store.h"
-#include "coderunner/volumes/volume_service.h"
 #include "coderunner/wire/job_submission.h"
+
+// The collaborators a JobService is built on (JobServiceDeps), declared
+// here and defined in their own headers: a caller that builds a service
+// includes those it passes.
+namespace coderunner::engine {
+class ContainerClient;
+class ImageClient;
+}  // namespace coderunner::engine
+namespace coderunner::isolation {
+class JobRunner;
+class WarmPool;
+}  // namespace coderunner::isolation
+namespace coderunner::volumes {
+class VolumeService;
+}  // namespace coderunner::volumes
 
 namespace coderunner::jobs {
 
-class WebhookOutboxLoop;
+class IntentRunner;
+class JobDispatch;
+class JobQueue;
+class WebhookSender;
 
 // An accepted job: its record as committed, and for a cache hit the raw
 // result at once.
@@ -89,8 +93,9 @@ struct JobServiceDeps {
 // committed to the store before Submit returns. Thread-safe.
 class JobService {
  public:
-  explicit JobService(JobServiceDeps deps);
-  ~JobService();
+  // The service over `deps` (JobServiceImpl, in src/jobs/); not started.
+  static std::unique_ptr<JobService> Create(JobServiceDeps deps);
+  virtual ~JobService() = default;
 
   // Recovery phase 1 (store only: queued jobs are enqueued, every
   // non-terminal job gets its channel), then starts the workers. Phase 2
@@ -98,12 +103,12 @@ class JobService {
   // while the engine is down; the janitor starts after it. Call before the
   // HTTP server accepts requests. Fails only if the store cannot be read.
   // The phases are the dispatch's (JobDispatch::Recover, RecoverInterrupted).
-  Status Start();
+  virtual Status Start() = 0;
   // True once the workers run.
-  bool ready() const { return ready_; }
+  virtual bool ready() const = 0;
   // Jobs executing on this node now (what the coderunner_jobs_running
   // gauge shows). Thread-safe.
-  int running() const { return executor_.running(); }
+  virtual int running() const = 0;
   // Graceful shutdown, before Stop: new submissions get Unavailable
   // "shutting_down" (503); queued jobs stay queued in the store and their
   // waiters are woken on status queued; running jobs get up to `grace` to
@@ -111,15 +116,15 @@ class JobService {
   // Returns once no job runs. Every job not finished is queued in the store
   // and runs at the next start. Call from one thread. The dispatch stops
   // taking jobs first, and gets the dropped ones to give back.
-  void Drain(std::chrono::milliseconds grace);
+  virtual void Drain(std::chrono::milliseconds grace) = 0;
   // Stops taking jobs off the queue, lets running ones finish, stops threads.
-  void Stop();
+  virtual void Stop() = 0;
 
   // How the edge parses a submission body for this service
   // (wire::ParseJobSubmission): the request caps of the config, and the
   // callback URL check of jobs.webhook_allow_private. Lives as long as the
   // service.
-  const wire::SubmissionRules& submission_rules() const { return rules_; }
+  virtual const wire::SubmissionRules& submission_rules() const = 0;
 
   // Accepts one job for `tenant` from a parsed submission: builds its job
   // (errors of wire::BuildJobSpec, 400/422), checks its volume, then
@@ -129,138 +134,78 @@ class JobService {
   // the tier). A job answered from the result cache (only ever with the
   // same tenant's earlier result) meets the same queue bounds as one that
   // waits.
-  StatusOr<Accepted> Submit(const std::string& tenant, wire::JobSubmission submission,
-                            const config::TierConfig* tier = nullptr);
+  virtual StatusOr<Accepted> Submit(const std::string& tenant, wire::JobSubmission submission,
+                                    const config::TierConfig* tier = nullptr) = 0;
 
   // Submit for each entry of a batch, in order; an entry that did not parse
   // is answered with its own error. The batch's cache hits count against
   // the tier's max_queued as if queued.
-  std::vector<StatusOr<Accepted>> SubmitBatch(const std::string& tenant,
-                                              std::vector<StatusOr<wire::JobSubmission>> entries,
-                                              const config::TierConfig* tier = nullptr);
+  virtual std::vector<StatusOr<Accepted>> SubmitBatch(
+      const std::string& tenant, std::vector<StatusOr<wire::JobSubmission>> entries,
+      const config::TierConfig* tier = nullptr) = 0;
 
   // Accepts a record built elsewhere (an intent from POST /v1/intents,
   // kind != "job"): same bounds as Submit (tier queue 429, queue_full 429),
   // committed before it returns, then queued for a worker, which hands it
   // to deps.intents. `output_cap` bounds the live /events output per stream.
-  StatusOr<Accepted> SubmitRecord(store::JobRecord rec, const config::TierConfig* tier,
-                                  int64_t output_cap);
+  virtual StatusOr<Accepted> SubmitRecord(store::JobRecord rec, const config::TierConfig* tier,
+                                          int64_t output_cap) = 0;
 
   // Submit (failing fast if the engine is unreachable), then wait for the
   // result. Errors: those of Submit; Unavailable "engine_unavailable" if
   // the engine could not be reached; Unavailable "shutting_down" if a
   // graceful shutdown re-queued the job before it finished; Unavailable
   // "not_started" before Start.
-  StatusOr<ExecuteAnswer> Execute(const std::string& tenant, wire::JobSubmission submission,
-                                  const config::TierConfig* tier = nullptr);
+  virtual StatusOr<ExecuteAnswer> Execute(const std::string& tenant, wire::JobSubmission submission,
+                                          const config::TierConfig* tier = nullptr) = 0;
 
   // The record; NotFound (also for another tenant's job).
-  StatusOr<store::JobRecord> Get(const std::string& id, const std::string& tenant);
+  virtual StatusOr<store::JobRecord> Get(const std::string& id, const std::string& tenant) = 0;
 
   // Waits up to `timeout` for the job to be terminal (woken by its channel,
   // no polling) and returns the record as it then is. The channel is the
   // dispatch's (JobDispatch::Follow).
-  StatusOr<store::JobRecord> Wait(const std::string& id, const std::string& tenant,
-                                  std::chrono::milliseconds timeout);
+  virtual StatusOr<store::JobRecord> Wait(const std::string& id, const std::string& tenant,
+                                          std::chrono::milliseconds timeout) = 0;
 
   // Waits up to `timeout` until one of `ids` (with `all`, every one) is
   // terminal, woken by the jobs' channels ending (no polling), and returns
   // the records as they then are, in the order of `ids`. NotFound names
   // the first id that is not the tenant's. Channels as Wait's.
-  StatusOr<std::vector<store::JobRecord>> WaitMany(const std::vector<std::string>& ids,
-                                                   const std::string& tenant, bool all,
-                                                   std::chrono::milliseconds timeout);
+  virtual StatusOr<std::vector<store::JobRecord>> WaitMany(const std::vector<std::string>& ids,
+                                                           const std::string& tenant, bool all,
+                                                           std::chrono::milliseconds timeout) = 0;
 
   // Cancels: a queued job never runs; a running one's container is killed.
   // The status becomes cancelled at once. A terminal job is returned as is.
   // The dispatch stops it wherever it is (JobDispatch::Cancelled).
-  StatusOr<store::JobRecord> Cancel(const std::string& id, const std::string& tenant);
+  virtual StatusOr<store::JobRecord> Cancel(const std::string& id, const std::string& tenant) = 0;
 
-  StatusOr<store::ListPage> List(const store::ListFilter& filter);
+  virtual StatusOr<store::ListPage> List(const store::ListFilter& filter) = 0;
 
   // A new job running the same code and inputs on the same image digest,
   // with replay_of set.
-  StatusOr<Accepted> Replay(const std::string& id, const std::string& tenant,
-                            const config::TierConfig* tier = nullptr);
+  virtual StatusOr<Accepted> Replay(const std::string& id, const std::string& tenant,
+                                    const config::TierConfig* tier = nullptr) = 0;
 
   // The live channel of a non-terminal job, or nullptr
   // (JobDispatch::Follow).
-  std::shared_ptr<JobChannel> Channel(const std::string& id) const;
+  virtual std::shared_ptr<JobChannel> Channel(const std::string& id) const = 0;
 
   // The configuration the service was built with (request caps, limits,
   // jobs.*); lives as long as the service.
-  const config::Config& config() const { return *deps_.config; }
+  virtual const config::Config& config() const = 0;
   // Whether Execute mode is on (intents have a runner); when off, intents
   // accepted earlier end as error llm_not_configured.
-  bool intents_enabled() const { return deps_.intents != nullptr; }
+  virtual bool intents_enabled() const = 0;
   // Checks that `tenant` (within `tier`, nullable) may mount volume
   // `volume_id`: FailedPrecondition "volumes_unavailable" when the service
   // has no volumes, else the errors of volumes::VolumeService::Resolve.
-  Status CheckVolume(const std::string& tenant, const config::TierConfig* tier,
-                     const std::string& volume_id) const;
+  virtual Status CheckVolume(const std::string& tenant, const config::TierConfig* tier,
+                             const std::string& volume_id) const = 0;
   // Sets the gauges read at scrape time (queue depth, webhook deliveries)
   // in `metrics`. Thread-safe.
-  void UpdateScrapeGauges(MetricsRegistry& metrics) const;
-
- private:
-  // `batch_hits`: jobs of the same batch answered from the cache before
-  // this one; they count against the tier's max_queued as if queued.
-  // `fail_fast` jobs (a caller waits for them) hand the job as built to
-  // the worker through their channel; others are rebuilt from the store
-  // when they run, so that a full queue holds no request bodies in memory.
-  StatusOr<Accepted> Accept(const std::string& tenant, wire::JobSubmission submission,
-                            const std::string& pin_image, const std::string& replay_of,
-                            bool fail_fast, const config::TierConfig* tier, size_t batch_hits = 0);
-  // Answers `rec` from the cached result `cached_json` if it holds a
-  // cacheable status and the job is admitted (the dispatch's Reserve): the
-  // record is committed as cached and returned. nullopt (and `rec` untouched) when
-  // the entry is not one the cache may give; an admission or store error
-  // otherwise.
-  std::optional<StatusOr<Accepted>> AnswerFromCache(store::JobRecord& rec,
-                                                    const std::string& cached_json,
-                                                    const std::string& digest,
-                                                    const config::TierConfig* tier,
-                                                    size_t batch_hits);
-  // SubmitRecord, with `batch_hits` counted as in Accept.
-  // `prepared` (nullable) is handed to the worker through the channel.
-  StatusOr<Accepted> Enqueue(store::JobRecord rec, const config::TierConfig* tier,
-                             int64_t output_cap, size_t batch_hits,
-                             std::unique_ptr<RunnableJob> prepared = nullptr);
-  // Unavailable shutting_down (counted in coderunner_jobs_rejected_total)
-  // while draining. Requires submit_mu_ held.
-  Status Draining();
-  // 507 disk_full (counted there too) while a directory the jobs write to
-  // has less than jobs.disk_reserve_bytes free: room is kept for the jobs
-  // already accepted, and every submission meets the same answer.
-  Status RoomOnDisk();
-
-  JobServiceDeps deps_;
-  wire::SubmissionRules rules_;
-  ImageDigests digests_;
-  // deps.dispatch, or own_dispatch_ when that is null. Before executor_,
-  // which fences and publishes as it says.
-  std::unique_ptr<JobDispatch> own_dispatch_;
-  JobDispatch* dispatch_;
-  // Each tenant's finished jobs within its tier's bounds: after a job ends
-  // here (the executor's, a cancel, a cache hit, recovery). Before
-  // executor_, which uses it.
-  TenantFootprint footprint_;
-  JobExecutor executor_;
-  WorkerPool pool_;
-  JobJanitor janitor_;
-  // With webhooks and a store that is a WebhookOutbox, on this node's
-  // name (config instance).
-  std::unique_ptr<WebhookOutboxLoop> webhook_loop_;
-  std::atomic<bool> ready_{false};
-  // Held shared by each submission from its draining_ check to its push,
-  // and exclusively by Drain to close the queue: no job slips into a closed
-  // queue unseen.
-  std::shared_mutex submit_mu_;
-  bool draining_ = false;  // Guarded by submit_mu_.
-  std::mutex start_mu_;
-  std::condition_variable start_cv_;
-  bool stopping_ = false;
-  std::thread starter_;
+  virtual void UpdateScrapeGauges(MetricsRegistry& metrics) const = 0;
 };
 
 }  // namespace coderunner::jobs

@@ -88,7 +88,7 @@ class OpenApiTest : public ::testing::Test {
     deps.containers = &containers_;
     deps.webhooks = &webhooks_;
     deps.volumes = &volume_service_;
-    jobs_ = std::make_unique<jobs::JobService>(deps);
+    jobs_ = jobs::JobService::Create(deps);
     sandboxes_ = std::make_unique<sandboxes::SandboxManager>(
         config_, containers_, policy_, *sandbox_store_, &metrics_,
         sandboxes::SandboxLayout{dir_ + "/sbx-ws", dir_ + "/sbx-out", {}, &uids_, nullptr, {}},

@@ -112,7 +112,7 @@ class Rig {
     deps.runner = runner_.get();
     deps.containers = &containers_;
     deps.webhooks = &webhooks_;
-    jobs_ = std::make_unique<jobs::JobService>(deps);
+    jobs_ = jobs::JobService::Create(deps);
   }
 
   ~Rig() {

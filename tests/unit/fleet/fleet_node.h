@@ -76,7 +76,7 @@ struct Node {
     dispatch = fleet::NewFleetDispatch(fleet::FleetDispatchDeps{
         &config, store.get(), store.get(), &queue, &hub, &metrics, &containers, nullptr, &notices});
     d.dispatch = dispatch.get();
-    service = std::make_unique<JobService>(d);
+    service = JobService::Create(d);
     EXPECT_TRUE(notices
                     .Start([f = dispatch.get()](const store::JobNotice& n) { f->OnNotice(n); },
                            [f = dispatch.get()] { f->OnResync(); })

@@ -99,7 +99,7 @@ struct Node {
                                                                   &containers, nullptr, &notices});
       d.dispatch = dispatch.get();
     }
-    service = std::make_unique<JobService>(d);
+    service = JobService::Create(d);
     if (fleet) {
       EXPECT_TRUE(notices
                       .Start([f = dispatch.get()](const store::JobNotice& n) { f->OnNotice(n); },

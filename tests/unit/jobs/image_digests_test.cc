@@ -1,7 +1,7 @@
 // ImageDigests over the fake engine transport: a digest is looked up off
 // the request path, a stale one is given at once while it is refreshed,
 // and an engine that stalls holds a submission for first_wait at most.
-#include "coderunner/jobs/image_digests.h"
+#include "jobs/image_digests.h"
 
 #include <gtest/gtest.h>
 

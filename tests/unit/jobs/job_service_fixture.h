@@ -12,7 +12,11 @@
 #include <memory>
 #include <string>
 
+#include "coderunner/engine/containers.h"
+#include "coderunner/engine/images.h"
 #include "coderunner/isolation/container_runner.h"
+#include "coderunner/jobs/job_clock.h"
+#include "coderunner/jobs/job_queue.h"
 #include "coderunner/jobs/job_service.h"
 #include "coderunner/store/sqlite_job_store.h"
 #include "jobs/job_metrics.h"
@@ -65,7 +69,7 @@ class JobServiceFixture : public ::testing::Test {
     deps.images = images_.get();
     deps.runner = runner_.get();
     deps.containers = containers_.get();
-    service_ = std::make_unique<JobService>(deps);
+    service_ = JobService::Create(deps);
     return *service_;
   }
 

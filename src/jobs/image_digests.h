@@ -1,6 +1,6 @@
 // ImageDigests: image name -> digest, refreshed off the request path.
-#ifndef CODERUNNER_JOBS_IMAGE_DIGESTS_H_
-#define CODERUNNER_JOBS_IMAGE_DIGESTS_H_
+#ifndef CODERUNNER_SRC_JOBS_IMAGE_DIGESTS_H_
+#define CODERUNNER_SRC_JOBS_IMAGE_DIGESTS_H_
 
 #include <chrono>
 #include <condition_variable>
@@ -61,4 +61,4 @@ class ImageDigests {
 
 }  // namespace coderunner::jobs
 
-#endif  // CODERUNNER_JOBS_IMAGE_DIGESTS_H_
+#endif  // CODERUNNER_SRC_JOBS_IMAGE_DIGESTS_H_

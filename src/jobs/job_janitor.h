@@ -1,6 +1,6 @@
 // JobJanitor: periodic housekeeping while the service runs.
-#ifndef CODERUNNER_JOBS_JOB_JANITOR_H_
-#define CODERUNNER_JOBS_JOB_JANITOR_H_
+#ifndef CODERUNNER_SRC_JOBS_JOB_JANITOR_H_
+#define CODERUNNER_SRC_JOBS_JOB_JANITOR_H_
 
 #include <condition_variable>
 #include <mutex>
@@ -62,4 +62,4 @@ class JobJanitor {
 
 }  // namespace coderunner::jobs
 
-#endif  // CODERUNNER_JOBS_JOB_JANITOR_H_
+#endif  // CODERUNNER_SRC_JOBS_JOB_JANITOR_H_
