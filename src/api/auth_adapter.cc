@@ -7,26 +7,30 @@
 namespace coderunner::api {
 
 void AuthAdapter::Serve(const httplib::Request& req, httplib::Response& res,
+                        const Admission& admission,
                         const std::function<StatusOr<Answer>(const auth::Principal&)>& call) const {
-  auto who =
-      Authorize(req, res, *deps_.authenticator, *deps_.limiter, *deps_.metrics, write_error_);
+  auto who = Authorize(req, res, admission.caller, *deps_.authenticator, *deps_.limiter,
+                       *deps_.metrics, write_error_);
   if (!who) return;
   StatusOr<Answer> answer = call(*who);
   if (!answer.ok()) return write_error_(res, answer.status());
   WriteAnswer(res, std::move(*answer));
 }
 
-httplib::Server::Handler AuthAdapter::Wrap(Handler handler) const {
+AdmittedHandler AuthAdapter::Wrap(Handler handler) const {
   return [self = *this, handler = std::move(handler)](const httplib::Request& req,
-                                                      httplib::Response& res) {
-    self.Serve(req, res, [&](const auth::Principal& who) { return handler(who, req); });
+                                                      httplib::Response& res, const nlohmann::json&,
+                                                      const Admission& admission) {
+    self.Serve(req, res, admission, [&](const auth::Principal& who) { return handler(who, req); });
   };
 }
 
-BodyHandler AuthAdapter::WrapJson(JsonHandler handler) const {
+AdmittedHandler AuthAdapter::WrapJson(JsonHandler handler) const {
   return [self = *this, handler = std::move(handler)](
-             const httplib::Request& req, httplib::Response& res, const nlohmann::json& body) {
-    self.Serve(req, res, [&](const auth::Principal& who) { return handler(who, req, body); });
+             const httplib::Request& req, httplib::Response& res, const nlohmann::json& body,
+             const Admission& admission) {
+    self.Serve(req, res, admission,
+               [&](const auth::Principal& who) { return handler(who, req, body); });
   };
 }
 

@@ -1,5 +1,6 @@
-// AuthAdapter: wraps a route handler (route.h) once: authorize the caller,
-// call the handler, write its Answer or its error.
+// AuthAdapter: wraps a route handler (route.h) once: authorize the caller
+// (with the key RouteTable's admission already checked, if it did), call
+// the handler, write its Answer or its error.
 #ifndef CODERUNNER_API_AUTH_ADAPTER_H_
 #define CODERUNNER_API_AUTH_ADAPTER_H_
 
@@ -43,10 +44,12 @@ class AuthAdapter {
   // Authorize (401 with WWW-Authenticate without a valid key; 429
   // rate_limited with Retry-After beyond the tier's requests_per_minute;
   // the handler is not called then), call `handler`, then write its Answer
-  // (WriteAnswer) or its Status (the error writer).
-  httplib::Server::Handler Wrap(Handler handler) const;
+  // (WriteAnswer) or its Status (the error writer). The caller RouteTable's
+  // admission found (Admission::caller) is taken as is: the key is checked
+  // once per request, there or here.
+  AdmittedHandler Wrap(Handler handler) const;
   // The same for a handler that reads the body RouteTable parsed.
-  BodyHandler WrapJson(JsonHandler handler) const;
+  AdmittedHandler WrapJson(JsonHandler handler) const;
   // A route that needs no key: calls `handler` and writes what it returns.
   httplib::Server::Handler Open(OpenHandler handler) const;
 
@@ -59,8 +62,9 @@ class AuthAdapter {
       const auth::Principal& who) const;
 
  private:
-  // Authorize, then `call` with the principal, then write its answer.
-  void Serve(const httplib::Request& req, httplib::Response& res,
+  // Authorize (`admission`'s caller, or the request's key), then `call`
+  // with the principal, then write its answer.
+  void Serve(const httplib::Request& req, httplib::Response& res, const Admission& admission,
              const std::function<StatusOr<Answer>(const auth::Principal&)>& call) const;
 
   AuthDeps deps_;

@@ -2,20 +2,30 @@
 
 #include <httplib.h>
 
+#include <utility>
+
 #include "http_reply.h"
 
 namespace coderunner::api {
 
+std::optional<auth::Principal> Authenticate(const httplib::Request& req, httplib::Response& res,
+                                            const auth::Authenticator& authenticator,
+                                            ErrorWriter write_error) {
+  auto p = authenticator.Authenticate(req.get_header_value("Authorization"));
+  if (p.ok()) return std::move(*p);
+  res.set_header("WWW-Authenticate", "Bearer");
+  write_error(res, p.status());
+  return std::nullopt;
+}
+
 std::optional<auth::Principal> Authorize(const httplib::Request& req, httplib::Response& res,
+                                         const std::optional<auth::Principal>& admitted,
                                          const auth::Authenticator& authenticator,
                                          auth::RateLimiter& limiter, MetricsRegistry& metrics,
                                          ErrorWriter write_error) {
-  auto p = authenticator.Authenticate(req.get_header_value("Authorization"));
-  if (!p.ok()) {
-    res.set_header("WWW-Authenticate", "Bearer");
-    write_error(res, p.status());
-    return std::nullopt;
-  }
+  std::optional<auth::Principal> p =
+      admitted ? admitted : Authenticate(req, res, authenticator, write_error);
+  if (!p) return std::nullopt;
   int retry_after = 1;
   int per_minute = p->tier != nullptr ? p->tier->requests_per_minute : 0;
   if (per_minute > 0 && !limiter.Allow(p->tenant, per_minute, &retry_after)) {

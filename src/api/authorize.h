@@ -19,11 +19,22 @@ struct Response;
 
 namespace coderunner::api {
 
+// The caller the request's Authorization header names; nullopt after a
+// 401 with WWW-Authenticate was written to `res` by `write_error`.
+// Thread-safe.
+std::optional<auth::Principal> Authenticate(const httplib::Request& req, httplib::Response& res,
+                                            const auth::Authenticator& authenticator,
+                                            ErrorWriter write_error);
+
 // Who is calling, once authenticated and within the tier's request rate;
 // nullopt after an error answer (401 with WWW-Authenticate, or 429 with
 // Retry-After) has been written to `res` by `write_error` (ReplyError, or
-// a route family's own shape). Thread-safe (the limiter and metrics are).
+// a route family's own shape). `admitted`: the caller whose key was
+// already checked for this request (RouteTable's Admission), taken as is;
+// nullopt: the key is checked here (Authenticate). Either way the key is
+// checked once per request. Thread-safe (the limiter and metrics are).
 std::optional<auth::Principal> Authorize(const httplib::Request& req, httplib::Response& res,
+                                         const std::optional<auth::Principal>& admitted,
                                          const auth::Authenticator& authenticator,
                                          auth::RateLimiter& limiter, MetricsRegistry& metrics,
                                          ErrorWriter write_error = ReplyError);

@@ -43,18 +43,20 @@ json NodesJson(const std::vector<store::NodeInfo>& nodes, int64_t now_ms) {
 httplib::Server::Handler NodesHandler(store::NodeRegistry* registry, const AuthAdapter& auth,
                                       WallClock now) {
   if (!now) now = WallNowMs;
-  return auth.Wrap([registry, now = std::move(now)](const auth::Principal& p,
-                                                    const httplib::Request&) -> StatusOr<Answer> {
-    if (!p.admin) {
-      return FailedPreconditionError("GET /v1/nodes needs an admin key (auth.keys[].admin: true)",
-                                     auth::kReasonForbidden);
-    }
-    if (registry == nullptr) {
-      return UnavailableError("this server has no node registry", kReasonNoNodeRegistry);
-    }
-    CR_ASSIGN_OR_RETURN(std::vector<store::NodeInfo> nodes, registry->List());
-    return Answer::Json(200, NodesJson(nodes, now()));
-  });
+  // A GET: no body, so nothing was admitted; the key is checked here.
+  return WithoutAdmission(
+      auth.Wrap([registry, now = std::move(now)](const auth::Principal& p,
+                                                 const httplib::Request&) -> StatusOr<Answer> {
+        if (!p.admin) {
+          return FailedPreconditionError(
+              "GET /v1/nodes needs an admin key (auth.keys[].admin: true)", auth::kReasonForbidden);
+        }
+        if (registry == nullptr) {
+          return UnavailableError("this server has no node registry", kReasonNoNodeRegistry);
+        }
+        CR_ASSIGN_OR_RETURN(std::vector<store::NodeInfo> nodes, registry->List());
+        return Answer::Json(200, NodesJson(nodes, now()));
+      }));
 }
 
 void RegisterNodesRoute(RouteTable& http, store::NodeRegistry* registry, const AuthAdapter& auth) {

@@ -24,6 +24,12 @@ std::string OpenApiPath(const std::string& pattern) {
   return out;
 }
 
+httplib::Server::Handler WithoutAdmission(AdmittedHandler handler) {
+  return [handler = std::move(handler)](const httplib::Request& req, httplib::Response& res) {
+    handler(req, res, nlohmann::json(), Admission{});
+  };
+}
+
 namespace {
 
 // The request is read: from here on its connection is being handled (no
@@ -33,6 +39,20 @@ httplib::Server::Handler Handling(httplib::Server::Handler handler) {
     ConnectionGuard::MarkHandling();
     handler(req, res);
   };
+}
+
+// `handler`, which reads neither the body nor the admission.
+AdmittedHandler Plain(httplib::Server::Handler handler) {
+  return [handler = std::move(handler)](const httplib::Request& req, httplib::Response& res,
+                                        const nlohmann::json&,
+                                        const Admission&) { handler(req, res); };
+}
+
+// `handler`, which reads the body but not the admission.
+AdmittedHandler BodyOnly(BodyHandler handler) {
+  return [handler = std::move(handler)](const httplib::Request& req, httplib::Response& res,
+                                        const nlohmann::json& body,
+                                        const Admission&) { handler(req, res, body); };
 }
 
 }  // namespace
@@ -46,38 +66,47 @@ RouteTable& RouteTable::Get(const std::string& pattern, httplib::Server::Handler
   return *this;
 }
 
+RouteTable& RouteTable::Get(const std::string& pattern, AdmittedHandler handler) {
+  return Get(pattern, WithoutAdmission(std::move(handler)));
+}
+
 RouteTable& RouteTable::Post(const std::string& pattern, httplib::Server::Handler handler) {
-  return Post(pattern, BodyHandler([handler = std::move(handler)](
-                                       const httplib::Request& req, httplib::Response& res,
-                                       const nlohmann::json&) { handler(req, res); }));
+  return Post(pattern, Plain(std::move(handler)));
 }
 
 RouteTable& RouteTable::Post(const std::string& pattern, BodyHandler handler) {
+  return Post(pattern, BodyOnly(std::move(handler)));
+}
+
+RouteTable& RouteTable::Post(const std::string& pattern, AdmittedHandler handler) {
   http_.Post(pattern, Handling(CheckBody(std::move(handler))));
   Record("POST", pattern, true);
   return *this;
 }
 
 RouteTable& RouteTable::Delete(const std::string& pattern, httplib::Server::Handler handler) {
-  return Delete(pattern, BodyHandler([handler = std::move(handler)](
-                                         const httplib::Request& req, httplib::Response& res,
-                                         const nlohmann::json&) { handler(req, res); }));
+  return Delete(pattern, Plain(std::move(handler)));
 }
 
 RouteTable& RouteTable::Delete(const std::string& pattern, BodyHandler handler) {
+  return Delete(pattern, BodyOnly(std::move(handler)));
+}
+
+RouteTable& RouteTable::Delete(const std::string& pattern, AdmittedHandler handler) {
   http_.Delete(pattern, Handling(CheckBody(std::move(handler))));
   Record("DELETE", pattern, true);
   return *this;
 }
 
-httplib::Server::Handler RouteTable::CheckBody(BodyHandler handler) const {
+httplib::Server::Handler RouteTable::CheckBody(AdmittedHandler handler) const {
   return [handler = std::move(handler), policy = policy_](const httplib::Request& req,
                                                           httplib::Response& res) {
-    if (req.body.empty()) return handler(req, res, nlohmann::json());
-    if (policy.admit && !policy.admit(req, res)) return;
+    Admission admission;
+    if (req.body.empty()) return handler(req, res, nlohmann::json(), admission);
+    if (policy.admit && !policy.admit(req, res, admission)) return;
     auto body = ParseBoundedJson(req.body, policy.bounds);
     if (!body.ok()) return policy.reply_error(req, res, body.status().WithContext("request body"));
-    handler(req, res, *body);
+    handler(req, res, *body, admission);
   };
 }
 

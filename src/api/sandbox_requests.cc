@@ -14,11 +14,9 @@ Status Bad(const std::string& field, const std::string& why) {
   return InvalidArgumentError(field + ": " + why, "invalid_request");
 }
 
-StatusOr<json> ParseObject(std::string_view body, int max_depth,
-                           const std::set<std::string>& known) {
-  JsonBounds bounds;
-  bounds.max_depth = max_depth;
-  CR_ASSIGN_OR_RETURN(json j, ParseBoundedJson(body, bounds));
+// OK when `j` is an object of `known` fields only; else invalid_request
+// naming what is not.
+Status CheckObject(const json& j, const std::set<std::string>& known) {
   if (!j.is_object()) return Bad("body", "must be a JSON object");
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (known.count(it.key()) == 0) {
@@ -27,7 +25,13 @@ StatusOr<json> ParseObject(std::string_view body, int max_depth,
       return Bad(it.key(), "unknown field (known: " + list + ")");
     }
   }
-  return j;
+  return OkStatus();
+}
+
+StatusOr<json> ParseBody(std::string_view body, int max_depth) {
+  JsonBounds bounds;
+  bounds.max_depth = max_depth;
+  return ParseBoundedJson(body, bounds);
 }
 
 }  // namespace
@@ -36,8 +40,15 @@ StatusOr<sandboxes::SandboxCreateSpec> ParseSandboxCreate(std::string_view body,
                                                           const config::Config& config,
                                                           const config::TierConfig& tier,
                                                           std::string id) {
-  CR_ASSIGN_OR_RETURN(json j, ParseObject(body.empty() ? "{}" : body, config.server.max_json_depth,
-                                          {"language", "ttl_s", "limits", "volume_id"}));
+  CR_ASSIGN_OR_RETURN(json j, ParseBody(body.empty() ? "{}" : body, config.server.max_json_depth));
+  return SandboxCreateFromJson(j, config, tier, std::move(id));
+}
+
+StatusOr<sandboxes::SandboxCreateSpec> SandboxCreateFromJson(const json& j,
+                                                             const config::Config& config,
+                                                             const config::TierConfig& tier,
+                                                             std::string id) {
+  CR_RETURN_IF_ERROR(CheckObject(j, {"language", "ttl_s", "limits", "volume_id"}));
   sandboxes::SandboxCreateSpec out;
   out.ttl_s = tier.sandbox_ttl_s;
   if (auto it = j.find("ttl_s"); it != j.end() && !it->is_null()) {
@@ -64,15 +75,20 @@ StatusOr<sandboxes::SandboxCreateSpec> ParseSandboxCreate(std::string_view body,
 
 StatusOr<sandboxes::SandboxCallSpec> ParseSandboxExecute(std::string_view body,
                                                          const wire::RequestCaps& caps) {
-  CR_ASSIGN_OR_RETURN(json j,
-                      ParseObject(body, caps.max_json_depth, {"code", "files", "timeout_ms"}));
+  CR_ASSIGN_OR_RETURN(json j, ParseBody(body, caps.max_json_depth));
+  return SandboxExecuteFromJson(j, caps);
+}
+
+StatusOr<sandboxes::SandboxCallSpec> SandboxExecuteFromJson(const json& j,
+                                                            const wire::RequestCaps& caps) {
+  CR_RETURN_IF_ERROR(CheckObject(j, {"code", "files", "timeout_ms"}));
   sandboxes::SandboxCallSpec out;
   if (auto it = j.find("timeout_ms"); it != j.end() && !it->is_null()) {
     if (!it->is_number_integer()) return Bad("timeout_ms", "must be an integer (ms)");
     out.timeout_ms = it->get<int64_t>();
     if (*out.timeout_ms < 1) return Bad("timeout_ms", "must be at least 1");
   }
-  json as_job = {{"code", j.contains("code") ? j["code"] : json(nullptr)}};
+  json as_job = {{"code", j.contains("code") ? j.at("code") : json(nullptr)}};
   if (auto it = j.find("files"); it != j.end()) as_job["files"] = *it;
   CR_ASSIGN_OR_RETURN(wire::ExecuteRequest req, wire::ExecuteRequestFromJson(as_job, caps));
   out.code = std::move(req.code);

@@ -3,6 +3,7 @@
 #define CODERUNNER_API_SANDBOX_REQUESTS_H_
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,11 +27,20 @@ StatusOr<sandboxes::SandboxCreateSpec> ParseSandboxCreate(std::string_view body,
                                                           const config::Config& config,
                                                           const config::TierConfig& tier,
                                                           std::string id);
+// The same from a body already parsed (RouteTable's), read as it is: an
+// empty body is ParseSandboxCreate's "{}", not null.
+StatusOr<sandboxes::SandboxCreateSpec> SandboxCreateFromJson(const nlohmann::json& body,
+                                                             const config::Config& config,
+                                                             const config::TierConfig& tier,
+                                                             std::string id);
 
 // Parses {"code", "files"?, "timeout_ms"?}. Errors as ParseExecuteRequest
 // (the code and files are checked as a /v1/execute body's). Pure; thread-safe.
 StatusOr<sandboxes::SandboxCallSpec> ParseSandboxExecute(std::string_view body,
                                                          const wire::RequestCaps& caps);
+// The same from a body already parsed (RouteTable's). Pure; thread-safe.
+StatusOr<sandboxes::SandboxCallSpec> SandboxExecuteFromJson(const nlohmann::json& body,
+                                                            const wire::RequestCaps& caps);
 
 }  // namespace coderunner::api
 

@@ -89,33 +89,58 @@ json CallJson(const sandboxes::ExecuteOutcome& o) {
   return j;
 }
 
+// Fleet mode: the answer to a request for `route` on /v1/sandboxes/{id}
+// when the sandbox is not held here: its owner's, relayed to the path
+// rebuilt from what the route matched (relay_path.h), or 410 state_lost;
+// nullopt when it is held here. A relayed execute holds one of the
+// caller's long-request slots.
+StatusOr<std::optional<Answer>> Relayed(sandboxes::SandboxManager& manager,
+                                        OwnerForwarder& forwarder, const AuthAdapter& auth,
+                                        SandboxRoute route, const auth::Principal& p,
+                                        const httplib::Request& req) {
+  SandboxTarget target{route, req.matches[1], ""};
+  if (route == SandboxRoute::kFile) target.file = req.matches[2];
+  const std::string& id = target.id;
+  const bool held = manager.Get(p.tenant, id).status().code() != StatusCode::kNotFound;
+  std::shared_ptr<auth::LongRequestLimiter::Lease> slot;
+  if (!held && route == SandboxRoute::kExecute) {
+    CR_ASSIGN_OR_RETURN(slot, auth.HoldLongRequest(p));
+  }
+  CR_ASSIGN_OR_RETURN(std::optional<Answer> relayed,
+                      forwarder.ForSandbox(p.tenant, target, held, req));
+  // A DELETE of a sandbox whose node is gone forgets its placement (the
+  // answer stays 410 state_lost: there was nothing left to delete).
+  if (relayed && relayed->status == 410 && req.method == "DELETE") {
+    CR_RETURN_IF_ERROR(forwarder.Forget(id));
+  }
+  return relayed;
+}
+
 // `handler` for `route` on /v1/sandboxes/{id}: with a forwarder, a sandbox
-// not held here goes to its owner first (or is answered 410 state_lost), at
-// the path rebuilt from what the route matched (relay_path.h); a relayed
-// execute holds one of the caller's long-request slots.
+// not held here goes to its owner first (Relayed).
 Handler Owned(sandboxes::SandboxManager& manager, OwnerForwarder* forwarder,
               const AuthAdapter& auth, SandboxRoute route, Handler handler) {
   if (forwarder == nullptr) return handler;
   return [&manager, forwarder, auth, route, handler = std::move(handler)](
              const auth::Principal& p, const httplib::Request& req) -> StatusOr<Answer> {
-    SandboxTarget target{route, req.matches[1], ""};
-    if (route == SandboxRoute::kFile) target.file = req.matches[2];
-    const std::string& id = target.id;
-    const bool held = manager.Get(p.tenant, id).status().code() != StatusCode::kNotFound;
-    std::shared_ptr<auth::LongRequestLimiter::Lease> slot;
-    if (!held && route == SandboxRoute::kExecute) {
-      CR_ASSIGN_OR_RETURN(slot, auth.HoldLongRequest(p));
-    }
     CR_ASSIGN_OR_RETURN(std::optional<Answer> relayed,
-                        forwarder->ForSandbox(p.tenant, target, held, req));
-    // A DELETE of a sandbox whose node is gone forgets its placement (the
-    // answer stays 410 state_lost: there was nothing left to delete).
-    if (relayed && relayed->status == 410 && req.method == "DELETE") {
-      CR_RETURN_IF_ERROR(forwarder->Forget(id));
-    }
+                        Relayed(manager, *forwarder, auth, route, p, req));
     if (relayed) return std::move(*relayed);
-    slot.reset();
     return handler(p, req);
+  };
+}
+
+// The same for a handler that reads the body RouteTable parsed.
+JsonHandler Owned(sandboxes::SandboxManager& manager, OwnerForwarder* forwarder,
+                  const AuthAdapter& auth, SandboxRoute route, JsonHandler handler) {
+  if (forwarder == nullptr) return handler;
+  return [&manager, forwarder, auth, route, handler = std::move(handler)](
+             const auth::Principal& p, const httplib::Request& req,
+             const json& body) -> StatusOr<Answer> {
+    CR_ASSIGN_OR_RETURN(std::optional<Answer> relayed,
+                        Relayed(manager, *forwarder, auth, route, p, req));
+    if (relayed) return std::move(*relayed);
+    return handler(p, req, body);
   };
 }
 
@@ -152,6 +177,34 @@ StatusOr<Answer> ListAnswer(sandboxes::SandboxManager& manager, const auth::Prin
   return Answer::Json(200, {{"sandboxes", out}});
 }
 
+// POST /v1/sandboxes, from the body as RouteTable parsed it, read once (an
+// empty one asks for every default).
+StatusOr<Answer> CreateAnswer(sandboxes::SandboxManager& manager, const config::Config& config,
+                              OwnerForwarder* forwarder, const auth::Principal& p,
+                              const httplib::Request& req, const json& body) {
+  if (p.tier == nullptr) return InternalError("tenant without a tier");
+  CR_ASSIGN_OR_RETURN(sandboxes::SandboxCreateSpec create,
+                      SandboxCreateFromJson(req.body.empty() ? json::object() : body, config,
+                                            *p.tier, NewId("sbx")));
+  CR_ASSIGN_OR_RETURN(sandboxes::SandboxRecord rec,
+                      CreatePlaced(manager, forwarder, p, std::move(create)));
+  return Answer::Json(201, SandboxJson(rec));
+}
+
+// POST /v1/sandboxes/{id}/execute held here, from the body as RouteTable
+// parsed it, read once (an empty one is parsed for its "invalid_json").
+StatusOr<Answer> ExecuteAnswer(sandboxes::SandboxManager& manager, const config::Config& config,
+                               const AuthAdapter& auth, const auth::Principal& p,
+                               const httplib::Request& req, const json& body) {
+  const wire::RequestCaps caps = wire::CapsFromConfig(config);
+  CR_ASSIGN_OR_RETURN(sandboxes::SandboxCallSpec call, req.body.empty()
+                                                           ? ParseSandboxExecute(req.body, caps)
+                                                           : SandboxExecuteFromJson(body, caps));
+  CR_ASSIGN_OR_RETURN(auto slot, auth.HoldLongRequest(p));
+  CR_ASSIGN_OR_RETURN(sandboxes::ExecuteOutcome out, manager.Execute(p, req.matches[1], call));
+  return Answer::Json(200, CallJson(out));
+}
+
 }  // namespace
 
 void RegisterSandboxRoutes(RouteTable& http, sandboxes::SandboxManager& manager,
@@ -162,15 +215,10 @@ void RegisterSandboxRoutes(RouteTable& http, sandboxes::SandboxManager& manager,
     return auth.Wrap(Owned(manager, forwarder, auth, route, std::move(h)));
   };
 
-  http.Post("/v1/sandboxes", auth.Wrap([&manager, &config, forwarder](
-                                           const auth::Principal& p,
-                                           const httplib::Request& req) -> StatusOr<Answer> {
-    if (p.tier == nullptr) return InternalError("tenant without a tier");
-    CR_ASSIGN_OR_RETURN(sandboxes::SandboxCreateSpec create,
-                        ParseSandboxCreate(req.body, config, *p.tier, NewId("sbx")));
-    CR_ASSIGN_OR_RETURN(sandboxes::SandboxRecord rec,
-                        CreatePlaced(manager, forwarder, p, std::move(create)));
-    return Answer::Json(201, SandboxJson(rec));
+  http.Post("/v1/sandboxes", auth.WrapJson([&manager, &config, forwarder](
+                                               const auth::Principal& p,
+                                               const httplib::Request& req, const json& body) {
+    return CreateAnswer(manager, config, forwarder, p, req, body);
   }));
 
   http.Get("/v1/sandboxes",
@@ -189,17 +237,12 @@ void RegisterSandboxRoutes(RouteTable& http, sandboxes::SandboxManager& manager,
           SandboxRoute::kRecord));
 
   http.Post("/v1/sandboxes/" + id_re + "/execute",
-            owned(
-                [&manager, &config, auth](const auth::Principal& p,
-                                          const httplib::Request& req) -> StatusOr<Answer> {
-                  CR_ASSIGN_OR_RETURN(sandboxes::SandboxCallSpec call,
-                                      ParseSandboxExecute(req.body, wire::CapsFromConfig(config)));
-                  CR_ASSIGN_OR_RETURN(auto slot, auth.HoldLongRequest(p));
-                  CR_ASSIGN_OR_RETURN(sandboxes::ExecuteOutcome out,
-                                      manager.Execute(p, req.matches[1], call));
-                  return Answer::Json(200, CallJson(out));
-                },
-                SandboxRoute::kExecute));
+            auth.WrapJson(Owned(manager, forwarder, auth, SandboxRoute::kExecute,
+                                JsonHandler([&manager, &config, auth](const auth::Principal& p,
+                                                                      const httplib::Request& req,
+                                                                      const json& body) {
+                                  return ExecuteAnswer(manager, config, auth, p, req, body);
+                                }))));
 
   http.Get(
       "/v1/sandboxes/" + id_re + "/files",

@@ -72,12 +72,17 @@ json EdgeErrorJson(const httplib::Request& req, const Status& s) {
 
 // Every request body is JSON within these bounds before a handler sees it,
 // and only a caller with a valid key (every body route asks for one) makes
-// the service parse it; the handler then authorizes as usual (rate limit).
+// the service parse it; the handler then authorizes that caller (rate
+// limit) without checking its key again (Admission).
 BodyPolicy BodyPolicyFor(const config::Config& config, const auth::Authenticator& authenticator) {
   BodyPolicy policy;
-  policy.admit = [&authenticator](const httplib::Request& req, httplib::Response& res) {
+  policy.admit = [&authenticator](const httplib::Request& req, httplib::Response& res,
+                                  Admission& admission) {
     auto p = authenticator.Authenticate(req.get_header_value("Authorization"));
-    if (p.ok()) return true;
+    if (p.ok()) {
+      admission.caller = std::move(*p);
+      return true;
+    }
     res.set_header("WWW-Authenticate", "Bearer");
     Reply(res, HttpStatusFor(p.status()), EdgeErrorJson(req, p.status()));
     return false;

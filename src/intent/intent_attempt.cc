@@ -189,11 +189,10 @@ StatusOr<isolation::JobSpec> IntentPipeline::Execution::AttemptSpec(const std::s
       isolation::JobSpec spec,
       wire::BuildJobSpec(request, config(), record_.id, tier_, config::LimitsUse::kExecuteMode));
   if (spec.volume.id.empty()) return spec;
-  if (p_.ctx_.volumes == nullptr) {
+  if (p_.volumes_ == nullptr) {
     return FailedPreconditionError("persistent volumes are not available", kVolumesUnavailable);
   }
-  CR_ASSIGN_OR_RETURN(spec.volume,
-                      p_.ctx_.volumes->Resolve(record_.tenant, nullptr, spec.volume.id));
+  CR_ASSIGN_OR_RETURN(spec.volume, p_.volumes_->Resolve(record_.tenant, nullptr, spec.volume.id));
   return spec;
 }
 

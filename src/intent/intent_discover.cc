@@ -40,7 +40,7 @@ std::optional<AgentProfile> IntentPipeline::Execution::Discover() {
   progress_.Start(Stage::kDiscoverAgent, "looking for a " + req_.language + " agent", Now());
   Save({Stage::kDiscoverAgent});
   const double threshold = config().intents.agent_match_threshold;
-  auto match = p_.agents_->BestMatch(req_.intent, req_.language, record_.tenant);
+  auto match = p_.agents_.BestMatch(req_.intent, req_.language, record_.tenant);
   AgentProfile agent;
   std::string detail;
   bool created = false;
@@ -75,7 +75,7 @@ std::optional<AgentProfile> IntentPipeline::Execution::Discover() {
       for (auto& w : IntentWords(req_.intent)) {
         if (have.insert(w).second) agent.keywords.push_back(w);
       }
-      auto name = p_.agents_->Add(agent);
+      auto name = p_.agents_.Add(agent);
       if (name.ok()) {
         agent.name = *name;
         detail = "created " + agent.name + " (best existing match " + score + ")";

@@ -70,7 +70,7 @@ class IntentPipeline::Execution {
   // was ended (failed, error or cancelled).
   enum class AttemptEnd { kRetry, kSucceeded, kEnded };
 
-  const config::Config& config() const { return *p_.ctx_.config; }
+  const config::Config& config() const { return p_.config_; }
   bool cancelled() const { return channel_.cancel_token().cancelled(); }
   static int64_t Now() { return jobs::NowMs(); }
 

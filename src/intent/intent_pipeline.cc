@@ -112,7 +112,7 @@ void IntentPipeline::Execution::FormatResult(const isolation::RunResult& result)
 }
 
 void IntentPipeline::Execution::Save(std::initializer_list<Stage> stages) {
-  Status s = p_.ctx_.store->UpdateProgress(record_.id, progress_.ToJson().dump());
+  Status s = p_.store_.UpdateProgress(record_.id, progress_.ToJson().dump());
   if (!s.ok() && s.reason() != store::kReasonJobTerminal) {
     spdlog::warn("intent {}: cannot store progress: {}", record_.id, s.ToString());
   }
@@ -131,7 +131,7 @@ StatusOr<ChatReply> IntentPipeline::Execution::Ask(std::vector<ChatMessage> mess
   ChatRequest request;
   request.messages = std::move(messages);
   request.max_tokens = static_cast<int>(std::min<int64_t>(config().llm.max_tokens, left));
-  auto reply = p_.llm_->Complete(request, &channel_.cancel_token());
+  auto reply = p_.llm_.Complete(request, &channel_.cancel_token());
   if (reply.ok()) progress_.AddUsage(*reply);
   return reply;
 }
@@ -185,15 +185,14 @@ void IntentPipeline::Execution::FailLlm(Stage stage, const Status& status) {
 void IntentPipeline::Run(const store::JobRecord& record, jobs::JobChannel& channel,
                          jobs::JobExecutor& executor) {
   auto decoded = jobs::DecodeStoredRequest(record.request_json);
-  StatusOr<IntentRequest> request = decoded.ok()
-                                        ? IntentRequestFromJson(decoded->first, *ctx_.config)
-                                        : StatusOr<IntentRequest>(decoded.status());
+  StatusOr<IntentRequest> request = decoded.ok() ? IntentRequestFromJson(decoded->first, config_)
+                                                 : StatusOr<IntentRequest>(decoded.status());
   const config::TierConfig* tier = nullptr;
   if (request.ok()) {
     json envelope = json::parse(record.request_json, nullptr, false);
     std::string tier_name = envelope.is_object() ? envelope.value("tier", "") : "";
     if (!tier_name.empty()) {
-      tier = ctx_.config->FindTier(tier_name);
+      tier = config_.FindTier(tier_name);
       if (tier == nullptr) {
         request = FailedPreconditionError(
             "intent accepted under tier '" + tier_name + "', which is no longer configured",
@@ -206,7 +205,7 @@ void IntentPipeline::Run(const store::JobRecord& record, jobs::JobChannel& chann
     IntentProgress progress(record.id, "");
     json error = {{"code", request.status().reason()}, {"message", request.status().message()}};
     progress.SetError(error);
-    (void)ctx_.store->UpdateProgress(record.id, progress.ToJson().dump());
+    (void)store_.UpdateProgress(record.id, progress.ToJson().dump());
     executor.Complete(record, store::JobStatus::kError, "", "", "", jobs::NowMs());
     return;
   }

@@ -5,8 +5,8 @@
 #include "coderunner/common/ids.h"
 #include "coderunner/common/sha256.h"
 #include "coderunner/config/tier_limits.h"
+#include "coderunner/jobs/job_clock.h"
 #include "coderunner/jobs/job_request.h"
-#include "coderunner/jobs/jobs_context.h"
 #include "coderunner/wire/execute_request.h"
 
 namespace coderunner::intent {

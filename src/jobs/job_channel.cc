@@ -165,6 +165,18 @@ std::unique_ptr<RunnableJob> JobChannel::TakePrepared() {
   return std::move(prepared_);
 }
 
+void JobChannel::SetAccepted(store::JobRecord record) {
+  std::lock_guard<std::mutex> lock(mu_);
+  accepted_ = std::move(record);
+}
+
+std::optional<store::JobRecord> JobChannel::TakeAccepted() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::optional<store::JobRecord> out = std::move(accepted_);
+  accepted_.reset();
+  return out;
+}
+
 size_t JobChannel::log_entries() const {
   std::lock_guard<std::mutex> lock(mu_);
   return entries_.size();

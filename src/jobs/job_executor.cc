@@ -5,6 +5,7 @@
 
 #include <condition_variable>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 
 #include "coderunner/isolation/workspace.h"
@@ -158,8 +159,21 @@ bool JobExecutor::Requeue(const store::JobRecord& record) {
   return true;
 }
 
+StatusOr<store::JobRecord> JobExecutor::Load(const std::string& id) {
+  // Fleet mode reads the store: whether the claim still holds is known
+  // there only.
+  if (deps_.node.empty()) {
+    if (std::shared_ptr<JobChannel> ch = deps_.hub->Find(id)) {
+      if (std::optional<store::JobRecord> accepted = ch->TakeAccepted()) {
+        return std::move(*accepted);
+      }
+    }
+  }
+  return deps_.store->Get(id);
+}
+
 void JobExecutor::Execute(const std::string& id) {
-  auto rec = deps_.store->Get(id);
+  StatusOr<store::JobRecord> rec = Load(id);
   if (!rec.ok()) {
     spdlog::error("job {}: cannot load: {}", id, rec.status().ToString());
     deps_.hub->Finish(id, store::JobStatus::kError, "");

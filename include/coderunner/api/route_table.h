@@ -10,9 +10,11 @@
 
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "coderunner/auth/authenticator.h"
 #include "coderunner/common/bounded_json.h"
 #include "coderunner/common/status.h"
 
@@ -30,6 +32,15 @@ struct Route {
 // anything ("(.+)" or "(.*)") becomes {path}, any other group {id}.
 std::string OpenApiPath(const std::string& pattern);
 
+// What the route table learned of a request before its handler runs,
+// handed to the handler so that nothing checked there is checked again.
+struct Admission {
+  // The caller whose API key BodyPolicy::admit checked; nullopt when admit
+  // did not run (a GET, an empty body) or named no caller. A handler that
+  // authorizes takes it instead of authenticating the request once more.
+  std::optional<auth::Principal> caller;
+};
+
 // How request bodies are checked before a handler sees them.
 struct BodyPolicy {
   // Depth and size bounds (server.max_json_depth, server.max_body_bytes).
@@ -40,23 +51,33 @@ struct BodyPolicy {
   std::function<void(const httplib::Request&, httplib::Response&, const Status&)> reply_error;
   // Runs before a non-empty body is parsed: false after it answered the
   // request itself (the Server's refuses a caller without a valid API key,
-  // 401, so that only a known caller makes the service parse a body).
+  // 401, so that only a known caller makes the service parse a body). It
+  // may record the caller it found in `admission`, which the handler gets.
   // Unset: every body is parsed.
-  std::function<bool(const httplib::Request&, httplib::Response&)> admit;
+  std::function<bool(const httplib::Request&, httplib::Response&, Admission& admission)> admit;
 };
 
 // A handler of a body route that takes the parsed body: null when the
 // request had none, else the value ParseBoundedJson gave.
 using BodyHandler =
     std::function<void(const httplib::Request&, httplib::Response&, const nlohmann::json& body)>;
+// A handler of any route that also takes what admission learned: for a GET,
+// or a request without a body, a null body and an empty Admission.
+using AdmittedHandler = std::function<void(const httplib::Request&, httplib::Response&,
+                                           const nlohmann::json& body, const Admission& admission)>;
+
+// `handler` for a request nothing admitted (a GET): called with a null body
+// and an empty Admission.
+httplib::Server::Handler WithoutAdmission(AdmittedHandler handler);
 
 // Forwards registrations to `http` (which must outlive it) and records the
 // route. POST and DELETE routes (the methods httplib reads a body for) are
 // wrapped: a non-empty body goes through `policy.admit`, then is parsed
 // with `policy.bounds`, and one
 // that is not UTF-8 JSON within them is answered by `policy.reply_error`
-// (400; 413 for kJsonTooLarge) without running the handler. GET carries no
-// body (httplib reads none). A route whose body is not JSON needs a
+// (400; 413 for kJsonTooLarge) without running the handler; an
+// AdmittedHandler gets the parsed body and what `policy.admit` recorded.
+// GET carries no body (httplib reads none). A route whose body is not JSON needs a
 // registration of its own here, never httplib directly. Not thread-safe:
 // register everything before serving; the wrapped handlers are thread-safe.
 class RouteTable {
@@ -64,17 +85,20 @@ class RouteTable {
   RouteTable(httplib::Server& http, BodyPolicy policy);
 
   RouteTable& Get(const std::string& pattern, httplib::Server::Handler handler);
+  RouteTable& Get(const std::string& pattern, AdmittedHandler handler);
   // The handler reads the checked body from req.body (or ignores it).
   RouteTable& Post(const std::string& pattern, httplib::Server::Handler handler);
   RouteTable& Post(const std::string& pattern, BodyHandler handler);
+  RouteTable& Post(const std::string& pattern, AdmittedHandler handler);
   RouteTable& Delete(const std::string& pattern, httplib::Server::Handler handler);
   RouteTable& Delete(const std::string& pattern, BodyHandler handler);
+  RouteTable& Delete(const std::string& pattern, AdmittedHandler handler);
 
   // Every route registered so far, in registration order.
   const std::vector<Route>& routes() const { return routes_; }
 
  private:
-  httplib::Server::Handler CheckBody(BodyHandler handler) const;
+  httplib::Server::Handler CheckBody(AdmittedHandler handler) const;
   void Record(const char* method, const std::string& pattern, bool body);
 
   httplib::Server& http_;

@@ -31,12 +31,14 @@ class Authenticator {
  public:
   // `config` must outlive the Authenticator.
   explicit Authenticator(const config::Config& config) : config_(config) {}
+  virtual ~Authenticator() = default;
 
   // `authorization` is the Authorization header value ("" if absent). In
   // mode none, always the configured local tenant. Otherwise a missing,
   // malformed or unknown key is Unauthenticated: InvalidArgument with reason
-  // "unauthenticated" (the HTTP layer answers 401).
-  StatusOr<Principal> Authenticate(std::string_view authorization) const;
+  // "unauthenticated" (the HTTP layer answers 401). Virtual so that a test
+  // can watch the calls.
+  virtual StatusOr<Principal> Authenticate(std::string_view authorization) const;
 
   bool enabled() const { return config_.auth.mode != "none"; }
 

@@ -16,19 +16,34 @@
 #ifndef CODERUNNER_INTENT_INTENT_PIPELINE_H_
 #define CODERUNNER_INTENT_INTENT_PIPELINE_H_
 
+#include "coderunner/config/config.h"
 #include "coderunner/intent/agent_catalog.h"
 #include "coderunner/intent/llm_client.h"
 #include "coderunner/jobs/job_executor.h"
 #include "coderunner/jobs/jobs_context.h"
+#include "coderunner/store/job_store.h"
+#include "coderunner/volumes/volume_service.h"
 
 namespace coderunner::intent {
 
 // Thread-safe: workers run many intents at once through one pipeline.
 class IntentPipeline : public jobs::IntentRunner {
  public:
-  // `llm` and `agents` are not owned and must outlive the pipeline.
+  // Not owned; each must outlive the pipeline and be thread-safe.
+  // `config`: the languages, tiers and intents.* settings an intent runs
+  // under. `store`: where each stage's progress is committed. `volumes`:
+  // resolves a run's persistent volume (nullptr: an intent naming one ends
+  // as error volumes_unavailable). `llm`: the model. `agents`: the
+  // code-writer profiles.
+  IntentPipeline(const config::Config& config, store::JobStore& store,
+                 volumes::VolumeService* volumes, LlmClient& llm, AgentCatalog& agents)
+      : config_(config), store_(store), volumes_(volumes), llm_(llm), agents_(agents) {}
+
+  // The same from the jobs module's context, of which only config, store
+  // and volumes are used. Kept until the composition root calls the
+  // constructor above; then it goes, and jobs_context.h with it.
   IntentPipeline(jobs::JobsContext ctx, LlmClient* llm, AgentCatalog* agents)
-      : ctx_(ctx), llm_(llm), agents_(agents) {}
+      : IntentPipeline(*ctx.config, *ctx.store, ctx.volumes, *llm, *agents) {}
 
   // Ends the intent as: succeeded (a run exited 0 with output; the answer
   // is set), failed (every attempt failed, or a budget ran out: error
@@ -40,9 +55,11 @@ class IntentPipeline : public jobs::IntentRunner {
 
  private:
   class Execution;
-  jobs::JobsContext ctx_;
-  LlmClient* llm_;
-  AgentCatalog* agents_;
+  const config::Config& config_;
+  store::JobStore& store_;
+  volumes::VolumeService* volumes_;
+  LlmClient& llm_;
+  AgentCatalog& agents_;
 };
 
 }  // namespace coderunner::intent

@@ -24,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -109,6 +110,13 @@ class JobChannel {
   // nullptr.
   void SetPrepared(std::unique_ptr<RunnableJob> job);
   std::unique_ptr<RunnableJob> TakePrepared();
+  // The job's record as it was stored at acceptance, for the worker that
+  // runs it on the single-node path, so that it is not read back from the
+  // store (JobExecutor reads it when there is none: after a restart, in a
+  // fleet, or for jobs whose record is not kept in memory while queued).
+  // TakeAccepted returns it once, then nullopt.
+  void SetAccepted(store::JobRecord record);
+  std::optional<store::JobRecord> TakeAccepted();
   isolation::CancelToken& cancel_token() { return cancel_; }
   // Entries in the event log (see kMaxOutputEntries); for tests and metrics.
   size_t log_entries() const;
@@ -149,6 +157,7 @@ class JobChannel {
   std::string raw_result_json_;
   Status run_error_;
   std::unique_ptr<RunnableJob> prepared_;
+  std::optional<store::JobRecord> accepted_;
   isolation::CancelToken cancel_;
 };
 

@@ -81,10 +81,13 @@ class JobExecutor {
  public:
   explicit JobExecutor(JobExecutorDeps deps) : deps_(deps) {}
 
-  // Runs job `id`. Failures of ours end the job as error. A store that
+  // Runs job `id`: the record its channel was handed at acceptance
+  // (JobChannel::SetAccepted; single-node path), else the one the store
+  // holds. Failures of ours end the job as error. A store that
   // cannot take the result is offered it again until it does (StoreResult);
   // only a shutdown meanwhile leaves the job non-terminal (recovery handles
-  // it at the next start).
+  // it at the next start). A cancel that landed while it was queued stands
+  // either way (MarkRunning's transition refuses a terminal job).
   // Fleet mode: runs it only while it is running and owned by deps.node (a
   // job whose lease was lost while it waited here is left alone).
   void Execute(const std::string& id);
@@ -138,6 +141,8 @@ class JobExecutor {
  private:
   struct Attempt;  // One job's run as prepared from its record (.cc).
 
+  // The record of job `id` as Execute describes.
+  StatusOr<store::JobRecord> Load(const std::string& id);
   // Runs the queued `record`: MarkRunning, then RunIntent for an intent,
   // else Prepare, RunSpec and Commit.
   void Run(const store::JobRecord& record);

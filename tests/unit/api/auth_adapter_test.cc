@@ -8,6 +8,7 @@
 
 #include "api/http_status.h"
 #include "coderunner/common/sha256.h"
+#include "unit/api/counting_authenticator.h"
 
 namespace coderunner::api {
 namespace {
@@ -34,15 +35,16 @@ class AuthAdapterTest : public ::testing::Test {
     return AuthAdapter(AuthDeps{&authenticator_, &limiter_, &long_requests_, &config_, &metrics_});
   }
 
-  // Runs `handler` for a GET with `authorization` ("" for none).
-  httplib::Response Call(const httplib::Server::Handler& handler,
-                         const std::string& authorization) {
+  // Runs `handler` for a GET with `authorization` ("" for none), and
+  // what RouteTable's admission found (nothing for a GET by default).
+  httplib::Response Call(const AdmittedHandler& handler, const std::string& authorization,
+                         const Admission& admission = {}) {
     httplib::Request req;
     req.method = "GET";
     req.path = "/v1/test";
     if (!authorization.empty()) req.set_header("Authorization", authorization);
     httplib::Response res;
-    handler(req, res);
+    handler(req, res, json(), admission);
     return res;
   }
 
@@ -54,7 +56,7 @@ class AuthAdapterTest : public ::testing::Test {
   }
 
   config::Config config_;
-  auth::Authenticator authenticator_{config_};
+  testutil::CountingAuthenticator authenticator_{config_};
   auth::LocalRateLimiter limiter_;
   MetricsRegistry metrics_;
   auth::LongRequestLimiter long_requests_;
@@ -226,6 +228,41 @@ TEST_F(AuthAdapterTest, ErrorWriterShapesEveryErrorOfItsRoutes) {
     EXPECT_EQ(res.status, 418);
     EXPECT_TRUE(json::parse(res.body).contains("message"));
   }
+}
+
+// The caller RouteTable's admission found is authorized as is: its key is
+// not checked a second time (nor needed again), while the tier's request
+// rate still applies to it once per request.
+TEST_F(AuthAdapterTest, AnAdmittedCallerIsNotAuthenticatedAgain) {
+  Configure(/*per_minute=*/2, /*long_requests=*/1);
+  std::vector<std::string> seen;
+  auto handler = Adapter().Wrap(
+      [&seen](const auth::Principal& p, const httplib::Request&) -> StatusOr<Answer> {
+        seen.push_back(p.tenant);
+        return Answer::Json(200, {{"ok", true}});
+      });
+  Admission admitted{auth::Principal{"acme", config_.FindTier("pro")}};
+  struct Case {
+    const char* name;
+    const char* authorization;
+    const Admission* admission;  // nullptr: nothing admitted.
+    int status;
+    int key_checks;  // The authenticator's calls for this request.
+  };
+  const Case cases[] = {
+      {"admitted, no key sent again", "", &admitted, 200, 0},
+      {"not admitted: the key is checked here", kKey, nullptr, 200, 1},
+      {"admitted, past the rate", kKey, &admitted, 429, 0},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const int before = authenticator_.calls();
+    httplib::Response res =
+        Call(handler, c.authorization, c.admission != nullptr ? *c.admission : Admission{});
+    EXPECT_EQ(res.status, c.status) << res.body;
+    EXPECT_EQ(authenticator_.calls() - before, c.key_checks);
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"acme", "acme"}));
 }
 
 }  // namespace

@@ -41,8 +41,11 @@ BodyPolicy TestPolicy(int max_depth, int64_t max_bytes) {
     res.set_content(json{{"error", {{"code", s.reason()}, {"message", s.message()}}}}.dump(),
                     "application/json");
   };
-  // Stands in for the Server's key check.
-  policy.admit = [](const httplib::Request& req, httplib::Response& res) {
+  // Stands in for the Server's key check: the caller is X-Caller's tenant.
+  policy.admit = [](const httplib::Request& req, httplib::Response& res, Admission& admission) {
+    if (req.has_header("X-Caller")) {
+      admission.caller = auth::Principal{req.get_header_value("X-Caller")};
+    }
     if (!req.has_header("X-Refuse")) return true;
     res.status = 401;
     res.set_content(R"({"error":{"code":"unauthenticated","message":"no"}})", "application/json");
@@ -80,8 +83,16 @@ class BodyCheckTest : public ::testing::Test {
       ++calls_;
       res.set_content(json{{"parsed", body}}.dump(), "application/json");
     };
+    // Echoes the caller admission handed over ("" for none).
+    auto admitted = [this](const httplib::Request&, httplib::Response& res, const json& body,
+                           const Admission& admission) {
+      ++calls_;
+      json caller = admission.caller ? json(admission.caller->tenant) : json("");
+      res.set_content(json{{"parsed", body}, {"caller", caller}}.dump(), "application/json");
+    };
     table_.Post("/plain", plain).Post("/parsed", parsed);
     table_.Delete("/plain", plain).Delete("/parsed", parsed);
+    table_.Get("/admitted", admitted).Post("/admitted", admitted).Delete("/admitted", admitted);
     port_ = http_.bind_to_any_port("127.0.0.1");
     thread_ = testutil::ServeInBackground(http_);
   }
@@ -94,6 +105,7 @@ class BodyCheckTest : public ::testing::Test {
   httplib::Result Send(const std::string& method, const std::string& path, const std::string& body,
                        const httplib::Headers& headers = {}) {
     httplib::Client c("127.0.0.1", port_);
+    if (method == "GET") return c.Get(path.c_str(), headers);
     if (method == "DELETE") return c.Delete(path.c_str(), headers, body, "application/json");
     return c.Post(path.c_str(), headers, body, "application/json");
   }
@@ -171,6 +183,35 @@ TEST_F(BodyCheckTest, ACallerTheGateRefusesHasNoBodyParsed) {
       EXPECT_EQ(r->status, c.status) << r->body;
       EXPECT_EQ(calls_, before + (c.handler_runs ? 1 : 0));
     }
+  }
+}
+
+// The caller admission found travels with the request to the handler, so
+// that it is not looked up again; a request admission never saw (a GET, no
+// body) reaches its handler with none.
+TEST_F(BodyCheckTest, TheCallerAdmissionFoundReachesTheHandler) {
+  struct Case {
+    const char* method;
+    std::string body;
+    const char* caller;  // The handler's Admission::caller ("" for none).
+  };
+  const Case cases[] = {
+      {"POST", R"({"a":1})", "acme"},
+      {"DELETE", "[1]", "acme"},
+      {"POST", "", ""},
+      {"DELETE", "", ""},
+      {"GET", "", ""},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::string(c.method) + " with body '" + c.body + "'");
+    int before = calls_;
+    auto r = Send(c.method, "/admitted", c.body, {{"X-Caller", "acme"}});
+    ASSERT_TRUE(r) << "no answer";
+    EXPECT_EQ(r->status, 200) << r->body;
+    EXPECT_EQ(calls_, before + 1);
+    json answer = json::parse(r->body);
+    EXPECT_EQ(answer["caller"], c.caller);
+    EXPECT_EQ(answer["parsed"], c.body.empty() ? json() : json::parse(c.body));
   }
 }
 

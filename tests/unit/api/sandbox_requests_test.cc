@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace coderunner::api {
@@ -121,6 +122,36 @@ TEST(ParseSandboxExecuteTest, KeepsCodeAndDecodesFiles) {
   ASSERT_EQ(r->files.size(), 1u);
   EXPECT_EQ(r->files[0].content, std::string("\0\x01\xff", 3));
   EXPECT_FALSE(r->timeout_ms.has_value());
+}
+
+// The routes hand over the body RouteTable parsed, which is not parsed
+// again: read from it, every body gives what its text gives.
+TEST(SandboxRequestsFromJsonTest, AParsedBodyReadsAsItsText) {
+  config::Config cfg = config::DefaultConfig();
+  const std::string id = "sbx-000000000000000000000003";
+  for (const char* body :
+       {R"({"language":"bash","ttl_s":7200})", R"({"ttl_s":0})", R"({"code":"x"})",
+        R"({"limits":{"memory_bytes":1073741824}})", "[1]", "null"}) {
+    SCOPED_TRACE(body);
+    auto text = ParseSandboxCreate(body, cfg, Tier(cfg, "pro"), id);
+    auto parsed = SandboxCreateFromJson(nlohmann::json::parse(body), cfg, Tier(cfg, "pro"), id);
+    EXPECT_EQ(parsed.status().ToString(), text.status().ToString());
+    if (text.ok() && parsed.ok()) {
+      EXPECT_EQ(parsed->ttl_s, text->ttl_s);
+      EXPECT_EQ(parsed->spec.language.name, text->spec.language.name);
+    }
+  }
+  for (const char* body : {R"({"code":"x","timeout_ms":500})", R"({"timeout_ms":5})",
+                           R"({"code":"x","stdin":"y"})", "[1]", "null"}) {
+    SCOPED_TRACE(body);
+    auto text = ParseSandboxExecute(body, wire::RequestCaps{});
+    auto parsed = SandboxExecuteFromJson(nlohmann::json::parse(body), wire::RequestCaps{});
+    EXPECT_EQ(parsed.status().ToString(), text.status().ToString());
+    if (text.ok() && parsed.ok()) {
+      EXPECT_EQ(parsed->code, text->code);
+      EXPECT_EQ(parsed->timeout_ms, text->timeout_ms);
+    }
+  }
 }
 
 }  // namespace

@@ -163,20 +163,12 @@ class IntentPipelineTest : public ::testing::Test {
     auto channel = hub_->Open(kJob, kOutputCap);
     EXPECT_TRUE(store_->Insert({r}).ok());
 
-    IntentPipeline pipeline(Context(nullptr), llm_.get(), agents_.get());
+    IntentPipeline pipeline(config_, *store_, /*volumes=*/nullptr, *llm_, *agents_);
     jobs::JobExecutor executor(jobs::JobExecutorDeps{&config_, store_.get(), hub_.get(),
                                                      runner_.get(), metrics_.get(), nullptr,
                                                      nullptr, &pipeline});
     executor.Execute(kJob);
     return channel;
-  }
-
-  jobs::JobsContext Context(jobs::IntentRunner* intents) {
-    jobs::JobsContext ctx{&config_,   store_.get(),   &queue_,
-                          hub_.get(), runner_.get(),  containers_.get(),
-                          nullptr,    metrics_.get(), nullptr};
-    ctx.intents = intents;
-    return ctx;
   }
 
   store::JobRecord Stored() {
@@ -195,7 +187,6 @@ class IntentPipelineTest : public ::testing::Test {
   isolation::UidPool uids_{isolation::kDefaultFirstJobUid, 8};
   std::unique_ptr<isolation::ContainerRunner> runner_;
   std::unique_ptr<store::SqliteJobStore> store_;
-  jobs::JobQueue queue_{10};
   std::unique_ptr<jobs::JobHub> hub_;
   std::unique_ptr<MetricsRegistry> metrics_;
 };

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -78,6 +79,20 @@ class FullDiskStore : public testutil::ForwardingStore {
   const int refusals_;  // -1: every one.
   mutable std::mutex mu_;
   int terminal_tries_ = 0;
+};
+
+// A store that counts the reads of a job's record.
+class CountingGetStore : public testutil::ForwardingStore {
+ public:
+  using ForwardingStore::ForwardingStore;
+  StatusOr<JobRecord> Get(const std::string& id, const std::string& tenant) override {
+    ++gets_;
+    return inner_.Get(id, tenant);
+  }
+  int gets() const { return gets_; }
+
+ private:
+  std::atomic<int> gets_{0};
 };
 
 class JobExecutorTest : public ::testing::Test {
@@ -267,6 +282,44 @@ TEST_F(JobExecutorTest, JobCancelledWhileQueuedNeverReachesTheEngine) {
   executor.Execute(kJob);
   EXPECT_EQ(Stored().status, store::JobStatus::kCancelled);
   EXPECT_TRUE(engine_->Seen().empty());
+  EXPECT_TRUE(executor.Active().empty());
+}
+
+// A job handed its record at acceptance (/v1/execute's, on one node) runs
+// from it: the store is not asked for the record it was just given. Without
+// one (recovered, or queued by id only) the store is read once.
+TEST_F(JobExecutorTest, RecordHandedOnTheChannelIsNotReadBackFromTheStore) {
+  for (bool handed : {true, false}) {
+    SCOPED_TRACE(handed ? "record handed" : "id only");
+    Reset();
+    ScriptRun(0, /*trailer=*/true);
+    auto channel = Accept(/*fail_fast=*/true);
+    if (handed) channel->SetAccepted(Stored());
+    CountingGetStore counting(*store_);
+    JobExecutorDeps deps = Deps();
+    deps.store = &counting;
+    JobExecutor executor(deps);
+    executor.Execute(kJob);
+
+    EXPECT_EQ(counting.gets(), handed ? 0 : 1);
+    EXPECT_EQ(Stored().status, store::JobStatus::kSucceeded);
+    EXPECT_EQ(json::parse(channel->raw_result_json())["stdout"], "out\n");
+  }
+}
+
+// A cancel that lands after the record was handed still wins: the job
+// never reaches the engine and its waiters hear the cancel.
+TEST_F(JobExecutorTest, CancelAfterTheRecordWasHandedStillWins) {
+  auto channel = Accept(/*fail_fast=*/true);
+  channel->SetAccepted(Stored());
+  ASSERT_TRUE(
+      store_->Transition(kJob, store::JobStatus::kCancelled, NowMs(), "{}", "", "", 0).ok());
+  JobExecutor executor(Deps());
+  executor.Execute(kJob);
+  EXPECT_EQ(Stored().status, store::JobStatus::kCancelled);
+  EXPECT_TRUE(engine_->Seen().empty());
+  EXPECT_TRUE(channel->terminal());
+  EXPECT_EQ(channel->final_status(), store::JobStatus::kCancelled);
   EXPECT_TRUE(executor.Active().empty());
 }
 
