@@ -297,7 +297,13 @@ StatusOr<Accepted> JobServiceImpl::Enqueue(store::JobRecord rec, const config::T
   // The channel exists before anyone can learn the id, so a /wait can never
   // miss the wake-up.
   auto channel = deps_.hub->Open(rec.id, output_cap);
-  if (prepared) channel->SetPrepared(std::move(prepared));
+  // The worker runs from the record as committed, not read back by id.
+  if (prepared) {
+    channel->SetPrepared(std::move(prepared));
+    channel->SetAccepted(rec);
+  } else if (rec.kind == "intent") {
+    channel->SetAccepted(rec);
+  }
   Status inserted = dispatch_->Commit(rec, tier, batch_hits);
   if (!inserted.ok()) {
     deps_.hub->Finish(rec.id, store::JobStatus::kError, "");

@@ -11,7 +11,6 @@
 #include <utility>
 
 #include "coderunner/isolation/host_mount.h"
-#include "coderunner/jobs/jobs_context.h"
 #include "coderunner/jobs/webhook_signature.h"
 #include "coderunner/store/rate_buckets.h"
 #include "coderunner/store/sandbox_owners.h"
@@ -191,16 +190,6 @@ jobs::JobServiceDeps JobServiceDepsOf(Components& c) {
   return d;
 }
 
-// What the intent pipeline reaches the jobs module through (its runs go
-// through the executor, which gets the pipeline itself).
-jobs::JobsContext IntentJobsContext(Components& c) {
-  jobs::JobServiceDeps d = JobServiceDepsOf(c);
-  jobs::JobsContext ctx{d.config,     d.store,  d.queue,   d.hub,      d.runner,
-                        d.containers, d.images, d.metrics, d.webhooks, d.volumes};
-  ctx.pool = d.pool;
-  return ctx;
-}
-
 Status BuildWarmPool(Components& c) {
   const config::Config& cfg = c.cfg;
   // Warm containers: created here, seeded after recovery has settled the
@@ -227,8 +216,8 @@ Status BuildExecuteMode(Components& c) {
   if (!catalog.ok()) return catalog.status().WithContext("agents");
   c.llm = std::move(*client);
   c.agents = std::move(*catalog);
-  c.pipeline =
-      std::make_unique<intent::IntentPipeline>(IntentJobsContext(c), c.llm.get(), c.agents.get());
+  c.pipeline = std::make_unique<intent::IntentPipeline>(
+      c.cfg, *c.store, c.native() ? nullptr : c.volume_service.get(), *c.llm, *c.agents);
   spdlog::info("Execute mode: model {} at {}", cfg.llm.model, cfg.llm.base_url);
   return OkStatus();
 }

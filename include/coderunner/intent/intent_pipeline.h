@@ -20,7 +20,6 @@
 #include "coderunner/intent/agent_catalog.h"
 #include "coderunner/intent/llm_client.h"
 #include "coderunner/jobs/job_executor.h"
-#include "coderunner/jobs/jobs_context.h"
 #include "coderunner/store/job_store.h"
 #include "coderunner/volumes/volume_service.h"
 
@@ -38,12 +37,6 @@ class IntentPipeline : public jobs::IntentRunner {
   IntentPipeline(const config::Config& config, store::JobStore& store,
                  volumes::VolumeService* volumes, LlmClient& llm, AgentCatalog& agents)
       : config_(config), store_(store), volumes_(volumes), llm_(llm), agents_(agents) {}
-
-  // The same from the jobs module's context, of which only config, store
-  // and volumes are used. Kept until the composition root calls the
-  // constructor above; then it goes, and jobs_context.h with it.
-  IntentPipeline(jobs::JobsContext ctx, LlmClient* llm, AgentCatalog* agents)
-      : IntentPipeline(*ctx.config, *ctx.store, ctx.volumes, *llm, *agents) {}
 
   // Ends the intent as: succeeded (a run exited 0 with output; the answer
   // is set), failed (every attempt failed, or a budget ran out: error

@@ -70,7 +70,7 @@ class KeyCheckedOnceTest : public ::testing::Test {
     deps.runner = runner_.get();
     deps.containers = &containers_;
     deps.webhooks = &webhooks_;
-    jobs_ = std::make_unique<jobs::JobService>(deps);
+    jobs_ = jobs::JobService::Create(deps);
     server_ = std::make_unique<Server>(
         ServerDeps{&config_, &system_, &images_, jobs_.get(), &metrics_, &authenticator_, nullptr});
     ASSERT_TRUE(server_->Bind().ok());
