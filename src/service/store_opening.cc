@@ -6,9 +6,9 @@
 #include <utility>
 
 #include "coderunner/jobs/request_redaction.h"
-#include "coderunner/store/pg_job_notices.h"
-#include "coderunner/store/pg_job_store.h"
-#include "coderunner/store/sqlite_job_store.h"
+#include "coderunner/store/postgres/pg_job_notices.h"
+#include "coderunner/store/postgres/pg_job_store.h"
+#include "coderunner/store/sqlite/sqlite_job_store.h"
 
 namespace coderunner::service {
 namespace {

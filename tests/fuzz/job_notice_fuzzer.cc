@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "store/job_notice_codec.h"
+#include "store/postgres/job_notice_codec.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view payload(reinterpret_cast<const char*>(data), size);

@@ -27,7 +27,7 @@
 #include "coderunner/jobs/webhook_sender.h"
 #include "coderunner/sandboxes/sandbox_manager.h"
 #include "coderunner/sandboxes/sandbox_store.h"
-#include "coderunner/store/sqlite_job_store.h"
+#include "coderunner/store/sqlite/sqlite_job_store.h"
 #include "coderunner/volumes/volume_service.h"
 #include "unit/engine/fake_transport.h"
 

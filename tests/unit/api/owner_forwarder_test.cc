@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "api/response_headers.h"
-#include "coderunner/store/sqlite_job_store.h"
+#include "coderunner/store/sqlite/sqlite_job_store.h"
 #include "unit/serve_in_background.h"
 
 namespace coderunner::api {

@@ -20,7 +20,7 @@
 #include "coderunner/jobs/job_clock.h"
 #include "coderunner/jobs/job_request.h"
 #include "coderunner/jobs/job_service.h"
-#include "coderunner/store/sqlite_job_store.h"
+#include "coderunner/store/sqlite/sqlite_job_store.h"
 #include "coderunner/wire/execute_request.h"
 #include "coderunner/wire/job_submission.h"
 #include "jobs/job_metrics.h"

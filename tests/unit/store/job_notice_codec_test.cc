@@ -1,6 +1,6 @@
 // The text payloads of JobNotices on the PostgreSQL channel: what is sent,
 // and that anything else read from the channel is refused, never trusted.
-#include "store/job_notice_codec.h"
+#include "store/postgres/job_notice_codec.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "coderunner/store/pg_job_notices.h"
+#include "coderunner/store/postgres/pg_job_notices.h"
 
 namespace coderunner::store {
 namespace {

@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "coderunner/store/pg_job_store.h"
-#include "coderunner/store/sqlite_job_store.h"
+#include "coderunner/store/postgres/pg_job_store.h"
+#include "coderunner/store/sqlite/sqlite_job_store.h"
 #include "pg/temp_postgres.h"
 
 namespace coderunner::store {
