@@ -93,12 +93,11 @@ JobService::JobService(JobServiceDeps deps)
     claims_ = std::make_unique<ClaimLoop>(
         ClaimLoopDeps{deps_.config, deps_.store, deps_.queue, deps_.hub, &executor_, deps_.notices,
                       deps_.config->instance, WorkerCount(*deps_.config)});
-    bounded_ = dynamic_cast<store::BoundedQueue*>(deps_.store);
+    bounded_ = deps_.bounded;
   }
-  auto* outbox = dynamic_cast<store::WebhookOutbox*>(deps_.store);
-  if (deps_.webhooks != nullptr && outbox != nullptr) {
+  if (deps_.webhooks != nullptr && deps_.outbox != nullptr) {
     webhook_loop_ = std::make_unique<WebhookOutboxLoop>(
-        WebhookOutboxLoopDeps{deps_.store, outbox, deps_.webhooks, deps_.config->instance});
+        WebhookOutboxLoopDeps{deps_.store, deps_.outbox, deps_.webhooks, deps_.config->instance});
   }
 }
 

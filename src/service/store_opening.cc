@@ -38,25 +38,22 @@ StatusOr<store::PgStoreOptions> PgOptionsOf(const config::StoreConfig& sc, const
   return options;
 }
 
-StatusOr<std::unique_ptr<store::JobStore>> OpenPostgres(const config::StoreConfig& sc,
-                                                        const EnvLookup& env) {
+StatusOr<store::StoreParts> OpenPostgres(const config::StoreConfig& sc, const EnvLookup& env) {
   CR_ASSIGN_OR_RETURN(store::PgStoreOptions options, PgOptionsOf(sc, env));
   auto opened = store::PgJobStore::Open(options, jobs::RedactStoredRequest);
   if (!opened.ok()) return StoreUrlError(opened.status());
-  std::unique_ptr<store::PgJobStore> pg = std::move(*opened);
   spdlog::info("job store: PostgreSQL ({} connections at most)", sc.max_connections);
-  return std::unique_ptr<store::JobStore>(std::move(pg));
+  return store::PartsOf(std::move(*opened));
 }
 
 }  // namespace
 
-StatusOr<std::unique_ptr<store::JobStore>> OpenConfiguredStore(const config::Config& cfg,
-                                                               const EnvLookup& env) {
+StatusOr<store::StoreParts> OpenConfiguredStore(const config::Config& cfg, const EnvLookup& env) {
   if (cfg.store.kind == "postgres") return OpenPostgres(cfg.store, env);
   // A finished job's stored request keeps nothing that looks secret.
   auto sqlite = store::SqliteJobStore::Open(cfg.data_dir + "/jobs.db", jobs::RedactStoredRequest);
   if (!sqlite.ok()) return sqlite.status();
-  return std::unique_ptr<store::JobStore>(std::move(*sqlite));
+  return store::PartsOf(std::move(*sqlite));
 }
 
 StatusOr<std::unique_ptr<store::JobNotices>> OpenConfiguredNotices(const config::Config& cfg,

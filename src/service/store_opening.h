@@ -10,7 +10,7 @@
 #include "coderunner/common/status.h"
 #include "coderunner/config/config.h"
 #include "coderunner/store/job_notices.h"
-#include "coderunner/store/job_store.h"
+#include "coderunner/store/store_parts.h"
 
 namespace coderunner::service {
 
@@ -22,7 +22,8 @@ inline constexpr const char* kReasonStorePasswordUnset = "store_password_unset";
 using EnvLookup = std::function<const char*(const char* name)>;
 
 // Opens the store of `cfg.store`, redacting stored requests with
-// jobs::RedactStoredRequest. sqlite: <data_dir>/jobs.db
+// jobs::RedactStoredRequest, and returns its parts (store_parts.h: which
+// parts each backend has). sqlite: <data_dir>/jobs.db
 // (SqliteJobStore::Open's errors as they are). postgres: the password is
 // `env`(store.password_env) ("" when password_env is ""); an unset
 // variable is FailedPrecondition ("store_password_unset") naming
@@ -30,9 +31,9 @@ using EnvLookup = std::function<const char*(const char* name)>;
 // failures keep code and reason, with a message that starts with
 // "store.url: " and never holds the password. Blocks up to about two
 // store.connect_timeout_ms while the server is unreachable. The caller
-// owns the store. Thread-compatible: `env` is called on this thread only.
-StatusOr<std::unique_ptr<store::JobStore>> OpenConfiguredStore(const config::Config& cfg,
-                                                               const EnvLookup& env);
+// owns the store (parts.jobs). Thread-compatible: `env` is called on this
+// thread only.
+StatusOr<store::StoreParts> OpenConfiguredStore(const config::Config& cfg, const EnvLookup& env);
 
 // The wake-ups of a fleet (store.kind postgres): PgJobNotices on the
 // database of store.url, with the password read as OpenConfiguredStore

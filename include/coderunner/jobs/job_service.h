@@ -28,6 +28,7 @@
 #include "coderunner/store/job_notices.h"
 #include "coderunner/store/job_store.h"
 #include "coderunner/store/queue_bounds.h"
+#include "coderunner/store/webhook_outbox.h"
 #include "coderunner/volumes/volume_service.h"
 #include "coderunner/wire/job_submission.h"
 
@@ -70,8 +71,7 @@ struct JobServiceDeps {
   isolation::JobRunner* runner = nullptr;
   // Orphans and interrupted jobs' containers (janitor, recovery).
   engine::ContainerClient* containers = nullptr;
-  // Callback deliveries; nullptr: no webhook is sent. With a store that
-  // keeps a webhook outbox (store::WebhookOutbox: both job stores), each
+  // Callback deliveries; nullptr: no webhook is sent. With `outbox`, each
   // delivery a terminal move owes is claimed from the store and sent
   // through it, at least once, by one node at a time, surviving a restart.
   WebhookSender* webhooks = nullptr;
@@ -90,6 +90,16 @@ struct JobServiceDeps {
   // nullptr (default): none are sent (the nodes still claim on their
   // lease_ms / 3 timer).
   store::JobNotices* notices = nullptr;
+  // The store's bounded insert (store::StoreParts::bounded, PostgreSQL):
+  // in fleet mode, admission counts the tiers' max_queued and
+  // jobs.max_queued over every node's jobs in the store, with the insert.
+  // Unused outside fleet mode; nullptr: admission stays local (this node's
+  // queue bounds it).
+  store::BoundedQueue* bounded = nullptr;
+  // The store's webhook outbox (store::StoreParts::outbox: both job
+  // stores), on the same database as `store`; nullptr (or no `webhooks`):
+  // no webhook is sent.
+  store::WebhookOutbox* outbox = nullptr;
 };
 
 // Owns the executor, the worker pool and the janitor. Every accepted job is
@@ -312,10 +322,10 @@ class JobService {
   WorkerPool pool_;
   JobJanitor janitor_;
   std::unique_ptr<ClaimLoop> claims_;  // Fleet mode only.
-  // Fleet mode: deps.store as a BoundedQueue (null: admission stays local).
+  // Fleet mode: deps.bounded (null: admission stays local).
   store::BoundedQueue* bounded_ = nullptr;
-  // With webhooks and a store that is a WebhookOutbox, on this node's
-  // name (config instance), in both modes.
+  // With webhooks and an outbox (deps.webhooks, deps.outbox), on this
+  // node's name (config instance), in both modes.
   std::unique_ptr<WebhookOutboxLoop> webhook_loop_;
   std::atomic<bool> ready_{false};
   // Held shared by each submission from its draining_ check to its push,

@@ -78,6 +78,17 @@ StatusOr<std::unique_ptr<PgJobStore>> PgJobStore::Open(const PgStoreOptions& opt
   return std::unique_ptr<PgJobStore>(new PgJobStore(std::move(pool), std::move(redactor)));
 }
 
+StoreParts PartsOf(std::unique_ptr<PgJobStore> store) {
+  StoreParts parts;
+  parts.nodes = store.get();
+  parts.outbox = store.get();
+  parts.bounded = store.get();
+  parts.rate_buckets = store.get();
+  parts.sandbox_owners = store.get();
+  parts.jobs = std::move(store);
+  return parts;
+}
+
 Status PgJobStore::Insert(const std::vector<JobRecord>& records) {
   if (records.empty()) return OkStatus();
   CR_ASSIGN_OR_RETURN(std::vector<std::string> transitions, InsertTransitions(records));

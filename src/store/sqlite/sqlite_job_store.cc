@@ -61,6 +61,14 @@ StatusOr<std::unique_ptr<SqliteJobStore>> SqliteJobStore::Open(const std::string
   return std::unique_ptr<SqliteJobStore>(new SqliteJobStore(db.release(), std::move(redactor)));
 }
 
+StoreParts PartsOf(std::unique_ptr<SqliteJobStore> store) {
+  StoreParts parts;
+  parts.nodes = store.get();
+  parts.outbox = store.get();
+  parts.jobs = std::move(store);
+  return parts;
+}
+
 Status SqliteJobStore::Insert(const std::vector<JobRecord>& records) {
   if (records.empty()) return OkStatus();
   CR_ASSIGN_OR_RETURN(std::vector<std::string> transitions, InsertTransitions(records));

@@ -87,6 +87,7 @@ class OpenApiTest : public ::testing::Test {
     deps.runner = sandbox_runner_.get();
     deps.containers = &containers_;
     deps.webhooks = &webhooks_;
+    deps.outbox = store_.get();
     deps.volumes = &volume_service_;
     jobs_ = std::make_unique<jobs::JobService>(deps);
     sandboxes_ = std::make_unique<sandboxes::SandboxManager>(

@@ -112,6 +112,7 @@ class Rig {
     deps.runner = runner_.get();
     deps.containers = &containers_;
     deps.webhooks = &webhooks_;
+    deps.outbox = jobs_store_.get();
     jobs_ = std::make_unique<jobs::JobService>(deps);
   }
 

@@ -74,6 +74,8 @@ struct Node {
     d.containers = &containers;
     d.fleet = true;
     d.notices = &notices;
+    d.bounded = store.get();
+    d.outbox = store.get();
     service = std::make_unique<JobService>(d);
     EXPECT_TRUE(notices
                     .Start([s = service.get()](const store::JobNotice& n) { s->OnNotice(n); },

@@ -65,6 +65,7 @@ class JobServiceFixture : public ::testing::Test {
     deps.images = images_.get();
     deps.runner = runner_.get();
     deps.containers = containers_.get();
+    deps.outbox = store_.get();
     service_ = std::make_unique<JobService>(deps);
     return *service_;
   }

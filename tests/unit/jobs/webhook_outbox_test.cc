@@ -94,6 +94,8 @@ struct Node {
     d.webhooks = sender.get();
     d.fleet = fleet;
     if (fleet) d.notices = &notices;
+    d.bounded = store.get();
+    d.outbox = store.get();
     service = std::make_unique<JobService>(d);
     if (fleet) {
       EXPECT_TRUE(notices

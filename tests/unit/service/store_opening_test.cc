@@ -33,9 +33,24 @@ TEST(StoreOpeningTest, SqliteOpensJobsDbUnderDataDir) {
   });
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   EXPECT_TRUE(std::filesystem::is_regular_file(dir + "/jobs.db"));
-  EXPECT_TRUE((*store)->Ping().ok());
+  EXPECT_TRUE(store->jobs->Ping().ok());
   EXPECT_TRUE(asked.empty()) << "sqlite asked the environment for " << asked.front();
-  store->reset();
+  store->jobs.reset();
+  std::filesystem::remove_all(dir);
+}
+
+TEST(StoreOpeningTest, SqliteKeepsANodeRegistryAndAnOutboxOnly) {
+  const std::string dir = MakeTempDir();
+  config::Config cfg = config::DefaultConfig();
+  cfg.data_dir = dir;
+  auto store = OpenConfiguredStore(cfg, [](const char*) -> const char* { return nullptr; });
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  EXPECT_NE(store->nodes, nullptr);
+  EXPECT_NE(store->outbox, nullptr);
+  EXPECT_EQ(store->bounded, nullptr);
+  EXPECT_EQ(store->rate_buckets, nullptr);
+  EXPECT_EQ(store->sandbox_owners, nullptr);
+  store->jobs.reset();
   std::filesystem::remove_all(dir);
 }
 

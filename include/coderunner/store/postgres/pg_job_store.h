@@ -12,6 +12,7 @@
 #include "coderunner/store/queue_bounds.h"
 #include "coderunner/store/rate_buckets.h"
 #include "coderunner/store/sandbox_owners.h"
+#include "coderunner/store/store_parts.h"
 #include "coderunner/store/webhook_outbox.h"
 
 namespace coderunner::store {
@@ -119,6 +120,10 @@ class PgJobStore : public JobStore,
   std::unique_ptr<PgPool> pool_;
   const RequestRedactor redactor_;
 };
+
+// Every part of `store` (store_parts.h): jobs owns it, each other part
+// points into it. `store` must not be null.
+StoreParts PartsOf(std::unique_ptr<PgJobStore> store);
 
 }  // namespace coderunner::store
 

@@ -11,6 +11,7 @@
 #include "coderunner/store/queue_bounds.h"
 #include "coderunner/store/rate_buckets.h"
 #include "coderunner/store/sandbox_owners.h"
+#include "coderunner/store/store_parts.h"
 #include "coderunner/store/webhook_outbox.h"
 
 struct sqlite3;
@@ -101,6 +102,11 @@ class SqliteJobStore : public JobStore,
   std::unique_ptr<SqliteResultCache> cache_;          // Guarded by mu_.
   const RequestRedactor redactor_;
 };
+
+// The parts of `store` that a single node uses (store_parts.h): jobs owns
+// it, nodes and outbox point into it; bounded, rate_buckets and
+// sandbox_owners are null. `store` must not be null.
+StoreParts PartsOf(std::unique_ptr<SqliteJobStore> store);
 
 }  // namespace coderunner::store
 
