@@ -104,12 +104,6 @@ inline constexpr const char* kOldestFinishedSql =
 inline constexpr const char* kDeleteFinishedSql =
     "DELETE FROM jobs WHERE id = ?1 AND status NOT IN ('queued', 'running')";
 
-// BoundedQueue::InsertWithin: the tenant's (?1) queued jobs and all queued
-// jobs (jobs_by_status).
-inline constexpr const char* kCountQueuedSql =
-    "SELECT COALESCE(SUM(CASE WHEN tenant = ?1 THEN 1 ELSE 0 END), 0), COUNT(*) FROM jobs "
-    "WHERE status = 'queued'";
-
 // The result cache (both backends).
 inline constexpr const char* kCacheGetSql =
     "SELECT result_json FROM cache WHERE key = ?1 AND expires_at_ms > ?2";

@@ -15,7 +15,12 @@
 namespace coderunner::store {
 namespace {
 
-// PostgreSQL: the lock of the whole queue ("cr" "queue" as bytes) when
+// The tenant's (?1) queued jobs and all queued jobs (jobs_by_status).
+constexpr const char* kCountQueuedSql =
+    "SELECT COALESCE(SUM(CASE WHEN tenant = ?1 THEN 1 ELSE 0 END), 0), COUNT(*) FROM jobs "
+    "WHERE status = 'queued'";
+
+// The lock of the whole queue ("cr" "queue" as bytes) when
 // there is a total bound (it serializes every bounded insert, the tenant's
 // count included), else the tenant's (that class and the tenant's hash);
 // held until the transaction ends. JobService always passes a total bound

@@ -79,7 +79,8 @@ CREATE TABLE nodes (
 )sql",
     // 4 -> 5: the tiers' requests_per_minute token buckets (RateBuckets):
     // one row per tenant, its tokens left when last refilled (ms since the
-    // epoch) and whether its last request took one.
+    // epoch) and whether its last request took one. No longer used (one
+    // node keeps its buckets in memory); kept so that the versions stay.
     R"sql(
 CREATE TABLE rate_buckets (
   tenant         TEXT    NOT NULL PRIMARY KEY,
@@ -107,6 +108,8 @@ CREATE INDEX webhook_outbox_due ON webhook_outbox (next_at_ms, job_id);
 )sql",
     // 6 -> 7: sandbox placements (SandboxOwners): the node holding each
     // sandbox, so that a request reaching another node can be forwarded.
+    // No longer used (one node holds every sandbox); kept so that the
+    // versions stay.
     R"sql(
 CREATE TABLE sandbox_owners (
   id         TEXT    NOT NULL PRIMARY KEY,

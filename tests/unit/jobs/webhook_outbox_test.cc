@@ -62,7 +62,9 @@ std::map<std::string, int> HitsPerJob(const HookServer& server) {
 
 // One node: its own store handle on the shared SQLite file, a JobService
 // (fleet mode, or the single-node path) whose jobs run on a CountingRunner,
-// and a WebhookSender unless `send` is false.
+// and a WebhookSender unless `send` is false. A SQLite store keeps no
+// bounded queue: in fleet mode these nodes admit jobs on their own queue
+// bounds (the webhooks are what is tested here).
 struct Node {
   Node(const std::string& name, const std::string& db, testutil::NoticeBus& bus, bool fleet,
        bool send, WebhookOptions options = FastOptions())
@@ -94,7 +96,6 @@ struct Node {
     d.webhooks = sender.get();
     d.fleet = fleet;
     if (fleet) d.notices = &notices;
-    d.bounded = store.get();
     d.outbox = store.get();
     service = std::make_unique<JobService>(d);
     if (fleet) {

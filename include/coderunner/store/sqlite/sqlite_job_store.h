@@ -8,9 +8,6 @@
 
 #include "coderunner/store/job_store.h"
 #include "coderunner/store/node_registry.h"
-#include "coderunner/store/queue_bounds.h"
-#include "coderunner/store/rate_buckets.h"
-#include "coderunner/store/sandbox_owners.h"
 #include "coderunner/store/store_parts.h"
 #include "coderunner/store/webhook_outbox.h"
 
@@ -24,12 +21,7 @@ class SqliteStatementCache;
 // journal_mode=WAL and synchronous=FULL: a commit survives kill -9 and power
 // loss. One connection, serialized by a mutex (SQLite serializes writers
 // anyway). Thread-safe.
-class SqliteJobStore : public JobStore,
-                       public NodeRegistry,
-                       public RateBuckets,
-                       public BoundedQueue,
-                       public WebhookOutbox,
-                       public SandboxOwners {
+class SqliteJobStore : public JobStore, public NodeRegistry, public WebhookOutbox {
  public:
   // Opens (creating if needed) the database at `path` (parent directories
   // are created) and migrates its schema. The file and its -wal/-shm files
@@ -72,11 +64,6 @@ class SqliteJobStore : public JobStore,
   StatusOr<std::vector<NodeInfo>> List() override;
   Status Remove(const std::string& id) override;
 
-  // RateBuckets, on the same database (table rate_buckets): sqlite_rate_buckets.cc.
-  StatusOr<TokenAnswer> TakeToken(const std::string& tenant, int per_minute,
-                                  std::optional<int64_t> at_ms) override;
-  // BoundedQueue, on the jobs table: sqlite_bounded_inserts.cc.
-  Status InsertWithin(const JobRecord& record, const QueueBounds& bounds) override;
   // WebhookOutbox, on the same database (table webhook_outbox): sqlite_outbox.cc.
   StatusOr<std::vector<WebhookDelivery>> ClaimDeliveries(
       const std::string& node, int max, int64_t now_ms, int64_t lease_ms, int per_tenant,
@@ -87,11 +74,6 @@ class SqliteJobStore : public JobStore,
   Status GiveUp(const std::string& job_id, const std::string& node) override;
   StatusOr<int> ReleaseDeliveries(const std::string& node) override;
   StatusOr<std::vector<WebhookDelivery>> ListDeliveries() override;
-  // SandboxOwners, on the same database (table sandbox_owners): sqlite_sandbox_owners.cc.
-  Status PlaceSandbox(const SandboxPlacement& placement) override;
-  StatusOr<std::optional<SandboxPlacement>> SandboxOwner(const std::string& id,
-                                                         const std::string& tenant) override;
-  Status ForgetSandbox(const std::string& id) override;
 
  private:
   SqliteJobStore(sqlite3* db, RequestRedactor redactor);
@@ -103,9 +85,9 @@ class SqliteJobStore : public JobStore,
   const RequestRedactor redactor_;
 };
 
-// The parts of `store` that a single node uses (store_parts.h): jobs owns
-// it, nodes and outbox point into it; bounded, rate_buckets and
-// sandbox_owners are null. `store` must not be null.
+// The parts of `store` (store_parts.h): jobs owns it, nodes and outbox
+// point into it. One node needs no bounded queue, rate buckets or sandbox
+// owners in its database: those are null. `store` must not be null.
 StoreParts PartsOf(std::unique_ptr<SqliteJobStore> store);
 
 }  // namespace coderunner::store

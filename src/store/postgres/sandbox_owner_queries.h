@@ -1,7 +1,7 @@
-// The sandbox_owners table's SQL, the same text for SQLite and PostgreSQL
-// (?N placeholders; PgConnection turns them into $N). Internal to src/store.
-#ifndef CODERUNNER_SRC_STORE_SANDBOX_OWNER_QUERIES_H_
-#define CODERUNNER_SRC_STORE_SANDBOX_OWNER_QUERIES_H_
+// The sandbox_owners table's SQL (?N placeholders; PgConnection turns them
+// into $N). Internal to src/store/postgres.
+#ifndef CODERUNNER_SRC_STORE_POSTGRES_SANDBOX_OWNER_QUERIES_H_
+#define CODERUNNER_SRC_STORE_POSTGRES_SANDBOX_OWNER_QUERIES_H_
 
 #include "coderunner/store/sandbox_owners.h"
 
@@ -25,8 +25,7 @@ inline constexpr const char* kSelectSandboxOwnerSql =
 
 inline constexpr const char* kForgetSandboxSql = "DELETE FROM sandbox_owners WHERE id = ?1";
 
-// Binds `p` to kPlaceSandboxSql's ?1..?4 on `stmt` (a ScopedStatement or
-// PgParams).
+// Binds `p` to kPlaceSandboxSql's ?1..?4 on `stmt` (PgParams).
 template <typename Statement>
 void BindPlacement(Statement& stmt, const SandboxPlacement& p) {
   stmt.Bind(kOwnerId + 1, p.id);
@@ -49,4 +48,4 @@ SandboxPlacement ReadPlacementFrom(const Row& row) {
 
 }  // namespace coderunner::store
 
-#endif  // CODERUNNER_SRC_STORE_SANDBOX_OWNER_QUERIES_H_
+#endif  // CODERUNNER_SRC_STORE_POSTGRES_SANDBOX_OWNER_QUERIES_H_
