@@ -16,6 +16,9 @@ namespace coderunner::service {
 
 // Reason of the error when store.password_env names an unset variable.
 inline constexpr const char* kReasonStorePasswordUnset = "store_password_unset";
+// Reason of the error when store.kind is postgres in a build without the
+// fleet (CODERUNNER_FLEET=OFF).
+inline constexpr const char* kReasonFleetNotBuilt = "fleet_not_built";
 
 // Reads an environment variable: its value, or nullptr when unset (as
 // std::getenv, the default).
@@ -30,15 +33,17 @@ using EnvLookup = std::function<const char*(const char* name)>;
 // store.password_env. Then PgJobStore::Open; its
 // failures keep code and reason, with a message that starts with
 // "store.url: " and never holds the password. Blocks up to about two
-// store.connect_timeout_ms while the server is unreachable. The caller
-// owns the store (parts.jobs). Thread-compatible: `env` is called on this
-// thread only.
+// store.connect_timeout_ms while the server is unreachable. In a build
+// without the fleet, postgres is FailedPrecondition ("fleet_not_built").
+// The caller owns the store (parts.jobs). Thread-compatible: `env` is
+// called on this thread only.
 StatusOr<store::StoreParts> OpenConfiguredStore(const config::Config& cfg, const EnvLookup& env);
 
 // The wake-ups of a fleet (store.kind postgres): PgJobNotices on the
 // database of store.url, with the password read as OpenConfiguredStore
 // reads it, and the same errors. nullptr (not an error) for sqlite: one
-// node wakes its own waiters. The caller owns it and starts it.
+// node wakes its own waiters. The caller owns it and starts it. Without
+// the fleet, postgres is FailedPrecondition ("fleet_not_built").
 StatusOr<std::unique_ptr<store::JobNotices>> OpenConfiguredNotices(const config::Config& cfg,
                                                                    const EnvLookup& env);
 
