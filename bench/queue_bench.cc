@@ -19,8 +19,8 @@
 #include <thread>
 #include <vector>
 
-#include "coderunner/store/pg_job_store.h"
-#include "coderunner/store/sqlite_job_store.h"
+#include "coderunner/store/postgres/pg_job_store.h"
+#include "coderunner/store/sqlite/sqlite_job_store.h"
 #include "pg/temp_postgres.h"
 #include "queue_drive.h"
 

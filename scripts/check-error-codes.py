@@ -38,6 +38,7 @@ NEVER_ANSWERED = {
     "schema_too_new": "the database was migrated by a newer version: the service does not start",
     "skipped": "an artifact left out; listed under artifacts_skipped with its own reason",
     "store_password_unset": "the store's password variable is unset: the service does not start",
+    "fleet_not_built": "store.kind postgres in a build without the fleet: the service does not start",
     "webhook_secret_missing": "the signing secret variable is unset: the service does not start",
 }
 

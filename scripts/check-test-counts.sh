@@ -7,7 +7,8 @@
 # nor grow unseen. Labels are matched anchored (^label$).
 #
 # The unit tests run as a few shards (label unit: the shards); their gtest
-# cases are counted too, from the binary (label unit-cases).
+# cases are counted too, from the binary (label unit-cases). The same for
+# the fleet's unit tests (labels unit-fleet and unit-fleet-cases).
 #
 #   scripts/check-test-counts.sh BUILD_DIR main|sanitized          # check
 #   scripts/check-test-counts.sh --print BUILD_DIR main|sanitized  # the counts, in the file's format
@@ -29,8 +30,10 @@ expected=tests/expected-test-counts.txt
 # -FA '.*': count only the tests a label selects, not the fixture setups
 # and cleanups ctest adds to them (label fixture, counted once there).
 count() {
-  if [[ $1 == unit-cases ]]; then
-    "$build/tests/unit_tests" --gtest_list_tests | grep -c '^  '
+  if [[ $1 == unit-cases || $1 == unit-fleet-cases ]]; then
+    local binary=unit_tests
+    [[ $1 == unit-fleet-cases ]] && binary=fleet_unit_tests
+    "$build/tests/$binary" --gtest_list_tests | grep -c '^  '
     return
   fi
   (cd "$build" && ctest -N -L "^$1\$" -FA '.*') | awk '/Total Tests:/ {print $3}'
@@ -38,6 +41,7 @@ count() {
 
 labels=$(cd "$build" && ctest --print-labels | awk '/^  / {print $1}')
 [[ -x "$build/tests/unit_tests" ]] && labels="$labels unit-cases"
+[[ -x "$build/tests/fleet_unit_tests" ]] && labels="$labels unit-fleet-cases"
 if ((print)); then
   for label in $labels; do echo "$kind $label $(count "$label")"; done
   exit 0
@@ -65,7 +69,7 @@ done
 total=$(cd "$build" && ctest -N | awk '/Total Tests:/ {print $3}')
 sum=0
 for label in "${!want[@]}"; do
-  [[ $label == unit-cases ]] || sum=$((sum + want[$label]))
+  [[ $label == unit-cases || $label == unit-fleet-cases ]] || sum=$((sum + want[$label]))
 done
 if [[ "$total" != "$sum" ]]; then
   echo "check-test-counts: $total tests registered, the labels account for $sum" >&2

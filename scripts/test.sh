@@ -18,12 +18,15 @@
 #
 # Two builds, each compiling only what runs from it, so that CI fits its
 # 25-minute budget on 2 cores:
-#   build/      gcc, -O1 with line tables (-g1): the service, init and the
-#               integration tests (the main pass and compose). -O1 -g1
-#               compiles about 40 % faster than RelWithDebInfo's -O2 -g;
-#               backtraces keep file and line.
+#   build/      gcc, -O1 with line tables (-g1), with the fleet: the service,
+#               init, the integration tests (the main pass and compose) and
+#               the fleet's unit tests (PostgreSQL). -O1 -g1 compiles about
+#               40 % faster than RelWithDebInfo's -O2 -g; backtraces keep
+#               file and line.
 #   build-asan/ clang, -O0, ASan+UBSan (fatal) plus libFuzzer's coverage
-#               instrumentation: the unit tests, the sanitized integration
+#               instrumentation, WITHOUT the fleet (CODERUNNER_FLEET=OFF: no
+#               src/fleet/, no libpq), which proves one node builds and
+#               passes without it: the unit tests, the sanitized integration
 #               tests and the fuzzers.
 # What needs no CPU of its own overlaps a build: the runtime images are
 # built (debootstrap, mostly downloads) while build/ compiles, and the
@@ -88,7 +91,8 @@ cmake -S . -B build $(generator build) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCODER
   -DCODERUNNER_UNIT_TESTS=$unit_in_main \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
   -DCODERUNNER_PODMAN_SOCKET="$podman_sock" -DCODERUNNER_DOCKER_SOCKET="$docker_sock" >/dev/null
-main_targets=(coderunner coderunner-init integration_tests fake_llm_server)
+main_targets=(coderunner coderunner-init integration_tests fake_llm_server fleet_unit_tests
+  temp_postgres_ctl)
 [[ $unit_in_main == ON ]] && main_targets+=(unit_tests)
 cmake --build build -j"$jobs" --target "${main_targets[@]}"
 await "$images_pid" "runtime images" "$logs/images.log"
@@ -96,7 +100,7 @@ await "$images_pid" "runtime images" "$logs/images.log"
 # register exactly the count in tests/expected-test-counts.txt.
 [[ $unit_in_main == OFF ]] && scripts/check-test-counts.sh build main
 
-stage "integration: engine (docker, podman, runsc), fleet, api, browser"
+stage "integration: engine (docker, podman, runsc), fleet, api, browser; the fleet's unit tests"
 run_ctest build -LE '^(unit|fixture|toolchain)$'
 
 # Alone: it runs every MultiPL-E row on the host's toolchains as well.
@@ -115,9 +119,9 @@ fi
 fuzzers=(execute_request stream_demux file_path intent piston_request init_trailer sse_parser
   go_message proc_masks init_args bounded_json job_notice)
 if [[ "${SKIP_SANITIZERS:-0}" != 1 || "${SKIP_FUZZ:-0}" != 1 ]]; then
-  stage "build-asan (clang -O0, ASan+UBSan: unit tests, sanitized integration tests, fuzzers)$([[ -n $compose_pid ]] && echo ', with compose beside it')"
+  stage "build-asan (clang -O0, ASan+UBSan, no fleet: unit tests, sanitized integration tests, fuzzers)$([[ -n $compose_pid ]] && echo ', with compose beside it')"
   CC=clang CXX=clang++ cmake -S . -B build-asan $(generator build-asan) -DCMAKE_BUILD_TYPE=Debug -DCODERUNNER_TESTS=ON \
-    -DCODERUNNER_SANITIZE=ON -DCODERUNNER_FUZZ=ON \
+    -DCODERUNNER_SANITIZE=ON -DCODERUNNER_FUZZ=ON -DCODERUNNER_FLEET=OFF \
     -DCODERUNNER_PODMAN_SOCKET="$podman_sock" -DCODERUNNER_DOCKER_SOCKET="$docker_sock" >/dev/null
   targets=("${fuzzers[@]/%/_fuzzer}")
   [[ "${SKIP_SANITIZERS:-0}" != 1 ]] && targets+=(unit_tests integration_tests)

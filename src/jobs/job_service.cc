@@ -78,10 +78,9 @@ JobServiceImpl::JobServiceImpl(JobServiceDeps deps)
       janitor_(JanitorDepsOf(deps), executor_) {
   DeclareJobMetrics(*deps_.metrics);
   dispatch_->Attach(&executor_, &footprint_);
-  auto* outbox = dynamic_cast<store::WebhookOutbox*>(deps_.store);
-  if (deps_.webhooks != nullptr && outbox != nullptr) {
+  if (deps_.webhooks != nullptr && deps_.outbox != nullptr) {
     webhook_loop_ = std::make_unique<WebhookOutboxLoop>(
-        WebhookOutboxLoopDeps{deps_.store, outbox, deps_.webhooks, deps_.config->instance});
+        WebhookOutboxLoopDeps{deps_.store, deps_.outbox, deps_.webhooks, deps_.config->instance});
   }
 }
 

@@ -34,8 +34,8 @@
 #include "coderunner/sandboxes/sandbox_manager.h"
 #include "coderunner/sandboxes/sandbox_store.h"
 #include "coderunner/store/job_notices.h"
-#include "coderunner/store/job_store.h"
 #include "coderunner/store/shared_rate_limiter.h"
+#include "coderunner/store/store_parts.h"
 #include "coderunner/volumes/volume_service.h"
 #include "node_heartbeat.h"
 
@@ -80,7 +80,8 @@ struct Components {
   bool native() const { return cfg.code_runner.runtime == config::RunMode::kNative; }
 
   // "job store", "jobs"
-  std::unique_ptr<store::JobStore> store;  // store.kind's: SQLite or PostgreSQL.
+  // store.kind's store (SQLite or PostgreSQL) and the parts it keeps.
+  store::StoreParts store;
   std::unique_ptr<jobs::JobQueue> queue;
   std::unique_ptr<jobs::JobHub> hub;
   std::unique_ptr<jobs::WebhookSender> webhooks;
@@ -116,9 +117,7 @@ struct Components {
   std::unique_ptr<NodeHeartbeat> heartbeat;
 
   // The store's node registry (both job stores keep one); nullptr if none.
-  store::NodeRegistry* node_registry() const {
-    return dynamic_cast<store::NodeRegistry*>(store.get());
-  }
+  store::NodeRegistry* node_registry() const { return store.nodes; }
 };
 
 }  // namespace coderunner::service

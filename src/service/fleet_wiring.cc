@@ -11,8 +11,8 @@ Status BuildDispatch(Components& c) {
   if (c.cfg.store.kind != "postgres") return OkStatus();
   fleet::FleetDispatchDeps d;
   d.config = &c.cfg;
-  d.store = c.store.get();
-  d.bounded = dynamic_cast<store::BoundedQueue*>(c.store.get());
+  d.store = c.store.jobs.get();
+  d.bounded = c.store.bounded;
   d.queue = c.queue.get();
   d.hub = c.hub.get();
   d.metrics = c.metrics.get();

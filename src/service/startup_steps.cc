@@ -12,8 +12,6 @@
 
 #include "coderunner/isolation/host_mount.h"
 #include "coderunner/jobs/webhook_signature.h"
-#include "coderunner/store/rate_buckets.h"
-#include "coderunner/store/sandbox_owners.h"
 #include "coderunner/store/shared_rate_limiter.h"
 #include "coderunner/wire/execute_request.h"
 #include "dispatch_wiring.h"
@@ -174,7 +172,7 @@ Status BuildWebhooks(Components& c) {
 jobs::JobServiceDeps JobServiceDepsOf(Components& c) {
   jobs::JobServiceDeps d;
   d.config = &c.cfg;
-  d.store = c.store.get();
+  d.store = c.store.jobs.get();
   d.queue = c.queue.get();
   d.hub = c.hub.get();
   d.metrics = c.metrics.get();
@@ -187,6 +185,7 @@ jobs::JobServiceDeps JobServiceDepsOf(Components& c) {
   d.intents = c.pipeline.get();
   d.pool = c.cfg.pool.enabled && !c.native() ? c.pool.get() : nullptr;
   d.dispatch = c.dispatch.get();
+  d.outbox = c.store.outbox;
   return d;
 }
 
@@ -217,7 +216,7 @@ Status BuildExecuteMode(Components& c) {
   c.llm = std::move(*client);
   c.agents = std::move(*catalog);
   c.pipeline = std::make_unique<intent::IntentPipeline>(
-      c.cfg, *c.store, c.native() ? nullptr : c.volume_service.get(), *c.llm, *c.agents);
+      c.cfg, *c.store.jobs, c.native() ? nullptr : c.volume_service.get(), *c.llm, *c.agents);
   spdlog::info("Execute mode: model {} at {}", cfg.llm.model, cfg.llm.base_url);
   return OkStatus();
 }
@@ -292,16 +291,16 @@ Status Listen(Components& c) {
                        c.native() ? nullptr : c.volume_service.get(),
                        c.agents.get(),
                        c.sandboxes.get(),
-                       c.store.get()};
+                       c.store.jobs.get()};
   deps.nodes = c.node_registry();
   // A fleet's requests_per_minute: one bucket per tenant in the shared
-  // database (SQLite keeps the node's own buckets: it has one node).
-  auto* buckets = dynamic_cast<store::RateBuckets*>(c.store.get());
-  if (c.cfg.store.kind == "postgres" && buckets != nullptr) {
-    c.rate_limiter = std::make_unique<store::SharedRateLimiter>(buckets, c.metrics.get());
+  // database (SQLite has none: the server keeps the node's own buckets).
+  if (c.store.rate_buckets != nullptr) {
+    c.rate_limiter =
+        std::make_unique<store::SharedRateLimiter>(c.store.rate_buckets, c.metrics.get());
     deps.rate_limiter = c.rate_limiter.get();
   }
-  deps.sandbox_owners = dynamic_cast<store::SandboxOwners*>(c.store.get());
+  deps.sandbox_owners = c.store.sandbox_owners;
   c.server = std::make_unique<api::Server>(deps);
   Status ready = c.server->CheckReady();
   if (!ready.ok()) spdlog::warn("not ready: {}", ready.message());

@@ -3,7 +3,6 @@
 #include <charconv>
 
 #include "coderunner/common/base64.h"
-#include "coderunner/store/pg_job_notices.h"
 
 namespace coderunner::store {
 namespace {

@@ -1,6 +1,7 @@
 // The text payload of a JobNotice on the PostgreSQL channel (see
-// pg_job_notices.h for the format). Internal to src/store. Pure functions,
-// thread-safe.
+// postgres/pg_job_notices.h for the format): no backend header, so that the
+// fuzzers run it in a build without the fleet. Internal to src/store.
+// Pure functions, thread-safe.
 #ifndef CODERUNNER_SRC_STORE_JOB_NOTICE_CODEC_H_
 #define CODERUNNER_SRC_STORE_JOB_NOTICE_CODEC_H_
 

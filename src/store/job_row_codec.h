@@ -1,11 +1,10 @@
-// The row codec of the jobs table: a JobRecord to the bindings of an
-// insert and back from a row, and the transitions column's JSON. Internal
-// to src/store; the SQL texts that use this column order are in
-// job_queries.h.
+// The row codec of the jobs table, for every backend: a JobRecord to the
+// bindings of an insert and back from a row, and the transitions column's
+// JSON. Internal to src/store; the SQL texts that use this column order are
+// in job_queries.h, each backend's binder and row in its own directory
+// (sqlite/sqlite_rows.h, postgres/pg_rows.h).
 #ifndef CODERUNNER_SRC_STORE_JOB_ROW_CODEC_H_
 #define CODERUNNER_SRC_STORE_JOB_ROW_CODEC_H_
-
-#include <sqlite3.h>
 
 #include <cstdint>
 #include <optional>
@@ -15,7 +14,6 @@
 
 #include "coderunner/common/status.h"
 #include "coderunner/store/job_record.h"
-#include "sqlite_statement.h"
 
 namespace coderunner::store {
 
@@ -113,11 +111,6 @@ void BindJobTo(Binder& binder, const store::JobRecord& job, std::string_view req
               OutputBytesOf(request_json, callback_url, job.result_json, job.progress_json));
 }
 
-// BindJobTo on a SQLite insert. Binding failures surface at the
-// statement's Step. Every value is copied into the statement.
-void BindJob(ScopedStatement& insert, const store::JobRecord& job, std::string_view request_json,
-             std::string_view callback_url, std::string_view transitions_json);
-
 // Reads a job from `row` (Text(int column) -> std::string, Int(int column)
 // -> int64_t, 0-based), in kJobColumns (or kListColumns) order. An
 // unknown status or unreadable transitions: Internal ("store_corrupt").
@@ -153,13 +146,6 @@ StatusOr<store::JobRecord> ReadJobFrom(const Row& row) {
   job.lease_expires_at_ms = row.Int(kColLeaseExpiresAtMs);
   return job;
 }
-
-// ReadJobFrom the current row of SQLite `stmt`.
-StatusOr<store::JobRecord> ReadJob(sqlite3_stmt* stmt);
-
-// Steps `stmt` to its end and reads every row as a job; step failures as
-// ScopedStatement::Step with `what` as context, rows as ReadJob.
-StatusOr<std::vector<store::JobRecord>> ReadJobs(ScopedStatement& stmt, std::string_view what);
 
 }  // namespace coderunner::store
 

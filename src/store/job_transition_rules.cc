@@ -5,7 +5,7 @@
 
 #include "job_queries.h"
 #include "job_row_codec.h"
-#include "sqlite_error.h"
+#include "store_errors.h"
 
 namespace coderunner::store {
 

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "engine_fixture.h"
-#include "pg_support.h"
+#include "job_requests.h"
 #include "unix_proxy.h"
 
 namespace coderunner::testing {

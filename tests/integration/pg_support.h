@@ -1,6 +1,6 @@
 // What the integration tests on a PostgreSQL job store share: reading the
-// database over libpq, the store: section of a node's config, and
-// submitting and waiting through a node's HTTP API.
+// database over libpq and the store: section of a node's config (and
+// job_requests.h: submitting and waiting through a node's HTTP API).
 #ifndef CODERUNNER_TESTS_INTEGRATION_PG_SUPPORT_H_
 #define CODERUNNER_TESTS_INTEGRATION_PG_SUPPORT_H_
 
@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "job_requests.h"
 #include "pg/temp_postgres.h"
 #include "server_process.h"
 
@@ -31,15 +32,6 @@ std::string DbName(const std::string& conninfo);
 int SessionsOn(const TempPostgres& pg, const std::string& conninfo);
 // The store: section for `conninfo` (plus `extra` keys, ", k: v" each).
 std::string StoreYaml(const std::string& conninfo, const std::string& extra = "");
-// A python job without the cache.
-nlohmann::json Python(const std::string& code);
-// POST /v1/jobs; the id, or "" (with a failure) unless 202.
-std::string Submit(const ServerProcess& s, const std::string& code);
-// Waits through /wait until the job is terminal; the last record seen (a
-// failure if it never was within `budget`, which only bounds a hang).
-nlohmann::json WaitTerminal(const ServerProcess& s, const std::string& id,
-                            std::chrono::seconds budget = std::chrono::seconds(120));
-
 // A test with a throwaway PostgreSQL cluster of its own (TempPostgres::
 // Start, its cost printed as a FIGURE) and one database on it, `conninfo_`,
 // against the engine under test.

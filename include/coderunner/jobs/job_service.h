@@ -14,6 +14,7 @@
 #include "coderunner/config/config.h"
 #include "coderunner/jobs/job_channel.h"
 #include "coderunner/store/job_store.h"
+#include "coderunner/store/webhook_outbox.h"
 #include "coderunner/wire/job_submission.h"
 
 // The collaborators a JobService is built on (JobServiceDeps), declared
@@ -71,8 +72,7 @@ struct JobServiceDeps {
   isolation::JobRunner* runner = nullptr;
   // Orphans and interrupted jobs' containers (janitor, recovery).
   engine::ContainerClient* containers = nullptr;
-  // Callback deliveries; nullptr: no webhook is sent. With a store that
-  // keeps a webhook outbox (store::WebhookOutbox: both job stores), each
+  // Callback deliveries; nullptr: no webhook is sent. With `outbox`, each
   // delivery a terminal move owes is claimed from the store and sent
   // through it, at least once, by one node at a time, surviving a restart.
   WebhookSender* webhooks = nullptr;
@@ -87,6 +87,10 @@ struct JobServiceDeps {
   // attaches itself to it. nullptr (default): one node, a LocalDispatch of
   // the service's own over `queue`.
   JobDispatch* dispatch = nullptr;
+  // The store's webhook outbox (store::StoreParts::outbox: both job
+  // stores), on the same database as `store`; nullptr (or no `webhooks`):
+  // no webhook is sent.
+  store::WebhookOutbox* outbox = nullptr;
 };
 
 // Owns the executor, the worker pool and the janitor. Every accepted job is

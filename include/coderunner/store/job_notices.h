@@ -49,6 +49,10 @@ struct JobNotice {
 // PostgreSQL's 8000-byte NOTIFY limit once base64-encoded).
 inline constexpr size_t kMaxNoticeOutputBytes = 5000;
 
+// Reason of an InvalidArgument from a notice codec or a publisher (a bad
+// job id or payload), or from opening a JobNotices (bad options).
+inline constexpr const char* kReasonInvalidNotice = "invalid_notice";
+
 class JobNotices {
  public:
   virtual ~JobNotices() = default;

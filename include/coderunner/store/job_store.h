@@ -1,9 +1,10 @@
 // JobStore: durable storage of job records and the result cache.
 //
 // Two implementations hold the same contract (tests/unit/store/ runs one
-// suite over both): SQLite, embedded, for one machine (sqlite_job_store.h),
-// and PostgreSQL, shared by a fleet of nodes (pg_job_store.h). Every method
-// commits durably before it returns OK. Implementations must be thread-safe.
+// suite over both): SQLite, embedded, for one machine
+// (sqlite/sqlite_job_store.h), and PostgreSQL, shared by a fleet of nodes
+// (postgres/pg_job_store.h). Every method commits durably before it returns
+// OK. Implementations must be thread-safe.
 #ifndef CODERUNNER_STORE_JOB_STORE_H_
 #define CODERUNNER_STORE_JOB_STORE_H_
 

@@ -1,8 +1,9 @@
 // BoundedQueue: a job inserted only while the fleet's queue bounds allow it
 // (a tier's max_queued per tenant, jobs.max_queued over all), counted in the
 // job database itself and atomic against concurrent submissions on every
-// node. Both job stores implement it (SqliteJobStore, PgJobStore); fleet
-// mode admits jobs through it (JobService).
+// node. The fleet's store implements it (PgJobStore: StoreParts::bounded;
+// a single node bounds its own queue); fleet mode admits jobs through it
+// (JobService).
 #ifndef CODERUNNER_STORE_QUEUE_BOUNDS_H_
 #define CODERUNNER_STORE_QUEUE_BOUNDS_H_
 
@@ -38,7 +39,7 @@ class BoundedQueue {
   // bounds.tenant_max, and all queued jobs fewer than bounds.total_max; the
   // count and the insert are one transaction, serialized against every other
   // InsertWithin on the database (PostgreSQL: a transaction-scoped advisory
-  // lock, the whole queue's when bounds.total_max > 0, else the tenant's; SQLite: its write lock),
+  // lock, the whole queue's when bounds.total_max > 0, else the tenant's),
   // so N concurrent callers on any nodes never exceed a bound. The record itself may be terminal (a
   // cache hit): it is bounded the same way though it does not count once stored. Refusals:
   // ResourceExhausted kReasonTierQueueFull (checked first) or kReasonQueueFull, with a short

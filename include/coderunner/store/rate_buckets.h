@@ -1,8 +1,9 @@
 // RateBuckets: the tiers' requests_per_minute token buckets kept in the job
 // database (table rate_buckets), so that every node of a fleet takes from
-// the same bucket of a tenant. Both job stores implement it (SqliteJobStore,
-// PgJobStore); store::SharedRateLimiter (shared_rate_limiter.h) puts it
-// behind auth::RateLimiter.
+// the same bucket of a tenant. The fleet's store implements it (PgJobStore:
+// StoreParts::rate_buckets; a single node keeps its own buckets in memory);
+// store::SharedRateLimiter (shared_rate_limiter.h) puts it behind
+// auth::RateLimiter.
 #ifndef CODERUNNER_STORE_RATE_BUCKETS_H_
 #define CODERUNNER_STORE_RATE_BUCKETS_H_
 

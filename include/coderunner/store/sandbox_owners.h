@@ -4,8 +4,9 @@
 //
 // A sandbox's container and files live on the one node that created it.
 // That node places the sandbox here when it creates it and forgets it when
-// it deletes it. Both job stores implement it over their own database
-// (SqliteJobStore, PgJobStore), table sandbox_owners.
+// it deletes it. The fleet's store implements it over its database
+// (PgJobStore: StoreParts::sandbox_owners), table sandbox_owners; a single
+// node holds every sandbox itself and needs none.
 #ifndef CODERUNNER_STORE_SANDBOX_OWNERS_H_
 #define CODERUNNER_STORE_SANDBOX_OWNERS_H_
 

@@ -14,7 +14,7 @@
 #include "api/final_records.h"
 #include "coderunner/isolation/container_runner.h"
 #include "coderunner/jobs/job_service.h"
-#include "coderunner/store/sqlite_job_store.h"
+#include "coderunner/store/sqlite/sqlite_job_store.h"
 #include "coderunner/wire/job_submission.h"
 #include "jobs/job_metrics.h"
 #include "unit/jobs/job_service_fixture.h"

@@ -25,7 +25,7 @@
 #include "coderunner/jobs/job_queue.h"
 #include "coderunner/jobs/job_service.h"
 #include "coderunner/jobs/webhook_sender.h"
-#include "coderunner/store/sqlite_job_store.h"
+#include "coderunner/store/sqlite/sqlite_job_store.h"
 #include "unit/api/counting_authenticator.h"
 #include "unit/engine/fake_transport.h"
 
@@ -70,6 +70,7 @@ class KeyCheckedOnceTest : public ::testing::Test {
     deps.runner = runner_.get();
     deps.containers = &containers_;
     deps.webhooks = &webhooks_;
+    deps.outbox = store_.get();
     jobs_ = jobs::JobService::Create(deps);
     server_ = std::make_unique<Server>(
         ServerDeps{&config_, &system_, &images_, jobs_.get(), &metrics_, &authenticator_, nullptr});

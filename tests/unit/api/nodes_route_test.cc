@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "coderunner/common/sha256.h"
-#include "coderunner/store/sqlite_job_store.h"
+#include "coderunner/store/sqlite/sqlite_job_store.h"
 
 namespace coderunner::api {
 namespace {

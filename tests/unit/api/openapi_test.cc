@@ -27,7 +27,7 @@
 #include "coderunner/jobs/webhook_sender.h"
 #include "coderunner/sandboxes/sandbox_manager.h"
 #include "coderunner/sandboxes/sandbox_store.h"
-#include "coderunner/store/sqlite_job_store.h"
+#include "coderunner/store/sqlite/sqlite_job_store.h"
 #include "coderunner/volumes/volume_service.h"
 #include "unit/engine/fake_transport.h"
 
@@ -87,6 +87,7 @@ class OpenApiTest : public ::testing::Test {
     deps.runner = sandbox_runner_.get();
     deps.containers = &containers_;
     deps.webhooks = &webhooks_;
+    deps.outbox = store_.get();
     deps.volumes = &volume_service_;
     jobs_ = jobs::JobService::Create(deps);
     sandboxes_ = std::make_unique<sandboxes::SandboxManager>(

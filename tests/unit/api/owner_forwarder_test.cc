@@ -1,13 +1,12 @@
 // OwnerForwarder (src/api/owner_forwarder.h): the decision table, and the
-// forwarder over a real registry and placements (a SQLite job store) with
-// a recording relay: what it relays, what it answers, when it answers 410.
+// forwarder over a real registry and placements (a PostgreSQL job store, as
+// in a fleet) with a recording relay: what it relays, what it answers, when
+// it answers 410.
 #include "api/owner_forwarder.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <atomic>
-#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -16,7 +15,8 @@
 #include <vector>
 
 #include "api/response_headers.h"
-#include "coderunner/store/sqlite_job_store.h"
+#include "coderunner/store/postgres/pg_job_store.h"
+#include "pg/temp_postgres.h"
 #include "unit/serve_in_background.h"
 
 namespace coderunner::api {
@@ -85,10 +85,13 @@ TEST(DecideForwardTest, Table) {
 class OwnerForwarderTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = ::testing::TempDir() + "/coderunner-forward-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-    auto opened = store::SqliteJobStore::Open(dir_ + "/jobs.db");
+    auto conninfo = coderunner::testing::SharedPostgres().CreateDatabase();
+    ASSERT_TRUE(conninfo.ok()) << conninfo.status().ToString();
+    conninfo_ = *conninfo;
+    store::PgStoreOptions options;
+    options.conninfo = conninfo_;
+    options.max_connections = 2;
+    auto opened = store::PgJobStore::Open(options);
     ASSERT_TRUE(opened.ok()) << opened.status().ToString();
     store_ = std::move(*opened);
     ASSERT_TRUE(store_->Heartbeat(Node("node-a", 0), kNowMs - 1000).ok());
@@ -108,8 +111,7 @@ class OwnerForwarderTest : public ::testing::Test {
   void TearDown() override {
     forwarder_.reset();
     store_.reset();
-    std::error_code ignored;
-    std::filesystem::remove_all(dir_, ignored);
+    if (!conninfo_.empty()) (void)coderunner::testing::SharedPostgres().DropDatabase(conninfo_);
   }
 
   static httplib::Request Request(const std::string& method, const std::string& path) {
@@ -128,8 +130,8 @@ class OwnerForwarderTest : public ::testing::Test {
   }
   static json ErrorOf(const Answer& a) { return std::get<nlohmann::json>(a.body)["error"]; }
 
-  std::string dir_;
-  std::unique_ptr<store::SqliteJobStore> store_;
+  std::string conninfo_;
+  std::unique_ptr<store::PgJobStore> store_;
   std::unique_ptr<OwnerForwarder> forwarder_;
   std::vector<RelayRequest> relayed_;
   Status relay_error_;

@@ -24,7 +24,7 @@
 #include "coderunner/jobs/job_queue.h"
 #include "coderunner/jobs/job_service.h"
 #include "coderunner/jobs/webhook_sender.h"
-#include "coderunner/store/sqlite_job_store.h"
+#include "coderunner/store/sqlite/sqlite_job_store.h"
 #include "unit/engine/fake_transport.h"
 
 namespace coderunner::api {
@@ -112,6 +112,7 @@ class Rig {
     deps.runner = runner_.get();
     deps.containers = &containers_;
     deps.webhooks = &webhooks_;
+    deps.outbox = jobs_store_.get();
     jobs_ = jobs::JobService::Create(deps);
   }
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "coderunner/store/sqlite_job_store.h"
+#include "coderunner/store/sqlite/sqlite_job_store.h"
 #include "unit/jobs/forwarding_store.h"
 
 namespace coderunner::jobs {

@@ -1,7 +1,8 @@
 // One fleet-mode JobService node for unit tests ("node-a", "node-b", ...):
-// its own store handle on a shared SQLite file, queue, hub, runner (a
-// CountingRunner, or containers on a scripted engine) and notices on a
-// shared in-process NoticeBus.
+// its own store handle on a shared PostgreSQL database (a FleetDatabase on
+// the test cluster, as in production a fleet shares one), queue, hub,
+// runner (a CountingRunner, or containers on a scripted engine) and notices
+// on a shared in-process NoticeBus.
 #ifndef CODERUNNER_TESTS_UNIT_FLEET_FLEET_NODE_H_
 #define CODERUNNER_TESTS_UNIT_FLEET_FLEET_NODE_H_
 
@@ -17,9 +18,10 @@
 #include "coderunner/fleet/fleet_dispatch.h"
 #include "coderunner/isolation/container_runner.h"
 #include "coderunner/jobs/job_service.h"
-#include "coderunner/store/sqlite_job_store.h"
+#include "coderunner/store/postgres/pg_job_store.h"
 #include "coderunner/wire/job_submission.h"
 #include "jobs/job_metrics.h"
+#include "pg/temp_postgres.h"
 #include "unit/isolation/scripted_engine.h"
 #include "unit/jobs/fleet_fakes.h"
 
@@ -34,8 +36,30 @@ inline isolation::PolicySettings Policy() {
   return s;
 }
 
+// A fresh database on the shared test cluster (SharedPostgres) for the
+// nodes of one test, dropped with this object: declare it before them.
+class FleetDatabase {
+ public:
+  FleetDatabase() {
+    auto conninfo = coderunner::testing::SharedPostgres().CreateDatabase();
+    EXPECT_TRUE(conninfo.ok()) << conninfo.status().ToString();
+    if (conninfo.ok()) conninfo_ = *conninfo;
+  }
+  ~FleetDatabase() {
+    if (!conninfo_.empty()) (void)coderunner::testing::SharedPostgres().DropDatabase(conninfo_);
+  }
+  FleetDatabase(const FleetDatabase&) = delete;
+  FleetDatabase& operator=(const FleetDatabase&) = delete;
+
+  const std::string& conninfo() const { return conninfo_; }
+
+ private:
+  std::string conninfo_;
+};
+
 // One node: its own store handle, queue, hub, runner and notices.
 struct Node {
+  // `db`: the conninfo of the fleet's database (FleetDatabase).
   // `slots`: its workers (jobs.max_concurrent); `lease_ms`: store.lease_ms.
   // A non-empty `workspace`: jobs run in containers on the scripted engine
   // (a ContainerRunner with workspaces there), not on the CountingRunner.
@@ -47,7 +71,10 @@ struct Node {
     config.jobs.cache_ttl_s = 0;
     config.jobs.max_concurrent = slots;
     config.store.lease_ms = lease_ms;
-    auto opened = store::SqliteJobStore::Open(db);
+    store::PgStoreOptions options;
+    options.conninfo = db;
+    options.max_connections = 4;
+    auto opened = store::PgJobStore::Open(options);
     EXPECT_TRUE(opened.ok()) << opened.status().ToString();
     store = std::move(*opened);
     // The orphan sweep at start: no container of this node.
@@ -76,6 +103,7 @@ struct Node {
     dispatch = fleet::NewFleetDispatch(fleet::FleetDispatchDeps{
         &config, store.get(), store.get(), &queue, &hub, &metrics, &containers, nullptr, &notices});
     d.dispatch = dispatch.get();
+    d.outbox = store.get();
     service = JobService::Create(d);
     EXPECT_TRUE(notices
                     .Start([f = dispatch.get()](const store::JobNotice& n) { f->OnNotice(n); },
@@ -102,7 +130,7 @@ struct Node {
   }
 
   config::Config config;
-  std::unique_ptr<store::SqliteJobStore> store;
+  std::unique_ptr<store::PgJobStore> store;
   testutil::ScriptedEngine engine;
   engine::ContainerClient containers{engine, std::chrono::seconds(5)};
   engine::ImageClient images{engine, std::chrono::seconds(5)};

@@ -1,5 +1,5 @@
 // Two JobService nodes in fleet mode ("node-a", "node-b") sharing one
-// SQLite database file (two stores on the same path) and an in-process
+// PostgreSQL database (two stores on the same conninfo) and an in-process
 // notice bus: each job runs exactly once, a job submitted on one node is
 // waited on, cancelled or finished from the other, a node that lost its
 // lease cannot write its result, and a drained node gives its job back.
@@ -20,7 +20,6 @@
 #include "coderunner/jobs/job_clock.h"
 #include "coderunner/jobs/job_request.h"
 #include "coderunner/jobs/job_service.h"
-#include "coderunner/store/sqlite_job_store.h"
 #include "coderunner/wire/execute_request.h"
 #include "coderunner/wire/job_submission.h"
 #include "jobs/job_metrics.h"
@@ -53,18 +52,21 @@ class JobServiceFleetTest : public ::testing::Test {
   void SetUp() override {
     char tmpl[] = "/tmp/coderunner-fleet-XXXXXX";
     root_ = mkdtemp(tmpl);
-    a_ = std::make_unique<Node>("node-a", root_ + "/jobs.db", bus_);
-    b_ = std::make_unique<Node>("node-b", root_ + "/jobs.db", bus_);
+    db_ = std::make_unique<fleet_test::FleetDatabase>();
+    a_ = std::make_unique<Node>("node-a", db_->conninfo(), bus_);
+    b_ = std::make_unique<Node>("node-b", db_->conninfo(), bus_);
   }
   void TearDown() override {
     a_->runner.ReleaseAll();
     b_->runner.ReleaseAll();
     a_.reset();
     b_.reset();
+    db_.reset();
     std::filesystem::remove_all(root_);
   }
 
   std::string root_;
+  std::unique_ptr<fleet_test::FleetDatabase> db_;  // Dropped after the nodes.
   testutil::NoticeBus bus_;
   std::unique_ptr<Node> a_;
   std::unique_ptr<Node> b_;
@@ -103,7 +105,7 @@ TEST_F(JobServiceFleetTest, AJobSubmittedOnOneNodeIsWaitedOnFromTheOther) {
 TEST_F(JobServiceFleetTest, CancelOnOneNodeStopsTheContainerOnTheOther) {
   // A runs its jobs in containers on its scripted engine; this one never
   // ends by itself.
-  a_ = std::make_unique<Node>("node-a", root_ + "/jobs.db", bus_, 2, 15000, root_ + "/ws-a");
+  a_ = std::make_unique<Node>("node-a", db_->conninfo(), bus_, 2, 15000, root_ + "/ws-a");
   testutil::ScriptedEngine& engine = a_->engine;
   engine.AnswerCreatesAs("c1", /*running=*/false);
   engine.Answer("POST", "/containers/c1/attach?stream=1&stdout=1&stderr=1", 200,
@@ -130,7 +132,7 @@ TEST_F(JobServiceFleetTest, CancelOnOneNodeStopsTheContainerOnTheOther) {
 TEST_F(JobServiceFleetTest, ANodeThatLostItsLeaseCannotWriteItsResult) {
   // One slot: A, busy with the job, cannot claim it back once requeued.
   // A short lease: its keeper finds the loss within a third of it.
-  a_ = std::make_unique<Node>("node-a", root_ + "/jobs.db", bus_, 1, 1000);
+  a_ = std::make_unique<Node>("node-a", db_->conninfo(), bus_, 1, 1000);
   a_->runner.Hold(true);
   ASSERT_TRUE(a_->service->Start().ok());
   std::string id = a_->Submit();
@@ -193,7 +195,7 @@ TEST_F(JobServiceFleetTest, ARestartedNodeRequeuesTheJobsItWasRunning) {
 }
 
 TEST_F(JobServiceFleetTest, AResultWrittenAfterTheLeaseWasLostIsDropped) {
-  a_ = std::make_unique<Node>("node-a", root_ + "/jobs.db", bus_, 1);
+  a_ = std::make_unique<Node>("node-a", db_->conninfo(), bus_, 1);
   a_->runner.Hold(true);
   b_->runner.Hold(true);
   ASSERT_TRUE(a_->service->Start().ok());

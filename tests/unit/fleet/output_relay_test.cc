@@ -100,14 +100,16 @@ class OutputRelayTest : public ::testing::Test {
   void SetUp() override {
     char tmpl[] = "/tmp/coderunner-relay-XXXXXX";
     root_ = mkdtemp(tmpl);
-    a_ = std::make_unique<Node>("node-a", root_ + "/jobs.db", bus_);
-    b_ = std::make_unique<Node>("node-b", root_ + "/jobs.db", bus_);
+    db_ = std::make_unique<fleet_test::FleetDatabase>();
+    a_ = std::make_unique<Node>("node-a", db_->conninfo(), bus_);
+    b_ = std::make_unique<Node>("node-b", db_->conninfo(), bus_);
   }
   void TearDown() override {
     a_->runner.ReleaseAll();
     c_.reset();
     b_.reset();
     a_.reset();
+    db_.reset();
     std::filesystem::remove_all(root_);
   }
   // Starts only A (B claims nothing), which runs a job that writes
@@ -122,6 +124,7 @@ class OutputRelayTest : public ::testing::Test {
   }
 
   std::string root_;
+  std::unique_ptr<fleet_test::FleetDatabase> db_;  // Dropped after the nodes.
   testutil::NoticeBus bus_;
   std::unique_ptr<Node> a_;
   std::unique_ptr<Node> b_;
@@ -184,7 +187,7 @@ TEST_F(OutputRelayTest, ANodeThatFollowsLateGetsTheWholeOutput) {
   b.ReadUntil(expected.size());
   ASSERT_EQ(b.Stdout(), expected);
   // C joins now: A sends everything again; B drops what it has.
-  c_ = std::make_unique<Node>("node-c", root_ + "/jobs.db", bus_);
+  c_ = std::make_unique<Node>("node-c", db_->conninfo(), bus_);
   Follower c(c_->service->Channel(id));
   ASSERT_NE(c.ch, nullptr);
   c.ReadUntil(expected.size());

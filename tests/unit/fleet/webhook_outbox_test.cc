@@ -21,7 +21,7 @@
 #include "coderunner/jobs/job_clock.h"
 #include "coderunner/jobs/job_service.h"
 #include "coderunner/jobs/webhook_sender.h"
-#include "coderunner/store/sqlite_job_store.h"
+#include "coderunner/store/sqlite/sqlite_job_store.h"
 #include "coderunner/wire/job_submission.h"
 #include "jobs/job_metrics.h"
 #include "jobs/webhook_outbox_loop.h"
@@ -63,7 +63,9 @@ std::map<std::string, int> HitsPerJob(const HookServer& server) {
 
 // One node: its own store handle on the shared SQLite file, a JobService
 // (fleet mode, or the single-node path) whose jobs run on a CountingRunner,
-// and a WebhookSender unless `send` is false.
+// and a WebhookSender unless `send` is false. A SQLite store keeps no
+// bounded queue: in fleet mode these nodes admit jobs on their own queue
+// bounds (the webhooks are what is tested here).
 struct Node {
   Node(const std::string& name, const std::string& db, testutil::NoticeBus& bus, bool fleet,
        bool send, WebhookOptions options = FastOptions())
@@ -94,11 +96,11 @@ struct Node {
     d.containers = &containers;
     d.webhooks = sender.get();
     if (fleet) {
-      dispatch = fleet::NewFleetDispatch(fleet::FleetDispatchDeps{&config, store.get(), store.get(),
-                                                                  &queue, &hub, &metrics,
-                                                                  &containers, nullptr, &notices});
+      dispatch = fleet::NewFleetDispatch(fleet::FleetDispatchDeps{
+          &config, store.get(), nullptr, &queue, &hub, &metrics, &containers, nullptr, &notices});
       d.dispatch = dispatch.get();
     }
+    d.outbox = store.get();
     service = JobService::Create(d);
     if (fleet) {
       EXPECT_TRUE(notices

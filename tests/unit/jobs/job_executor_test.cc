@@ -18,7 +18,7 @@
 
 #include "coderunner/isolation/container_runner.h"
 #include "coderunner/jobs/job_request.h"
-#include "coderunner/store/sqlite_job_store.h"
+#include "coderunner/store/sqlite/sqlite_job_store.h"
 #include "jobs/job_metrics.h"
 #include "unit/isolation/scripted_engine.h"
 #include "unit/jobs/forwarding_store.h"

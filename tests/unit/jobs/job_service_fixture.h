@@ -18,7 +18,7 @@
 #include "coderunner/jobs/job_clock.h"
 #include "coderunner/jobs/job_queue.h"
 #include "coderunner/jobs/job_service.h"
-#include "coderunner/store/sqlite_job_store.h"
+#include "coderunner/store/sqlite/sqlite_job_store.h"
 #include "jobs/job_metrics.h"
 #include "unit/isolation/scripted_engine.h"
 
@@ -69,6 +69,7 @@ class JobServiceFixture : public ::testing::Test {
     deps.images = images_.get();
     deps.runner = runner_.get();
     deps.containers = containers_.get();
+    deps.outbox = store_.get();
     service_ = JobService::Create(deps);
     return *service_;
   }

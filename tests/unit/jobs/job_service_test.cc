@@ -15,7 +15,7 @@
 
 #include "coderunner/isolation/container_runner.h"
 #include "coderunner/jobs/job_request.h"
-#include "coderunner/store/sqlite_job_store.h"
+#include "coderunner/store/sqlite/sqlite_job_store.h"
 #include "coderunner/wire/execute_request.h"
 #include "coderunner/wire/job_submission.h"
 #include "jobs/job_metrics.h"

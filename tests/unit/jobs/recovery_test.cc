@@ -18,7 +18,7 @@
 #include "coderunner/jobs/job_channel.h"
 #include "coderunner/jobs/job_queue.h"
 #include "coderunner/jobs/job_request.h"
-#include "coderunner/store/sqlite_job_store.h"
+#include "coderunner/store/sqlite/sqlite_job_store.h"
 #include "unit/engine/fake_transport.h"
 
 namespace coderunner::jobs {

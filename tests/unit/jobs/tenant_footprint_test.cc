@@ -18,7 +18,7 @@
 
 #include "coderunner/jobs/job_channel.h"
 #include "coderunner/jobs/job_executor.h"
-#include "coderunner/store/sqlite_job_store.h"
+#include "coderunner/store/sqlite/sqlite_job_store.h"
 #include "jobs/job_metrics.h"
 
 namespace coderunner::jobs {

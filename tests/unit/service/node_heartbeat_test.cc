@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "coderunner/store/sqlite_job_store.h"
+#include "coderunner/store/sqlite/sqlite_job_store.h"
 #include "service/node_identity.h"
 
 namespace coderunner::service {

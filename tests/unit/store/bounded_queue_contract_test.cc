@@ -1,8 +1,8 @@
-// The BoundedQueue contract (queue_bounds.h) over both job stores: the
-// tenant's and the total queued bounds are exact under concurrent inserts
-// on two handles (two nodes), a claimed job frees its slot, and a finished
-// record (a cache hit) is bounded but never counts. Runs over every
-// ContractBackends() backend.
+// The BoundedQueue contract (queue_bounds.h): the tenant's and the total
+// queued bounds are exact under concurrent inserts on two handles (two
+// nodes), a claimed job frees its slot, and a finished record (a cache hit)
+// is bounded but never counts. Runs over every FleetBackends() backend
+// (a single node's SQLite store keeps no BoundedQueue).
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -23,8 +23,8 @@ namespace {
 class BoundedQueueContractTest : public JobStoreContractFixture {
  protected:
   BoundedQueue& Queue(JobStore* store = nullptr) {
-    auto* queue = dynamic_cast<BoundedQueue*>(store ? store : store_.get());
-    EXPECT_NE(queue, nullptr) << GetParam().name << " is not a BoundedQueue";
+    BoundedQueue* queue = Parts(store).bounded;
+    EXPECT_NE(queue, nullptr) << GetParam().name << " keeps no BoundedQueue";
     return *queue;
   }
   // Queued jobs stored, of `tenant` ("" all).
@@ -61,8 +61,8 @@ class BoundedQueueContractTest : public JobStoreContractFixture {
   }
 };
 
-INSTANTIATE_TEST_SUITE_P(Backends, BoundedQueueContractTest,
-                         ::testing::ValuesIn(ContractBackends()), BackendName);
+INSTANTIATE_TEST_SUITE_P(Backends, BoundedQueueContractTest, ::testing::ValuesIn(FleetBackends()),
+                         BackendName);
 
 using Answers = std::map<std::string, int>;
 

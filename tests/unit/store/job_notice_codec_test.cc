@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "coderunner/store/pg_job_notices.h"
+#include "coderunner/store/postgres/pg_job_notices.h"
 
 namespace coderunner::store {
 namespace {

@@ -7,9 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "coderunner/store/pg_job_store.h"
-#include "coderunner/store/sqlite_job_store.h"
-#include "pg/temp_postgres.h"
+#include "coderunner/store/sqlite/sqlite_job_store.h"
 
 namespace coderunner::store {
 namespace {
@@ -35,32 +33,11 @@ StatusOr<OpenedStore> OpenSqlite(RequestRedactor redactor) {
   });
   const std::string path = dir + "/state/jobs.db";
   OpenedStore opened;
-  CR_ASSIGN_OR_RETURN(opened.store, SqliteJobStore::Open(path, redactor));
-  opened.reopen = [path, backing](RequestRedactor r) -> StatusOr<std::unique_ptr<JobStore>> {
+  CR_ASSIGN_OR_RETURN(std::unique_ptr<SqliteJobStore> store, SqliteJobStore::Open(path, redactor));
+  opened.parts = PartsOf(std::move(store));
+  opened.reopen = [path, backing](RequestRedactor r) -> StatusOr<StoreParts> {
     CR_ASSIGN_OR_RETURN(std::unique_ptr<SqliteJobStore> store, SqliteJobStore::Open(path, r));
-    return std::unique_ptr<JobStore>(std::move(store));
-  };
-  opened.backing = std::move(backing);
-  return opened;
-}
-
-// postgres: a new database on the shared test cluster, dropped with the
-// last reference to `backing`.
-StatusOr<OpenedStore> OpenPostgres(RequestRedactor redactor) {
-  CR_ASSIGN_OR_RETURN(std::string conninfo, coderunner::testing::SharedPostgres().CreateDatabase());
-  std::shared_ptr<void> backing(new std::string(conninfo), [](void* p) {
-    auto* owned = static_cast<std::string*>(p);
-    (void)coderunner::testing::SharedPostgres().DropDatabase(*owned);
-    delete owned;
-  });
-  PgStoreOptions options;
-  options.conninfo = conninfo;
-  options.max_connections = 4;
-  OpenedStore opened;
-  CR_ASSIGN_OR_RETURN(opened.store, PgJobStore::Open(options, redactor));
-  opened.reopen = [options, backing](RequestRedactor r) -> StatusOr<std::unique_ptr<JobStore>> {
-    CR_ASSIGN_OR_RETURN(std::unique_ptr<PgJobStore> store, PgJobStore::Open(options, r));
-    return std::unique_ptr<JobStore>(std::move(store));
+    return PartsOf(std::move(store));
   };
   opened.backing = std::move(backing);
   return opened;
@@ -68,9 +45,7 @@ StatusOr<OpenedStore> OpenPostgres(RequestRedactor redactor) {
 
 }  // namespace
 
-std::vector<StoreBackend> ContractBackends() {
-  return {{"sqlite", OpenSqlite}, {"postgres", OpenPostgres}};
-}
+StoreBackend SqliteBackend() { return {"sqlite", OpenSqlite}; }
 
 std::string BackendName(const ::testing::TestParamInfo<StoreBackend>& info) {
   return info.param.name;
@@ -102,6 +77,7 @@ void JobStoreContractFixture::SetUp() { OpenFresh(nullptr); }
 
 void JobStoreContractFixture::TearDown() {
   store_.reset();
+  parts_.clear();
   reopen_ = nullptr;
   backing_.reset();
 }
@@ -112,13 +88,23 @@ void JobStoreContractFixture::OpenFresh(RequestRedactor redactor) {
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();
   backing_ = std::move(opened->backing);
   reopen_ = std::move(opened->reopen);
-  store_ = std::move(opened->store);
+  store_ = std::move(opened->parts.jobs);
   ASSERT_NE(store_, nullptr);
+  parts_[store_.get()] = std::move(opened->parts);
 }
 
 StatusOr<std::unique_ptr<JobStore>> JobStoreContractFixture::OpenAgain() {
   if (!reopen_) return FailedPreconditionError(GetParam().name + " cannot reopen a store");
-  return reopen_(nullptr);
+  CR_ASSIGN_OR_RETURN(StoreParts parts, reopen_(nullptr));
+  std::unique_ptr<JobStore> store = std::move(parts.jobs);
+  parts_[store.get()] = std::move(parts);
+  return store;
+}
+
+const StoreParts& JobStoreContractFixture::Parts(const JobStore* store) const {
+  static const StoreParts* const kNone = new StoreParts();  // Never destroyed.
+  auto it = parts_.find(store != nullptr ? store : store_.get());
+  return it != parts_.end() ? it->second : *kNone;
 }
 
 void JobStoreContractFixture::Insert(std::vector<JobRecord> jobs) {

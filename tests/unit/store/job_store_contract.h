@@ -1,6 +1,8 @@
 // The JobStore contract suite: every JobStore implementation must pass the
-// TEST_Ps of tests/unit/store/job_store_*contract_test.cc. A backend is
-// added by appending a StoreBackend to ContractBackends().
+// TEST_Ps of tests/unit/store/job_store_*contract_test.cc, and the
+// contracts of the other parts it keeps (store_parts.h) those of their
+// *_contract_test.cc. A backend is added by appending a StoreBackend to
+// ContractBackends() (and to FleetBackends() if it keeps every part).
 #ifndef CODERUNNER_TESTS_UNIT_STORE_JOB_STORE_CONTRACT_H_
 #define CODERUNNER_TESTS_UNIT_STORE_JOB_STORE_CONTRACT_H_
 
@@ -8,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -15,26 +18,27 @@
 
 #include "coderunner/common/status.h"
 #include "coderunner/store/job_store.h"
+#include "coderunner/store/store_parts.h"
 
 namespace coderunner::store {
 
 // Opens a JobStore over the data of an already opened one, with `redactor`
-// (may be null).
-using StoreOpener = std::function<StatusOr<std::unique_ptr<JobStore>>(RequestRedactor)>;
+// (may be null), as its parts (store_parts.h).
+using StoreOpener = std::function<StatusOr<StoreParts>(RequestRedactor)>;
 
 // One fresh, isolated store of a backend.
 struct OpenedStore {
   // Owns the backing data (sqlite: the temporary directory; a server: the
   // database) and removes it when released. Declared first so that it is
-  // released last, after `store`; a test must destroy the stores it got
+  // released last, after `parts`; a test must destroy the stores it got
   // from `reopen` before the OpenedStore.
   std::shared_ptr<void> backing;
-  // The store, empty.
-  std::unique_ptr<JobStore> store;
+  // The store (parts.jobs), empty, and the parts its backend keeps.
+  StoreParts parts;
   // Opens another store over the same data (sqlite: the same path; a
-  // server: the same conninfo). While `store` is open it is a second
-  // connection (another node); once `store` is reset it is a restart. Null
-  // if the backend cannot reopen: the tests that need it are skipped.
+  // server: the same conninfo). While `parts.jobs` is open it is a second
+  // connection (another node); once it is reset it is a restart. Null if
+  // the backend cannot reopen: the tests that need it are skipped.
   StoreOpener reopen;
 };
 
@@ -45,9 +49,20 @@ struct StoreBackend {
   std::function<StatusOr<OpenedStore>(RequestRedactor)> open;
 };
 
-// The backends the contract suite runs over: sqlite and postgres (a
-// database of SharedPostgres()).
+// sqlite: a new database file in a new temporary directory
+// (job_store_contract.cc).
+StoreBackend SqliteBackend();
+// postgres: a new database of SharedPostgres() (postgres_contract_backend.cc,
+// built with the fleet only).
+StoreBackend PostgresBackend();
+
+// The backends the contract suite runs over: sqlite in unit_tests
+// (sqlite_contract_backends.cc), postgres in fleet_unit_tests
+// (postgres_contract_backend.cc, built with the fleet only).
 std::vector<StoreBackend> ContractBackends();
+// The backends that keep the fleet's parts too (bounded, rate_buckets,
+// sandbox_owners): postgres. Built with the fleet only.
+std::vector<StoreBackend> FleetBackends();
 
 // Names a TEST_P instance after its backend.
 std::string BackendName(const ::testing::TestParamInfo<StoreBackend>& info);
@@ -85,9 +100,13 @@ class JobStoreContractFixture : public ::testing::TestWithParam<StoreBackend> {
   // Another store over store_'s data, without a redactor (see
   // OpenedStore::reopen). FailedPrecondition when the backend cannot reopen
   // (!CanReopen(): a test that needs it skips). The caller owns the store
-  // and destroys it before TearDown.
+  // and destroys it before TearDown; Parts() knows its parts.
   StatusOr<std::unique_ptr<JobStore>> OpenAgain();
   bool CanReopen() const { return static_cast<bool>(reopen_); }
+  // The parts of `store` (default store_), one this fixture opened: its
+  // part pointers (jobs is empty: the store is store_ or OpenAgain's); all
+  // null for a store it did not open.
+  const StoreParts& Parts(const JobStore* store = nullptr) const;
 
   void Insert(std::vector<JobRecord> jobs);
   void MoveTo(const std::string& id, JobStatus to, int64_t at_ms);
@@ -98,6 +117,8 @@ class JobStoreContractFixture : public ::testing::TestWithParam<StoreBackend> {
   std::shared_ptr<void> backing_;
   StoreOpener reopen_;
   std::unique_ptr<JobStore> store_;
+  // The part pointers of every store opened (jobs moved out), by store.
+  std::map<const JobStore*, StoreParts> parts_;
 };
 
 }  // namespace coderunner::store

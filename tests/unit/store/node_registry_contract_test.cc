@@ -16,10 +16,10 @@ namespace {
 
 class NodeRegistryContractTest : public JobStoreContractFixture {
  protected:
-  // store_ as a NodeRegistry (both job stores are one).
+  // The NodeRegistry of `store` (default store_); both job stores keep one.
   NodeRegistry& Nodes(JobStore* store = nullptr) {
-    auto* nodes = dynamic_cast<NodeRegistry*>(store ? store : store_.get());
-    EXPECT_NE(nodes, nullptr) << GetParam().name << " is not a NodeRegistry";
+    NodeRegistry* nodes = Parts(store).nodes;
+    EXPECT_NE(nodes, nullptr) << GetParam().name << " keeps no NodeRegistry";
     return *nodes;
   }
   void MustHeartbeat(const NodeInfo& node, int64_t now_ms, JobStore* store = nullptr) {

@@ -23,10 +23,10 @@
 #include <vector>
 
 #include "coderunner/store/job_store.h"
-#include "coderunner/store/pg_job_store.h"
+#include "coderunner/store/postgres/pg_job_store.h"
 #include "pg/temp_postgres.h"
-#include "store/pg_connection.h"
-#include "store/sqlite_error.h"
+#include "store/postgres/pg_connection.h"
+#include "store/store_errors.h"
 
 namespace coderunner::store {
 namespace {

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "coderunner/store/pg_job_store.h"
+#include "coderunner/store/postgres/pg_job_store.h"
 #include "pg/temp_postgres.h"
 #include "store/job_row_codec.h"
-#include "store/pg_connection.h"
+#include "store/postgres/pg_connection.h"
 
 namespace coderunner::store {
 namespace {

@@ -1,7 +1,7 @@
 // The PostgreSQL store's text helpers: conninfo redaction and the ?N -> $N
 // placeholder conversion that lets both stores share their SQL; and the
 // options every connection is opened with.
-#include "store/pg_connection.h"
+#include "store/postgres/pg_connection.h"
 
 #include <gtest/gtest.h>
 

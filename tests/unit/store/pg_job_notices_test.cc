@@ -3,7 +3,7 @@
 // subscription surviving a server restart and a killed session. Tests that
 // stop the server start a cluster of their own; the rest use the ctest
 // fixture's cluster (one database per test).
-#include "coderunner/store/pg_job_notices.h"
+#include "coderunner/store/postgres/pg_job_notices.h"
 
 #include <gtest/gtest.h>
 
@@ -21,7 +21,7 @@
 #include "pg/temp_postgres.h"
 #include "pg_query_int.h"
 #include "store/job_notice_codec.h"
-#include "store/pg_connection.h"
+#include "store/postgres/pg_connection.h"
 
 namespace coderunner::store {
 namespace {

@@ -2,7 +2,7 @@
 // cluster of the ctest fixture "pg", or one this process starts): the
 // migrations, the pool, reconnecting. The contract
 // shared with SqliteJobStore is tested over both stores elsewhere.
-#include "coderunner/store/pg_job_store.h"
+#include "coderunner/store/postgres/pg_job_store.h"
 
 #include <gtest/gtest.h>
 
@@ -16,9 +16,9 @@
 
 #include "pg/temp_postgres.h"
 #include "pg_query_int.h"
-#include "store/pg_connection.h"
-#include "store/pg_pool.h"
-#include "store/pg_schema.h"
+#include "store/postgres/pg_connection.h"
+#include "store/postgres/pg_pool.h"
+#include "store/postgres/pg_schema.h"
 
 namespace coderunner::store {
 namespace {

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-#include "store/pg_connection.h"
+#include "store/postgres/pg_connection.h"
 
 namespace coderunner::store {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "coderunner/common/metrics.h"
-#include "coderunner/store/pg_job_store.h"
+#include "coderunner/store/postgres/pg_job_store.h"
 #include "coderunner/store/shared_rate_limiter.h"
 #include "job_store_contract.h"
 #include "pg/temp_postgres.h"

@@ -1,7 +1,7 @@
-// The RateBuckets contract (rate_buckets.h) over both job stores: a shared
-// token bucket per tenant, taken exactly once per token across handles
-// (nodes) and threads, refilled over time. Runs over every
-// ContractBackends() backend.
+// The RateBuckets contract (rate_buckets.h): a shared token bucket per
+// tenant, taken exactly once per token across handles (nodes) and threads,
+// refilled over time. Runs over every FleetBackends() backend (a single
+// node's SQLite store keeps no RateBuckets).
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -24,10 +24,10 @@ constexpr int64_t kT0 = 1'700'000'000'000;  // A fixed time, ms since the epoch.
 
 class RateBucketsContractTest : public JobStoreContractFixture {
  protected:
-  // `store` (default store_) as RateBuckets (both job stores are).
+  // The RateBuckets of `store` (default store_).
   RateBuckets& Buckets(JobStore* store = nullptr) {
-    auto* buckets = dynamic_cast<RateBuckets*>(store ? store : store_.get());
-    EXPECT_NE(buckets, nullptr) << GetParam().name << " is not RateBuckets";
+    RateBuckets* buckets = Parts(store).rate_buckets;
+    EXPECT_NE(buckets, nullptr) << GetParam().name << " keeps no RateBuckets";
     return *buckets;
   }
   TokenAnswer MustTake(const std::string& tenant, int per_minute, std::optional<int64_t> at_ms,
@@ -43,7 +43,7 @@ class RateBucketsContractTest : public JobStoreContractFixture {
   }
 };
 
-INSTANTIATE_TEST_SUITE_P(Backends, RateBucketsContractTest, ::testing::ValuesIn(ContractBackends()),
+INSTANTIATE_TEST_SUITE_P(Backends, RateBucketsContractTest, ::testing::ValuesIn(FleetBackends()),
                          BackendName);
 
 TEST_P(RateBucketsContractTest, TwoNodesTakeExactlyPerMinuteBetweenThem) {

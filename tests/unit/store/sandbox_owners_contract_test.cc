@@ -1,7 +1,7 @@
-// The SandboxOwners contract (sandbox_owners.h) over every job store that
-// implements it: place, replace, tenant scoping, forget, validation, and
-// two stores on one database seeing each other's placements. Runs over
-// every ContractBackends() backend.
+// The SandboxOwners contract (sandbox_owners.h): place, replace, tenant
+// scoping, forget, validation, and two stores on one database seeing each
+// other's placements. Runs over every FleetBackends() backend (a single
+// node's SQLite store keeps no SandboxOwners).
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -15,10 +15,10 @@ namespace {
 
 class SandboxOwnersContractTest : public JobStoreContractFixture {
  protected:
-  // store_ (or `store`) as SandboxOwners (both job stores are one).
+  // The SandboxOwners of `store` (default store_).
   SandboxOwners& Owners(JobStore* store = nullptr) {
-    auto* owners = dynamic_cast<SandboxOwners*>(store ? store : store_.get());
-    EXPECT_NE(owners, nullptr) << GetParam().name << " is not SandboxOwners";
+    SandboxOwners* owners = Parts(store).sandbox_owners;
+    EXPECT_NE(owners, nullptr) << GetParam().name << " keeps no SandboxOwners";
     return *owners;
   }
   void MustPlace(const SandboxPlacement& p, JobStore* store = nullptr) {
@@ -33,8 +33,8 @@ class SandboxOwnersContractTest : public JobStoreContractFixture {
   }
 };
 
-INSTANTIATE_TEST_SUITE_P(Backends, SandboxOwnersContractTest,
-                         ::testing::ValuesIn(ContractBackends()), BackendName);
+INSTANTIATE_TEST_SUITE_P(Backends, SandboxOwnersContractTest, ::testing::ValuesIn(FleetBackends()),
+                         BackendName);
 
 SandboxPlacement Placement(const std::string& id, const std::string& node,
                            const std::string& tenant = "acme", int64_t created_ms = 1000) {

@@ -1,7 +1,7 @@
 // SqliteJobStore's own behaviour: the file, its modes, WAL, schema version
 // and migration, what a damaged file does. The JobStore contract it shares
 // with every store is tested by job_store_*contract_test.cc.
-#include "coderunner/store/sqlite_job_store.h"
+#include "coderunner/store/sqlite/sqlite_job_store.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "job_store_contract.h"
-#include "store/sqlite_schema.h"
+#include "store/sqlite/sqlite_schema.h"
 
 namespace coderunner::store {
 namespace {

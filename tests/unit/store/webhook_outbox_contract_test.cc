@@ -24,10 +24,10 @@ constexpr const char* kInterrupted = R"json({"status":"error","error":"interrupt
 
 class WebhookOutboxContractTest : public JobStoreContractFixture {
  protected:
-  // `store` (default store_) as a WebhookOutbox (both job stores are one).
+  // The WebhookOutbox of `store` (default store_); both job stores keep one.
   WebhookOutbox& Outbox(JobStore* store = nullptr) {
-    auto* outbox = dynamic_cast<WebhookOutbox*>(store ? store : store_.get());
-    EXPECT_NE(outbox, nullptr) << GetParam().name << " is not a WebhookOutbox";
+    WebhookOutbox* outbox = Parts(store).outbox;
+    EXPECT_NE(outbox, nullptr) << GetParam().name << " keeps no WebhookOutbox";
     return *outbox;
   }
   std::vector<WebhookDelivery> MustList() {
