@@ -14,6 +14,11 @@ public header that is (a header only its own module uses sits beside its .cc
 in src/<module>/), and no file in src/ or include/ may reach into another
 directory with "../".
 
+And it keeps the fleet out of one node: only the paths of the ```fleet-only
+block (a directory ends with "/") may include "coderunner/fleet/..." or
+libpq's header, so that a build without the fleet (CODERUNNER_FLEET off)
+needs neither.
+
   scripts/check-layers.py [REPO_ROOT]
 """
 import os
@@ -22,6 +27,7 @@ import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"coderunner/([A-Za-z0-9_]+)/([A-Za-z0-9_./]+)"')
 RELATIVE = re.compile(r'^\s*#\s*include\s+"[^"]*\.\./')
+FLEET_ONLY = re.compile(r'^\s*#\s*include\s+["<](coderunner/fleet/|libpq-fe\.h|postgresql/)')
 
 
 def block(text, name):
@@ -69,6 +75,7 @@ def main():
         if not m:
             sys.exit(f"check-layers: bad exception line: {l}")
         allowed[(m.group(1), m.group(2))] = 0
+    fleet_only = [l.split()[0] for l in block(text, "fleet-only")]
     errors = []
     includers = {}  # "module/header.h" -> {(including module, including path)}
     for top in ("src", os.path.join("include", "coderunner")):
@@ -80,6 +87,11 @@ def main():
                 mod = module_of(root, path)
                 for n, line in enumerate(open(path, encoding="utf-8", errors="replace"), 1):
                     where = f"{os.path.relpath(path, root)}:{n}"
+                    rel = os.path.relpath(path, root)
+                    if FLEET_ONLY.match(line) and not any(
+                            rel == p or (p.endswith("/") and rel.startswith(p)) for p in fleet_only):
+                        errors.append(f"{where}: the fleet (or libpq) outside the fleet-only paths "
+                                      "of ARCHITECTURE.md; one node must build without it")
                     if RELATIVE.match(line):
                         errors.append(f"{where}: a relative include; include another module only "
                                       "through its public header in include/coderunner/")
