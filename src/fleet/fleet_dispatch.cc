@@ -171,11 +171,7 @@ Status FleetNode::Reserve(const std::string& tenant, const config::TierConfig* t
 
 Status FleetNode::Commit(const store::JobRecord& rec, const config::TierConfig* tier,
                          size_t batch_hits) {
-  if (deps_.bounded == nullptr) {
-    Status inserted = deps_.store->Insert({rec});
-    if (!inserted.ok() && !store::IsTerminal(rec.status)) deps_.queue->Release(1);
-    return inserted;
-  }
+  if (deps_.bounded == nullptr) return jobs::InsertReserved(*deps_.store, *deps_.queue, rec);
   store::QueueBounds bounds;
   bounds.tenant_max = tier != nullptr ? tier->max_queued : 0;
   bounds.tenant_extra = static_cast<int64_t>(batch_hits);

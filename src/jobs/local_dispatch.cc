@@ -35,9 +35,7 @@ class LocalDispatch : public JobDispatch {
     return ReserveQueueSlot(*deps_.queue, *deps_.metrics, tenant, tier, batch_hits);
   }
   Status Commit(const store::JobRecord& rec, const config::TierConfig*, size_t) override {
-    Status inserted = deps_.store->Insert({rec});
-    if (!inserted.ok() && !store::IsTerminal(rec.status)) deps_.queue->Release(1);
-    return inserted;
+    return InsertReserved(*deps_.store, *deps_.queue, rec);
   }
   void Unreserve() override { deps_.queue->Release(1); }
   void Dispatch(const store::JobRecord& rec, const config::TierConfig* tier) override {

@@ -28,4 +28,10 @@ Status ReserveQueueSlot(JobQueue& queue, MetricsRegistry& metrics, const std::st
   return OkStatus();
 }
 
+Status InsertReserved(store::JobStore& store, JobQueue& queue, const store::JobRecord& rec) {
+  Status inserted = store.Insert({rec});
+  if (!inserted.ok() && !store::IsTerminal(rec.status)) queue.Release(1);
+  return inserted;
+}
+
 }  // namespace coderunner::jobs

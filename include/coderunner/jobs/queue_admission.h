@@ -11,6 +11,7 @@
 #include "coderunner/common/status.h"
 #include "coderunner/config/config.h"
 #include "coderunner/jobs/job_queue.h"
+#include "coderunner/store/job_store.h"
 
 namespace coderunner::jobs {
 
@@ -24,6 +25,11 @@ Status QueueFull(MetricsRegistry& metrics, size_t capacity);
 // is reserved (the caller pushes or releases it). Thread-safe.
 Status ReserveQueueSlot(JobQueue& queue, MetricsRegistry& metrics, const std::string& tenant,
                         const config::TierConfig* tier, size_t batch_hits);
+
+// Inserts `rec` into `store` after ReserveQueueSlot; if the insert fails, a
+// queued job's slot goes back to `queue` (a terminal one, a cache hit, gave
+// its slot back before). The store's errors. Thread-safe.
+Status InsertReserved(store::JobStore& store, JobQueue& queue, const store::JobRecord& rec);
 
 }  // namespace coderunner::jobs
 
