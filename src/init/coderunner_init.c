@@ -198,13 +198,23 @@ static char** AwaitGo(const char* fifo, char** cmd, int* with_stdin) {
   return argv;
 }
 
+// How long KillAndReapAll waits for a SIGCHLD before it kills again.
+enum { kReapPollNs = 1000000 };  // 1 ms
+
 // Kills every process of the job (everything in this PID namespace but
 // PID 1: they all run as the job's uid) and reaps them. Records the main
 // process's status if it is among them. Outside a container of its own
 // (PID != 1, e.g. a test on the host) kill(-1) would reach every process
 // the caller may signal, so then only the job's main process is killed.
+// It kills again until no child is left, never waiting blocked: under
+// gVisor a process forked while kill(-1) runs can miss the signal (Linux
+// makes the two atomic), and a blocking wait would then wait on a process
+// nobody killed, until the service's deadline ended the container.
 static void KillAndReapAll(int* main_status, int* main_done) {
-  for (int round = 0; round < 100; ++round) {
+  sigset_t chld;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  for (;;) {
     if (g_own_namespace) {
       kill(-1, SIGKILL);
     } else if (!*main_done) {
@@ -212,13 +222,15 @@ static void KillAndReapAll(int* main_status, int* main_done) {
     }
     int st;
     pid_t pid;
-    while ((pid = waitpid(-1, &st, 0)) > 0 || (pid < 0 && errno == EINTR)) {
+    while ((pid = waitpid(-1, &st, WNOHANG)) > 0 || (pid < 0 && errno == EINTR)) {
       if (pid == g_child && !*main_done) {
         *main_status = st;
         *main_done = 1;
       }
     }
-    if (errno == ECHILD) return;
+    if (pid < 0) return;  // ECHILD: every job process is gone.
+    struct timespec ts = {0, kReapPollNs};
+    sigtimedwait(&chld, NULL, &ts);
   }
 }
 
