@@ -168,8 +168,10 @@ for _ in $(seq 180); do both_ready 2>/dev/null && break; sleep 0.5; done
 }
 step "up->both nodes ready through haproxy $(($(date +%s) - s))s"
 
-# run_job I: print(I*I+1) through the balancer; prints "node id" after
-# checking the status and stdout.
+# run_job I: print(I*I+1) through the balancer; writes "node id" to
+# $work/r.I after checking the status and stdout. One file per job: four
+# writers sharing one output file can interleave their pieces (a CI run
+# read "node-podmannode-docker job-..." and " job-..." back).
 run_job() {
   local i=$1 out
   out=$(curl -fsS --max-time 60 -D "$work/h.$i" -H "Authorization: Bearer $key" \
@@ -178,17 +180,19 @@ run_job() {
     { echo "job $i: HTTP error" >&2; return 1; }
   local node
   node=$(tr -d '\r' <"$work/h.$i" | sed -n 's/^[Xx]-[Cc]oderunner-[Nn]ode: //p')
+  [[ -n $node ]] || { echo "job $i: no X-Coderunner-Node header" >&2; return 1; }
   python3 -c 'import json,sys; r=json.loads(sys.argv[1]); i=int(sys.argv[2])
 assert r["status"]=="succeeded" and r["stdout"]==f"{i*i+1}\n", r
-print(sys.argv[3], r["id"])' "$out" "$i" "$node" || { echo "job $i: $out" >&2; return 1; }
+print(sys.argv[3], r["id"])' "$out" "$i" "$node" >"$work/r.$i" || { echo "job $i: $out" >&2; return 1; }
 }
 export -f run_job
 export key url work
 jobs_check() {
   local results node id
   # Four at a time: both nodes get concurrent work.
-  seq "$n_jobs" | xargs -P4 -I{} bash -c 'run_job {}' >"$work/results" ||
+  seq "$n_jobs" | xargs -P4 -I{} bash -c 'run_job {}' ||
     { echo "compose-test: fleet: a job failed" >&2; return 1; }
+  cat "$work"/r.* >"$work/results"
   (($(wc -l <"$work/results") == n_jobs)) || { echo "compose-test: fleet: $(wc -l <"$work/results") of $n_jobs results" >&2; return 1; }
   # Both nodes ran some (round robin: about half each).
   results=$(cut -d' ' -f1 "$work/results" | sort | uniq -c | awk '{printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1}')
