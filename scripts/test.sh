@@ -2,19 +2,20 @@
 # Runs the whole test suite, every test once per engine it is about
 # (tests/integration/CMakeLists.txt names the scopes): the integration
 # tests of what engines do on BOTH engines (Docker Engine and Podman, label
-# engine-*), the gVisor ones again under runsc, the engine-independent ones
-# (api, fleet) and the playground in a browser once, the compose
-# deployment on both engines and the fleet (PostgreSQL, a node on each
-# engine, HAProxy); then, under ASan+UBSan, the unit tests and every
-# integration test that runs the service's own code paths (label
-# sanitized); then every fuzzer for a bounded time.
+# engine-*), the gVisor ones again under runsc, the fleet and the
+# playground in a browser once, the compose deployment on both engines and
+# the fleet (PostgreSQL, a node on each engine, HAProxy); then, under
+# ASan+UBSan, the unit tests and every integration test that runs the
+# service's own code paths (label sanitized: the api suites run there
+# only, but for the cases too slow for it); then every fuzzer for a
+# bounded time.
 # Starts the engines and builds the runtime images if needed (offline).
 #
 #   scripts/test.sh            # everything
-#   SKIP_SANITIZERS=1 scripts/test.sh   # no sanitizer build: unit tests in build/ instead
+#   SKIP_SANITIZERS=1 scripts/test.sh   # no sanitizer build: unit and api tests in build/ instead
 #   SKIP_FUZZ=1 scripts/test.sh         # skip the bounded fuzzing pass
 #   SKIP_COMPOSE=1 scripts/test.sh      # skip the compose stacks
-#   FUZZ_SECONDS=60 scripts/test.sh     # fuzz longer (default 10 s a target)
+#   FUZZ_SECONDS=60 scripts/test.sh     # fuzz longer (default 6 s a target)
 #
 # Two builds, each compiling only what runs from it, so that CI fits its
 # 25-minute budget on 2 cores:
@@ -22,12 +23,15 @@
 #               init, the integration tests (the main pass and compose) and
 #               the fleet's unit tests (PostgreSQL). -O1 -g1 compiles about
 #               40 % faster than RelWithDebInfo's -O2 -g; backtraces keep
-#               file and line.
+#               file and line. The tests' own code is compiled at -O0
+#               (a quarter less compile time per file; they wait on the
+#               service, not on themselves).
 #   build-asan/ clang, -O0, ASan+UBSan (fatal) plus libFuzzer's coverage
 #               instrumentation, WITHOUT the fleet (CODERUNNER_FLEET=OFF: no
 #               src/fleet/, no libpq), which proves one node builds and
 #               passes without it: the unit tests, the sanitized integration
-#               tests and the fuzzers.
+#               tests and the fuzzers. The integration tests' own client
+#               code is not instrumented (the service they drive is).
 # What needs no CPU of its own overlaps a build: the runtime images are
 # built (debootstrap, mostly downloads) while build/ compiles, and the
 # compose stacks run while build-asan/ compiles. Tests run four at a time
@@ -78,17 +82,23 @@ run_ctest() {
   # Cost data from an earlier run here, else the committed one.
   [[ -f $dir/Testing/Temporary/CTestCostData.txt ]] ||
     cp tests/ctest-costs.txt "$dir/Testing/Temporary/CTestCostData.txt"
-  (cd "$dir" && ctest --no-tests=error --output-on-failure -j4 --timeout 300 \
-    --output-junit "test-times/ctest-$(date +%s).xml" "$@")
+  if ! (cd "$dir" && ctest --no-tests=error --output-on-failure -j4 --timeout 300 \
+    --output-junit "test-times/ctest-$(date +%s).xml" "$@"); then
+    # Last, where a log's end names it: what each failed test said.
+    scripts/failure-digest.py "$dir"
+    return 1
+  fi
 }
 
+# Unit tests and the api suites run in the sanitizer build; here only
+# without it.
 unit_in_main=OFF
 [[ "${SKIP_SANITIZERS:-0}" == 1 ]] && unit_in_main=ON
 stage "build (gcc -O1 -g1: the service, init, integration tests), with the runtime images built beside it"
 images/build.sh --engine podman --engine docker >"$logs/images.log" 2>&1 &
 images_pid=$!
 cmake -S . -B build $(generator build) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCODERUNNER_TESTS=ON \
-  -DCODERUNNER_UNIT_TESTS=$unit_in_main \
+  -DCODERUNNER_UNIT_TESTS=$unit_in_main -DCODERUNNER_API_TESTS=$unit_in_main \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
   -DCODERUNNER_PODMAN_SOCKET="$podman_sock" -DCODERUNNER_DOCKER_SOCKET="$docker_sock" >/dev/null
 main_targets=(coderunner coderunner-init integration_tests fake_llm_server fleet_unit_tests
@@ -100,7 +110,7 @@ await "$images_pid" "runtime images" "$logs/images.log"
 # register exactly the count in tests/expected-test-counts.txt.
 [[ $unit_in_main == OFF ]] && scripts/check-test-counts.sh build main
 
-stage "integration: engine (docker, podman, runsc), fleet, api, browser; the fleet's unit tests"
+stage "integration: engine (docker, podman, runsc), fleet, browser, the api cases too slow for the sanitizers; the fleet's unit tests"
 run_ctest build -LE '^(unit|fixture|toolchain)$'
 
 # Alone: it runs every MultiPL-E row on the host's toolchains as well.
@@ -151,13 +161,13 @@ if [[ "${SKIP_FUZZ:-0}" != 1 ]]; then
   # leak, timeout or undefined behaviour (built with
   # -fno-sanitize-recover=all) fails the pass; the input that did it is
   # kept in build-asan/findings/.
-  stage "fuzz (libFuzzer, ${FUZZ_SECONDS:-10} s per target, committed corpus as seeds)"
+  stage "fuzz (libFuzzer, ${FUZZ_SECONDS:-6} s per target, committed corpus as seeds)"
   mkdir -p build-asan/findings
   fuzz_one() {
     local f=$1 work rc=0
     work=$(mktemp -d)
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=halt_on_error=1 \
-      build-asan/tests/fuzz/"${f}"_fuzzer -max_total_time="${FUZZ_SECONDS:-10}" -max_len=4096 \
+      build-asan/tests/fuzz/"${f}"_fuzzer -max_total_time="${FUZZ_SECONDS:-6}" -max_len=4096 \
       -print_final_stats=0 -artifact_prefix="build-asan/findings/$f-" "$work" \
       "tests/fuzz/corpus/$f" >"build-asan/findings/$f.log" 2>&1 || rc=$?
     rm -rf "$work"
