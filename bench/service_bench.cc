@@ -22,6 +22,12 @@
 //               differ only in store.kind, sqlite (--sqlite-server) and
 //               postgres (--pg-server), interleaved; the difference in ms
 //               and the ratio (store_bench.h)
+//   mcp         issue 33: python print(1+1) through the MCP server's
+//               run_code (Streamable HTTP) against POST /v1/execute,
+//               interleaved; the p50 ratio (mcp_bench.h)
+//   e2b         issue 34: an E2B sandbox's creation to its first command's
+//               first output, as the SDK calls, against /v1's sandbox and
+//               first execute; 20 at once; warm commands (e2b_bench.h)
 //   fleet       issue 19: HumanEval's throughput (as above) through one
 //               node alone (--solo-server) against two nodes behind a
 //               balancer (--fleet-server), interleaved rounds; jobs/s of
@@ -60,8 +66,10 @@
 #include "bench_common.h"
 #include "coderunner/engine/curl_transport.h"
 #include "data_bench.h"
+#include "e2b_bench.h"
 #include "fleet_bench.h"
 #include "humaneval.h"
+#include "mcp_bench.h"
 #include "store_bench.h"
 
 extern char** environ;
@@ -89,7 +97,7 @@ struct Options {
   int pid = 0;
   std::string humaneval;
   int jobs = 30;
-  std::string sections = "latency,throughput,memory,sandboxes,data";
+  std::string sections = "latency,throughput,memory,sandboxes,data,mcp,e2b";
   int cli_loop = 0;
   std::string cold_server;  // Same engine, pool off; empty = not measured.
   // Same engine and config, python on the slim image; empty = not measured.
@@ -548,6 +556,8 @@ int main(int argc, char** argv) {
       bench::StoreLatency(lite, pg, o.jobs);
     }
   }
+  if (o.sections.find("mcp") != std::string::npos) bench::McpLatency(c, std::min(o.jobs, 30));
+  if (o.sections.find("e2b") != std::string::npos) bench::E2bLatency(o.server, 20, 20);
   if (o.sections.find("fleet") != std::string::npos) Fleet(o);
   return 0;
 }

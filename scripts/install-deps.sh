@@ -67,3 +67,28 @@ if ! cmp -s "${node_lock_dir}/package-lock.json" "${host_tsx_dir}/package-lock.j
   cp "${node_lock_dir}/package.json" "${node_lock_dir}/package-lock.json" "${host_tsx_dir}/"
   (cd "${host_tsx_dir}" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund >/dev/null)
 fi
+# The real MCP clients for McpClientTest (tests/mcp/): the official SDK and
+# the conformance runner, pinned by tests/mcp/package-lock.json. The
+# directory must match CODERUNNER_MCP_CLIENTS_DIR in
+# tests/integration/CMakeLists.txt.
+mcp_lock_dir="$(cd "$(dirname "$0")/../tests/mcp" && pwd)"
+mcp_clients_dir=/var/cache/coderunner/mcp-clients
+if ! cmp -s "${mcp_lock_dir}/package-lock.json" "${mcp_clients_dir}/package-lock.json" ||
+    [[ ! -f ${mcp_clients_dir}/node_modules/@modelcontextprotocol/conformance/dist/index.js ]]; then
+  echo "install-deps: installing the MCP clients (tests/mcp/package-lock.json) in ${mcp_clients_dir}"
+  mkdir -p "${mcp_clients_dir}"
+  cp "${mcp_lock_dir}/package.json" "${mcp_lock_dir}/package-lock.json" "${mcp_clients_dir}/"
+  (cd "${mcp_clients_dir}" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund >/dev/null)
+fi
+# The official E2B SDKs for E2bSdkTest (tests/e2b/), pinned by
+# tests/e2b/package-lock.json, in CODERUNNER_E2B_CLIENTS_DIR
+# (tests/integration/CMakeLists.txt).
+e2b_lock_dir="$(cd "$(dirname "$0")/../tests/e2b" && pwd)"
+e2b_clients_dir=/var/cache/coderunner/e2b-clients
+if ! cmp -s "${e2b_lock_dir}/package-lock.json" "${e2b_clients_dir}/package-lock.json" ||
+    [[ ! -f ${e2b_clients_dir}/node_modules/e2b/dist/index.js ]]; then
+  echo "install-deps: installing the E2B SDKs (tests/e2b/package-lock.json) in ${e2b_clients_dir}"
+  mkdir -p "${e2b_clients_dir}"
+  cp "${e2b_lock_dir}/package.json" "${e2b_lock_dir}/package-lock.json" "${e2b_clients_dir}/"
+  (cd "${e2b_clients_dir}" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund >/dev/null)
+fi

@@ -8,10 +8,17 @@
 
 namespace coderunner::api {
 
+std::string PresentedCredentials(const httplib::Request& req) {
+  std::string authorization = req.get_header_value("Authorization");
+  if (!authorization.empty()) return authorization;
+  std::string key = req.get_header_value("X-API-Key");
+  return key.empty() ? std::string() : "Bearer " + key;
+}
+
 std::optional<auth::Principal> Authenticate(const httplib::Request& req, httplib::Response& res,
                                             const auth::Authenticator& authenticator,
                                             ErrorWriter write_error) {
-  auto p = authenticator.Authenticate(req.get_header_value("Authorization"));
+  auto p = authenticator.Authenticate(PresentedCredentials(req));
   if (p.ok()) return std::move(*p);
   res.set_header("WWW-Authenticate", "Bearer");
   write_error(res, p.status());

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "coderunner/auth/authenticator.h"
 #include "coderunner/auth/long_request_limiter.h"
@@ -19,7 +20,11 @@ struct Response;
 
 namespace coderunner::api {
 
-// The caller the request's Authorization header names; nullopt after a
+// The credentials a request presents: its Authorization header, else its
+// X-API-Key header as "Bearer <key>" (what E2B's and other SDKs send).
+std::string PresentedCredentials(const httplib::Request& req);
+
+// The caller the request's credentials (PresentedCredentials) name; nullopt after a
 // 401 with WWW-Authenticate was written to `res` by `write_error`.
 // Thread-safe.
 std::optional<auth::Principal> Authenticate(const httplib::Request& req, httplib::Response& res,

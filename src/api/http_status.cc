@@ -4,6 +4,7 @@
 #include "coderunner/common/bounded_json.h"
 #include "coderunner/common/disk_room.h"
 #include "coderunner/engine/volumes.h"
+#include "coderunner/sandboxes/sandbox_files.h"
 #include "coderunner/sandboxes/sandbox_manager.h"
 
 namespace coderunner::api {
@@ -31,7 +32,10 @@ int HttpStatusFor(const Status& status) {
       return 422;
     case StatusCode::kResourceExhausted:
       // Not the client's rate: the node's disk (Insufficient Storage).
-      if (status.reason() == kReasonDiskFull) return 507;
+      if (status.reason() == kReasonDiskFull ||
+          status.reason() == sandboxes::kReasonSandboxNoSpace) {
+        return 507;
+      }
       return 429;
     case StatusCode::kUnavailable:
       return 503;

@@ -13,7 +13,11 @@ nlohmann::json InfoJson(const config::Config& config, const InfoFeatures& featur
            {{"configured", !config.llm.base_url.empty()},
             {"config_keys", {"llm.base_url", "llm.model", "llm.api_key_env"}}}},
           {"runtime", native ? "native" : "sandboxed"},
-          {"features", {{"sandboxes", features.sandboxes}, {"volumes", features.volumes}}},
+          {"features",
+           {{"sandboxes", features.sandboxes},
+            {"volumes", features.volumes},
+            {"mcp", features.mcp},
+            {"e2b", features.e2b}}},
           {"limits",
            {{"default", wire::LimitsToJson(config.default_limits)},
             {"max", wire::LimitsToJson(config.max_limits)}}}};

@@ -19,6 +19,8 @@ inline constexpr char kInfoPath[] = "/v1/info";
 struct InfoFeatures {
   bool sandboxes = false;  // /v1/sandboxes answers (not the native refusal).
   bool volumes = false;    // /v1/volumes answers (not the native refusal).
+  bool mcp = false;        // /mcp answers (mcp.enabled).
+  bool e2b = false;        // /e2b answers (e2b.enabled, with sandboxes).
 };
 
 // The GET /v1/info body for `config`:
@@ -26,7 +28,7 @@ struct InfoFeatures {
 //    "llm": {"configured": llm.base_url set,
 //            "config_keys": ["llm.base_url", "llm.model", "llm.api_key_env"]},
 //    "runtime": "sandboxed"|"native" (code_runner.runtime),
-//    "features": {"sandboxes": bool, "volumes": bool} (`features`),
+//    "features": {"sandboxes", "volumes", "mcp", "e2b": bool} (`features`),
 //    "limits": {"default": limits.default, "max": limits.max}}
 // with each limits object in a job record's shape (wire/limits_json.h).
 // Never any key, key hash, model name, URL or environment variable name.

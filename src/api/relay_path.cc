@@ -20,9 +20,20 @@ bool Unreserved(unsigned char c) {
          c == '_' || c == '.' || c == '~';
 }
 
+// "/" + each segment of `file` (validated), percent-encoded.
+StatusOr<std::string> FileSuffix(std::string_view file) {
+  CR_ASSIGN_OR_RETURN(std::vector<std::string> segments,
+                      isolation::SplitSafeRelativePath(file, kRelayedFileMaxDepth));
+  std::string out;
+  for (const std::string& segment : segments) out += "/" + EscapePathSegment(segment);
+  return out;
+}
+
+}  // namespace
+
 // `segment` percent-encoded: every byte but the unreserved ones (so a '/',
 // '?', '#' or '%' in it stays part of the segment).
-std::string EscapeSegment(std::string_view segment) {
+std::string EscapePathSegment(std::string_view segment) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
   for (unsigned char c : segment) {
@@ -35,20 +46,9 @@ std::string EscapeSegment(std::string_view segment) {
   return out;
 }
 
-// "/" + each segment of `file` (validated), percent-encoded.
-StatusOr<std::string> FileSuffix(std::string_view file) {
-  CR_ASSIGN_OR_RETURN(std::vector<std::string> segments,
-                      isolation::SplitSafeRelativePath(file, kRelayedFileMaxDepth));
-  std::string out;
-  for (const std::string& segment : segments) out += "/" + EscapeSegment(segment);
-  return out;
-}
-
-}  // namespace
-
 StatusOr<std::string> SandboxRelayPath(const SandboxTarget& target) {
   if (!IsId("sbx", target.id)) {
-    return NotFoundError("no sandbox " + EscapeSegment(target.id.substr(0, 64)),
+    return NotFoundError("no sandbox " + EscapePathSegment(target.id.substr(0, 64)),
                          sandboxes::kReasonSandboxNotFound);
   }
   std::string path = "/v1/sandboxes/" + target.id;
@@ -69,7 +69,7 @@ StatusOr<std::string> SandboxRelayPath(const SandboxTarget& target) {
 
 StatusOr<std::string> ArtifactRelayPath(std::string_view job_id, std::string_view file) {
   if (!IsId("job", job_id)) {
-    return NotFoundError("no job " + EscapeSegment(job_id.substr(0, 64)),
+    return NotFoundError("no job " + EscapePathSegment(job_id.substr(0, 64)),
                          store::kReasonJobNotFound);
   }
   CR_ASSIGN_OR_RETURN(std::string suffix, FileSuffix(file));

@@ -29,6 +29,10 @@ struct SandboxTarget {
   std::string file;  // kFile: the path below /output, decoded; "" otherwise.
 };
 
+// `segment` percent-encoded: every byte but ALPHA, DIGIT and "-._~" (so a
+// '/', '?', '#' or '%' in it stays part of the segment). Pure.
+std::string EscapePathSegment(std::string_view segment);
+
 // The owner's path for `target`: "/v1/sandboxes/{id}" then "/execute",
 // "/files" or "/files/{file}", each segment of `file` percent-encoded
 // (every byte but ALPHA, DIGIT and "-._~"). An id that NewId("sbx") could

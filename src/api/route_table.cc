@@ -84,6 +84,18 @@ RouteTable& RouteTable::Post(const std::string& pattern, AdmittedHandler handler
   return *this;
 }
 
+RouteTable& RouteTable::PostRaw(const std::string& pattern, httplib::Server::Handler handler) {
+  http_.Post(pattern, Handling(std::move(handler)));
+  Record("POST", pattern, true);
+  return *this;
+}
+
+RouteTable& RouteTable::DeleteRaw(const std::string& pattern, httplib::Server::Handler handler) {
+  http_.Delete(pattern, Handling(std::move(handler)));
+  Record("DELETE", pattern, true);
+  return *this;
+}
+
 RouteTable& RouteTable::Delete(const std::string& pattern, httplib::Server::Handler handler) {
   return Delete(pattern, Plain(std::move(handler)));
 }

@@ -7,16 +7,20 @@
 #include <chrono>
 
 #include "auth_adapter.h"
+#include "authorize.h"
 #include "code_runner_gate.h"
 #include "coderunner/common/disk_room.h"
 #include "coderunner/common/logging.h"
 #include "coderunner/engine/transport.h"
+#include "e2b/e2b_json.h"
+#include "e2b/e2b_routes.h"
 #include "http_reply.h"
 #include "http_status.h"
 #include "info_route.h"
 #include "intents_routes.h"
 #include "jobs_routes.h"
 #include "language_entry.h"
+#include "mcp/mcp_routes.h"
 #include "native_routes.h"
 #include "nodes_route.h"
 #include "openapi.h"
@@ -65,8 +69,11 @@ void TagRequest(const httplib::Request& req, httplib::Response& res) {
 }
 
 // An error answer in the shape the path's clients read: Piston's
-// {"message"} beside our {"error"} under /api/v2/ (also /api/v2/piston/).
+// {"message"} beside our {"error"} under /api/v2/ (also /api/v2/piston/),
+// a JSON-RPC error at /mcp, E2B's {"code","message"} under /e2b.
 json EdgeErrorJson(const httplib::Request& req, const Status& s) {
+  if (req.path == "/mcp") return McpErrorJson(s);
+  if (req.path.rfind("/e2b/", 0) == 0) return e2b::ControlErrorJson(HttpStatusFor(s), s);
   return req.path.rfind("/api/v2/", 0) == 0 ? PistonErrorJson(s) : ErrorJson(s);
 }
 
@@ -78,7 +85,7 @@ BodyPolicy BodyPolicyFor(const config::Config& config, const auth::Authenticator
   BodyPolicy policy;
   policy.admit = [&authenticator](const httplib::Request& req, httplib::Response& res,
                                   Admission& admission) {
-    auto p = authenticator.Authenticate(req.get_header_value("Authorization"));
+    auto p = authenticator.Authenticate(PresentedCredentials(req));
     if (p.ok()) {
       admission.caller = std::move(*p);
       return true;
@@ -183,9 +190,10 @@ void Server::Routes() {
     return Answer::Text(a.status, a.body);
   }));
 
-  RegisterInfoRoute(
-      routes_, *deps_.config,
-      {!native() && deps_.sandboxes != nullptr, !native() && deps_.volumes != nullptr}, auth);
+  RegisterInfoRoute(routes_, *deps_.config,
+                    {!native() && deps_.sandboxes != nullptr, !native() && deps_.volumes != nullptr,
+                     deps_.config->mcp.enabled, E2bServed()},
+                    auth);
 
   routes_.Get("/openapi.json", auth.Open([](const httplib::Request&) -> StatusOr<Answer> {
     return Answer::Text(200, std::string(OpenApiDocument()));
@@ -204,10 +212,22 @@ void Server::Routes() {
   }
   if (deps_.sandboxes != nullptr && !native()) {
     RegisterSandboxRoutes(routes_, *deps_.sandboxes, *deps_.config, auth, forwarder_.get());
+    if (E2bServed()) {
+      RegisterE2bRoutes(routes_,
+                        E2bDeps{deps_.config, deps_.sandboxes, deps_.sandbox_processes,
+                                deps_.sandbox_files, limiter, deps_.metrics},
+                        auth);
+    }
   }
+  if (deps_.config->mcp.enabled) McpRoutes(auth);
   RegisterNodesRoute(routes_, deps_.nodes, auth);
   RegisterPistonRoutes(routes_, *deps_.jobs, auth);
   if (deps_.config->ui.enabled) RegisterUiRoutes(routes_, auth);
+}
+
+bool Server::E2bServed() const {
+  return !native() && deps_.sandboxes != nullptr && deps_.config->e2b.enabled &&
+         deps_.sandbox_processes != nullptr && deps_.sandbox_files != nullptr;
 }
 
 void Server::Hooks() {
@@ -364,6 +384,28 @@ Status Server::Serve() {
   return OkStatus();
 }
 
-void Server::Stop() { http_->stop(); }
+void Server::McpRoutes(const AuthAdapter& auth) {
+  const config::Config& config = *deps_.config;
+  mcp_sessions_ = std::make_unique<mcp::McpSessions>(
+      config.mcp.max_sessions_per_tenant, std::chrono::seconds(config.mcp.session_idle_s));
+  sandboxes::SandboxManager* sandboxes = native() ? nullptr : deps_.sandboxes;
+  mcp::ToolDeps tools{&config,
+                      deps_.jobs,
+                      sandboxes,
+                      forwarder_.get(),
+                      deps_.agents != nullptr && deps_.jobs->intents_enabled(),
+                      [this] { return languages_cache_.Get(); }};
+  mcp_server_ = std::make_unique<mcp::McpServer>(mcp::McpTools(std::move(tools), auth),
+                                                 mcp::McpResources(config, *deps_.jobs, sandboxes),
+                                                 *mcp_sessions_);
+  RegisterMcpRoutes(routes_, *mcp_server_, *mcp_sessions_, config.mcp, auth);
+}
+
+void Server::Stop() {
+  // Ends the sessions' GET streams, which would otherwise hold their
+  // threads until their clients leave.
+  if (mcp_sessions_) mcp_sessions_->CloseAll();
+  http_->stop();
+}
 
 }  // namespace coderunner::api

@@ -1,19 +1,10 @@
 #include "coderunner/auth/authenticator.h"
 
+#include "coderunner/common/constant_time.h"
 #include "coderunner/common/sha256.h"
 
 namespace coderunner::auth {
 namespace {
-
-// Compares without an early exit, so timing does not reveal a prefix match.
-bool ConstantTimeEqual(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  unsigned char diff = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  }
-  return diff == 0;
-}
 
 Status Unauthenticated(const std::string& why) {
   return InvalidArgumentError(why, kReasonUnauthenticated);

@@ -66,6 +66,7 @@ class ApiClient {
                       const std::atomic<bool>* abort = nullptr) const;
 
   const std::string& base_url() const { return base_url_; }
+  const std::string& api_key() const { return api_key_; }
 
  private:
   std::string base_url_;

@@ -229,6 +229,19 @@ StatusOr<SandboxArgs> ParseSandboxArgs(const std::vector<std::string>& argv) {
   return out;
 }
 
+StatusOr<McpArgs> ParseMcpArgs(const std::vector<std::string>& argv) {
+  McpArgs out;
+  Scanner s(argv, "mcp");
+  while (s.Next()) {
+    if (s.IsDashes()) continue;
+    if (!s.IsOption()) return s.Extra();
+    CR_ASSIGN_OR_RETURN(bool common, s.Common(&out.common));
+    if (!common) return s.Unknown();
+  }
+  if (out.common.json) return Usage("mcp", "--json does not apply: stdout carries MCP messages");
+  return out;
+}
+
 StatusOr<ServeArgs> ParseServeArgs(const std::vector<std::string>& argv,
                                    const std::string& default_config) {
   ServeArgs out;

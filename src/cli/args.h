@@ -54,6 +54,11 @@ struct SandboxArgs {
   std::optional<int64_t> timeout_ms;  // exec --timeout.
 };
 
+// `coderunner mcp [--server URL]`.
+struct McpArgs {
+  CommonArgs common;  // --json does not apply: refused.
+};
+
 // `coderunner serve [--config PATH]`.
 struct ServeArgs {
   std::string config_path;  // "" = built-in defaults.
@@ -66,6 +71,7 @@ struct ServeArgs {
 StatusOr<RunArgs> ParseRunArgs(const std::vector<std::string>& argv);
 StatusOr<IntentArgs> ParseIntentArgs(const std::vector<std::string>& argv);
 StatusOr<SandboxArgs> ParseSandboxArgs(const std::vector<std::string>& argv);
+StatusOr<McpArgs> ParseMcpArgs(const std::vector<std::string>& argv);
 // `default_config` is $CODERUNNER_CONFIG (or "").
 StatusOr<ServeArgs> ParseServeArgs(const std::vector<std::string>& argv,
                                    const std::string& default_config);

@@ -21,6 +21,7 @@ constexpr const char* kUsage =
     "  run       run a program file in a fresh container and print its output\n"
     "  intent    turn a plain-English task into a program, run it, print the answer\n"
     "  sandbox   create, use, list and remove stateful sandboxes\n"
+    "  mcp       serve MCP over stdio, relayed to the service's /mcp (for MCP clients)\n"
     "\n"
     "'coderunner <command> --help' describes each. The client commands talk to\n"
     "the service at --server URL, else $CODERUNNER_URL, else http://127.0.0.1:8080,\n"
@@ -74,6 +75,18 @@ constexpr const char* kSandboxUsage =
     "exec reads the code from FILE, from stdin (- or nothing), or from -c, prints\n"
     "the call's stdout and stderr and mirrors its exit code.\n";
 
+constexpr const char* kMcpUsage =
+    "usage: coderunner mcp [--server URL]\n"
+    "The MCP stdio transport for an MCP client (a desktop assistant, an IDE, an\n"
+    "agent): reads JSON-RPC messages from stdin, one a line, sends each to the\n"
+    "service's /mcp, and writes every message the service sends back to stdout,\n"
+    "one a line; diagnostics go to stderr. Requests run concurrently (at most 16\n"
+    "at once). When stdin ends it waits up to a minute for the requests in\n"
+    "flight, ends the session and exits 0; SIGINT or SIGTERM do so at once.\n"
+    "  --server URL    the service (default: $CODERUNNER_URL, else http://127.0.0.1:8080)\n"
+    "  -h, --help      this help\n"
+    "The API key comes from $CODERUNNER_API_KEY (sent as Authorization: Bearer).\n";
+
 int Help(const std::string& text, bool client) {
   WriteOut(text);
   if (client) {
@@ -104,10 +117,13 @@ int Serve(const std::vector<std::string>& args, const ServeFunction& serve) {
   return serve(parsed->config_path);
 }
 
+// `usage` is the command's help; the common options and exit codes follow
+// it when `common_help` (the job commands).
 template <typename Args, typename Command>
-int Client(const StatusOr<Args>& parsed, const char* usage, Command command) {
+int Client(const StatusOr<Args>& parsed, const char* usage, Command command,
+           bool common_help = true) {
   if (!parsed.ok()) return ReportError(parsed.status());
-  if (parsed->common.help) return Help(usage, true);
+  if (parsed->common.help) return Help(usage, common_help);
   ApiClient client = MakeClient(parsed->common);
   CommandContext ctx{&client, StderrIsTty()};
   try {
@@ -132,6 +148,7 @@ int Main(int argc, char** argv, const ServeFunction& serve) {
   if (command == "run") return Client(ParseRunArgs(rest), kRunUsage, RunCommand);
   if (command == "intent") return Client(ParseIntentArgs(rest), kIntentUsage, IntentCommand);
   if (command == "sandbox") return Client(ParseSandboxArgs(rest), kSandboxUsage, SandboxCommand);
+  if (command == "mcp") return Client(ParseMcpArgs(rest), kMcpUsage, McpCommand, false);
   WriteErr(command.empty()
                ? std::string(kUsage)
                : "coderunner: unknown command '" + command + "' (see coderunner --help)\n");

@@ -51,6 +51,12 @@ int IntentCommand(const IntentArgs& args, const CommandContext& ctx);
 // ls one line per sandbox (id, state, language, expires_at).
 int SandboxCommand(const SandboxArgs& args, const CommandContext& ctx);
 
+// `mcp`: the MCP stdio transport for the server's /mcp (McpRelay): JSON-RPC
+// lines from stdin go to the server, its messages to stdout, one a line.
+// Returns 0 when stdin ends (after the requests in flight, for at most a
+// minute) or on SIGINT/SIGTERM (at once), having ended the session.
+int McpCommand(const McpArgs& args, const CommandContext& ctx);
+
 }  // namespace coderunner::cli
 
 #endif  // CODERUNNER_CLI_COMMANDS_H_

@@ -18,6 +18,12 @@ bool SseParser::Feed(std::string_view chunk) {
     }
   }
   pending_.erase(0, start);
+  if (pending_.size() + data_.size() > max_event_bytes_) {
+    overflowed_ = stopped_ = true;
+    pending_.clear();
+    data_.clear();
+    return false;
+  }
   return true;
 }
 

@@ -203,6 +203,8 @@ const std::vector<Section>& Sections() {
       Sub("llm", &Config::llm, LlmFields()),
       Sub("intents", &Config::intents, IntentsFields()),
       Sub("ui", &Config::ui, UiFields()),
+      Sub("mcp", &Config::mcp, McpFields()),
+      Sub("e2b", &Config::e2b, E2bFields()),
       {"output_bytes", ReadOutputBytes,
        [](std::vector<KeyInfo>* out) {
          out->push_back({"output_bytes", Unit::kBytes, [](const Config& a, const Config& b) {

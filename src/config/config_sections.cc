@@ -126,6 +126,23 @@ const Field<UiConfig> kUiFields[] = {
     {"enabled", &UiConfig::enabled},
 };
 
+const Field<McpConfig> kMcpFields[] = {
+    {"enabled", &McpConfig::enabled},
+    {"allowed_hosts", &McpConfig::allowed_hosts},
+    {"allowed_origins", &McpConfig::allowed_origins},
+    {"max_sessions_per_tenant", &McpConfig::max_sessions_per_tenant, U::kCount, Between(1, 1000)},
+    {"session_idle_s", &McpConfig::session_idle_s, U::kSeconds, Between(10, 7 * 86400)},
+};
+
+const Field<E2bConfig> kE2bFields[] = {
+    {"enabled", &E2bConfig::enabled},
+    {"template_language", &E2bConfig::template_language},
+    {"home_bytes", &E2bConfig::home_bytes, U::kBytes, Between(1LL << 20, 64LL << 30)},
+    {"max_processes_per_sandbox", &E2bConfig::max_processes_per_sandbox, U::kCount,
+     Between(1, 1024)},
+    {"max_file_bytes", &E2bConfig::max_file_bytes, U::kBytes, Between(1LL << 10, 1LL << 30)},
+};
+
 const Field<LlmConfig> kLlmFields[] = {
     {"base_url", &LlmConfig::base_url, U::kNone, {}, CheckHttpUrl},
     {"model", &LlmConfig::model},  // Required with base_url: CheckAcross.
@@ -228,6 +245,8 @@ std::span<const Field<JobsConfig>> JobsFields() { return kJobsFields; }
 std::span<const Field<WebhooksConfig>> WebhooksFields() { return kWebhooksFields; }
 std::span<const Field<LlmConfig>> LlmFields() { return kLlmFields; }
 std::span<const Field<UiConfig>> UiFields() { return kUiFields; }
+std::span<const Field<McpConfig>> McpFields() { return kMcpFields; }
+std::span<const Field<E2bConfig>> E2bFields() { return kE2bFields; }
 std::span<const Field<IntentsConfig>> IntentsFields() { return kIntentsFields; }
 std::span<const Field<Config>> LogFields() { return kLogFields; }
 std::span<const Field<Limits>> LimitsFields() { return kLimitsFields; }

@@ -28,6 +28,8 @@ std::span<const Field<JobsConfig>> JobsFields();
 std::span<const Field<WebhooksConfig>> WebhooksFields();
 std::span<const Field<LlmConfig>> LlmFields();
 std::span<const Field<UiConfig>> UiFields();
+std::span<const Field<McpConfig>> McpFields();
+std::span<const Field<E2bConfig>> E2bFields();
 std::span<const Field<IntentsConfig>> IntentsFields();
 std::span<const Field<Config>> LogFields();  // log.level, log.format.
 std::span<const Field<Limits>> LimitsFields();

@@ -1,5 +1,6 @@
-// Filesystem isolation: a read-only root, a read-only workspace, and a
-// size-capped /tmp as the only writable place.
+// Filesystem isolation: a read-only root, a read-only workspace, and
+// size-capped tmpfs mounts (/tmp, and a sandbox's /home/user) as the only
+// writable places besides /output.
 #include "coderunner/isolation/mechanism.h"
 
 namespace coderunner::isolation {
@@ -11,6 +12,13 @@ std::string TmpfsOptions(int64_t bytes) {
 }
 
 constexpr const char* kReadOnlyTmpfs = "ro,noexec,nosuid,nodev,size=4096,mode=0755";
+
+// A home the job may also run what it wrote from (E2B's users do): "exec"
+// said outright (without it Docker mounts it noexec, and mode 0755); mode
+// 1777 because Podman 4.3 refuses tmpfs uid= options.
+std::string HomeTmpfsOptions(int64_t bytes) {
+  return "rw,exec,nosuid,nodev,size=" + std::to_string(bytes) + ",mode=1777";
+}
 
 nlohmann::json InspectMounts(const nlohmann::json& inspect) {
   auto it = inspect.find("Mounts");
@@ -46,12 +54,28 @@ class FilesystemIsolation : public Mechanism {
     // place that is not size-capped by our /tmp setting.
     host["IpcMode"] = "none";
     create["WorkingDir"] = std::string(kWorkspaceMount);
+    if (ctx.job.home_bytes > 0) {
+      // Not the container's WorkingDir: Docker would make that directory
+      // first, and the tmpfs would take its mode (0755, root's) instead of
+      // 1777. Processes started in the sandbox start there instead.
+      host["Tmpfs"][std::string(kHomeMount)] = HomeTmpfsOptions(ctx.job.home_bytes);
+    }
   }
 
   Status Verify(const PolicySettings&, const ContainerContext& ctx,
                 const nlohmann::json& inspect) const override {
     const auto& ro = InspectField(inspect, "HostConfig", "ReadonlyRootfs");
     if (ro != true) return PolicyMismatch(name(), "HostConfig.ReadonlyRootfs", true, ro);
+    if (ctx.job.home_bytes > 0) {
+      const auto& tmpfs = InspectField(inspect, "HostConfig", "Tmpfs");
+      const std::string want = HomeTmpfsOptions(ctx.job.home_bytes);
+      // Podman adds its own options (",rprivate,tmpcopyup") after ours.
+      const std::string got =
+          tmpfs.is_object() ? tmpfs.value(std::string(kHomeMount), "") : std::string();
+      if (got != want && got.rfind(want + ",", 0) != 0) {
+        return PolicyMismatch(name(), "HostConfig.Tmpfs[/home/user]", want, tmpfs);
+      }
+    }
     // Mounts is the engine's view of what it actually mounted.
     bool workspace_ro = false;
     if (inspect.contains("Mounts") && inspect["Mounts"].is_array()) {

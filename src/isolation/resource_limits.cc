@@ -65,12 +65,13 @@ class ResourceLimits : public Mechanism {
     // gVisor (runsc 20221219) accepts it but never enforces it; there
     // coderunner-init's -c watchdog kills the job at cpu_ms (clean_process.cc).
     int64_t cpu_s = (l.cpu_ms + 999) / 1000;
-    // RLIMIT_FSIZE bounds any one file the job writes, in /tmp (which its
-    // tmpfs size bounds anyway) or /output; a file in /output may be as
-    // large as /output allows, and no larger.
+    // RLIMIT_FSIZE bounds any one file the job writes, in /tmp or a
+    // sandbox's /home/user (which their tmpfs sizes bound anyway) or
+    // /output; a file in /output may be as large as /output allows, and no
+    // larger.
     int64_t output_file =
         ctx.output.max_file_bytes > 0 ? ctx.output.max_file_bytes : ctx.output.max_bytes;
-    int64_t fsize = std::max(l.tmp_bytes, output_file);
+    int64_t fsize = std::max({l.tmp_bytes, output_file, ctx.job.home_bytes});
     // Every rlimit is explicit: Podman cannot apply its defaults on hosts
     // without CAP_SYS_RESOURCE, and Docker's would come from the daemon.
     host["Ulimits"] = {

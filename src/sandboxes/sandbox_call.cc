@@ -101,6 +101,7 @@ CallResult LiveSandbox::Call(const std::vector<isolation::InputFile>& files,
   r.stdout_truncated = io.out.out().truncated();
   r.stderr_truncated = io.err.out().truncated();
   r.stdout_data = io.out.out().TakeKept();
+  r.cell = TakeCellRecords(&r.stdout_data);
   r.stderr_data = io.err.out().TakeKept();
   if (ended && trailer) {
     r.exit_code = trailer->exit_code;

@@ -48,36 +48,6 @@ SandboxManager::SandboxManager(const config::Config& config, engine::ContainerCl
 
 SandboxManager::~SandboxManager() { Stop(); }
 
-StatusOr<isolation::JobSpec> SandboxManager::SpecOf(const SandboxRecord& record,
-                                                    ReplDriver* driver) const {
-  const isolation::LanguageSpec* language = config_.FindLanguage(record.language);
-  if (language == nullptr) {
-    return FailedPreconditionError("language " + record.language + " is no longer configured",
-                                   "unknown_language");
-  }
-  CR_ASSIGN_OR_RETURN(*driver, DriverFor(*language));
-  isolation::JobSpec spec;
-  spec.id = record.id;
-  spec.language = *language;
-  spec.language.command = driver->command;
-  spec.limits = record.limits;
-  spec.runtime = record.runtime;
-  spec.volume.id = record.volume_id;
-  return spec;
-}
-
-StatusOr<std::string> SandboxManager::ResolveVolume(const std::string& tenant,
-                                                    const config::TierConfig* tier,
-                                                    isolation::JobSpec* spec) {
-  if (spec->volume.id.empty()) return std::string();
-  if (volumes_ == nullptr) {
-    return FailedPreconditionError("persistent volumes are not available", "volumes_unavailable");
-  }
-  CR_ASSIGN_OR_RETURN(spec->volume, volumes_->Resolve(tenant, tier, spec->volume.id));
-  CR_ASSIGN_OR_RETURN(volumes::Volume v, volumes_->Get(tenant, spec->volume.id));
-  return v.host_dir;
-}
-
 void SandboxManager::Start() {
   std::vector<SandboxRecord> records = store_.LoadAll();
   auto listed = containers_.List(
@@ -101,6 +71,7 @@ void SandboxManager::Start() {
         st = live.status();
         if (live.ok()) {
           e->live = std::move(*live);
+          e->uid = e->live->uid();
           ++adopted;
         }
       }
@@ -218,16 +189,8 @@ StatusOr<SandboxRecord> SandboxManager::Create(const auth::Principal& who, Sandb
   // The container lives for the whole TTL: RLIMIT_CPU must not end it (a
   // call's wall timeout bounds each call instead).
   e->spec.limits.cpu_ms = std::max<int64_t>(e->spec.limits.cpu_ms, req.ttl_s * 1000 * 4);
+  e->record = RecordOf(who, req, e->spec, NowMs());
   SandboxRecord& rec = e->record;
-  rec.id = id;
-  rec.tenant = who.tenant;
-  rec.language = req.spec.language.name;
-  rec.created_at_ms = rec.last_used_at_ms = NowMs();
-  rec.ttl_s = req.ttl_s;
-  rec.limits = e->spec.limits;
-  rec.limits.timeout_ms = req.spec.limits.timeout_ms;
-  rec.runtime = req.spec.runtime;
-  rec.volume_id = e->spec.volume.id;
   {
     // Reserve the slot before the slow launch, so concurrent creates count it.
     std::lock_guard<std::mutex> lock(mu_);
@@ -269,6 +232,7 @@ StatusOr<SandboxRecord> SandboxManager::Create(const auth::Principal& who, Sandb
   {
     std::lock_guard<std::mutex> lock(mu_);
     rec.container_id = e->live->container_id();
+    e->uid = e->live->uid();
     snapshot = rec;
     UpdateGauges();
   }
@@ -318,6 +282,7 @@ Status SandboxManager::ReattachLate(Entry& e) {
   std::lock_guard<std::mutex> lock(mu_);
   if (live.ok()) {
     e.live = std::move(*live);
+    e.uid = e.live->uid();
   } else if (e.record.state == SandboxState::kRunning) {
     e.record.state = SandboxState::kStopped;
     e.record.stopped_reason =

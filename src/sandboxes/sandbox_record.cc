@@ -48,7 +48,13 @@ json RecordToJson(const SandboxRecord& r) {
           {"restarts", r.restarts},
           {"cpu_ms_total", r.cpu_ms_total},
           {"memory_peak_bytes", r.memory_peak_bytes},
-          {"stopped_reason", r.stopped_reason}};
+          {"stopped_reason", r.stopped_reason},
+          {"home_bytes", r.home_bytes},
+          {"template_id", r.template_id},
+          {"metadata", r.metadata},
+          {"envs", r.envs},
+          {"access_token", r.access_token},
+          {"tier", r.tier}};
 }
 
 StatusOr<SandboxRecord> RecordFromJson(const json& j) {
@@ -80,6 +86,13 @@ StatusOr<SandboxRecord> RecordFromJson(const json& j) {
     r.cpu_ms_total = j.at("cpu_ms_total").get<int64_t>();
     r.memory_peak_bytes = j.at("memory_peak_bytes").get<int64_t>();
     r.stopped_reason = j.at("stopped_reason").get<std::string>();
+    // Records written before E2B sandboxes lack these.
+    r.home_bytes = j.value("home_bytes", int64_t{0});
+    r.template_id = j.value("template_id", "");
+    r.metadata = j.value("metadata", std::map<std::string, std::string>{});
+    r.envs = j.value("envs", std::map<std::string, std::string>{});
+    r.access_token = j.value("access_token", "");
+    r.tier = j.value("tier", "");
     return r;
   } catch (const json::exception& e) {
     return InvalidArgumentError(std::string("sandbox record: ") + e.what());

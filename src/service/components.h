@@ -31,7 +31,9 @@
 #include "coderunner/jobs/job_queue.h"
 #include "coderunner/jobs/job_service.h"
 #include "coderunner/jobs/webhook_sender.h"
+#include "coderunner/sandboxes/sandbox_files.h"
 #include "coderunner/sandboxes/sandbox_manager.h"
+#include "coderunner/sandboxes/sandbox_processes.h"
 #include "coderunner/sandboxes/sandbox_store.h"
 #include "coderunner/store/job_notices.h"
 #include "coderunner/store/shared_rate_limiter.h"
@@ -106,6 +108,10 @@ struct Components {
   std::unique_ptr<store::JobNotices> notices;
   std::unique_ptr<sandboxes::SandboxStore> sandbox_store;
   std::unique_ptr<sandboxes::SandboxManager> sandboxes;
+  // What E2B's clients reach in a sandbox besides its interpreter.
+  std::unique_ptr<engine::ExecClient> execs;
+  std::unique_ptr<sandboxes::SandboxProcesses> sandbox_processes;
+  std::unique_ptr<sandboxes::SandboxFiles> sandbox_files;
   std::unique_ptr<auth::Authenticator> authenticator;
   // A fleet's shared requests_per_minute (store.kind postgres); null: the
   // server keeps its own buckets. Declared before server, which uses it.

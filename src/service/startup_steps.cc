@@ -264,6 +264,13 @@ Status StartSandboxes(Components& c) {
       std::make_unique<sandboxes::SandboxManager>(cfg, *c.containers, *c.policy, *c.sandbox_store,
                                                   c.metrics.get(), layout, c.volume_service.get());
   c.sandboxes->Start();
+  c.execs = std::make_unique<engine::ExecClient>(*c.transport,
+                                                 std::chrono::milliseconds(cfg.engine.timeout_ms));
+  sandboxes::ProcessLimits limits;
+  limits.max_per_sandbox = static_cast<size_t>(cfg.e2b.max_processes_per_sandbox);
+  c.sandbox_processes = std::make_unique<sandboxes::SandboxProcesses>(*c.execs, limits);
+  c.sandbox_files = std::make_unique<sandboxes::SandboxFiles>(
+      *c.execs, static_cast<size_t>(cfg.e2b.max_file_bytes));
   return OkStatus();
 }
 
@@ -293,6 +300,8 @@ Status Listen(Components& c) {
                        c.sandboxes.get(),
                        c.store.jobs.get()};
   deps.nodes = c.node_registry();
+  deps.sandbox_processes = c.sandbox_processes.get();
+  deps.sandbox_files = c.sandbox_files.get();
   // A fleet's requests_per_minute: one bucket per tenant in the shared
   // database (SQLite has none: the server keeps the node's own buckets).
   if (c.store.rate_buckets != nullptr) {

@@ -70,6 +70,36 @@ class AuthTest(harness.BrowserTestCase):
         self.newest_job(key=KEY)
         self.assert_console_clean(self.since, allow=[REFUSED_LOAD])
 
+    def test_the_connect_tab_opens_an_mcp_session_with_the_key(self):
+        """Issue 33: the Connect tab's snippets name this origin's /mcp, and
+        its check opens a real MCP session with the key, lists the tools and
+        ends the session; without the key the check says 401."""
+        self.open_page()
+        self.js("sessionStorage.clear();")
+        self.open_page()
+        self.show_tab("connect")
+        origin = self.js("return window.location.origin")
+        self.assertIn(f'"url": "{origin}/mcp"', self.text("connect-ide"))
+        self.assertIn(f'"--server",\n        "{origin}"', self.text("connect-desktop"))
+        self.assertIn(f"new URL('{origin}/mcp')", self.text("connect-framework"))
+        self.click("connect-check")
+        refused = self.wait_for(lambda d: d.execute_script(
+            "const e = document.querySelector('.connect-bad');"
+            "return e ? e.textContent : null;"), "the check without a key never failed")
+        self.assertIn("HTTP 401", refused)
+        self.by_id("auth-key").send_keys(KEY)
+        self.click("auth-save")
+        self.show_tab("connect")
+        self.click("connect-check")
+        tools = self.wait_for(lambda d: d.execute_script(
+            "const e = document.querySelector('.connect-ok');"
+            "return e ? [...document.querySelectorAll('.connect-tools li')]"
+            "  .map((li) => li.textContent) : null;"), "the MCP check never connected")
+        for name in ("run_code", "list_languages", "sandbox_create", "sandbox_execute"):
+            self.assertIn(name, tools)
+        self.screenshot("playground-connect")
+        self.assert_console_clean(self.since, allow=[REFUSED_LOAD])
+
     def test_the_page_carries_a_strict_csp(self):
         status, headers, body = processes.http("GET", self.server.url("/"))
         self.assertEqual(status, 200, body)

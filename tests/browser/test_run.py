@@ -252,12 +252,7 @@ class RunTabTest(harness.BrowserTestCase):
         self.assert_console_clean(self.since)
 
     def test_sandbox_cells_keep_state_in_order(self):
-        self.addCleanup(self.delete_running_sandboxes)
-        self.show_tab("sandboxes")
-        self.click("sbx-create")
-        self.wait_for(lambda d: d.execute_script(
-            "return document.getElementById('sbx-id').textContent.trim().startsWith('sbx-')"),
-            "#sbx-id never named the new sandbox")
+        self.create_sandbox_in_tab()
         m = marker()
         for i, code in enumerate(["x = 41", f"print(x + 1, '{m}')"]):
             self.type_into("sbx-code", code)
@@ -282,6 +277,30 @@ class RunTabTest(harness.BrowserTestCase):
                       "the sandbox still runs after #sbx-delete")
         self.assert_console_clean(self.since)
 
+    def test_sandbox_cells_show_charts_and_tables(self):
+        self.create_sandbox_in_tab()
+        # A data frame whose HTML would run a script and load an image if
+        # it were put on the page as HTML: only its cells' text may appear.
+        code = ("import matplotlib.pyplot as plt, pandas as pd\n"
+                "plt.plot([1, 3, 2])\nplt.show()\n"
+                "pd.DataFrame({'a': [1, 2], 'b': ['<img src=x onerror=alert(1)>', 'y']})")
+        self.type_into("sbx-code", code)
+        self.click("sbx-run")
+        shown = self.wait_for(lambda d: d.execute_script(
+            "const c = document.querySelector('#sbx-cells li.cell');"
+            "const img = c && c.querySelector('img.cell-chart');"
+            "const table = c && c.querySelector('table.cell-table');"
+            "return img && img.complete && img.naturalWidth > 0 && table ? {"
+            "  cells: [...table.querySelectorAll('td')].map((td) => td.textContent),"
+            "  imgs: c.querySelectorAll('img').length,"
+            "  scripts: document.querySelectorAll('#sbx-cells script').length} : null;"),
+            "the cell never showed its chart and table")
+        self.assertIn("<img src=x onerror=alert(1)>", shown["cells"], shown)
+        self.assertEqual(shown["imgs"], 1, shown)
+        self.assertEqual(shown["scripts"], 0, shown)
+        self.screenshot("playground-sandbox-results")
+        self.assert_console_clean(self.since)
+
     def test_phone_width_has_no_horizontal_scroll(self):
         self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
             "width": harness.PHONE[0], "height": harness.PHONE[1], "deviceScaleFactor": 2,
@@ -302,14 +321,14 @@ class RunTabTest(harness.BrowserTestCase):
         self.assertGreaterEqual(layout["left"], 0, layout)
         self.assertLessEqual(layout["right"], layout["inner"], layout)
         self.screenshot("playground-phone")
-        for tab in ("execute", "sandboxes"):
+        for tab in ("execute", "sandboxes", "connect"):
             self.show_tab(tab)
             self.assertLessEqual(self.js("return document.scrollingElement.scrollWidth"),
                                  harness.PHONE[0], f"the {tab} tab scrolls sideways")
         self.assert_console_clean(self.since)
 
     def test_every_control_is_labelled_and_the_tabs_follow_the_keyboard(self):
-        for tab in ("execute", "sandboxes", "run"):
+        for tab in ("execute", "sandboxes", "connect", "run"):
             self.show_tab(tab)
         self.assertEqual(self.js(UNLABELLED_CONTROLS), [], "controls without a label")
         # WAI-ARIA tabs: an arrow key moves to the next tab, shows its panel,
@@ -351,6 +370,15 @@ class RunTabTest(harness.BrowserTestCase):
         ActionChains(self.driver).key_down(Keys.CONTROL).send_keys("a").key_up(Keys.CONTROL) \
             .send_keys(Keys.DELETE).send_keys(text).perform()
         self.wait_for(lambda d: content.text.strip() == text, f"#{element_id} never held {text!r}")
+
+    def create_sandbox_in_tab(self):
+        """Creates a sandbox from the Sandboxes tab (deleted after the test)."""
+        self.addCleanup(self.delete_running_sandboxes)
+        self.show_tab("sandboxes")
+        self.click("sbx-create")
+        self.wait_for(lambda d: d.execute_script(
+            "return document.getElementById('sbx-id').textContent.trim().startsWith('sbx-')"),
+            "#sbx-id never named the new sandbox")
 
     def running_sandboxes(self):
         status, _, body = self.server.api("GET", "/v1/sandboxes?state=running")

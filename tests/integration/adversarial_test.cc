@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine_fixture.h"
+#include "mcp_client.h"
 
 namespace coderunner::testing {
 namespace {
@@ -147,33 +148,91 @@ class AdversarialTest : public EngineTest {
   std::string ExtraConfig() const override {
     return "sandbox: {nofile: " + std::to_string(kNofile) + "}\n";
   }
+
+  // How a job is submitted: `language`, `code` and the request's `limits`
+  // ({} for defaults) in, the job's result (as /v1/execute answers it) out.
+  using Submit =
+      std::function<json(const std::string& language, const std::string& code, const json& limits)>;
+
+  // Every attack of Attacks(), submitted by `submit`, is contained, and an
+  // ordinary job submitted the same way still runs right after each.
+  void ExpectEveryAttackContained(const Submit& submit) {
+    for (const Attack& a : Attacks()) {
+      SCOPED_TRACE(a.file);
+      json r = submit(a.language, HostileProgram(a.file), a.limits);
+      ASSERT_TRUE(r.is_object());
+      std::string status = r["status"];
+      EXPECT_TRUE(a.statuses.count(status))
+          << "status " << status << ": " << r.dump().substr(0, 2000);
+      EXPECT_LE(r["metrics"]["memory_peak_bytes"].get<int64_t>(),
+                r["limits"]["memory_bytes"].get<int64_t>());
+      std::string out = r["stdout"];
+      for (const auto& s : a.must_have)
+        EXPECT_NE(out.find(s), std::string::npos) << s << "\n" << out.substr(0, 2000);
+      for (const auto& s : a.must_not)
+        EXPECT_EQ(out.find(s), std::string::npos) << s << "\n" << out.substr(0, 2000);
+      // The cap is on raw bytes (1 MiB); invalid bytes come back as 3-byte
+      // U+FFFD, so only text output is bounded by the cap as a string.
+      if (std::string(a.file) != "binary_output.sh") {
+        EXPECT_LE(out.size(), 1u << 20);
+      }
+      if (a.check) a.check(r);
+      json normal = submit("python", "print(6*7)", json::object());
+      EXPECT_EQ(normal["status"], "succeeded") << normal.dump();
+      EXPECT_EQ(normal["stdout"], "42\n");
+    }
+  }
 };
 
 TEST_F(AdversarialTest, EveryAttackIsContainedAndTheNextJobRuns) {
-  for (const Attack& a : Attacks()) {
-    SCOPED_TRACE(a.file);
-    nlohmann::json extra = nlohmann::json::object();
-    if (!a.limits.empty()) extra["limits"] = a.limits;
-    auto r = RunHostile(a.language, a.file, extra);
-    ASSERT_TRUE(r.is_object());
-    std::string status = r["status"];
-    EXPECT_TRUE(a.statuses.count(status))
-        << "status " << status << ": " << r.dump().substr(0, 2000);
-    EXPECT_LE(r["metrics"]["memory_peak_bytes"].get<int64_t>(),
-              r["limits"]["memory_bytes"].get<int64_t>());
-    std::string out = r["stdout"];
-    for (const auto& s : a.must_have)
-      EXPECT_NE(out.find(s), std::string::npos) << s << "\n" << out.substr(0, 2000);
-    for (const auto& s : a.must_not)
-      EXPECT_EQ(out.find(s), std::string::npos) << s << "\n" << out.substr(0, 2000);
-    // The cap is on raw bytes (1 MiB); invalid bytes come back as 3-byte
-    // U+FFFD, so only text output is bounded by the cap as a string.
-    if (std::string(a.file) != "binary_output.sh") {
-      EXPECT_LE(out.size(), 1u << 20);
-    }
-    if (a.check) a.check(r);
-    ExpectNormalJobStillWorks();
+  ExpectEveryAttackContained(
+      [&](const std::string& language, const std::string& code, const json& limits) {
+        json extra = json::object();
+        if (!limits.empty()) extra["limits"] = limits;
+        return RunUncached(language, code, extra);
+      });
+}
+
+// The same attacks through MCP's run_code (docs/mcp.md), on Docker only:
+// the engine does not matter to the transport. run_code takes no `cache`,
+// so the result cache is off (a cached answer proves nothing about
+// containment; checked on each job's record).
+class McpAdversarialTest : public AdversarialTest {
+ protected:
+  std::string ExtraConfig() const override {
+    return AdversarialTest::ExtraConfig() + "jobs: {cache_ttl_s: 0}\n";
   }
+};
+
+// run_code's structuredContent, and `limits` from the job's record when the
+// result does not carry them (docs/mcp.md does not list them).
+json RunCodeResult(const ServerProcess& server, McpClient& mcp, const std::string& language,
+                   const std::string& code, const json& limits) {
+  json arguments = {{"language", language}, {"code", code}};
+  if (!limits.empty()) arguments["limits"] = limits;
+  McpAnswer a = mcp.CallTool("run_code", arguments);
+  EXPECT_EQ(a.status, 200) << a.body.substr(0, 2000);
+  json result = a.response.is_object() ? a.response.value("result", json()) : json();
+  json r = result.is_object() ? result.value("structuredContent", json()) : json();
+  if (!r.is_object() || !r.contains("job_id")) {
+    ADD_FAILURE() << "no structuredContent with a job_id: " << a.body.substr(0, 2000);
+    return json::object();
+  }
+  EXPECT_EQ(result.value("isError", false), r["status"] != "succeeded") << r.dump().substr(0, 500);
+  HttpAnswer record = server.Get("/v1/jobs/" + r["job_id"].get<std::string>());
+  EXPECT_EQ(record.status, 200) << record.body.substr(0, 500);
+  EXPECT_EQ(record.json.value("cached", true), false) << record.body.substr(0, 500);
+  if (!r.contains("limits")) r["limits"] = record.json["limits"];
+  return r;
+}
+
+TEST_F(McpAdversarialTest, EveryAttackThroughRunCodeIsContainedAndTheNextJobRuns) {
+  McpClient mcp(server_->port(), "");
+  ASSERT_EQ(mcp.Initialize().status, 200);
+  ExpectEveryAttackContained(
+      [&](const std::string& language, const std::string& code, const json& limits) {
+        return RunCodeResult(*server_, mcp, language, code, limits);
+      });
 }
 
 // tests/hostile/double_fork.py: a daemonized grandchild beats a counter

@@ -185,7 +185,8 @@ TEST_F(BrowserSafetyTest, InfoWithoutKeysOrModel) {
             json({{"configured", false},
                   {"config_keys", {"llm.base_url", "llm.model", "llm.api_key_env"}}}));
   EXPECT_EQ(a.json["runtime"], "sandboxed");
-  EXPECT_EQ(a.json["features"], json({{"sandboxes", true}, {"volumes", true}}));
+  EXPECT_EQ(a.json["features"],
+            json({{"sandboxes", true}, {"volumes", true}, {"mcp", true}, {"e2b", true}}));
   // limits.default is what a job that asks for nothing runs under, in the
   // same shape as its record's.
   json r = RunUncached("python", "print(1)");

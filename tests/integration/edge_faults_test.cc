@@ -421,7 +421,21 @@ TEST_F(ManyWaitersTest, AThousandWaitersOfOneTenantAreAllAnswered) {
   EXPECT_EQ(other_wait.status, 200) << other_wait.body;
   EXPECT_EQ(other_wait.json["status"], "succeeded") << other_wait.body;
 
-  std::ofstream(server_->artifacts_dir() + "/" + id + "/.go").close();
+  // The job reads /output/.go once it runs; its /output (this directory)
+  // is made when it starts, so a file written while it is still queued
+  // would land nowhere (the job then runs to its timeout, and every
+  // waiter with it). Under a loaded machine the thousand waiters can be
+  // held before the job starts.
+  bool running = false;
+  for (int i = 0; i < 6000 && !running; ++i) {
+    HttpAnswer now = server_->Call("GET", "/v1/jobs/" + id, kHarnessKey);
+    running = now.json.is_object() && now.json.value("status", "") == "running";
+    if (!running) std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_TRUE(running) << "the gated job never started";
+  const std::string go = server_->artifacts_dir() + "/" + id + "/.go";
+  std::ofstream(go).close();
+  EXPECT_TRUE(std::filesystem::exists(go)) << go;
   for (auto& t : waiters) t.join();
   int answered = 0, refused = 0, dropped = 0;
   for (const HttpAnswer& a : answers) {

@@ -9,6 +9,7 @@
 #include "coderunner/common/base64.h"
 #include "coderunner/common/sha256.h"
 #include "llm_engine_test.h"
+#include "mcp_client.h"
 
 namespace coderunner::testing {
 namespace {
@@ -473,6 +474,42 @@ TEST_F(IntentsTimeoutTest, AModelThatDoesNotAnswerInTimeIsAGenerateCodeTimeout) 
 }
 
 // No llm section: Execute mode is off, everything else works.
+// Execute mode through MCP (docs/mcp.md): execute_intent is listed when a
+// model is configured, reports each of the four stages as progress while
+// it runs, and answers with the intent's answer and stages.
+TEST_F(IntentsTest, McpExecuteIntentReportsTheFourStagesAsProgress) {
+  llm_->Script({CodeReply(Fenced("python", "print(a + b)")), FormatReply("Result: 2")});
+  McpClient mcp(server_->port(), "");
+  ASSERT_EQ(mcp.Initialize().status, 200);
+  McpAnswer tools = mcp.Request("tools/list");
+  bool listed = false;
+  for (const auto& t : tools.response["result"]["tools"]) listed |= t["name"] == "execute_intent";
+  EXPECT_TRUE(listed) << tools.body;
+  McpAnswer call = mcp.Request(
+      "tools/call",
+      {{"name", "execute_intent"},
+       {"arguments", {{"intent", "add 2 numbers together"}, {"inputs", {{"a", 1}, {"b", 1}}}}},
+       {"_meta", {{"progressToken", "intent-1"}}}});
+  ASSERT_EQ(call.status, 200) << call.body;
+  const json& result = call.response["result"];
+  EXPECT_EQ(result["isError"], false) << call.body;
+  EXPECT_EQ(result["content"][0]["text"], "Result: 2") << call.body;
+  EXPECT_EQ(result["structuredContent"]["answer"], "Result: 2");
+  EXPECT_EQ(result["structuredContent"]["stages"].size(), 4u);
+  std::string progress;
+  for (const auto& m : call.messages) {
+    if (m.value("method", "") != "notifications/progress") continue;
+    EXPECT_EQ(m["params"]["progressToken"], "intent-1");
+    progress += m["params"].value("message", "") + "\n";
+  }
+  for (const char* stage : {"discover_agent", "generate_code", "execute", "format_result"}) {
+    EXPECT_NE(progress.find(std::string(stage) + ": succeeded"), std::string::npos)
+        << stage << " not reported:\n"
+        << progress;
+  }
+  EXPECT_EQ(mcp.Delete().status, 200);
+}
+
 class NoLlmTest : public EngineTest {};
 
 TEST_F(NoLlmTest, IntentsAnswer503AndEverythingElseWorks) {
@@ -483,6 +520,12 @@ TEST_F(NoLlmTest, IntentsAnswer503AndEverythingElseWorks) {
   HttpAnswer agents = server_->Get("/v1/agents");
   EXPECT_EQ(agents.status, 200);
   EXPECT_EQ(agents.json["agents"], json::array());
+  // MCP offers no execute_intent without a model.
+  McpClient mcp(server_->port(), "");
+  ASSERT_EQ(mcp.Initialize().status, 200);
+  McpAnswer tools = mcp.Request("tools/list");
+  ASSERT_TRUE(tools.response["result"]["tools"].is_array()) << tools.body;
+  for (const auto& t : tools.response["result"]["tools"]) EXPECT_NE(t["name"], "execute_intent");
   ExpectNormalJobStillWorks();
 }
 

@@ -3,9 +3,7 @@
 // test is still pinged; no job uses it.
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <stdio.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -18,6 +16,7 @@
 #include <vector>
 
 #include "coderunner/api/server.h"
+#include "run_command.h"
 #include "server_process.h"
 
 namespace coderunner::testing {
@@ -59,15 +58,9 @@ TEST(NativeStartupTest, RefusesNativeWithoutPermissiveNamingBothKeys) {
     SCOPED_TRACE(security);
     std::string config = dir.path() + "/config.yaml";
     std::ofstream(config) << "code_runner: {runtime: native}\n" << security;
-    std::string cmd = std::string(CODERUNNER_BINARY) + " serve --config " + config + " 2>&1";
-    FILE* p = popen(cmd.c_str(), "r");
-    ASSERT_NE(p, nullptr);
-    std::string out;
-    char buf[4096];
-    while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-    int status = pclose(p);
-    ASSERT_TRUE(WIFEXITED(status)) << out;
-    EXPECT_EQ(WEXITSTATUS(status), 2) << out;  // kExitStartupFailed.
+    CommandResult r = RunCommand(std::string(CODERUNNER_BINARY) + " serve --config " + config);
+    const std::string& out = r.output;
+    EXPECT_EQ(r.exit_code, 2) << out;  // kExitStartupFailed.
     EXPECT_NE(out.find("code_runner.runtime: native needs security.mode: permissive"),
               std::string::npos)
         << out;

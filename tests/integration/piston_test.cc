@@ -1,12 +1,11 @@
 // The Piston-compatible API (/api/v2) on a real engine: what Piston clients
 // send, and the npm piston-client itself.
-#include <stdio.h>
-#include <sys/wait.h>
 
 #include <filesystem>
 #include <string>
 
 #include "engine_fixture.h"
+#include "run_command.h"
 
 namespace coderunner::testing {
 namespace {
@@ -222,19 +221,11 @@ TEST_F(PistonClientTest, NpmPistonClientRunsPythonJavaScriptAndBash) {
       << " piston-client@1.0.2 (scripts/install-deps.sh does this)";
   ASSERT_EQ(system("command -v node > /dev/null"), 0)
       << "node is not installed (apt-get install nodejs)";
-  std::string cmd = "NODE_PATH='" + modules +
-                    "' node '" CODERUNNER_PISTON_CHECK_SCRIPT "' http://127.0.0.1:" +
-                    std::to_string(server_->port()) + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr) << cmd;
-  std::string output;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) output.append(buf, n);
-  int status = pclose(p);
-  ASSERT_TRUE(WIFEXITED(status)) << output;
-  EXPECT_EQ(WEXITSTATUS(status), 0) << output;
-  EXPECT_NE(output.find("all piston-client checks passed"), std::string::npos) << output;
+  CommandResult r = RunCommand("NODE_PATH='" + modules +
+                               "' node '" CODERUNNER_PISTON_CHECK_SCRIPT "' http://127.0.0.1:" +
+                               std::to_string(server_->port()));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("all piston-client checks passed"), std::string::npos) << r.output;
 }
 
 }  // namespace

@@ -142,9 +142,13 @@ INSTANTIATE_TEST_SUITE_P(
         StateCase{"bash", {"x=41", "f() { echo $((x + 1)); }; cd /tmp", "f; pwd"}, "42\n/tmp\n"}),
     [](const ::testing::TestParamInfo<StateCase>& info) { return info.param.language; });
 
-TEST_F(SandboxesTest, ErrorsAreReportedAndTheStateSurvivesThem) {
+TEST_F(SandboxesTest, ValuesAndErrorsAreReportedAndTheStateSurvivesThem) {
   std::string id = Create(kAcme, {{"language", "python"}});
   ExpectOutput(id, "x = 7", "");
+  HttpAnswer v = Exec(kAcme, id, "x * 6");
+  ASSERT_EQ(v.status, 200) << v.body;
+  EXPECT_EQ(v.json["stdout"], "") << v.body;
+  EXPECT_EQ(v.json["results"], json::parse(R"([{"is_main_result":true,"text":"42"}])")) << v.body;
   HttpAnswer a = Exec(kAcme, id, "print('before')\n1/0");
   ASSERT_EQ(a.status, 200) << a.body;
   EXPECT_EQ(a.json["status"], "failed") << a.body;
@@ -154,6 +158,8 @@ TEST_F(SandboxesTest, ErrorsAreReportedAndTheStateSurvivesThem) {
       << a.body;
   EXPECT_EQ(a.json["stderr"].get<std::string>().find("coderunner-repl"), std::string::npos)
       << "the driver's own frames leak into the traceback: " << a.body;
+  EXPECT_EQ(a.json["exception"]["name"], "ZeroDivisionError") << a.body;
+  EXPECT_EQ(a.json["exception"]["value"], "division by zero") << a.body;
   ExpectOutput(id, "print(x)", "7\n");
 }
 

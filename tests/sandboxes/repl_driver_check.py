@@ -9,6 +9,7 @@
 # Prints PASS/FAIL per check and language; exits 1 if anything failed.
 import json
 import os
+import re
 import secrets
 import selectors
 import shutil
@@ -23,6 +24,9 @@ REPL = os.path.join(ROOT, "src", "sandboxes", "repl")
 PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
 NODE = shutil.which("node") or "/usr/bin/node"
 MARK = b"\x1ecoderunner-init "
+# A rich-result record (src/sandboxes/repl/repl.py): taken out of stdout,
+# as the service's TakeCellRecords does.
+RECORD = re.compile(rb"\x1ecoderunner-result (.*?)\n", re.S)
 WAIT = 10.0  # Bound on every wait.
 
 
@@ -101,6 +105,12 @@ class Driver:
             return self.err.rfind(MARK) >= 0
         self.pump(ended, "the end of call %r" % code[:40])
         out, err = self.out[:-len(end)], self.err
+        self.records = []
+
+        def take(match):
+            self.records.append(json.loads(match.group(1)))
+            return b""
+        out = RECORD.sub(take, out)
         i = err.rfind(MARK)
         trailer = json.loads(err[i + len(MARK):])
         self.out, self.err = b"", b""
@@ -160,6 +170,10 @@ def check_error(d, lang):
     if lang == "python":
         expect(d.call("def g():\n    return 1/0\ng()"), b"", 1,
                stderr_has=("ZeroDivisionError", "Traceback", "<cell>"), stderr_lacks=("coderunner-repl",))
+        [error] = d.records
+        assert (error["type"], error["name"], error["value"]) == (
+            "error", "ZeroDivisionError", "division by zero"), error
+        assert "coderunner-repl" not in error["traceback"], error
         expect(d.call("def (:"), b"", 1, stderr_has=("SyntaxError",), stderr_lacks=("coderunner-repl",))
     elif lang == "node":
         expect(d.call("nope + 1"), b"", 1, stderr_has=("ReferenceError",), stderr_lacks=("coderunner-repl",))
@@ -173,6 +187,24 @@ def check_error(d, lang):
         expect(d.call("ls /nonexistent-dir"), b"", 2, stderr_has=("nonexistent-dir",))
     time.sleep(0.05)
     expect(d.call({"python": "print(x)", "node": "console.log(x)", "bash": "echo $x"}[lang]), b"7\n")
+
+
+def check_results(d, lang):
+    if lang != "python":
+        raise Skip("rich results come from the Python driver")
+    expect(d.call("x = 41"), b"")
+    assert d.records == [], d.records
+    expect(d.call("print('before', end='')\ndisplay([1])\nx + 1"), b"before")
+    assert d.records == [
+        {"type": "result", "is_main_result": False, "data": {"text": "[1]"}},
+        {"type": "result", "is_main_result": True, "data": {"text": "42"}}], d.records
+    expect(d.call("class H:\n    def _repr_html_(self): return '<b>h</b>'\n    def __repr__(self): return 'H'\nH()"), b"")
+    assert d.records == [{"type": "result", "is_main_result": True,
+                          "data": {"html": "<b>h</b>", "text": "H"}}], d.records
+    expect(d.call("None"), b"")  # No value, no result.
+    assert d.records == [], d.records
+    expect(d.call("_"), b"")  # The last value, as in a notebook.
+    assert d.records[0]["data"]["text"] == "H", d.records
 
 
 def check_no_newline(d, lang):
@@ -290,7 +322,8 @@ def check_bad_magic(d, lang):
     assert b"magic" in d.proc.stderr.read(), "no message on stderr"
 
 
-CHECKS = [("state", check_state), ("error", check_error), ("no-newline", check_no_newline),
+CHECKS = [("state", check_state), ("error", check_error), ("results", check_results),
+          ("no-newline", check_no_newline),
           ("large-output", check_large),
           ("timeout", check_timeout), ("exit", check_exit), ("hostile", check_hostile),
           ("split-frame", check_split), ("interrupt", check_interrupt), ("bad-magic", check_bad_magic)]

@@ -12,9 +12,10 @@ import {onTabArrows} from './dom.js';
 import {mountRunTab} from './run_tab.js';
 import {mountExecuteTab} from './execute_tab.js';
 import {mountSandboxesTab} from './sandboxes_tab.js';
+import {mountConnectTab} from './connect_tab.js';
 import {mountContextPanel} from './context_panel.js';
 
-const kTabs = ['run', 'execute', 'sandboxes'];
+const kTabs = ['run', 'execute', 'sandboxes', 'connect'];
 
 function banner(text) {
   const b = document.getElementById('banner');
@@ -105,6 +106,7 @@ async function start() {
   mountRunTab(document.getElementById('panel-run'), app);
   mountExecuteTab(document.getElementById('panel-execute'), app);
   mountSandboxesTab(document.getElementById('panel-sandboxes'), app);
+  mountConnectTab(document.getElementById('panel-connect'), app);
   mountContextPanel(document.getElementById('context'), app);
   document.body.dataset.ready = 'true';
 }

@@ -1,6 +1,8 @@
 // One cell of the Sandboxes tab: the code of one POST
 // /v1/sandboxes/{id}/execute and, once it answers, its stdout, stderr,
-// status and notices (a lost state, an emptied /output), all as text.
+// results (charts, tables, values: cell_results.js), status and notices (a
+// lost state, an emptied /output).
+import {resultNodes} from './cell_results.js';
 import {el, formatBytes, setChildren} from './dom.js';
 import {exitText, metricsText, statusSentence} from './run_result.js';
 
@@ -11,6 +13,7 @@ export function addCell(list, code, number) {
   const meta = el('span', {class: 'cell-meta'});
   const stdout = el('pre', {class: 'cell-stdout output', 'aria-label': `Cell ${number} stdout`});
   const stderr = el('pre', {class: 'cell-stderr output stderr', 'aria-label': `Cell ${number} stderr`});
+  const results = el('div', {class: 'cell-results', 'aria-label': `Cell ${number} results`});
   const notes = el('div', {class: 'cell-notes'});
   const li = el(
     'li',
@@ -19,6 +22,7 @@ export function addCell(list, code, number) {
     el('pre', {class: 'cell-code', 'aria-label': `Cell ${number} code`}, code),
     stdout,
     stderr,
+    results,
     notes,
   );
   list.append(li);
@@ -35,6 +39,7 @@ export function addCell(list, code, number) {
       stdout.textContent = answer.stdout || '';
       stderr.textContent = answer.stderr || '';
       stderr.hidden = !answer.stderr;
+      setChildren(results, resultNodes(answer.results, number));
       meta.textContent = [exitText(answer), metricsText(answer.metrics)].filter(Boolean).join(' · ');
       const lines = [];
       // A plain non-zero exit is in the head already ("Exit code 1").

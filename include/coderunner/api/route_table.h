@@ -90,6 +90,14 @@ class RouteTable {
   RouteTable& Post(const std::string& pattern, httplib::Server::Handler handler);
   RouteTable& Post(const std::string& pattern, BodyHandler handler);
   RouteTable& Post(const std::string& pattern, AdmittedHandler handler);
+  // A POST whose body is not JSON (E2B's Connect envelopes, multipart and
+  // raw uploads): httplib bounds its size (server.max_body_bytes); nothing
+  // else is checked before `handler`, which must authenticate the caller
+  // before it parses anything, and parse with bounds.
+  RouteTable& PostRaw(const std::string& pattern, httplib::Server::Handler handler);
+  // A DELETE that PostRaw's rules hold for (E2B's code contexts, whose
+  // caller proves itself with a sandbox's token, not an API key).
+  RouteTable& DeleteRaw(const std::string& pattern, httplib::Server::Handler handler);
   RouteTable& Delete(const std::string& pattern, httplib::Server::Handler handler);
   RouteTable& Delete(const std::string& pattern, BodyHandler handler);
   RouteTable& Delete(const std::string& pattern, AdmittedHandler handler);

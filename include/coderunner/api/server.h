@@ -19,7 +19,9 @@
 #include "coderunner/engine/system.h"
 #include "coderunner/intent/agent_catalog.h"
 #include "coderunner/jobs/job_service.h"
+#include "coderunner/sandboxes/sandbox_files.h"
 #include "coderunner/sandboxes/sandbox_manager.h"
+#include "coderunner/sandboxes/sandbox_processes.h"
 #include "coderunner/store/job_store.h"
 #include "coderunner/store/node_registry.h"
 #include "coderunner/store/sandbox_owners.h"
@@ -59,6 +61,10 @@ struct ServerDeps {
   // held by another node is forwarded there (or answered 410 when that node
   // is gone); nullptr: every request is answered here.
   store::SandboxOwners* sandbox_owners = nullptr;
+  // With `sandboxes` and e2b.enabled: the /e2b routes (e2b_routes.h), which
+  // run processes and file calls in sandboxes through these.
+  sandboxes::SandboxProcesses* sandbox_processes = nullptr;
+  sandboxes::SandboxFiles* sandbox_files = nullptr;
 };
 
 // Routes (plus those of jobs_routes.h, volumes_routes.h, intents_routes.h
@@ -78,14 +84,20 @@ struct ServerDeps {
 //   GET  /openapi.json   the OpenAPI 3 document of every route (openapi.h)
 //   GET  /metrics        Prometheus text (no key)
 //   GET  /v1/nodes       the fleet's nodes, for an admin key (nodes_route.h)
-// and the Piston-compatible /api/v2 routes (piston_routes.h).
+// the Piston-compatible /api/v2 routes (piston_routes.h), and the MCP
+// server at /mcp (mcp/mcp_routes.h, docs/mcp.md).
 // In native mode /v1/sandboxes and /v1/volumes answer 503
 // kReasonNativeRuntime (native_routes.h) whatever deps.sandboxes and
 // deps.volumes are.
 // Every error answer is {"error":{"code","message"}}.
 //
 // Thread-safe: handlers run on a pool of config.server.threads threads.
+class AuthAdapter;
 class OwnerForwarder;
+namespace mcp {
+class McpServer;
+class McpSessions;
+}  // namespace mcp
 
 class Server {
  public:
@@ -119,6 +131,11 @@ class Server {
   // code_runner.runtime is native.
   bool native() const { return deps_.config->code_runner.runtime == config::RunMode::kNative; }
   void Routes();
+  // Whether /e2b is served: sandboxes run here, e2b.enabled, and the
+  // processes and files E2B's calls reach were given.
+  bool E2bServed() const;
+  // Builds the MCP server (mcp_server_, mcp_sessions_) and registers /mcp.
+  void McpRoutes(const AuthAdapter& auth);
   // httplib's error, exception, post-routing (response_headers.h) and
   // access-log handlers.
   void Hooks();
@@ -136,6 +153,10 @@ class Server {
   std::unique_ptr<ConnectionGuard> connections_;
   // Fleet mode's forwarder (nullptr otherwise); outlives http_'s handlers.
   std::unique_ptr<OwnerForwarder> forwarder_;
+  // The MCP server at /mcp and its sessions (nullptr with mcp.enabled
+  // false); outlive http_'s handlers.
+  std::unique_ptr<mcp::McpSessions> mcp_sessions_;
+  std::unique_ptr<mcp::McpServer> mcp_server_;
   std::unique_ptr<httplib::Server> http_;
   RouteTable routes_;  // Registers on *http_; declared after it.
   // Used when deps.rate_limiter is null.

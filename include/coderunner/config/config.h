@@ -66,6 +66,28 @@ struct UiConfig {
   bool enabled = true;  // Serve the playground at GET / (and /ui/*). Default true.
 };
 
+// mcp.*: the Model Context Protocol server at /mcp (docs/mcp.md).
+struct McpConfig {
+  bool enabled = true;  // Serve /mcp. Default true.
+  // Host names (no port) accepted besides loopback; "*" accepts any.
+  std::vector<std::string> allowed_hosts;
+  // Origins (scheme://host[:port]) accepted besides those of an accepted host.
+  std::vector<std::string> allowed_origins;
+  int max_sessions_per_tenant = 16;  // Open sessions a tenant may hold.
+  int64_t session_idle_s = 1800;     // A session unused this long ends. s; 30 min.
+};
+
+// e2b.*: what the E2B SDKs speak, under /e2b (docs/e2b.md).
+struct E2bConfig {
+  bool enabled = true;  // Serve /e2b. Default true.
+  // The language the templates "base" and "code-interpreter-v1" run (any
+  // other template names a language).
+  std::string template_language = "python";
+  int64_t home_bytes = 512LL << 20;     // Each sandbox's writable /home/user. Bytes; 512 MiB.
+  int max_processes_per_sandbox = 32;   // Running at once (429 beyond).
+  int64_t max_file_bytes = 64LL << 20;  // A file read or written whole. Bytes; 64 MiB.
+};
+
 struct EngineConfig {
   // Unix socket of the Docker or Podman API. "" = DOCKER_HOST=unix://..., else
   // /run/podman/podman.sock, else /var/run/docker.sock.
@@ -343,6 +365,8 @@ struct Config {
   CodeRunnerConfig code_runner;  // code_runner.*
   SecurityConfig security;       // security.*
   UiConfig ui;                   // ui.*
+  McpConfig mcp;                 // mcp.*
+  E2bConfig e2b;                 // e2b.*
   // Tiers by name. Defaults: free, pro, business, enterprise as in the
   // Execute-mode seed (budgets 30 s, 2 min, 10 min; enterprise 10 min,
   // configurable); enterprise's memory defaults to limits.max's.

@@ -50,6 +50,10 @@ struct JobSpec {
   // language's, else "" (the service-wide sandbox.runtime, which
   // ContainerPolicy applies). "runc" or "runsc" otherwise.
   std::string runtime;
+  // > 0: a writable tmpfs of this many bytes at /home/user (kHomeMount),
+  // where the E2B SDKs expect their processes to start. It counts against
+  // the memory limit like /tmp. 0: none.
+  int64_t home_bytes = 0;
 };
 
 // RunResult::runtime of a job that ran as a host process (NativeRunner).

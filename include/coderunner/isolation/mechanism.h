@@ -27,6 +27,8 @@ inline constexpr std::string_view kWorkspaceMount = "/workspace";
 inline constexpr std::string_view kInitMount = "/.coderunner-init";
 // The job's one persistent-or-artifact writable directory.
 inline constexpr std::string_view kOutputMount = "/output";
+// A sandbox's home (JobSpec::home_bytes), where E2B's SDKs expect it.
+inline constexpr std::string_view kHomeMount = "/home/user";
 // The uid and gid (nobody/nogroup) of a volume created before volumes had
 // a uid of their own; every other container runs as a uid of its own from
 // the UidPool (uid_pool.h), with the gid of the same number.

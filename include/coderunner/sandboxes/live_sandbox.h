@@ -24,6 +24,7 @@
 #include "coderunner/isolation/output_watch.h"
 #include "coderunner/isolation/uid_pool.h"
 #include "coderunner/isolation/workspace.h"
+#include "coderunner/sandboxes/cell_records.h"
 #include "coderunner/sandboxes/marker_cut.h"
 #include "coderunner/sandboxes/repl_driver.h"
 #include "coderunner/sandboxes/volume_guard.h"
@@ -39,6 +40,7 @@ struct CallResult {
   std::string stderr_data;
   bool stdout_truncated = false;
   bool stderr_truncated = false;
+  CellRecords cell;                // Rich results, taken out of stdout_data.
   int64_t wall_ms = 0;             // The call as the service saw it.
   int64_t run_ms = 0;              // The code itself, as the driver measured it.
   int64_t cpu_ms = -1;             // CPU of the call; -1 unknown.
@@ -125,6 +127,8 @@ class LiveSandbox {
   StatusOr<isolation::UniqueFd> OpenOutputFile(const std::string& path);
 
   const std::string& container_id() const { return container_id_; }
+  // The uid its containers run as (kept across replacements).
+  int64_t uid() const { return uid_; }
   // Whether the container is still serving (its stream has not ended).
   bool alive() const;
 

@@ -40,6 +40,17 @@ struct ExecuteOutcome {
   SandboxRecord record;                    // After the call.
 };
 
+// Where more processes run in a sandbox than its interpreter (E2B's process
+// and filesystem calls): its current container, as its uid, with the host
+// directory the container sees read-only at /workspace, for staging what
+// such a process reads; and the environment the sandbox was created with.
+struct ExecTarget {
+  std::string container_id;
+  std::string user;           // "uid:gid".
+  std::string workspace_dir;  // On the host.
+  std::map<std::string, std::string> envs;
+};
+
 // Creates, serves, lists, expires and deletes sandboxes, tenant-scoped (a
 // sandbox of another tenant is NotFound). Records are durable (SandboxStore);
 // containers outlive the service and are re-adopted by Start(). Calls to one
@@ -68,6 +79,10 @@ class SandboxManager {
   // the cap and the tier. Engine errors keep their Status.
   StatusOr<SandboxRecord> Create(const auth::Principal& who, SandboxCreateSpec create);
   StatusOr<SandboxRecord> Get(const std::string& tenant, const std::string& id);
+  // Sandbox `id` whichever its tenant, for a caller that proves its right
+  // otherwise (an E2B access token, see SandboxRecord). NotFound
+  // "sandbox_not_found".
+  StatusOr<SandboxRecord> Lookup(const std::string& id);
   // Newest first; filters are optional.
   std::vector<SandboxRecord> List(const std::string& tenant, std::optional<SandboxState> state,
                                   const std::string& language);
@@ -77,6 +92,14 @@ class SandboxManager {
   // "sandbox_busy".
   StatusOr<ExecuteOutcome> Execute(const auth::Principal& who, const std::string& id,
                                    const SandboxCallSpec& call);
+  // The running sandbox's ExecTarget. NotFound "sandbox_not_found",
+  // FailedPrecondition "sandbox_not_running". Counts as a use (its TTL
+  // starts again).
+  StatusOr<ExecTarget> ExecTargetOf(const std::string& tenant, const std::string& id);
+  // A running sandbox lives `ttl_s` from now (and after each later use), at
+  // most the tier's max_sandbox_ttl_s: FailedPrecondition "limit_exceeded"
+  // past it.
+  StatusOr<SandboxRecord> SetTtl(const auth::Principal& who, const std::string& id, int64_t ttl_s);
   // Removes the container, files and record (after a call in progress).
   Status Delete(const std::string& tenant, const std::string& id);
   // A file under the sandbox's /output (see OpenTreeFile).
@@ -98,6 +121,7 @@ class SandboxManager {
     isolation::JobSpec spec;            // Immutable after creation.
     ReplDriver driver;                  // Immutable after creation.
     std::string volume_dir;             // Host directory of its volume; "" = none. Immutable.
+    int64_t uid = 0;                    // Its containers' uid, once one ran; guarded by mu_.
     bool gone = false;                  // Deleted; guarded by mu_.
   };
 
@@ -113,6 +137,10 @@ class SandboxManager {
   void Persist(const SandboxRecord& record);
   void UpdateGauges();  // Requires mu_.
   StatusOr<isolation::JobSpec> SpecOf(const SandboxRecord& record, ReplDriver* driver) const;
+  // The record of a new sandbox `who` asked for with `req`, its container's
+  // spec being `spec`, created at `now_ms`.
+  static SandboxRecord RecordOf(const auth::Principal& who, const SandboxCreateSpec& req,
+                                const isolation::JobSpec& spec, int64_t now_ms);
   // Fills spec->volume from spec->volume.id (tenant-checked; `tier` may be
   // null after a restart) and returns the volume's host directory ("" when
   // there is no volume).

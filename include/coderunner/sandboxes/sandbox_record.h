@@ -3,6 +3,7 @@
 #define CODERUNNER_SANDBOXES_SANDBOX_RECORD_H_
 
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -41,6 +42,20 @@ struct SandboxRecord {
   int64_t cpu_ms_total = 0;        // CPU of all calls, ms.
   int64_t memory_peak_bytes = -1;  // Highest peak any call reported; -1 unknown.
   std::string stopped_reason;      // With kStopped.
+  // A writable /home/user of this many bytes, the working directory
+  // (isolation::JobSpec::home_bytes); 0: none.
+  int64_t home_bytes = 0;
+  // What an E2B client created it with: the template, its metadata, and the
+  // environment every process started in it gets. Empty otherwise.
+  std::string template_id;
+  std::map<std::string, std::string> metadata;
+  std::map<std::string, std::string> envs;
+  // An E2B client's calls into the sandbox (processes, files) carry no API
+  // key but this token, issued at creation (a connect with the tenant's
+  // key hands it out again); they act for the tenant with the tier it had
+  // then. The record's file is the service's alone.
+  std::string access_token;
+  std::string tier;
 
   int64_t expires_at_ms() const { return last_used_at_ms + ttl_s * 1000; }
 };

@@ -3,6 +3,7 @@
 #define CODERUNNER_SANDBOXES_SANDBOX_SPEC_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,12 @@ namespace coderunner::sandboxes {
 struct SandboxCreateSpec {
   isolation::JobSpec spec;
   int64_t ttl_s = 0;  // s.
+  // An E2B client's: its template, metadata, and every process's
+  // environment (SandboxRecord keeps them).
+  std::string template_id;
+  std::map<std::string, std::string> metadata;
+  std::map<std::string, std::string> envs;
+  std::string access_token;  // See SandboxRecord.
 };
 
 // One call: code, files to place under /workspace first, and the timeout

@@ -18,11 +18,27 @@
 # the service parses calls and cold jobs alike. The user's output is passed
 # through untouched; the service finds the markers by suffix.
 #
+# Rich results, as a notebook shows them, go to stdout as records of their
+# own, each a single write() of one line:
+#   "\x1e" 'coderunner-result ' JSON '\n'
+# JSON is {"type":"result","is_main_result":B,"data":{FORMAT:STRING,...}}
+# for the value of a cell's last expression (main), a display() call or a
+# matplotlib figure (plt.show(), or open at the end of the cell: a PNG),
+# or {"type":"error","name":N,"value":V,"traceback":T} for the exception
+# that ended the cell (its traceback also goes to stderr, as before).
+# FORMATs: text, html, markdown, svg, png and jpeg (base64), latex, json
+# (itself JSON text), javascript. The service takes these lines out of
+# stdout; anything else on stdout is the user's.
+#
 # Exit codes follow a cold run: 1 for an uncaught exception or syntax error,
 # sys.exit(n) gives n & 0xff (what the process would have returned), 124 and
 # timed_out=1 when timeout_ms passed, 130 and timed_out=1 on SIGINT (the
 # service's second attempt when our own timer could not fire).
+import ast
+import base64
 import builtins
+import importlib.machinery
+import json
 import os
 import re
 import resource
@@ -33,6 +49,13 @@ import traceback
 import types
 
 MAX_PAYLOAD = 64 << 20  # Far above any call the service accepts.
+RECORD = b"\x1ecoderunner-result "
+E2B_HOME = "/home/user"  # The writable home of a sandbox the E2B SDKs made.
+# IPython's display protocol: the _repr_*_ methods and the format each gives.
+REPR_METHODS = (("html", "_repr_html_"), ("markdown", "_repr_markdown_"),
+                ("svg", "_repr_svg_"), ("png", "_repr_png_"), ("jpeg", "_repr_jpeg_"),
+                ("latex", "_repr_latex_"), ("json", "_repr_json_"),
+                ("javascript", "_repr_javascript_"))
 NONCE = re.compile(rb"[0-9a-f]{8,64}")
 
 
@@ -126,6 +149,104 @@ def to_stderr(text):
         os.write(2, text.encode("utf-8", "replace"))
 
 
+def emit(record):
+    """Writes one rich-result record to stdout, after the user's output."""
+    flush(sys.stdout, sys.__stdout__)
+    write_all(1, RECORD + json.dumps(record, ensure_ascii=False).encode("utf-8", "replace") + b"\n")
+
+
+def formats_of(value):
+    """The formats of `value` a notebook would show: text always."""
+    data = {}
+    for name, method in REPR_METHODS:
+        fn = getattr(type(value), method, None)
+        if fn is None or isinstance(value, type):
+            continue
+        try:
+            out = fn(value)
+        except Exception:
+            continue
+        if isinstance(out, tuple):  # (data, metadata)
+            out = out[0]
+        if out is None:
+            continue
+        if isinstance(out, bytes):
+            out = base64.b64encode(out).decode()
+        elif name == "json":
+            out = json.dumps(out)
+        data[name] = str(out)
+    try:
+        data["text"] = repr(value)
+    except Exception as e:
+        data["text"] = "<unprintable %s: %s>" % (type(value).__name__, e)
+    return data
+
+
+def display(*values):
+    """Shows each value as a result of the cell (not its main one)."""
+    for value in values:
+        emit({"type": "result", "is_main_result": False, "data": formats_of(value)})
+
+
+def show_figures(*args, **kwargs):
+    """matplotlib's show(): each open figure becomes a PNG result."""
+    plt = sys.modules.get("matplotlib.pyplot")
+    if plt is None:
+        return
+    for num in plt.get_fignums():
+        fig = plt.figure(num)
+        buf = __import__("io").BytesIO()
+        fig.savefig(buf, format="png", bbox_inches="tight")
+        data = {"png": base64.b64encode(buf.getvalue()).decode(), "text": repr(fig)}
+        emit({"type": "result", "is_main_result": False, "data": data})
+    plt.close("all")
+
+
+class PyplotHook:
+    """Makes matplotlib.pyplot's show() ours as pyplot is imported."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "matplotlib.pyplot":
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if spec is None or spec.loader is None:
+            return spec
+        exec_module = spec.loader.exec_module
+
+        def exec_and_hook(module):
+            exec_module(module)
+            module.show = show_figures
+
+        spec.loader.exec_module = exec_and_hook
+        return spec
+
+
+def split_last_expression(code):
+    """The cell as (statements, last expression or None), compiled."""
+    tree = ast.parse(code, "<cell>", "exec")
+    last = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        last = ast.Expression(tree.body.pop().value)
+    return compile(tree, "<cell>", "exec"), last and compile(last, "<cell>", "eval")
+
+
+def report_error(exc):
+    text = user_traceback(exc)
+    to_stderr(text)
+    emit({"type": "error", "name": type(exc).__name__, "value": str(exc), "traceback": text})
+
+
+def run_cell(ns, code):
+    statements, last = split_last_expression(code)
+    exec(statements, ns)
+    if last is not None:
+        value = eval(last, ns)
+        if value is not None:
+            ns["_"] = value
+            emit({"type": "result", "is_main_result": True, "data": formats_of(value)})
+    show_figures()
+
+
 def run(ns, code, timeout_ms):
     """Runs one cell; returns (exit_code, timed_out)."""
     global _in_call, _fired
@@ -138,7 +259,7 @@ def run(ns, code, timeout_ms):
             _in_call = True
             if timeout_ms > 0:
                 signal.setitimer(signal.ITIMER_REAL, timeout_ms / 1000)
-            exec(compile(code, "<cell>", "exec"), ns)
+            run_cell(ns, code)
         finally:
             _in_call = False
             signal.setitimer(signal.ITIMER_REAL, 0)
@@ -159,7 +280,7 @@ def run(ns, code, timeout_ms):
             return 1, False
     except BaseException as e:
         if not _fired:
-            to_stderr(user_traceback(e))
+            report_error(e)
             return 1, False
     if _fired:  # Also when user code caught our exception and finished.
         to_stderr("TimeoutError: execution exceeded %d ms\n" % timeout_ms)
@@ -189,6 +310,10 @@ def main():
     sys.modules["__main__"] = main_mod
     ns = main_mod.__dict__
     sys.argv = [""]
+    if os.access(E2B_HOME, os.W_OK):  # An E2B sandbox: code runs in its home.
+        os.chdir(E2B_HOME)
+    builtins.display = display
+    sys.meta_path.insert(0, PyplotHook())
     signal.signal(signal.SIGINT, _on_sigint)
     while True:
         nonce, timeout_ms, code = read_frame(fd)

@@ -94,9 +94,11 @@ class OpenApiTest : public ::testing::Test {
         config_, containers_, policy_, *sandbox_store_, &metrics_,
         sandboxes::SandboxLayout{dir_ + "/sbx-ws", dir_ + "/sbx-out", {}, &uids_, nullptr, {}},
         &volume_service_);
-    server_ = std::make_unique<Server>(ServerDeps{&config_, &system_, &images_, jobs_.get(),
-                                                  &metrics_, &authenticator_, &volume_service_,
-                                                  nullptr, sandboxes_.get()});
+    ServerDeps server_deps{&config_,        &system_,         &images_, jobs_.get(),     &metrics_,
+                           &authenticator_, &volume_service_, nullptr,  sandboxes_.get()};
+    server_deps.sandbox_processes = &processes_;
+    server_deps.sandbox_files = &files_;
+    server_ = std::make_unique<Server>(server_deps);
   }
 
   void TearDown() override {
@@ -127,6 +129,9 @@ class OpenApiTest : public ::testing::Test {
   std::unique_ptr<isolation::ContainerRunner> sandbox_runner_;
   std::unique_ptr<jobs::JobService> jobs_;
   std::unique_ptr<sandboxes::SandboxManager> sandboxes_;
+  engine::ExecClient execs_{transport_, std::chrono::seconds(1)};
+  sandboxes::SandboxProcesses processes_{execs_, sandboxes::ProcessLimits{}};
+  sandboxes::SandboxFiles files_{execs_, 1 << 20};
   std::unique_ptr<Server> server_;
 };
 

@@ -204,6 +204,38 @@ INSTANTIATE_TEST_SUITE_P(
                       ServeCase{"unknown", {"--port", "1"}, false, ""}),
     [](const ::testing::TestParamInfo<ServeCase>& info) { return info.param.name; });
 
+struct McpCase {
+  const char* name;
+  Argv argv;
+  const char* server;      // ok: the --server given ("" for none).
+  const char* error_part;  // "" = accepted; else part of the usage error.
+};
+
+class McpArgsTest : public ::testing::TestWithParam<McpCase> {};
+
+TEST_P(McpArgsTest, OnlyTheServerAndHelp) {
+  const McpCase& c = GetParam();
+  auto r = ParseMcpArgs(c.argv);
+  ASSERT_EQ(r.ok(), std::string(c.error_part).empty()) << (r.ok() ? "" : r.status().message());
+  if (r.ok()) {
+    EXPECT_EQ(r->common.server, c.server);
+  } else {
+    EXPECT_THAT(r.status().message(), HasSubstr(c.error_part));
+    EXPECT_EQ(r.status().reason(), "usage");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, McpArgsTest,
+    ::testing::Values(McpCase{"none", {}, "", ""},
+                      McpCase{"server", {"--server", "http://h:1"}, "http://h:1", ""},
+                      McpCase{"server_inline", {"--server=http://h:2"}, "http://h:2", ""},
+                      McpCase{"help", {"-h"}, "", ""},
+                      McpCase{"json_refused", {"--json"}, "", "--json does not apply"},
+                      McpCase{"positional_refused", {"x"}, "", "unexpected argument 'x'"},
+                      McpCase{"unknown_option", {"--lang", "py"}, "", "unknown option --lang"}),
+    [](const ::testing::TestParamInfo<McpCase>& info) { return info.param.name; });
+
 struct LanguageCase {
   const char* path;
   const char* want;  // "" = refused.

@@ -59,5 +59,47 @@ TEST(SseParserStopTest, HandlerFalseStopsFeeding) {
   EXPECT_EQ(calls, 1);
 }
 
+struct BoundCase {
+  const char* name;
+  size_t max_event_bytes;
+  std::string stream;
+  Events want;
+  bool overflowed;
+};
+
+class SseParserBoundTest : public ::testing::TestWithParam<BoundCase> {};
+
+TEST_P(SseParserBoundTest, AnEventPastTheBoundStopsTheParser) {
+  const BoundCase& c = GetParam();
+  Events got;
+  SseParser parser(
+      [&got](const std::string& e, const std::string& d) {
+        got.emplace_back(e, d);
+        return true;
+      },
+      c.max_event_bytes);
+  bool fed = true;
+  for (size_t i = 0; i < c.stream.size() && fed; i += 4) {
+    fed = parser.Feed(std::string_view(c.stream).substr(i, 4));
+  }
+  EXPECT_EQ(got, c.want);
+  EXPECT_EQ(parser.overflowed(), c.overflowed);
+  EXPECT_EQ(fed, !c.overflowed);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, SseParserBoundTest,
+    ::testing::Values(
+        BoundCase{"within", 16, "data: 0123456789\n\n", {{"message", "0123456789"}}, false},
+        BoundCase{"long_line", 16, "data: 0123456789abcdefghij\n\n", {}, true},
+        BoundCase{
+            "many_data_lines", 16, "data: 01234567\ndata: 89abcdef\ndata: ghij\n\n", {}, true},
+        BoundCase{"bound_is_per_event",
+                  16,
+                  "data: 0123456789\n\ndata: 0123456789\n\n",
+                  {{"message", "0123456789"}, {"message", "0123456789"}},
+                  false}),
+    [](const ::testing::TestParamInfo<BoundCase>& info) { return info.param.name; });
+
 }  // namespace
 }  // namespace coderunner::cli
