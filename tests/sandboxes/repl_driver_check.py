@@ -304,7 +304,10 @@ def check_interrupt(d, lang):
         d.send(frame(nonce, 8000, code))
         time.sleep(0.3)
         d.proc.send_signal(signal.SIGINT)
-        d.pump(lambda: d.err.endswith(('"eof":"%s"}\n' % nonce).encode()), "an interrupted call")
+        # Both ends: the pipes are not ordered, and a stdout marker that
+        # came late would open the next call's output.
+        d.pump(lambda: d.err.endswith(('"eof":"%s"}\n' % nonce).encode()) and
+               d.out.endswith(MARK + ('{"eof":"%s"}\n' % nonce).encode()), "an interrupted call")
         t = json.loads(d.err[d.err.rfind(MARK) + len(MARK):])
         assert (t["exit_code"], t["timed_out"]) == (130, 1), t
         d.out, d.err = b"", b""
