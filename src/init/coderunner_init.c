@@ -57,6 +57,12 @@
 //
 // Usage: coderunner-init [-i STDIN_FILE | -W FIFO] [-c CPU_MS] [-e KEY=VALUE]...
 //                        [-o DIR [-q BYTES] [-f BYTES] [-n COUNT] [-r] [-m]] -- COMMAND [ARG]...
+//        coderunner-init -x -- COMMAND [ARG]...
+// With -x it is not PID 1 but a process the service starts in a running
+// sandbox through the engine (a command, a file operation, a signal). Such
+// a process is no child of init and would run under the engine's profile
+// only: it installs the same filter, then becomes COMMAND (same pid,
+// environment, descriptors and directory).
 // Environment (init's own; the job never gets it): CODERUNNER_EOF_NONCE, the
 // nonce of a cold job's trailer; CODERUNNER_MASKED_PATHS and
 // CODERUNNER_READONLY_PATHS, colon-separated; CODERUNNER_REQUIRE_SECCOMP=1,
@@ -357,9 +363,22 @@ static int SecureSelf(const OutputBounds* out) {
   return 0;
 }
 
+// -x: the filter, then the command in this process. 126 when the filter
+// cannot be installed, 127 when the command cannot be executed.
+static int ExecInPlace(char** command) {
+  if (InstallSyscallFilter() != 0) {
+    dprintf(2, "coderunner-init: cannot install the seccomp filter: %s\n", strerror(errno));
+    return 126;
+  }
+  execvp(command[0], command);
+  dprintf(2, "coderunner-init: %s: %s\n", command[0], strerror(errno));
+  return 127;
+}
+
 int main(int argc, char** argv) {
   InitOptions o;
   if (ParseInitOptions(argc, argv, &o) != 0) return 126;
+  if (o.exec_in_place) return ExecInPlace(o.command);
   g_own_namespace = getpid() == 1;
   const char* nonce = getenv("CODERUNNER_EOF_NONCE");
   if (nonce != NULL && IsNonce(nonce)) memcpy(g_eof_nonce, nonce, strlen(nonce) + 1);

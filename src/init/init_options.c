@@ -42,14 +42,22 @@ int ParseInitOptions(int argc, char** argv, InitOptions* o) {
       o->out.rollback = 1;
     } else if (strcmp(a, "-m") == 0) {
       o->out.any_mount = 1;
+    } else if (strcmp(a, "-x") == 0) {
+      o->exec_in_place = 1;
     } else {
       dprintf(2,
               "coderunner-init: usage: [-i FILE | -W FIFO] [-c CPU_MS] [-e K=V]... "
-              "[-o DIR [-q N] [-f N] [-n N] [-r] [-m]] -- CMD [ARG]...\n");
+              "[-o DIR [-q N] [-f N] [-n N] [-r] [-m]] -- CMD [ARG]...\n"
+              "       coderunner-init -x -- CMD [ARG]...\n");
       return -1;
     }
   }
   o->envp[nenv] = NULL;
+  if (o->exec_in_place && (nenv > 0 || o->stdin_path != NULL || o->go_fifo != NULL ||
+                           o->out.dir != NULL || o->cpu_limit_ms > 0)) {
+    dprintf(2, "coderunner-init: -x takes no other option\n");
+    return -1;
+  }
   if (i >= argc) {
     dprintf(2, "coderunner-init: no command\n");
     return -1;

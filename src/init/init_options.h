@@ -21,11 +21,16 @@ typedef struct {
   OutputBounds out;         // -o, -q, -f, -n, -r, -m.
   long long cpu_limit_ms;   // -c; 0: no watchdog.
   char** command;           // After "--"; NULL-terminated, at least one word.
+  // -x: not PID 1 but a process the service starts in a running sandbox (an
+  // engine exec): install the filter and become the command. Takes no
+  // other option.
+  int exec_in_place;
 } InitOptions;
 
 // Parses argv[1..argc) into `o` (zeroed first). Returns 0, or -1 after
 // writing a usage message to stderr: an unknown option, a missing or
-// negative count, more than kMaxEnv -e values, or no command.
+// negative count, more than kMaxEnv -e values, -x with another option, or
+// no command.
 int ParseInitOptions(int argc, char** argv, InitOptions* o);
 
 #ifdef __cplusplus

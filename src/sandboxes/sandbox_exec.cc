@@ -1,8 +1,14 @@
 #include "sandbox_exec.h"
 
 #include "coderunner/engine/stream_demux.h"
+#include "coderunner/isolation/mechanism.h"
 
 namespace coderunner::sandboxes {
+
+std::vector<std::string> UnderJobFilter(std::vector<std::string> command) {
+  command.insert(command.begin(), {std::string(isolation::kInitMount), "-x", "--"});
+  return command;
+}
 
 std::vector<std::string> EnvList(const std::map<std::string, std::string>& envs) {
   std::vector<std::string> out;
@@ -14,7 +20,7 @@ std::vector<std::string> EnvList(const std::map<std::string, std::string>& envs)
 StatusOr<ExecOutput> RunInSandbox(engine::ExecClient& execs, const ExecTarget& target,
                                   std::vector<std::string> command, const std::string& cwd,
                                   size_t max_stdout, std::chrono::milliseconds timeout) {
-  engine::ExecSpec spec{std::move(command), target.user, cwd, EnvList(target.envs)};
+  engine::ExecSpec spec{UnderJobFilter(std::move(command)), target.user, cwd, EnvList(target.envs)};
   CR_ASSIGN_OR_RETURN(std::string exec_id, execs.Create(target.container_id, spec));
   ExecOutput out;
   bool too_large = false;

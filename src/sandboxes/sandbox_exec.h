@@ -26,7 +26,8 @@ struct ExecOutput {
 // What of a short process's stderr is kept (its error message).
 inline constexpr size_t kExecStderrBytes = 64 * 1024;
 
-// Runs `command` as the target's uid in its container (working directory
+// Runs `command` (under the jobs' filter: UnderJobFilter) as the target's
+// uid in its container (working directory
 // `cwd`, "" = the image's), with the sandbox's environment, and waits for
 // it at most `timeout`. Stdout past `max_stdout` bytes ends the process's
 // stream: ResourceExhausted "sandbox_output_too_large". Engine failures
@@ -34,6 +35,13 @@ inline constexpr size_t kExecStderrBytes = 64 * 1024;
 StatusOr<ExecOutput> RunInSandbox(engine::ExecClient& execs, const ExecTarget& target,
                                   std::vector<std::string> command, const std::string& cwd,
                                   size_t max_stdout, std::chrono::milliseconds timeout);
+
+// What every process the service starts in a sandbox runs: coderunner-init
+// -x, which installs the jobs' seccomp filter, then becomes `command`. An
+// engine exec is no child of the sandbox's init, so it would otherwise run
+// under the engine's profile only (Docker 20.10's lets io_uring, and any
+// profile lets a process of init's uid change init's limits). Pure.
+std::vector<std::string> UnderJobFilter(std::vector<std::string> command);
 
 // "NAME=value" for each of `envs`. Pure.
 std::vector<std::string> EnvList(const std::map<std::string, std::string>& envs);

@@ -50,6 +50,7 @@ std::vector<std::string> WrappedCommand(const ProcessConfig& config,
 
 struct SandboxProcesses::Process {
   std::string sandbox_id;
+  ExecTarget target;  // Where it runs: its timeout's kill goes there.
   ProcessInfo info;
   engine::StreamAbort abort;
   std::thread thread;
@@ -143,6 +144,7 @@ StatusOr<int64_t> SandboxProcesses::Start(const std::string& sandbox_id, const E
                                           const ProcessConfig& config) {
   auto p = std::make_shared<Process>();
   p->sandbox_id = sandbox_id;
+  p->target = target;
   p->info.config = config;
   std::string stdin_path = "/dev/null";
   std::vector<std::shared_ptr<Process>> reaped;
@@ -178,7 +180,7 @@ StatusOr<int64_t> SandboxProcesses::Start(const std::string& sandbox_id, const E
     }
     std::map<std::string, std::string> envs = target.envs;
     for (const auto& [k, v] : config.envs) envs[k] = v;
-    engine::ExecSpec spec{WrappedCommand(config, stdin_path), target.user,
+    engine::ExecSpec spec{UnderJobFilter(WrappedCommand(config, stdin_path)), target.user,
                           config.cwd.empty() ? std::string(isolation::kHomeMount) : config.cwd,
                           EnvList(envs)};
     return execs_.Create(target.container_id, spec);
@@ -243,7 +245,8 @@ void SandboxProcesses::Run(std::shared_ptr<Process> p, std::string exec_id) {
   });
   Status streamed = execs_.Start(
       exec_id, [&](std::string_view chunk) { return demux.Feed(chunk).ok(); },
-      std::chrono::milliseconds(0), &p->abort);
+      p->info.config.timeout, &p->abort);
+  if (streamed.code() == StatusCode::kDeadlineExceeded) streamed = KillPastTimeout(*p);
   ProcessEvent end = ProcessEvent::End(p->info.pid, 0);
   if (!streamed.ok()) end.error = streamed.message();
   // Its output ended; the engine may report the exit a moment later.
@@ -269,6 +272,20 @@ void SandboxProcesses::Run(std::shared_ptr<Process> p, std::string exec_id) {
   p->ended = true;
   p->ended_at = Clock::now();
   p->Append(std::move(end), replay);
+}
+
+Status SandboxProcesses::KillPastTimeout(Process& p) {
+  int64_t pid;
+  {
+    std::lock_guard<std::mutex> lock(p.mu);
+    pid = p.info.pid;
+  }
+  if (pid <= 0) return DeadlineExceededError("the process did not start before its timeout");
+  // A non-zero exit: it ended meanwhile, and its exit says how.
+  return RunInSandbox(execs_, p.target,
+                      {"/bin/sh", "-c", R"(kill -s KILL "$1")", "sh", std::to_string(pid)}, "/",
+                      kExecStderrBytes, kSignalTimeout)
+      .status();
 }
 
 std::shared_ptr<SandboxProcesses::Process> SandboxProcesses::Find(const std::string& sandbox_id,

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine_fixture.h"
+#include "hostile_attacks.h"
 #include "mcp_client.h"
 
 namespace coderunner::testing {
@@ -22,131 +23,10 @@ namespace {
 
 using nlohmann::json;
 
-// sandbox.nofile of this suite's server: RLIMIT_NOFILE of every job.
-constexpr int64_t kNofile = 256;
-
-// Fork and thread bombs: when the kernel refused one more task (EAGAIN),
-// the program counted every task in the container, PID 1 included; never
-// more than limits.pids.
-void ExpectPidsHeld(const json& r) {
-  EXPECT_EQ(StdoutFields(r)["errno"], "EAGAIN") << r.value("stdout", "");
-  EXPECT_LE(ReportedInt(r, "peak_tasks"), r["limits"]["pids"].get<int64_t>()) << r.dump(1);
-}
-
-// fd_exhaust.py: the descriptor limit is sandbox.nofile, the open past it
-// fails with EMFILE, and no more than that many are ever held.
-void ExpectNofileHeld(const json& r) {
-  auto fields = StdoutFields(r);
-  const std::string n = std::to_string(kNofile);
-  EXPECT_EQ(fields["rlimit_nofile"], n + " " + n) << r.value("stdout", "");
-  EXPECT_EQ(fields["errno"], "EMFILE") << r.value("stdout", "");
-  EXPECT_LE(ReportedInt(r, "max_open"), kNofile);
-  EXPECT_LT(ReportedInt(r, "highest_fd"), kNofile);
-}
-
-// kill_init.sh: exactly this, on every engine and runtime. Both kills are
-// refused (EPERM from the seccomp filter for PID 1; ESRCH for -1, which
-// spares PID 1 and finds no one else), init is still there, and the job
-// ends on its own with 0. The line numbers are the script's own.
-void ExpectKillInitRefused(const json& r) {
-  EXPECT_EQ(r["stdout"],
-            "/workspace/main.sh: line 8: kill: (1) - Operation not permitted\n"
-            "kill -9 1: 1\n"
-            "/workspace/main.sh: line 10: kill: (-1) - No such process\n"
-            "kill -9 -1: 1\n"
-            "init alive\n"
-            "still alive\n");
-  EXPECT_EQ(r["stderr"], "");
-  EXPECT_EQ(r["exit_code"], 0);
-}
-
-struct Attack {
-  const char* file;
-  const char* language;
-  json limits;                         // Request limits ({} for defaults).
-  std::set<std::string> statuses;      // Acceptable end statuses.
-  std::vector<std::string> must_have;  // Substrings stdout must contain.
-  std::vector<std::string> must_not;   // Substrings stdout must not contain.
-  // The containment itself, from what the program measured; empty when
-  // the substrings above say it all.
-  std::function<void(const json&)> check = nullptr;
-};
-
-// The bombs get the largest CPU budget: under gVisor the CPU watchdog adds
-// up the guest's per-task CPU times, which a few dozen runnable tasks on
-// one CPU inflate many times over (a bash fork bomb reads 15 s of CPU after
-// 1 s), and it would end the job before the program reports.
-json BombLimits() { return {{"timeout_ms", 20000}, {"cpu_ms", 60000}}; }
-
-std::vector<Attack> Attacks() {
-  using J = json;
-  return {
-      {"thread_bomb.py", "python", BombLimits(), {"succeeded"}, {}, {}, ExpectPidsHeld},
-      // At the memory limit the kernel may first reclaim the interpreter's
-      // own (file-backed) pages over and over instead of killing it; on a
-      // loaded machine that can last until the wall clock ends the job.
-      // Either way memory never passes the limit (checked below).
-      {"memory_bomb.js", "javascript", J::object(), {"oom", "failed", "timeout"}, {}, {}},
-      // Under gVisor on a loaded host the 10 s wall limit can end it first;
-      // either way the line reaches the answer capped.
-      {"huge_line.py", "python", J::object(), {"succeeded", "timeout"}, {"zzzz"}, {}},
-      {"binary_output.sh", "bash", J::object(), {"succeeded"}, {}, {}},
-      {"sleep_past_timeout.sh", "bash", J{{"timeout_ms", 1000}}, {"timeout"}, {}, {}},
-      {"sigterm_trap.sh", "bash", J{{"timeout_ms", 1000}}, {"timeout"}, {}, {}},
-      {"mountinfo_probe.py",
-       "python",
-       J::object(),
-       {"succeeded"},
-       {"/proc/1/environ"},
-       {kSecretCanary}},
-      {"engine_socket.py", "python", J::object(), {"succeeded"}, {"blocked"}, {"REACHED"}},
-      {"raw_socket.py", "python", J::object(), {"succeeded"}, {"denied raw-icmp"}, {"OPENED"}},
-      {"write_workspace.js",
-       "javascript",
-       J::object(),
-       {"succeeded"},
-       {"denied /workspace/main.js"},
-       {"WROTE"}},
-      {"setuid_attempts.sh",
-       "bash",
-       J::object(),
-       {"succeeded"},
-       {"uid 21"},  // A job uid of its own (2100000000 and up).
-       {"SETUID", "ROOT via su"}},
-      {"ptrace_init.py",
-       "python",
-       J::object(),
-       {"succeeded"},
-       {"attach pid1: -1", "CapEff 0000000000000000"},
-       {}},
-      {"kill_init.sh", "bash", J::object(), {"succeeded"}, {}, {}, ExpectKillInitRefused},
-      {"mount_unshare.py",
-       "python",
-       J::object(),
-       {"succeeded"},
-       {"denied unshare-user", "denied unshare-mnt", "denied mount-tmpfs", "denied chroot"},
-       {"ALLOWED"}},
-      {"fd_exhaust.py",
-       "python",
-       J::object(),
-       {"succeeded"},
-       {"raise denied"},
-       {"RAISED"},
-       ExpectNofileHeld},
-      {"write_proc_sys.sh",
-       "bash",
-       J::object(),
-       {"succeeded"},
-       {"denied /proc/sysrq-trigger"},
-       {"WROTE"}},
-      {"fork_bomb.js", "javascript", BombLimits(), {"succeeded"}, {}, {}, ExpectPidsHeld},
-  };
-}
-
 class AdversarialTest : public EngineTest {
  protected:
   std::string ExtraConfig() const override {
-    return "sandbox: {nofile: " + std::to_string(kNofile) + "}\n";
+    return "sandbox: {nofile: " + std::to_string(kHostileNofile) + "}\n";
   }
 
   // How a job is submitted: `language`, `code` and the request's `limits`
@@ -161,22 +41,8 @@ class AdversarialTest : public EngineTest {
       SCOPED_TRACE(a.file);
       json r = submit(a.language, HostileProgram(a.file), a.limits);
       ASSERT_TRUE(r.is_object());
-      std::string status = r["status"];
-      EXPECT_TRUE(a.statuses.count(status))
-          << "status " << status << ": " << r.dump().substr(0, 2000);
-      EXPECT_LE(r["metrics"]["memory_peak_bytes"].get<int64_t>(),
-                r["limits"]["memory_bytes"].get<int64_t>());
-      std::string out = r["stdout"];
-      for (const auto& s : a.must_have)
-        EXPECT_NE(out.find(s), std::string::npos) << s << "\n" << out.substr(0, 2000);
-      for (const auto& s : a.must_not)
-        EXPECT_EQ(out.find(s), std::string::npos) << s << "\n" << out.substr(0, 2000);
-      // The cap is on raw bytes (1 MiB); invalid bytes come back as 3-byte
-      // U+FFFD, so only text output is bounded by the cap as a string.
-      if (std::string(a.file) != "binary_output.sh") {
-        EXPECT_LE(out.size(), 1u << 20);
-      }
-      if (a.check) a.check(r);
+      EXPECT_TRUE(r.contains("metrics")) << r.dump().substr(0, 2000);  // Peak memory, checked.
+      ExpectAttackContained(a, r);
       json normal = submit("python", "print(6*7)", json::object());
       EXPECT_EQ(normal["status"], "succeeded") << normal.dump();
       EXPECT_EQ(normal["stdout"], "42\n");

@@ -7,20 +7,12 @@
 #include <string>
 
 #include "engine_fixture.h"
+#include "hostile_attacks.h"
 
 namespace coderunner::testing {
 namespace {
 
-using Expected = std::map<std::string, std::string>;
-
 bool UnderGvisor() { return RuntimeUnderTest() == "runsc"; }
-
-void ExpectExactly(const nlohmann::json& answer, const Expected& want) {
-  auto got = StdoutFields(answer);
-  for (const auto& [name, value] : want) {
-    EXPECT_EQ(got[name], value) << name << "\n" << answer.value("stdout", "").substr(0, 3000);
-  }
-}
 
 class ContainmentTest : public EngineTest {
  protected:
@@ -39,34 +31,7 @@ class ContainmentColdTest : public ContainmentTest {
 TEST_F(ContainmentTest, Pid1CannotBeReadWrittenOrSignalled) {
   nlohmann::json r = RunHostile("python", "pid1_takeover.py");
   EXPECT_EQ(r["status"], "succeeded") << r.dump().substr(0, 2000);
-  Expected want = {
-      {"mem_rw", "EACCES"},
-      {"mem_ro", "EACCES"},
-      // gVisor shows a non-dumpable process's environment to its own uid;
-      // init wipes its environment block before the job starts (below).
-      {"environ", UnderGvisor() ? "ok" : "EACCES"},
-      {"process_vm_readv", "EPERM"},
-      {"process_vm_writev", "EPERM"},
-      {"pidfd_open", "EPERM"},
-      {"pidfd_getfd", "EPERM"},
-      {"pidfd_send_signal", "EPERM"},
-      {"pidfd_send_signal_procfd", "EPERM"},
-      {"kcmp", "EPERM"},
-      {"ptrace_attach", "EPERM"},
-      {"kill_SIGUSR1", "EPERM"},
-      {"kill_SIGTERM", "EPERM"},
-      {"kill_SIGKILL", "EPERM"},
-      {"kill_SIGSTOP", "EPERM"},
-      {"tkill", "EPERM"},
-      {"tgkill", "EPERM"},
-      {"rt_sigqueueinfo", "EPERM"},
-      {"rt_tgsigqueueinfo", "EPERM"},
-      // The job's own group does not hold PID 1: signalling it is harmless.
-      {"kill_group", "ok"},
-      {"pgid_is_init", "False"},
-      {"still", "running"},
-  };
-  ExpectExactly(r, want);
+  ExpectExactly(r, Pid1TakeoverWant(UnderGvisor()));
   EXPECT_EQ(r.value("stdout", "").find("READ init memory"), std::string::npos);
   ExpectNormalJobStillWorks();
 }
@@ -100,57 +65,7 @@ TEST_F(ContainmentColdTest, AForgedTrailerDoesNotChangeAColdResult) {
 TEST_F(ContainmentTest, EscapeSyscallsFailWithExactlyTheFiltersErrno) {
   nlohmann::json r = RunHostile("python", "syscall_matrix.py");
   EXPECT_EQ(r["status"], "succeeded") << r.dump().substr(0, 2000);
-  Expected want;
-  for (const char* name : {"keyctl",
-                           "add_key",
-                           "request_key",
-                           "bpf",
-                           "perf_event_open",
-                           "userfaultfd",
-                           "io_uring_setup",
-                           "clone_newuser",
-                           "clone_newns",
-                           "clone_newpid",
-                           "clone_newnet",
-                           "unshare_user",
-                           "unshare_mnt",
-                           "setns",
-                           "mount",
-                           "umount2",
-                           "pivot_root",
-                           "fsopen",
-                           "fsconfig",
-                           "fsmount",
-                           "move_mount",
-                           "fspick",
-                           "open_tree",
-                           "mount_setattr",
-                           "name_to_handle_at",
-                           "open_by_handle_at",
-                           "init_module",
-                           "finit_module",
-                           "delete_module",
-                           "kexec_load",
-                           "kexec_file_load",
-                           "syslog",
-                           "swapon",
-                           "swapoff",
-                           "quotactl",
-                           "acct",
-                           "reboot",
-                           "fanotify_init",
-                           "ptrace_traceme",
-                           "socket_vsock",
-                           "socketpair_vsock"}) {
-    want[name] = "EPERM";
-  }
-  want["clone3"] = "ENOSYS";
-  want["x32_getpid"] = "ENOSYS";
-  want["fallocate"] = "ENOTSUP";
-  want["fallocate_keep_size"] = "ENOTSUP";
-  // gVisor runs no i386 code at all; int 0x80 never reaches a syscall
-  // table there and comes back as -EBADF.
-  want["int80_getpid"] = UnderGvisor() ? "EBADF" : "ENOSYS";
+  Expected want = SyscallFilterWant(UnderGvisor());
   want["done"] = "";
   auto got = StdoutFields(r);
   for (const auto& [name, value] : want) {

@@ -34,6 +34,9 @@ struct ProcessConfig {
   std::string cwd;                          // "" = /home/user.
   std::optional<std::string> tag;
   bool stdin = false;  // Open for SendInput; otherwise /dev/null.
+  // Past this the process is killed (SIGKILL), as E2B's envd kills a
+  // command past its request's Connect-Timeout-Ms; 0: never.
+  std::chrono::milliseconds timeout{0};
 };
 
 struct ProcessInfo {
@@ -118,6 +121,9 @@ class SandboxProcesses {
   struct Process;
   std::shared_ptr<Process> Find(const std::string& sandbox_id, int64_t pid);
   void Run(std::shared_ptr<Process> p, std::string exec_id);
+  // The process's timeout passed while it ran: kill it from inside its
+  // sandbox. Returns what kept it from being killed.
+  Status KillPastTimeout(Process& p);
   // Takes the ended processes out of processes_ once past their grace, and
   // those of a forgotten sandbox; returns them, to be joined without mu_.
   std::vector<std::shared_ptr<Process>> Reap();     // Requires mu_.

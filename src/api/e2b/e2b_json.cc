@@ -130,6 +130,16 @@ StatusOr<sandboxes::ProcessConfig> ProcessConfigFromJson(const json& request) {
   return config;
 }
 
+StatusOr<std::chrono::milliseconds> ConnectTimeoutOf(const std::string& header) {
+  // Connect's own bound: at most 10 digits.
+  constexpr size_t kMaxDigits = 10;
+  if (header.empty()) return std::chrono::milliseconds(0);
+  if (header.size() > kMaxDigits || header.find_first_not_of("0123456789") != std::string::npos) {
+    return InvalidArgumentError("Connect-Timeout-Ms: a count of milliseconds, at most 10 digits");
+  }
+  return std::chrono::milliseconds(std::stoll(header));
+}
+
 StatusOr<Selector> SelectorFromJson(const json& selector) {
   Selector out;
   if (selector.is_object() && selector.contains("pid")) {

@@ -4,6 +4,7 @@
 #ifndef CODERUNNER_API_E2B_E2B_JSON_H_
 #define CODERUNNER_API_E2B_E2B_JSON_H_
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -40,6 +41,9 @@ nlohmann::json ProcessInfoJson(const sandboxes::ProcessInfo& info);
 // process.StartRequest's process and tag and stdin. InvalidArgument for
 // a missing cmd or mistyped fields. Pure.
 StatusOr<sandboxes::ProcessConfig> ProcessConfigFromJson(const nlohmann::json& request);
+// A Connect-Timeout-Ms header's value ("" = none: 0). InvalidArgument for
+// anything but a count of milliseconds. Pure.
+StatusOr<std::chrono::milliseconds> ConnectTimeoutOf(const std::string& header);
 // A process.ProcessSelector's pid (a tag is looked up by the caller):
 // {"pid": N} or {"tag": "..."}; InvalidArgument otherwise. Pure.
 struct Selector {

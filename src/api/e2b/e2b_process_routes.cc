@@ -43,6 +43,9 @@ void Stream(const E2bDeps& deps, const AuthAdapter& auth, bool start, const http
   if (start) {
     auto config = ProcessConfigFromJson(*request);
     if (!config.ok()) return ReplyStreamError(res, config.status());
+    auto timeout = ConnectTimeoutOf(req.get_header_value("Connect-Timeout-Ms"));
+    if (!timeout.ok()) return ReplyStreamError(res, timeout.status());
+    config->timeout = *timeout;
     pid = deps.processes->Start(call->sandbox_id, call->target, *config);
   } else {
     pid = SelectedPid(deps, *call, *request);

@@ -134,6 +134,11 @@ TEST(E2bJsonTest, StartRequestsAndSelectors) {
     EXPECT_EQ(config->stdin, c.stdin);
   }
   EXPECT_EQ(SelectorFromJson(json::parse(R"({"pid":7})"))->pid, 7);
+  EXPECT_EQ(ConnectTimeoutOf("")->count(), 0);
+  EXPECT_EQ(ConnectTimeoutOf("60000")->count(), 60000);
+  for (const char* bad : {"-1", "1.5", "12345678901", " 5", "1e3"}) {
+    EXPECT_FALSE(ConnectTimeoutOf(bad).ok()) << bad;
+  }
   EXPECT_EQ(SelectorFromJson(json::parse(R"({"pid":"7"})"))->pid, 7);
   EXPECT_EQ(SelectorFromJson(json::parse(R"({"tag":"t"})"))->tag, "t");
   for (const char* bad : {R"({"pid":0})", R"({"pid":-3})", R"({})", R"([])", R"({"tag":1})"}) {
