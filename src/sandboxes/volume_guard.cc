@@ -7,6 +7,12 @@
 namespace coderunner::sandboxes {
 
 void VolumeGuard::Settle() {
+  const isolation::OutputLimits limits{volume_.quota_bytes, 0, volume_.max_files};
+  if (settled_once_ &&
+      !isolation::BrokenBound(limits, isolation::MeasureOutput(dir_, limits)).empty()) {
+    return;
+  }
+  settled_once_ = true;
   auto snap = isolation::OutputSnapshot::Take(dir_, 0);
   settled_ = snap.ok() ? std::move(*snap) : isolation::OutputSnapshot();
 }

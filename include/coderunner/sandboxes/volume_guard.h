@@ -26,6 +26,10 @@ class VolumeGuard {
 
   // Records the volume as the state to return to. A volume that cannot be
   // recorded whole records nothing (everything in it then counts as new).
+  // Once settled, a volume over its quota is never recorded: the last
+  // call's own writes were rolled back before, so what breaks the quota now
+  // is a process the call left behind, and the next rollback must remove
+  // it (however soon after the call it wrote).
   void Settle();
 
   // If the volume breaks a bound (bytes counted as the disk holds them:
@@ -42,6 +46,7 @@ class VolumeGuard {
   const std::string dir_;
   const isolation::VolumeMount volume_;
   isolation::OutputSnapshot settled_;
+  bool settled_once_ = false;
 };
 
 }  // namespace coderunner::sandboxes

@@ -256,5 +256,26 @@ TEST(VolumeGuardNoSettleTest, WithoutASettleEveryFileCountsAsNew) {
   fs::remove_all(dir);
 }
 
+// A process a call left behind may write between the call's end and the
+// settle that follows it (a loaded host): what it wrote over the quota is
+// not the state to return to, and the rollback that follows removes it.
+TEST_F(VolumeGuardTest, AVolumeOverItsQuotaIsNeverSettled) {
+  Write("a", k8);
+  isolation::VolumeMount v;
+  v.id = "vol-test";
+  v.quota_bytes = 2 * kBlock;
+  VolumeGuard guard(dir_, v);
+  guard.Settle();
+  Write("late", k5000 + k5000);  // Three blocks: over the quota.
+  guard.Settle();
+  EXPECT_TRUE(guard.RollBackIfOver(false));
+  EXPECT_EQ(Entries(false), std::set<std::string>{"a"});
+  // Within the quota again, the volume settles as before.
+  Write("b", k8);
+  guard.Settle();
+  EXPECT_FALSE(guard.RollBackIfOver(false));
+  EXPECT_EQ(Entries(false), (std::set<std::string>{"a", "b"}));
+}
+
 }  // namespace
 }  // namespace coderunner::sandboxes
