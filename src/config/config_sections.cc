@@ -49,6 +49,7 @@ const Field<SandboxConfig> kSandboxFields[] = {
     {"nproc", &SandboxConfig::nproc, U::kCount, Between(1, 4194304)},
     {"uid_first", &SandboxConfig::uid_first, U::kCount},  // With uid_count: CheckAcross.
     {"uid_count", &SandboxConfig::uid_count, U::kCount},
+    {"ready_sandboxes", &SandboxConfig::ready_sandboxes, U::kCount, Between(0, 16)},
 };
 
 const Field<FilesConfig> kFilesFields[] = {

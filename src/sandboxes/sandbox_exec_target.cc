@@ -1,19 +1,9 @@
 // What E2B's clients reach besides the interpreter: a sandbox's container as
 // a place to run processes, and its lifetime set from outside.
-#include <chrono>
-
 #include "coderunner/sandboxes/sandbox_manager.h"
+#include "wall_clock.h"
 
 namespace coderunner::sandboxes {
-namespace {
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
 
 StatusOr<SandboxRecord> SandboxManager::Lookup(const std::string& id) {
   std::lock_guard<std::mutex> lock(mu_);

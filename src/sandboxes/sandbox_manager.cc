@@ -5,14 +5,11 @@
 #include <algorithm>
 #include <chrono>
 
+#include "sandbox_pool.h"
+#include "wall_clock.h"
+
 namespace coderunner::sandboxes {
 namespace {
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // How long an expired or stopped record stays listable.
 constexpr int64_t kEndedRetentionMs = 24LL * 3600 * 1000;
@@ -43,6 +40,10 @@ SandboxManager::SandboxManager(const config::Config& config, engine::ContainerCl
     metrics_->DeclareCounter("coderunner_sandbox_restarts_total",
                              "Sandbox containers replaced (the state was lost).");
     metrics_->DeclareCounter("coderunner_sandboxes_expired_total", "Sandboxes past their TTL.");
+    metrics_->DeclareGauge("coderunner_sandboxes_ready",
+                           "Sandboxes launched ahead, waiting for a create.");
+    metrics_->DeclareCounter("coderunner_sandboxes_created_total",
+                             "Sandboxes created, by where their container came from.");
   }
 }
 
@@ -108,6 +109,7 @@ void SandboxManager::Start() {
     }
   }
   spdlog::info("sandboxes: {} record(s), {} re-attached", records.size(), adopted);
+  StartPool();
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = false;
@@ -117,6 +119,7 @@ void SandboxManager::Start() {
 }
 
 void SandboxManager::Stop() {
+  if (pool_) pool_->Stop();
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_ && !expiry_.joinable()) return;
@@ -168,78 +171,6 @@ StatusOr<std::unique_lock<std::timed_mutex>> SandboxManager::LockCall(Entry& e,
                                    kReasonSandboxBusy);
   }
   return call;
-}
-
-StatusOr<SandboxRecord> SandboxManager::Create(const auth::Principal& who, SandboxCreateSpec req) {
-  if (who.tier == nullptr) return InternalError("no tier for tenant " + who.tenant);
-  const config::TierConfig& tier = *who.tier;
-  const std::string id = req.spec.id;
-  auto e = std::make_shared<Entry>();
-  CR_ASSIGN_OR_RETURN(e->driver, DriverFor(req.spec.language));
-  if (policy_.RuntimeOf(req.spec) == "runsc") {
-    return FailedPreconditionError(
-        "sandboxes cannot run under gVisor (runsc) yet: the call channel is a FIFO in a bind "
-        "mount, which gVisor's gofer does not pass through",
-        "sandbox_runtime_unsupported");
-  }
-  e->spec = req.spec;
-  e->spec.language.command = e->driver.command;
-  // A volume of the tenant's (403 on a tier without volumes, 404 otherwise).
-  CR_ASSIGN_OR_RETURN(e->volume_dir, ResolveVolume(who.tenant, &tier, &e->spec));
-  // The container lives for the whole TTL: RLIMIT_CPU must not end it (a
-  // call's wall timeout bounds each call instead).
-  e->spec.limits.cpu_ms = std::max<int64_t>(e->spec.limits.cpu_ms, req.ttl_s * 1000 * 4);
-  e->record = RecordOf(who, req, e->spec, NowMs());
-  SandboxRecord& rec = e->record;
-  {
-    // Reserve the slot before the slow launch, so concurrent creates count it.
-    std::lock_guard<std::mutex> lock(mu_);
-    int live = 0;
-    int64_t memory = 0;
-    for (const auto& [other_id, other] : entries_) {
-      if (other->gone || other->record.tenant != who.tenant ||
-          other->record.state != SandboxState::kRunning) {
-        continue;
-      }
-      ++live;
-      memory += other->record.limits.memory_bytes;
-    }
-    if (live >= tier.max_sandboxes) {
-      return ResourceExhaustedError("tenant " + who.tenant + " has " + std::to_string(live) +
-                                        " live sandboxes, the maximum of tier " + tier.name +
-                                        " (max_sandboxes)",
-                                    kReasonSandboxLimit);
-    }
-    if (memory + rec.limits.memory_bytes > tier.max_sandbox_memory_bytes) {
-      return ResourceExhaustedError("the live sandboxes of tenant " + who.tenant + " would hold " +
-                                        std::to_string(memory + rec.limits.memory_bytes) +
-                                        " bytes of memory, over the " +
-                                        std::to_string(tier.max_sandbox_memory_bytes) +
-                                        " of tier " + tier.name + " (max_sandbox_memory_bytes)",
-                                    kReasonSandboxLimit);
-    }
-    entries_[id] = e;
-  }
-  std::unique_lock<std::timed_mutex> call(e->call_mu);
-  auto live = LiveSandbox::Launch(containers_, policy_, layout_, e->spec, e->driver, e->volume_dir);
-  if (!live.ok()) {
-    std::lock_guard<std::mutex> lock(mu_);
-    entries_.erase(id);
-    return live.status();
-  }
-  e->live = std::move(*live);
-  SandboxRecord snapshot;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    rec.container_id = e->live->container_id();
-    e->uid = e->live->uid();
-    snapshot = rec;
-    UpdateGauges();
-  }
-  Persist(snapshot);
-  spdlog::info("sandbox {} created for tenant {} ({}, ttl {} s)", id, who.tenant, rec.language,
-               rec.ttl_s);
-  return snapshot;
 }
 
 StatusOr<SandboxRecord> SandboxManager::Get(const std::string& tenant, const std::string& id) {

@@ -243,13 +243,15 @@ std::string MergedSection(std::string& extra_yaml, const std::string& name,
 }
 
 // The generated config's `sandbox:` section: init_path, the server's uid
-// range, and the runtime under test (CODERUNNER_TEST_RUNTIME) if any
-// (MergedSection).
+// range, no sandboxes launched ahead (each would be a container most tests
+// never use; SandboxPoolTest brings its own), and the runtime under test
+// (CODERUNNER_TEST_RUNTIME) if any (MergedSection).
 std::string SandboxSection(std::string& extra_yaml, int64_t uid_first, int64_t uid_count) {
   std::vector<std::pair<std::string, std::string>> defaults = {
       {"init_path", CODERUNNER_INIT_BINARY},
       {"uid_first", std::to_string(uid_first)},
-      {"uid_count", std::to_string(uid_count)}};
+      {"uid_count", std::to_string(uid_count)},
+      {"ready_sandboxes", "0"}};
   if (!RuntimeUnderTest().empty()) defaults.emplace_back("runtime", RuntimeUnderTest());
   return MergedSection(extra_yaml, "sandbox", defaults);
 }

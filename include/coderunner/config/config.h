@@ -117,6 +117,11 @@ struct SandboxConfig {
   // containers and volumes at once).
   int64_t uid_first = 2100000000;
   int64_t uid_count = 65536;
+  // Stateful sandboxes launched ahead for each shape recently asked for
+  // (language, limits, runtime, /home/user size; up to 4 shapes), so that a
+  // create takes a running container. Each holds a container, a uid and its
+  // memory reservation while it waits. Count; 1. 0: none.
+  int ready_sandboxes = 1;
 };
 
 // What a paying tier may do. Requests above a tier bound get 422 (limits),

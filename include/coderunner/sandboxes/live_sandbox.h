@@ -127,6 +127,8 @@ class LiveSandbox {
   StatusOr<isolation::UniqueFd> OpenOutputFile(const std::string& path);
 
   const std::string& container_id() const { return container_id_; }
+  // What it was launched for, its id included.
+  const isolation::JobSpec& spec() const { return spec_; }
   // The uid its containers run as (kept across replacements).
   int64_t uid() const { return uid_; }
   // Whether the container is still serving (its stream has not ended).

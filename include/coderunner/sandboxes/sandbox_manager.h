@@ -57,6 +57,8 @@ struct ExecTarget {
 // sandbox are serialized; different sandboxes run in parallel. All public
 // methods are thread-safe. `config`, `containers`, `policy`, `store` and
 // `metrics` must outlive the manager.
+class SandboxPool;
+
 class SandboxManager {
  public:
   // `volumes` (may be null: no volumes in sandboxes) resolves volume_id.
@@ -135,6 +137,11 @@ class SandboxManager {
   Status ReattachLate(Entry& e);
   static StatusOr<std::unique_lock<std::timed_mutex>> LockCall(Entry& e, const std::string& id);
   void Persist(const SandboxRecord& record);
+  // Counts `e` (its record filled in) against its tenant's tier and enters
+  // it; ResourceExhausted "sandbox_limit" over the tier's bounds.
+  Status Reserve(const auth::Principal& who, const std::shared_ptr<Entry>& e);
+  // With sandbox.ready_sandboxes, starts launching sandboxes ahead.
+  void StartPool();
   void UpdateGauges();  // Requires mu_.
   StatusOr<isolation::JobSpec> SpecOf(const SandboxRecord& record, ReplDriver* driver) const;
   // The record of a new sandbox `who` asked for with `req`, its container's
@@ -169,6 +176,8 @@ class SandboxManager {
   std::set<std::string> breached_;  // Ids OnOutputBreach named, not settled yet.
   bool stopping_ = false;
   std::thread expiry_;
+  // Sandboxes launched ahead (null: sandbox.ready_sandboxes is 0).
+  std::unique_ptr<SandboxPool> pool_;
 };
 
 }  // namespace coderunner::sandboxes

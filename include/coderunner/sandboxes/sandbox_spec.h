@@ -23,6 +23,10 @@ struct SandboxCreateSpec {
   std::map<std::string, std::string> metadata;
   std::map<std::string, std::string> envs;
   std::string access_token;  // See SandboxRecord.
+  // The sandbox must have spec.id (an E2B context's id names its language).
+  // Otherwise a sandbox launched ahead may be given, with an id of its own:
+  // the created record's id is the sandbox's.
+  bool fixed_id = false;
 };
 
 // One call: code, files to place under /workspace first, and the timeout

@@ -52,6 +52,7 @@ StatusOr<sandboxes::SandboxRecord> CreateContext(const E2bDeps& deps, const auth
   spec.metadata = {{kContextOf, parent.id}};
   if (language_default) spec.metadata[kLanguageDefault] = language;
   spec.envs = parent.envs;
+  spec.fixed_id = true;  // A restarted context keeps its id.
   return deps.sandboxes->Create(who, spec);
 }
 
