@@ -41,6 +41,7 @@ void ExpectConfigEq(const Config& a, const Config& b) {
   EXPECT_EQ(a.sandbox.runtime, b.sandbox.runtime);
   EXPECT_EQ(a.sandbox.nofile, b.sandbox.nofile);
   EXPECT_EQ(a.sandbox.nproc, b.sandbox.nproc);
+  EXPECT_EQ(a.sandbox.ready_sandboxes, b.sandbox.ready_sandboxes);
   EXPECT_EQ(a.workspace_dir, b.workspace_dir);
   EXPECT_EQ(a.instance, b.instance);
   ExpectLimitsEq(a.default_limits, b.default_limits);
@@ -450,6 +451,8 @@ TEST(ConfigTest, OtherValuesAreRangeChecked) {
       {"too many threads", "server:\n  threads: 5000\n", "server.threads"},
       {"JSON depth too small", "server:\n  max_json_depth: 7\n", "server.max_json_depth"},
       {"JSON depth too large", "server:\n  max_json_depth: 1001\n", "server.max_json_depth"},
+      {"ready sandboxes past 16", "sandbox:\n  ready_sandboxes: 17\n", "sandbox.ready_sandboxes"},
+      {"ready sandboxes negative", "sandbox:\n  ready_sandboxes: -1\n", "sandbox.ready_sandboxes"},
       {"listen without port", "server:\n  listen: localhost\n", "server.listen"},
       {"engine timeout too small", "engine:\n  timeout_ms: 5\n", "engine.timeout_ms"},
       {"connect timeout too small", "engine:\n  connect_timeout_ms: 1\n",
