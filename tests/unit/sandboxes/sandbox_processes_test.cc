@@ -74,12 +74,18 @@ TEST_F(SandboxProcessesTest, AFollowerFromTheStartSeesEveryEventInOrder) {
   EXPECT_EQ(seen.back().exit_code, 3);
   EXPECT_EQ(out, "hello\nworld\n");
   EXPECT_EQ(err, "warn\n");  // The pid line is the wrapper's, not the program's.
-  // As the sandbox's uid, with both environments, stdin from nowhere.
+  // As the sandbox's uid, with both environments, stdin from nowhere,
+  // under the jobs' filter (coderunner-init -x).
   const nlohmann::json create = nlohmann::json::parse(transport_.requests()[0].body);
   EXPECT_EQ(create["User"], "2000:2000");
   EXPECT_EQ(create["WorkingDir"], "/home/user");
   EXPECT_EQ(create["Env"], (nlohmann::json{"FROM_SANDBOX=1", "MINE=2"}));
-  EXPECT_NE(create["Cmd"][2].get<std::string>().find("< /dev/null"), std::string::npos);
+  ASSERT_GE(create["Cmd"].size(), 6u) << create.dump();
+  EXPECT_EQ(create["Cmd"][0], "/.coderunner-init");
+  EXPECT_EQ(create["Cmd"][1], "-x");
+  EXPECT_EQ(create["Cmd"][2], "--");
+  EXPECT_EQ(create["Cmd"][3], "/bin/sh");
+  EXPECT_NE(create["Cmd"][5].get<std::string>().find("< /dev/null"), std::string::npos);
   // Ended: a late follower gets its end only; it is not listed.
   std::vector<ProcessEvent> late = FollowAll(processes, *pid, /*from_start=*/false);
   ASSERT_EQ(late.size(), 1u);
