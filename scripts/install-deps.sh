@@ -54,41 +54,32 @@ if ! grep -qs "\"version\": \"${piston_client_version}\"" \
   npm install --no-audit --no-fund --prefix "${piston_client_dir}" \
     "piston-client@${piston_client_version}"
 fi
+# npm_ci_locked WHAT LOCK_DIR DEST MARKER: installs LOCK_DIR's package.json
+# and package-lock.json into DEST with `npm ci`, unless DEST already has
+# that same lock file and MARKER (a path under DEST) exists.
+npm_ci_locked() {
+  local what=$1 lock_dir=$2 dest=$3 marker=$4
+  if cmp -s "${lock_dir}/package-lock.json" "${dest}/package-lock.json" &&
+      [[ -e ${dest}/${marker} ]]; then
+    return 0
+  fi
+  echo "install-deps: installing ${what} (${lock_dir#"${repo_dir}/"}/package-lock.json) in ${dest}"
+  mkdir -p "${dest}"
+  cp "${lock_dir}/package.json" "${lock_dir}/package-lock.json" "${dest}/"
+  (cd "${dest}" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund >/dev/null)
+}
+repo_dir="$(cd "$(dirname "$0")/.." && pwd)"
 # tsx for ToolchainDiffTest's host side, exactly as the node image pins it
 # (images/node/package-lock.json); the host's node must be the image's
 # version (20.20.2). The directory must match kHostTsx in
 # tests/integration/toolchain_diff_test.cc.
-node_lock_dir="$(cd "$(dirname "$0")/../images/node" && pwd)"
-host_tsx_dir=/var/cache/coderunner/host-tsx
-if ! cmp -s "${node_lock_dir}/package-lock.json" "${host_tsx_dir}/package-lock.json" ||
-    [[ ! -x ${host_tsx_dir}/node_modules/.bin/tsx ]]; then
-  echo "install-deps: installing tsx (images/node/package-lock.json) in ${host_tsx_dir}"
-  mkdir -p "${host_tsx_dir}"
-  cp "${node_lock_dir}/package.json" "${node_lock_dir}/package-lock.json" "${host_tsx_dir}/"
-  (cd "${host_tsx_dir}" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund >/dev/null)
-fi
+npm_ci_locked tsx "${repo_dir}/images/node" /var/cache/coderunner/host-tsx node_modules/.bin/tsx
 # The real MCP clients for McpClientTest (tests/mcp/): the official SDK and
-# the conformance runner, pinned by tests/mcp/package-lock.json. The
-# directory must match CODERUNNER_MCP_CLIENTS_DIR in
-# tests/integration/CMakeLists.txt.
-mcp_lock_dir="$(cd "$(dirname "$0")/../tests/mcp" && pwd)"
-mcp_clients_dir=/var/cache/coderunner/mcp-clients
-if ! cmp -s "${mcp_lock_dir}/package-lock.json" "${mcp_clients_dir}/package-lock.json" ||
-    [[ ! -f ${mcp_clients_dir}/node_modules/@modelcontextprotocol/conformance/dist/index.js ]]; then
-  echo "install-deps: installing the MCP clients (tests/mcp/package-lock.json) in ${mcp_clients_dir}"
-  mkdir -p "${mcp_clients_dir}"
-  cp "${mcp_lock_dir}/package.json" "${mcp_lock_dir}/package-lock.json" "${mcp_clients_dir}/"
-  (cd "${mcp_clients_dir}" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund >/dev/null)
-fi
-# The official E2B SDKs for E2bSdkTest (tests/e2b/), pinned by
-# tests/e2b/package-lock.json, in CODERUNNER_E2B_CLIENTS_DIR
-# (tests/integration/CMakeLists.txt).
-e2b_lock_dir="$(cd "$(dirname "$0")/../tests/e2b" && pwd)"
-e2b_clients_dir=/var/cache/coderunner/e2b-clients
-if ! cmp -s "${e2b_lock_dir}/package-lock.json" "${e2b_clients_dir}/package-lock.json" ||
-    [[ ! -f ${e2b_clients_dir}/node_modules/e2b/dist/index.js ]]; then
-  echo "install-deps: installing the E2B SDKs (tests/e2b/package-lock.json) in ${e2b_clients_dir}"
-  mkdir -p "${e2b_clients_dir}"
-  cp "${e2b_lock_dir}/package.json" "${e2b_lock_dir}/package-lock.json" "${e2b_clients_dir}/"
-  (cd "${e2b_clients_dir}" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund >/dev/null)
-fi
+# the conformance runner. The directory must match
+# CODERUNNER_MCP_CLIENTS_DIR in tests/integration/CMakeLists.txt.
+npm_ci_locked "the MCP clients" "${repo_dir}/tests/mcp" /var/cache/coderunner/mcp-clients \
+  node_modules/@modelcontextprotocol/conformance/dist/index.js
+# The official E2B SDKs for E2bSdkTest (tests/e2b/), in
+# CODERUNNER_E2B_CLIENTS_DIR (tests/integration/CMakeLists.txt).
+npm_ci_locked "the E2B SDKs" "${repo_dir}/tests/e2b" /var/cache/coderunner/e2b-clients \
+  node_modules/e2b/dist/index.js
