@@ -281,11 +281,9 @@ Status SandboxProcesses::KillPastTimeout(Process& p) {
     pid = p.info.pid;
   }
   if (pid <= 0) return DeadlineExceededError("the process did not start before its timeout");
-  // A non-zero exit: it ended meanwhile, and its exit says how.
-  return RunInSandbox(execs_, p.target,
-                      {"/bin/sh", "-c", R"(kill -s KILL "$1")", "sh", std::to_string(pid)}, "/",
-                      kExecStderrBytes, kSignalTimeout)
-      .status();
+  Status killed = SendFromInside(p.target, pid, "KILL");
+  // NotFound: it ended meanwhile, and its exit says how.
+  return killed.code() == StatusCode::kNotFound ? OkStatus() : killed;
 }
 
 std::shared_ptr<SandboxProcesses::Process> SandboxProcesses::Find(const std::string& sandbox_id,
@@ -376,6 +374,11 @@ Status SandboxProcesses::Signal(const std::string& sandbox_id, const ExecTarget&
     std::lock_guard<std::mutex> lock(p->mu);
     if (p->ended) return OkStatus();
   }
+  return SendFromInside(target, pid, name);
+}
+
+Status SandboxProcesses::SendFromInside(const ExecTarget& target, int64_t pid,
+                                        const std::string& name) {
   CR_ASSIGN_OR_RETURN(ExecOutput out, RunInSandbox(execs_, target,
                                                    {"/bin/sh", "-c", R"(kill -s "$1" "$2")", "sh",
                                                     name, std::to_string(pid)},

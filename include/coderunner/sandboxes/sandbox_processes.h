@@ -124,6 +124,9 @@ class SandboxProcesses {
   // The process's timeout passed while it ran: kill it from inside its
   // sandbox. Returns what kept it from being killed.
   Status KillPastTimeout(Process& p);
+  // `kill -s name pid` run in the target's sandbox; NotFound
+  // "process_not_found" when kill finds no such process.
+  Status SendFromInside(const ExecTarget& target, int64_t pid, const std::string& name);
   // Takes the ended processes out of processes_ once past their grace, and
   // those of a forgotten sandbox; returns them, to be joined without mu_.
   std::vector<std::shared_ptr<Process>> Reap();     // Requires mu_.
