@@ -51,6 +51,13 @@ class SandboxOwners {
   virtual StatusOr<std::optional<SandboxPlacement>> SandboxOwner(const std::string& id,
                                                                  const std::string& tenant) = 0;
 
+  // The placement of sandbox `id`, whatever its tenant; nullopt when none
+  // is recorded. Only for a caller that proves its right to the sandbox
+  // with what its owner node alone checks (an E2B call's access token,
+  // e2b_envd.h): such a caller names no tenant. Failure as PlaceSandbox's.
+  // Thread-safe.
+  virtual StatusOr<std::optional<SandboxPlacement>> PlacementOf(const std::string& id) = 0;
+
   // Removes the placement of `id` (its sandbox was deleted). An unknown id
   // is OK. Failure as PlaceSandbox's. Thread-safe.
   virtual Status ForgetSandbox(const std::string& id) = 0;

@@ -42,6 +42,16 @@ StatusOr<std::optional<SandboxPlacement>> PgJobStore::SandboxOwner(const std::st
   return std::optional<SandboxPlacement>(ReadPlacementFrom(PgOwnerRow{rows, 0}));
 }
 
+StatusOr<std::optional<SandboxPlacement>> PgJobStore::PlacementOf(const std::string& id) {
+  CR_ASSIGN_OR_RETURN(PgPool::Lease conn, pool_->Acquire());
+  PgParams params;
+  params.Bind(1, id);
+  CR_ASSIGN_OR_RETURN(PgResult rows,
+                      conn->Exec(kSelectPlacementSql, params, "read the placement of " + id));
+  if (rows.rows() == 0) return std::optional<SandboxPlacement>();
+  return std::optional<SandboxPlacement>(ReadPlacementFrom(PgOwnerRow{rows, 0}));
+}
+
 Status PgJobStore::ForgetSandbox(const std::string& id) {
   CR_ASSIGN_OR_RETURN(PgPool::Lease conn, pool_->Acquire());
   PgParams params;

@@ -7,7 +7,8 @@
 
 namespace coderunner::store {
 
-// Columns of kSelectSandboxOwnerSql, in order (also kPlaceSandboxSql's ?N - 1).
+// Columns of kSelectSandboxOwnerSql and kSelectPlacementSql, in order (also kPlaceSandboxSql's ?N -
+// 1).
 enum SandboxOwnerColumn {
   kOwnerId = 0,
   kOwnerTenant,
@@ -22,6 +23,9 @@ inline constexpr const char* kPlaceSandboxSql =
 
 inline constexpr const char* kSelectSandboxOwnerSql =
     "SELECT id, tenant, node, created_ms FROM sandbox_owners WHERE id = ?1 AND tenant = ?2";
+
+inline constexpr const char* kSelectPlacementSql =
+    "SELECT id, tenant, node, created_ms FROM sandbox_owners WHERE id = ?1";
 
 inline constexpr const char* kForgetSandboxSql = "DELETE FROM sandbox_owners WHERE id = ?1";
 

@@ -71,6 +71,26 @@ TEST_P(SandboxOwnersContractTest, LookupsAreTenantScopedAndUnknownIsEmpty) {
   }
 }
 
+// PlacementOf names no tenant: every tenant's placement, an unknown id none.
+TEST_P(SandboxOwnersContractTest, PlacementOfReadsAnyTenantsPlacement) {
+  MustPlace(Placement("sbx-1", "node-a", "acme"));
+  MustPlace(Placement("sbx-2", "node-b", "globex"));
+  struct Case {
+    const char* id;
+    const char* want_node;    // "" = no placement.
+    const char* want_tenant;  // The tenant the placement carries.
+  };
+  const Case cases[] = {
+      {"sbx-1", "node-a", "acme"}, {"sbx-2", "node-b", "globex"}, {"sbx-none", "", ""}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.id);
+    auto placed = Owners().PlacementOf(c.id);
+    ASSERT_TRUE(placed.ok()) << placed.status().ToString();
+    EXPECT_EQ(placed->has_value() ? (*placed)->node : "", c.want_node);
+    EXPECT_EQ(placed->has_value() ? (*placed)->tenant : "", c.want_tenant);
+  }
+}
+
 TEST_P(SandboxOwnersContractTest, PlacingAgainReplacesTheNode) {
   MustPlace(Placement("sbx-1", "node-a", "acme", 100));
   MustPlace(Placement("sbx-1", "node-b", "acme", 200));

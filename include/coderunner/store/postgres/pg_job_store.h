@@ -112,6 +112,7 @@ class PgJobStore : public JobStore,
   Status PlaceSandbox(const SandboxPlacement& placement) override;
   StatusOr<std::optional<SandboxPlacement>> SandboxOwner(const std::string& id,
                                                          const std::string& tenant) override;
+  StatusOr<std::optional<SandboxPlacement>> PlacementOf(const std::string& id) override;
   Status ForgetSandbox(const std::string& id) override;
 
  private:
