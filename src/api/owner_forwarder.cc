@@ -20,6 +20,19 @@ std::string TrimSlash(std::string url) {
   return url;
 }
 
+// `req` to `url`, with its body, its Authorization and Content-Type, from
+// node `self`.
+RelayRequest BaseRelay(const httplib::Request& req, std::string url, const std::string& self) {
+  RelayRequest relay;
+  relay.method = req.method;
+  relay.url = std::move(url);
+  relay.body = req.body;
+  relay.authorization = req.get_header_value("Authorization");
+  relay.content_type = req.get_header_value("Content-Type");
+  relay.forwarded_by = self;
+  return relay;
+}
+
 }  // namespace
 
 ForwardDecision DecideForward(const std::string& self, const std::string& owner, bool held_here,
@@ -38,36 +51,44 @@ ForwardDecision DecideForward(const std::string& self, const std::string& owner,
 
 OwnerForwarder::OwnerForwarder(store::NodeRegistry* nodes, store::SandboxOwners* owners,
                                ForwarderOptions options, std::function<int64_t()> now_ms,
-                               RelayFn relay)
+                               RelayFn relay, StreamRelayFn stream_relay)
     : nodes_(nodes),
       owners_(owners),
       options_(std::move(options)),
       now_ms_(now_ms ? std::move(now_ms) : WallNowMs),
-      relay_(std::move(relay)) {}
+      relay_(std::move(relay)),
+      stream_relay_(std::move(stream_relay)) {}
+
+StatusOr<std::optional<std::string>> OwnerForwarder::OwnerUrl(const std::string& owner,
+                                                              bool held_here,
+                                                              const httplib::Request& req) {
+  const bool forwarded = req.has_header(kForwardedByHeader);
+  if (held_here || forwarded || owner.empty() || owner == options_.self) {
+    return std::optional<std::string>("");  // Skips the registry read.
+  }
+  CR_ASSIGN_OR_RETURN(std::vector<store::NodeInfo> nodes, nodes_->List());
+  ForwardDecision d = DecideForward(options_.self, owner, held_here, forwarded, nodes, now_ms_());
+  if (d.action == ForwardAction::kServeHere) return std::optional<std::string>("");
+  if (d.action == ForwardAction::kGone) return std::optional<std::string>();
+  return std::optional<std::string>(TrimSlash(d.owner_url));
+}
 
 StatusOr<std::optional<Answer>> OwnerForwarder::Route(const std::string& owner, bool held_here,
                                                       const StatusOr<std::string>& path,
                                                       const httplib::Request& req,
                                                       const Status& gone) {
-  const bool forwarded = req.has_header(kForwardedByHeader);
-  if (held_here || forwarded || owner.empty() || owner == options_.self) {
-    return std::optional<Answer>();  // Skips the registry read.
+  if (held_here || req.has_header(kForwardedByHeader) || owner.empty() || owner == options_.self) {
+    return std::optional<Answer>();
   }
   // Refused as the owner would refuse it; nothing leaves this node.
   if (!path.ok()) return path.status();
-  CR_ASSIGN_OR_RETURN(std::vector<store::NodeInfo> nodes, nodes_->List());
-  ForwardDecision d = DecideForward(options_.self, owner, held_here, forwarded, nodes, now_ms_());
-  if (d.action == ForwardAction::kServeHere) return std::optional<Answer>();
+  CR_ASSIGN_OR_RETURN(std::optional<std::string> url, OwnerUrl(owner, held_here, req));
+  if (url && url->empty()) return std::optional<Answer>();
   Answer gone_answer = Answer::Json(410, ErrorJson(gone));
   gone_answer.WithHeader(kNodeHeader, options_.self);
-  if (d.action == ForwardAction::kGone) return std::optional<Answer>(std::move(gone_answer));
+  if (!url) return std::optional<Answer>(std::move(gone_answer));
 
-  RelayRequest relay{req.method,
-                     TrimSlash(d.owner_url) + *path,
-                     req.body,
-                     req.get_header_value("Authorization"),
-                     req.get_header_value("Content-Type"),
-                     options_.self};
+  RelayRequest relay = BaseRelay(req, *url + *path, options_.self);
   relay.timeout_ms = options_.timeout_ms;
   relay.max_body_bytes = options_.max_body_bytes;
   StatusOr<RelayResponse> got = relay_(relay);
@@ -107,6 +128,40 @@ StatusOr<std::optional<Answer>> OwnerForwarder::ForArtifact(const std::string& o
                FailedPreconditionError(
                    "the artifacts of job " + job_id + " were on node " + owner + ", which is gone",
                    kReasonArtifactsGone));
+}
+
+StatusOr<std::optional<Answer>> OwnerForwarder::ForSandboxStream(
+    const std::string& tenant, const std::string& id, bool held_here,
+    const StatusOr<std::string>& path, std::span<const char* const> headers,
+    const httplib::Request& req) {
+  if (held_here || req.has_header(kForwardedByHeader)) return std::optional<Answer>();
+  std::optional<store::SandboxPlacement> placed;
+  if (tenant.empty()) {
+    CR_ASSIGN_OR_RETURN(placed, owners_->PlacementOf(id));
+  } else {
+    CR_ASSIGN_OR_RETURN(placed, owners_->SandboxOwner(id, tenant));
+  }
+  if (!placed || placed->node == options_.self) return std::optional<Answer>();
+  if (!path.ok()) return path.status();
+  const Status gone = NotFoundError(
+      "sandbox " + id + " lived on node " + placed->node + ", which is gone: its state is lost",
+      kReasonStateLost);
+  CR_ASSIGN_OR_RETURN(std::optional<std::string> url, OwnerUrl(placed->node, held_here, req));
+  if (!url) return gone;
+  RelayRequest relay = BaseRelay(req, *url + *path, options_.self);
+  for (const char* name : headers) {
+    if (req.has_header(name)) relay.headers.emplace_back(name, req.get_header_value(name));
+  }
+  for (const auto& [name, part] : req.files) {
+    relay.parts.push_back({part.name, part.filename, part.content_type, part.content});
+  }
+  relay.timeout_ms = options_.stream_timeout_ms;
+  relay.first_piece_timeout_ms = options_.timeout_ms;
+  StatusOr<Answer> got = stream_relay_(std::move(relay));
+  if (!got.ok() && got.status().reason() == kReasonOwnerUnreachable) return gone;
+  if (!got.ok()) return got.status();
+  got->WithHeader(kNodeHeader, placed->node);
+  return std::optional<Answer>(std::move(*got));
 }
 
 Status OwnerForwarder::PlaceHere(const std::string& tenant, const std::string& id) {

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -67,6 +68,14 @@ ForwardDecision DecideForward(const std::string& self, const std::string& owner,
                               bool forwarded, const std::vector<store::NodeInfo>& nodes,
                               int64_t now_ms);
 
+// One part of a multipart/form-data body, as httplib parsed it.
+struct RelayPart {
+  std::string name;
+  std::string filename;
+  std::string content_type;
+  std::string content;
+};
+
 // One request to relay to an owner.
 struct RelayRequest {
   std::string method;  // "GET", "HEAD", "POST", "DELETE".
@@ -75,9 +84,18 @@ struct RelayRequest {
   std::string authorization;  // The caller's Authorization header ("" none).
   std::string content_type;   // The caller's Content-Type ("" none).
   std::string forwarded_by;   // This node's id (kForwardedByHeader).
+  // More of the caller's headers, (name, value): those its route names.
+  std::vector<std::pair<std::string, std::string>> headers;
+  // A multipart/form-data body (httplib parsed it, and kept no raw body):
+  // sent as these parts under a boundary of libcurl's instead of `body`
+  // and `content_type`.
+  std::vector<RelayPart> parts;
   int64_t connect_timeout_ms = 2000;
   int64_t timeout_ms = 60000;  // Whole exchange, ms.
-  size_t max_body_bytes = 0;   // Bound on the relayed answer's body, bytes.
+  // CurlStreamRelay: until the first piece of the body (or the whole
+  // answer) is in, ms; 0 = only timeout_ms.
+  int64_t first_piece_timeout_ms = 0;
+  size_t max_body_bytes = 0;  // Bound on the relayed answer's body, bytes.
 };
 
 // The owner's answer headers relayed to the caller besides Content-Type:
@@ -108,17 +126,37 @@ struct RelayResponse {
 using RelayFn = std::function<StatusOr<RelayResponse>(const RelayRequest&)>;
 StatusOr<RelayResponse> CurlRelay(const RelayRequest& req);
 
+// The same exchange, answered as soon as the owner's status and headers
+// are in (owner_stream_relay.cc): an answer that was already whole then is
+// a plain Answer; any other streams on, as a chunked Answer under the
+// owner's status whose provider relays each piece of the owner's body as
+// it arrives (an E2B process's events, a download), holding at most one
+// piece, for as long as the caller reads it (it is asked every
+// kStreamCallerCheckMs) and within req.timeout_ms; the first piece within
+// req.first_piece_timeout_ms, or DeadlineExceeded kReasonForwardFailed. req.max_body_bytes is
+// not used: what the owner streams, it bounds. Errors before the headers
+// as CurlRelay's; a failure after them ends the stream without its
+// terminating chunk, so that the caller sees it cut. Thread-safe.
+inline constexpr int64_t kStreamCallerCheckMs = 1000;
+using StreamRelayFn = std::function<StatusOr<Answer>(RelayRequest req)>;
+StatusOr<Answer> CurlStreamRelay(RelayRequest req);
+
 struct ForwarderOptions {
   std::string self;                 // This node's id (config `instance`).
   int64_t timeout_ms = 60000;       // RelayRequest::timeout_ms.
   size_t max_body_bytes = 1 << 20;  // RelayRequest::max_body_bytes.
+  // RelayRequest::timeout_ms of a streamed relay (ForSandboxStream): a
+  // process's stream lasts as long as the process, up to its sandbox's
+  // life. Its first piece comes within timeout_ms.
+  int64_t stream_timeout_ms = 60000;
 };
 
 // Thread-safe; `nodes` and `owners` (not null) must outlive it.
 class OwnerForwarder {
  public:
   OwnerForwarder(store::NodeRegistry* nodes, store::SandboxOwners* owners, ForwarderOptions options,
-                 std::function<int64_t()> now_ms = nullptr, RelayFn relay = CurlRelay);
+                 std::function<int64_t()> now_ms = nullptr, RelayFn relay = CurlRelay,
+                 StreamRelayFn stream_relay = CurlStreamRelay);
 
   // For a request on sandbox `target.id` of `tenant`, as its route matched
   // it: nullopt to serve it here (held here, no owner recorded, or already
@@ -136,11 +174,31 @@ class OwnerForwarder {
   StatusOr<std::optional<Answer>> ForArtifact(const std::string& owner, const std::string& job_id,
                                               const std::string& file, const httplib::Request& req);
 
+  // A request on sandbox `id` that its route relays itself (E2B's surface,
+  // e2b_relay.h): at `path` on the owner, with the caller's headers named
+  // in `headers` besides Authorization and Content-Type, and a multipart
+  // body's parts, its answer streamed back (CurlStreamRelay) under
+  // kNodeHeader. `tenant`: the caller's; "" for a caller that names no
+  // tenant and proves its right to the sandbox with a token only its owner
+  // checks (SandboxOwners::PlacementOf). nullopt to serve it here, as
+  // ForSandbox; the owner gone: NotFound kReasonStateLost (the sandbox is
+  // no more). A `path` in error is returned before anything is relayed.
+  StatusOr<std::optional<Answer>> ForSandboxStream(const std::string& tenant, const std::string& id,
+                                                   bool held_here,
+                                                   const StatusOr<std::string>& path,
+                                                   std::span<const char* const> headers,
+                                                   const httplib::Request& req);
+
   // Records / forgets that this node holds sandbox `id` (SandboxOwners).
   Status PlaceHere(const std::string& tenant, const std::string& id);
   Status Forget(const std::string& id);
 
  private:
+  // The live owner's URL for a request on state held by `owner`: "" to
+  // serve it here (held here, already forwarded, none or this node),
+  // nullopt when the owner is gone.
+  StatusOr<std::optional<std::string>> OwnerUrl(const std::string& owner, bool held_here,
+                                                const httplib::Request& req);
   // `path`: the owner's path for the request (or why it has none).
   StatusOr<std::optional<Answer>> Route(const std::string& owner, bool held_here,
                                         const StatusOr<std::string>& path,
@@ -151,6 +209,7 @@ class OwnerForwarder {
   const ForwarderOptions options_;
   std::function<int64_t()> now_ms_;
   RelayFn relay_;
+  StreamRelayFn stream_relay_;
 };
 
 }  // namespace coderunner::api

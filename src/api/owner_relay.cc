@@ -1,5 +1,6 @@
 // CurlRelay (owner_forwarder.h): one bounded HTTP exchange with an owner
-// node through libcurl.
+// node through libcurl; and the setup it shares with CurlStreamRelay
+// (relay_curl.h).
 #include <curl/curl.h>
 
 #include <cctype>
@@ -8,6 +9,7 @@
 
 #include "coderunner/common/curl_handle.h"
 #include "owner_forwarder.h"
+#include "relay_curl.h"
 
 namespace coderunner::api {
 namespace {
@@ -60,7 +62,13 @@ size_t WriteHeader(char* data, size_t size, size_t n, void* user) {
   return size * n;
 }
 
-// The request's headers (the caller's key and type, the hop marker).
+// A multipart body's Content-Type is libcurl's, with its boundary.
+bool IsMultipart(const RelayRequest& req) {
+  return req.content_type.rfind("multipart/form-data", 0) == 0;
+}
+
+// The request's headers (the caller's key and type, those its route named,
+// the hop marker).
 CurlListPtr Headers(const RelayRequest& req) {
   curl_slist* list = nullptr;
   auto add = [&list](const std::string& h) {
@@ -68,14 +76,31 @@ CurlListPtr Headers(const RelayRequest& req) {
   };
   if (!req.authorization.empty()) add("Authorization: " + req.authorization);
   // None from the caller, none to the owner (libcurl would send a form's).
-  add(req.content_type.empty() ? "Content-Type:" : "Content-Type: " + req.content_type);
+  if (!IsMultipart(req)) {
+    add(req.content_type.empty() ? "Content-Type:" : "Content-Type: " + req.content_type);
+  }
+  for (const auto& [name, value] : req.headers) add(name + ": " + value);
   add(std::string(kForwardedByHeader) + ": " + req.forwarded_by);
   add("Expect:");  // No 100-continue round trip for a body.
   return CurlListPtr(list);
 }
 
-void SetOptions(CURL* h, const RelayRequest& req, curl_slist* headers, Sink& sink,
-                RelayResponse& out) {
+// The parts of a multipart body (libcurl copies each).
+CurlMimePtr Parts(CURL* h, const RelayRequest& req) {
+  CurlMimePtr mime(curl_mime_init(h));
+  if (!mime) return mime;
+  for (const RelayPart& p : req.parts) {
+    curl_mimepart* part = curl_mime_addpart(mime.get());
+    if (part == nullptr) return nullptr;
+    curl_mime_name(part, p.name.c_str());
+    curl_mime_data(part, p.content.data(), p.content.size());
+    if (!p.filename.empty()) curl_mime_filename(part, p.filename.c_str());
+    if (!p.content_type.empty()) curl_mime_type(part, p.content_type.c_str());
+  }
+  return mime;
+}
+
+void SetOptions(CURL* h, const RelayRequest& req, RelayTransfer& t, RelayResponse& out) {
   curl_easy_setopt(h, CURLOPT_URL, req.url.c_str());
   // The path as built (relay_path.h): libcurl would otherwise remove dot
   // segments, and a relay could reach another path on the owner.
@@ -90,37 +115,38 @@ void SetOptions(CURL* h, const RelayRequest& req, curl_slist* headers, Sink& sin
   curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(req.connect_timeout_ms));
   curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(req.timeout_ms));
-  curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, req.method.c_str());
-  // A HEAD's answer has no body, whatever its Content-Length says.
-  if (req.method == "HEAD") curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
-  if (req.method == "POST" || !req.body.empty()) {
+  curl_easy_setopt(h, CURLOPT_HTTPHEADER, t.headers.get());
+  if (t.mime) {
+    curl_easy_setopt(h, CURLOPT_MIMEPOST, t.mime.get());
+  } else if (req.method == "POST" || !req.body.empty()) {
     curl_easy_setopt(h, CURLOPT_POSTFIELDS, req.body.data());
     curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size()));
   }
-  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, WriteBody);
-  curl_easy_setopt(h, CURLOPT_WRITEDATA, &sink);
+  curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, req.method.c_str());
+  // A HEAD's answer has no body, whatever its Content-Length says.
+  if (req.method == "HEAD") curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
   curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, WriteHeader);
   curl_easy_setopt(h, CURLOPT_HEADERDATA, &out);
 }
 
 }  // namespace
 
-StatusOr<RelayResponse> CurlRelay(const RelayRequest& req) {
+StatusOr<RelayTransfer> NewRelayTransfer(const RelayRequest& req, RelayResponse* out) {
   CurlGlobalInit();
-  CurlEasyPtr h(curl_easy_init());
-  if (!h) return InternalError("curl_easy_init failed", kReasonForwardFailed);
-  RelayResponse out;
-  Sink sink{&out, req.max_body_bytes};
-  CurlListPtr headers = Headers(req);
-  SetOptions(h.get(), req, headers.get(), sink, out);
-  const CURLcode rc = curl_easy_perform(h.get());
-  const std::string where = req.method + " " + req.url + ": ";
-  if (sink.over) {
-    return InternalError(
-        where + "the owner's answer is over " + std::to_string(req.max_body_bytes) + " bytes",
-        kReasonForwardFailed);
+  RelayTransfer t;
+  t.easy.reset(curl_easy_init());
+  if (!t.easy) return InternalError("curl_easy_init failed", kReasonForwardFailed);
+  t.headers = Headers(req);
+  if (IsMultipart(req)) {
+    t.mime = Parts(t.easy.get(), req);
+    if (!t.mime) return InternalError("curl_mime_init failed", kReasonForwardFailed);
   }
+  SetOptions(t.easy.get(), req, t, *out);
+  return t;
+}
+
+Status RelayFailure(CURLcode rc, const RelayRequest& req) {
+  const std::string where = req.method + " " + req.url + ": ";
   if (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST) {
     return UnavailableError(where + curl_easy_strerror(rc), kReasonOwnerUnreachable);
   }
@@ -129,9 +155,24 @@ StatusOr<RelayResponse> CurlRelay(const RelayRequest& req) {
         where + "the owner did not answer within " + std::to_string(req.timeout_ms) + " ms",
         kReasonForwardFailed);
   }
-  if (rc != CURLE_OK) return UnavailableError(where + curl_easy_strerror(rc), kReasonForwardFailed);
+  return UnavailableError(where + curl_easy_strerror(rc), kReasonForwardFailed);
+}
+
+StatusOr<RelayResponse> CurlRelay(const RelayRequest& req) {
+  RelayResponse out;
+  CR_ASSIGN_OR_RETURN(RelayTransfer t, NewRelayTransfer(req, &out));
+  Sink sink{&out, req.max_body_bytes};
+  curl_easy_setopt(t.easy.get(), CURLOPT_WRITEFUNCTION, WriteBody);
+  curl_easy_setopt(t.easy.get(), CURLOPT_WRITEDATA, &sink);
+  const CURLcode rc = curl_easy_perform(t.easy.get());
+  if (sink.over) {
+    return InternalError(req.method + " " + req.url + ": the owner's answer is over " +
+                             std::to_string(req.max_body_bytes) + " bytes",
+                         kReasonForwardFailed);
+  }
+  if (rc != CURLE_OK) return RelayFailure(rc, req);
   long status = 0;
-  curl_easy_getinfo(h.get(), CURLINFO_RESPONSE_CODE, &status);
+  curl_easy_getinfo(t.easy.get(), CURLINFO_RESPONSE_CODE, &status);
   out.status = static_cast<int>(status);
   return out;
 }

@@ -76,4 +76,36 @@ StatusOr<std::string> ArtifactRelayPath(std::string_view job_id, std::string_vie
   return "/v1/jobs/" + std::string(job_id) + "/artifacts" + suffix;
 }
 
+StatusOr<std::string> PatternRelayPath(
+    std::string_view pattern, const std::vector<std::string>& groups,
+    const std::vector<std::pair<std::string, std::string>>& query) {
+  std::string path;
+  size_t used = 0;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] != '(') {
+      path.push_back(pattern[i]);
+      continue;
+    }
+    const size_t close = pattern.find(')', i);
+    if (close == std::string_view::npos || used == groups.size()) {
+      return InvalidArgumentError("the route's groups do not match its pattern", "invalid_path");
+    }
+    const std::string& group = groups[used++];
+    if (group.empty() || group == "." || group == "..") {
+      return InvalidArgumentError("a path segment may not be empty, . or ..", "invalid_path");
+    }
+    path += EscapePathSegment(group);
+    i = close;
+  }
+  if (used != groups.size()) {
+    return InvalidArgumentError("the route's groups do not match its pattern", "invalid_path");
+  }
+  char sep = '?';
+  for (const auto& [name, value] : query) {
+    path += sep + EscapePathSegment(name) + "=" + EscapePathSegment(value);
+    sep = '&';
+  }
+  return path;
+}
+
 }  // namespace coderunner::api

@@ -9,6 +9,8 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "coderunner/common/status.h"
 
@@ -46,6 +48,17 @@ StatusOr<std::string> SandboxRelayPath(const SandboxTarget& target);
 // NewId("job") could not have made: NotFound store::kReasonJobNotFound.
 // Pure; thread-safe.
 StatusOr<std::string> ArtifactRelayPath(std::string_view job_id, std::string_view file);
+
+// The owner's path for a request that relays itself (E2B's surface,
+// e2b_relay.h), as its route matched it: `pattern`, the route's own, with
+// each capture group "(...)" replaced in turn by the matching one of
+// `groups`, percent-encoded; then `query`, the (name, value) pairs of the
+// query the route reads, each percent-encoded. An empty, "." or ".."
+// group, or a count of groups other than the pattern's: InvalidArgument
+// "invalid_path". Pure; thread-safe.
+StatusOr<std::string> PatternRelayPath(
+    std::string_view pattern, const std::vector<std::string>& groups,
+    const std::vector<std::pair<std::string, std::string>>& query);
 
 }  // namespace coderunner::api
 

@@ -59,8 +59,7 @@ void WriteAnswer(httplib::Response& res, Answer answer) {
           ReplyFile(res, body.fd->Release(), body.size, body.content_type);
           res.status = status;
         } else {
-          // httplib sets the status of a stream (200) once the handler returns.
-          (void)status;
+          res.status = status;
           res.set_chunked_content_provider(body.content_type, std::move(body.provider));
         }
       },

@@ -41,8 +41,8 @@ struct FileBody {
 
 // A chunked body written piece by piece as httplib asks for it (Server-Sent
 // Events). The provider owns whatever must live as long as the stream
-// (a long-request lease, say). httplib gives it its status (200); the
-// Answer's is not used.
+// (a long-request lease, say). It goes out under the Answer's status
+// (Answer::Stream: 200; a relayed stream: the owner's).
 struct StreamBody {
   std::string content_type;
   httplib::ContentProviderWithoutLength provider;

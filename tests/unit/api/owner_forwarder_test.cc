@@ -101,11 +101,17 @@ class OwnerForwarderTest : public ::testing::Test {
     ASSERT_TRUE(store_->PlaceSandbox({kOnB, "acme", "node-b", 1}).ok());
     ASSERT_TRUE(store_->PlaceSandbox({kOnDead, "acme", "node-dead", 1}).ok());
     forwarder_ = std::make_unique<OwnerForwarder>(
-        store_.get(), store_.get(), ForwarderOptions{"node-a", 5000, 4096}, [] { return kNowMs; },
+        store_.get(), store_.get(), ForwarderOptions{"node-a", 5000, 4096, 900000},
+        [] { return kNowMs; },
         [this](const RelayRequest& r) -> StatusOr<RelayResponse> {
           relayed_.push_back(r);
           if (!relay_error_.ok()) return relay_error_;
           return RelayResponse{201, "application/json", {{"Retry-After", "3"}}, R"({"from":"b"})"};
+        },
+        [this](RelayRequest r) -> StatusOr<Answer> {
+          streamed_.push_back(r);
+          if (!relay_error_.ok()) return relay_error_;
+          return Answer::Text(200, "streamed", "application/connect+json");
         });
   }
   void TearDown() override {
@@ -134,6 +140,7 @@ class OwnerForwarderTest : public ::testing::Test {
   std::unique_ptr<store::PgJobStore> store_;
   std::unique_ptr<OwnerForwarder> forwarder_;
   std::vector<RelayRequest> relayed_;
+  std::vector<RelayRequest> streamed_;
   Status relay_error_;
 };
 
@@ -205,6 +212,74 @@ TEST_F(OwnerForwarderTest, WhenNotToRelay) {
     EXPECT_FALSE(got->has_value());
   }
   EXPECT_TRUE(relayed_.empty());
+}
+
+// A route that relays itself (E2B's): its path and the headers it names
+// (none other) to the owner, streamed; a caller without a tenant (a
+// sandbox's token) finds the placement of any tenant, a caller with one
+// only its own.
+TEST_F(OwnerForwarderTest, ASandboxStreamGoesToItsOwnerWithTheNamedHeadersOnly) {
+  static constexpr const char* kNamed[] = {"X-Access-Token", "E2b-Sandbox-Id"};
+  struct Case {
+    const char* name;
+    std::string tenant;
+    std::string id;
+    bool held_here;
+    bool hop_header;
+    bool relayed;
+  };
+  const Case cases[] = {
+      {"by token", "", kOnB, false, false, true},
+      {"by its tenant's key", "acme", kOnB, false, false, true},
+      {"another tenant's key", "globex", kOnB, false, false, false},
+      {"held here", "", kOnB, true, false, false},
+      {"hop header", "", kOnB, false, true, false},
+      {"no placement", "", kUnplaced, false, false, false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    streamed_.clear();
+    httplib::Request req = Request("POST", "/e2b/raw/path?steer=1");
+    req.headers.emplace("X-Access-Token", "tok-1");
+    req.headers.emplace("E2b-Sandbox-Id", c.id);
+    req.headers.emplace("Cookie", "session=1");
+    if (c.hop_header) req.headers.emplace(kForwardedByHeader, "node-b");
+    req.body = "enveloped";
+    auto got = forwarder_->ForSandboxStream(c.tenant, c.id, c.held_here,
+                                            std::string("/e2b/process.Process/Start"), kNamed, req);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    ASSERT_EQ(got->has_value(), c.relayed);
+    ASSERT_EQ(streamed_.size(), c.relayed ? 1u : 0u);
+    if (!c.relayed) continue;
+    const RelayRequest& r = streamed_[0];
+    EXPECT_EQ(r.url, "http://b.internal:9000/e2b/process.Process/Start");
+    EXPECT_EQ(r.body, "enveloped");
+    EXPECT_EQ(r.headers, (std::vector<std::pair<std::string, std::string>>{
+                             {"X-Access-Token", "tok-1"}, {"E2b-Sandbox-Id", c.id}}));
+    EXPECT_EQ(r.timeout_ms, 900000);
+    EXPECT_EQ(Header(**got, kNodeHeader), "node-b");
+  }
+  EXPECT_TRUE(relayed_.empty());
+}
+
+// To an E2B SDK a sandbox whose node is gone is a sandbox not found; a
+// path its route refused goes nowhere.
+TEST_F(OwnerForwarderTest, ASandboxStreamWhoseOwnerIsGoneIsNotFound) {
+  static constexpr const char* kNone[] = {"X-Access-Token"};
+  httplib::Request req = Request("POST", "/e2b/process.Process/List");
+  auto gone = forwarder_->ForSandboxStream("", kOnDead, false, std::string("/e2b/x"), kNone, req);
+  EXPECT_EQ(gone.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(gone.status().reason(), kReasonStateLost);
+  EXPECT_NE(gone.status().message().find("node-dead"), std::string::npos);
+  relay_error_ = UnavailableError("refused", kReasonOwnerUnreachable);
+  auto died = forwarder_->ForSandboxStream("", kOnB, false, std::string("/e2b/x"), kNone, req);
+  EXPECT_EQ(died.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(died.status().reason(), kReasonStateLost);
+  relay_error_ = OkStatus();
+  auto refused = forwarder_->ForSandboxStream(
+      "", kOnB, false, InvalidArgumentError("dot", "invalid_path"), kNone, req);
+  EXPECT_EQ(refused.status().reason(), "invalid_path");
+  EXPECT_EQ(streamed_.size(), 1u);  // The one to node-b that found it dead.
 }
 
 TEST_F(OwnerForwarderTest, OwnerGoneIs410NamingTheNode) {
@@ -332,7 +407,7 @@ class OwnerForwarderOverHttpTest : public OwnerForwarderTest {
     ASSERT_TRUE(store_->Heartbeat(Node("node-http", 0, url), kNowMs - 1000).ok());
     ASSERT_TRUE(store_->PlaceSandbox({kSandbox, "acme", "node-http", 1}).ok());
     http_forwarder_ = std::make_unique<OwnerForwarder>(
-        store_.get(), store_.get(), ForwarderOptions{"node-a", 5000, 1 << 20},
+        store_.get(), store_.get(), ForwarderOptions{"node-a", 5000, 1 << 20, 60000},
         [] { return kNowMs; }, CurlRelay);
   }
   void TearDown() override {

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace coderunner::api {
 namespace {
@@ -79,6 +81,50 @@ TEST(RelayPathTest, RefusesIdsNoRouteCouldMatch) {
     auto artifact = ArtifactRelayPath(job, "out.txt");
     EXPECT_EQ(artifact.status().code(), StatusCode::kNotFound);
     EXPECT_EQ(artifact.status().reason(), "job_not_found");
+  }
+}
+
+// A route that relays itself (E2B's): its own pattern, each group the
+// matched text encoded, the query it reads encoded.
+TEST(RelayPathTest, PatternRelayPathFillsTheRoutesGroupsAndQuery) {
+  using Query = std::vector<std::pair<std::string, std::string>>;
+  struct Case {
+    const char* name;
+    const char* pattern;
+    std::vector<std::string> groups;
+    Query query;
+    std::string want;  // "" = refused invalid_path.
+  };
+  const std::string sandbox = "/e2b/sandboxes/(sbx-[0-9a-f]{24})";
+  const Case cases[] = {
+      {"a literal route", "/e2b/process.Process/Start", {}, {}, "/e2b/process.Process/Start"},
+      {"an id", sandbox.c_str(), {kSandbox}, {}, std::string("/e2b/sandboxes/") + kSandbox},
+      {"a group then more",
+       "/e2b/contexts/([^/]+)/restart",
+       {"ctx 1/2"},
+       {},
+       "/e2b/contexts/ctx%201%2F2/restart"},
+      {"the query, encoded",
+       "/e2b/files",
+       {},
+       {{"path", "/home/user/a b&c=d"}, {"username", "user"}},
+       "/e2b/files?path=%2Fhome%2Fuser%2Fa%20b%26c%3Dd&username=user"},
+      {"an empty group", "/e2b/contexts/([^/]+)", {""}, {}, ""},
+      {"a dot group", "/e2b/contexts/([^/]+)", {"."}, {}, ""},
+      {"a dot-dot group", "/e2b/contexts/([^/]+)/restart", {".."}, {}, ""},
+      {"a group too few", "/e2b/contexts/([^/]+)", {}, {}, ""},
+      {"a group too many", "/e2b/execute", {"x"}, {}, ""},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto got = PatternRelayPath(c.pattern, c.groups, c.query);
+    if (c.want.empty()) {
+      EXPECT_EQ(got.status().code(), StatusCode::kInvalidArgument);
+      EXPECT_EQ(got.status().reason(), "invalid_path");
+    } else {
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      EXPECT_EQ(*got, c.want);
+    }
   }
 }
 
