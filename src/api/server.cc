@@ -119,6 +119,12 @@ std::unique_ptr<OwnerForwarder> ForwarderFor(const ServerDeps& deps) {
   options.timeout_ms = 2 * longest_ms + 30000;
   options.max_body_bytes = static_cast<size_t>(
       std::max(c.artifacts.max_file_bytes, 16 * c.max_limits.output_bytes) + (1 << 20));
+  // A sandbox's process streams for as long as it runs, at most as long as
+  // its sandbox may live.
+  int64_t longest_ttl_s = 0;
+  for (const config::TierConfig& t : c.tiers)
+    longest_ttl_s = std::max(longest_ttl_s, t.max_sandbox_ttl_s);
+  options.stream_timeout_ms = longest_ttl_s * 1000 + 30000;
   return std::make_unique<OwnerForwarder>(deps.nodes, deps.sandbox_owners, options);
 }
 
@@ -215,7 +221,7 @@ void Server::Routes() {
     if (E2bServed()) {
       RegisterE2bRoutes(routes_,
                         E2bDeps{deps_.config, deps_.sandboxes, deps_.sandbox_processes,
-                                deps_.sandbox_files, limiter, deps_.metrics},
+                                deps_.sandbox_files, limiter, deps_.metrics, forwarder_.get()},
                         auth);
     }
   }

@@ -5,6 +5,8 @@
 // node row still there, its port refusing), Y answers 410 state_lost for
 // the sandbox and 410 artifacts_gone for the artifact. (A node that left
 // cleanly, its row removed, is the unit tests' "owner not registered".)
+// The E2B SDK's calls, streams included, reach a sandbox through the node
+// that does not hold it, and find it gone with its node.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -15,6 +17,7 @@
 #include <string>
 
 #include "pg_support.h"
+#include "run_command.h"
 #include "server_process.h"
 
 namespace coderunner::testing {
@@ -39,11 +42,15 @@ int FreePort() {
   return port;
 }
 
+constexpr char kAcmeKey[] = "e2b_0123456789abcdef0123456789abcdef";
+constexpr char kGlobexKey[] = "e2b_fedcba9876543210fedcba9876543210";
+
 class PgForwardTest : public PgClusterTest {
  protected:
-  std::unique_ptr<ServerProcess> Node() {
+  std::unique_ptr<ServerProcess> Node(const std::string& extra = "") {
     auto node = std::make_unique<ServerProcess>(
-        StoreYaml(conninfo_) + "server: {listen: 127.0.0.1:" + std::to_string(FreePort()) + "}\n");
+        StoreYaml(conninfo_) + "server: {listen: 127.0.0.1:" + std::to_string(FreePort()) + "}\n" +
+        extra);
     EXPECT_TRUE(node->started()) << node->log();
     return node;
   }
@@ -123,6 +130,62 @@ TEST_F(PgForwardTest, SandboxAndArtifactAreServedThroughAnotherNodeThenGoneWithT
   EXPECT_TRUE(again->started()) << again->log();
   EXPECT_TRUE(again->Stop()) << again->log();
   EXPECT_TRUE(y.Stop()) << y.log();
+}
+
+// `curl` of `method` `url` with `headers` and `body`: the answer's body,
+// then its status on a line of its own.
+std::string Curl(const std::string& method, const std::string& url,
+                 const std::vector<std::string>& headers, const std::string& body = "") {
+  std::string cmd = "curl -s -X " + method + " -w '\\n%{http_code}' '" + url + "'";
+  for (const std::string& h : headers) cmd += " -H '" + h + "'";
+  if (!body.empty()) cmd += " --data-binary '" + body + "'";
+  return RunCommand(cmd).output;
+}
+
+// The status line Curl's answer ends with.
+std::string StatusOf(const std::string& answer) { return answer.substr(answer.rfind('\n') + 1); }
+
+TEST_F(PgForwardTest, TheE2bSdkReachesASandboxThroughAnotherNodeThenFindsItGoneWithItsNode) {
+  const std::string keys = ApiKeysYaml({{"acme", "pro", kAcmeKey}, {"globex", "pro", kGlobexKey}});
+  auto a = Node(keys);
+  auto b = Node(keys);
+  ASSERT_TRUE(a->started() && b->started());
+  const std::string url_a = "http://127.0.0.1:" + std::to_string(a->port()) + "/e2b";
+  const std::string url_b = "http://127.0.0.1:" + std::to_string(b->port()) + "/e2b";
+  CommandResult run = RunCommand(
+      "E2B_API_URL='" + url_a + "' E2B_SANDBOX_URL='" + url_a + "' E2B_OTHER_NODE_URL='" + url_b +
+      "' E2B_API_KEY='" + kAcmeKey + "' E2B_OTHER_API_KEY='" + kGlobexKey +
+      "' CODERUNNER_E2B_CLIENTS_DIR='" CODERUNNER_E2B_CLIENTS_DIR
+      "' node --test --test-reporter=spec '" CODERUNNER_E2B_TESTS_DIR "/fleet_check.mjs'");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("\u2139 fail 0"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("\u2139 skipped 0"), std::string::npos) << run.output;
+
+  // A sandbox on A; A crashes; through B it is not found, and says why.
+  const std::string key = std::string("X-API-Key: ") + kAcmeKey;
+  const std::string made =
+      Curl("POST", url_a + "/v2/sandboxes", {key, "Content-Type: application/json"}, "{}");
+  const json sandbox = json::parse(made.substr(0, made.rfind('\n')), nullptr, false);
+  ASSERT_TRUE(sandbox.contains("sandboxID")) << made;
+  const std::string id = sandbox["sandboxID"];
+  a->Kill9();
+  const std::string info = Curl("GET", url_b + "/sandboxes/" + id, {key});
+  EXPECT_EQ(StatusOf(info), "404") << info;
+  EXPECT_NE(info.find("is gone: its state is lost"), std::string::npos) << info;
+  const std::string listed =
+      Curl("POST", url_b + "/process.Process/List",
+           {"E2b-Sandbox-Id: " + id, "X-Access-Token: " + sandbox.value("envdAccessToken", ""),
+            "Content-Type: application/json"},
+           "{}");
+  EXPECT_EQ(StatusOf(listed), "404") << listed;
+  EXPECT_NE(listed.find("\"state_lost\""), std::string::npos) << listed;
+  // Killed through B: its placement is forgotten.
+  EXPECT_EQ(StatusOf(Curl("DELETE", url_b + "/sandboxes/" + id, {key})), "404");
+  EXPECT_TRUE(Query(conninfo_, "SELECT node FROM sandbox_owners WHERE id = '" + id + "'").empty());
+  auto again = std::make_unique<ServerProcess>(*a);
+  EXPECT_TRUE(again->started()) << again->log();
+  EXPECT_TRUE(again->Stop()) << again->log();
+  EXPECT_TRUE(b->Stop()) << b->log();
 }
 
 }  // namespace

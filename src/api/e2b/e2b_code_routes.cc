@@ -11,6 +11,7 @@
 #include "e2b/e2b_contexts.h"
 #include "e2b/e2b_envd.h"
 #include "e2b/e2b_json.h"
+#include "e2b/e2b_relay.h"
 #include "e2b/e2b_routes.h"
 
 namespace coderunner::api::e2b {
@@ -141,10 +142,11 @@ void Execute(const E2bDeps& deps, const httplib::Request& req, httplib::Response
 
 }  // namespace
 
-void RegisterCodeRoutes(RouteTable& http, const E2bDeps& deps) {
-  http.PostRaw("/e2b/execute", [deps](const httplib::Request& req, httplib::Response& res) {
-    Execute(deps, req, res);
-  });
+void RegisterCodeRoutes(EnvdRoutes& http, const E2bDeps& deps) {
+  http.PostRaw(
+      "/e2b/execute",
+      [deps](const httplib::Request& req, httplib::Response& res) { Execute(deps, req, res); },
+      ReplyCodeError);
 }
 
 }  // namespace coderunner::api::e2b

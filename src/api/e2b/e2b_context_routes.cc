@@ -7,6 +7,7 @@
 #include "coderunner/common/ids.h"
 #include "e2b/e2b_contexts.h"
 #include "e2b/e2b_envd.h"
+#include "e2b/e2b_relay.h"
 #include "http_reply.h"
 
 namespace coderunner::api::e2b {
@@ -85,14 +86,19 @@ Status RemoveOrRestart(const E2bDeps& deps, const httplib::Request& req, bool re
 
 }  // namespace
 
-void RegisterContextRoutes(RouteTable& http, const E2bDeps& deps) {
-  http.Get("/e2b/contexts",
-           [deps](const httplib::Request& req, httplib::Response& res) { List(deps, req, res); });
-  http.PostRaw("/e2b/contexts", [deps](const httplib::Request& req, httplib::Response& res) {
-    auto made = Create(deps, req);
-    if (!made.ok()) return ReplyCodeError(res, made.status());
-    Reply(res, 200, *made);
-  });
+void RegisterContextRoutes(EnvdRoutes& http, const E2bDeps& deps) {
+  http.Get(
+      "/e2b/contexts",
+      [deps](const httplib::Request& req, httplib::Response& res) { List(deps, req, res); },
+      ReplyCodeError);
+  http.PostRaw(
+      "/e2b/contexts",
+      [deps](const httplib::Request& req, httplib::Response& res) {
+        auto made = Create(deps, req);
+        if (!made.ok()) return ReplyCodeError(res, made.status());
+        Reply(res, 200, *made);
+      },
+      ReplyCodeError);
   for (const bool restart : {false, true}) {
     auto handler = [deps, restart](const httplib::Request& req, httplib::Response& res) {
       Status s = RemoveOrRestart(deps, req, restart);
@@ -100,9 +106,9 @@ void RegisterContextRoutes(RouteTable& http, const E2bDeps& deps) {
       res.status = 204;
     };
     if (restart) {
-      http.PostRaw(R"(/e2b/contexts/([^/]+)/restart)", handler);
+      http.PostRaw(R"(/e2b/contexts/([^/]+)/restart)", handler, ReplyCodeError);
     } else {
-      http.DeleteRaw(R"(/e2b/contexts/([^/]+))", handler);
+      http.DeleteRaw(R"(/e2b/contexts/([^/]+))", handler, ReplyCodeError);
     }
   }
 }

@@ -54,7 +54,7 @@ void DeleteContextsOf(const E2bDeps& deps, const std::string& tenant, const std:
 
 // GET, POST /contexts; DELETE /contexts/{id}; POST /contexts/{id}/restart
 // (e2b_context_routes.cc).
-void RegisterContextRoutes(RouteTable& http, const E2bDeps& deps);
+void RegisterContextRoutes(EnvdRoutes& http, const E2bDeps& deps);
 
 }  // namespace coderunner::api::e2b
 

@@ -9,9 +9,11 @@
 #include "coderunner/common/ids.h"
 #include "e2b/e2b_contexts.h"
 #include "e2b/e2b_json.h"
+#include "e2b/e2b_relay.h"
 #include "e2b/e2b_routes.h"
 #include "http_reply.h"
 #include "http_status.h"
+#include "owner_forwarder.h"
 #include "sandbox_requests.h"
 
 namespace coderunner::api::e2b {
@@ -126,6 +128,15 @@ StatusOr<Answer> Create(const E2bDeps& deps, const auth::Principal& who, const j
   spec.envs = StringMapField(body, "envVars");
   spec.access_token = NewId("tok") + NewId("en");  // 192 random bits.
   CR_ASSIGN_OR_RETURN(sandboxes::SandboxRecord record, deps.sandboxes->Create(who, spec));
+  // In a fleet, every node must find it here: one that cannot be placed
+  // is deleted again.
+  if (deps.forwarder != nullptr) {
+    Status placed = deps.forwarder->PlaceHere(who.tenant, record.id);
+    if (!placed.ok()) {
+      (void)deps.sandboxes->Delete(who.tenant, record.id);
+      return placed;
+    }
+  }
   return Answer::Json(201, SandboxCreatedJson(record));
 }
 
@@ -219,36 +230,49 @@ void RegisterControlRoutes(RouteTable& http, const E2bDeps& deps, const AuthAdap
            auth.Wrap([deps](const auth::Principal& who, const httplib::Request& req) {
              return List(deps, who, req);
            }));
-  http.Post(
-      std::string(kSandboxV2Pattern) + "/connect",
-      auth.WrapJson([deps](const auth::Principal& who, const httplib::Request& req,
-                           const json& body) { return Connect(deps, who, req.matches[1], body); }));
-  http.Get(kSandboxPattern, auth.Wrap([deps](const auth::Principal& who,
+  const std::string connect = std::string(kSandboxV2Pattern) + "/connect";
+  http.Post(connect,
+            auth.WrapJson(OwnedByTenant(
+                deps, connect,
+                [deps](const auth::Principal& who, const httplib::Request& req, const json& body) {
+                  return Connect(deps, who, req.matches[1], body);
+                })));
+  http.Get(kSandboxPattern,
+           auth.Wrap(OwnedByTenant(
+               deps, kSandboxPattern,
+               [deps](const auth::Principal& who, const httplib::Request& req) -> StatusOr<Answer> {
+                 CR_ASSIGN_OR_RETURN(sandboxes::SandboxRecord record,
+                                     Running(deps, who, req.matches[1]));
+                 return Answer::Json(200, SandboxInfoJson(record));
+               })));
+  const std::string timeout = std::string(kSandboxPattern) + "/timeout";
+  http.Post(timeout,
+            auth.WrapJson(OwnedByTenant(
+                deps, timeout,
+                [deps](const auth::Principal& who, const httplib::Request& req,
+                       const json& body) -> StatusOr<Answer> {
+                  if (!body.is_object() || !body.contains("timeout") ||
+                      !body["timeout"].is_number_integer() || body["timeout"].get<int64_t>() < 1) {
+                    return InvalidArgumentError("timeout: a number of seconds (>= 1) is required");
+                  }
+                  CR_RETURN_IF_ERROR(Running(deps, who, req.matches[1]).status());
+                  CR_RETURN_IF_ERROR(
+                      deps.sandboxes->SetTtl(who, req.matches[1], body["timeout"].get<int64_t>())
+                          .status());
+                  return Answer::Text(204, "");
+                })));
+  http.Delete(kSandboxPattern,
+              auth.Wrap(OwnedByTenant(deps, kSandboxPattern,
+                                      [deps](const auth::Principal& who,
                                              const httplib::Request& req) -> StatusOr<Answer> {
-    CR_ASSIGN_OR_RETURN(sandboxes::SandboxRecord record, Running(deps, who, req.matches[1]));
-    return Answer::Json(200, SandboxInfoJson(record));
-  }));
-  http.Post(
-      std::string(kSandboxPattern) + "/timeout",
-      auth.WrapJson([deps](const auth::Principal& who, const httplib::Request& req,
-                           const json& body) -> StatusOr<Answer> {
-        if (!body.is_object() || !body.contains("timeout") ||
-            !body["timeout"].is_number_integer() || body["timeout"].get<int64_t>() < 1) {
-          return InvalidArgumentError("timeout: a number of seconds (>= 1) is required");
-        }
-        CR_RETURN_IF_ERROR(Running(deps, who, req.matches[1]).status());
-        CR_RETURN_IF_ERROR(
-            deps.sandboxes->SetTtl(who, req.matches[1], body["timeout"].get<int64_t>()).status());
-        return Answer::Text(204, "");
-      }));
-  http.Delete(kSandboxPattern, auth.Wrap([deps](const auth::Principal& who,
-                                                const httplib::Request& req) -> StatusOr<Answer> {
-    const std::string id = req.matches[1];
-    CR_RETURN_IF_ERROR(deps.sandboxes->Delete(who.tenant, id));
-    deps.processes->Forget(id);
-    DeleteContextsOf(deps, who.tenant, id);
-    return Answer::Text(204, "");
-  }));
+                                        const std::string id = req.matches[1];
+                                        CR_RETURN_IF_ERROR(deps.sandboxes->Delete(who.tenant, id));
+                                        deps.processes->Forget(id);
+                                        DeleteContextsOf(deps, who.tenant, id);
+                                        if (deps.forwarder != nullptr)
+                                          CR_RETURN_IF_ERROR(deps.forwarder->Forget(id));
+                                        return Answer::Text(204, "");
+                                      })));
 }
 
 }  // namespace coderunner::api::e2b

@@ -4,6 +4,7 @@
 
 #include "e2b/e2b_envd.h"
 #include "e2b/e2b_json.h"
+#include "e2b/e2b_relay.h"
 #include "e2b/e2b_routes.h"
 #include "http_reply.h"
 #include "http_status.h"
@@ -79,6 +80,30 @@ void WriteFiles(const E2bDeps& deps, const httplib::Request& req, httplib::Respo
   Reply(res, 200, written);
 }
 
+// /health's answer for a sandbox that is gone (or was never there) is
+// envd's: 502.
+void ReplyHealthError(httplib::Response& res, const Status& status) {
+  ReplyFilesError(res, status);
+  if (status.code() == StatusCode::kNotFound || status.code() == StatusCode::kFailedPrecondition) {
+    res.status = kSandboxGoneStatus;
+  }
+}
+
+// GET /health: 204 while the sandbox runs, envd's 502 once it is gone.
+void RegisterHealthRoute(EnvdRoutes& http, const E2bDeps& deps) {
+  http.Get(
+      "/e2b/health",
+      [deps](const httplib::Request& req, httplib::Response& res) {
+        auto call = ResolveEnvdCall(deps, req);
+        if (call.ok()) {
+          res.status = 204;
+        } else {
+          ReplyHealthError(res, call.status());
+        }
+      },
+      ReplyHealthError);
+}
+
 StatusOr<json> EntryAnswer(StatusOr<sandboxes::EntryInfo> entry) {
   CR_RETURN_IF_ERROR(entry.status());
   return json{{"entry", EntryJson(*entry)}};
@@ -86,71 +111,78 @@ StatusOr<json> EntryAnswer(StatusOr<sandboxes::EntryInfo> entry) {
 
 }  // namespace
 
-void RegisterFilesRoutes(RouteTable& http, const E2bDeps& deps) {
-  http.Get("/e2b/files", [deps](const httplib::Request& req, httplib::Response& res) {
-    ReadFile(deps, req, res);
-  });
-  http.PostRaw("/e2b/files", [deps](const httplib::Request& req, httplib::Response& res) {
-    WriteFiles(deps, req, res);
-  });
-  http.Get("/e2b/health", [deps](const httplib::Request& req, httplib::Response& res) {
-    auto call = ResolveEnvdCall(deps, req);
-    if (call.ok()) {
-      res.status = 204;
-    } else if (call.status().code() == StatusCode::kNotFound ||
-               call.status().code() == StatusCode::kFailedPrecondition) {
-      ReplyFilesError(res, call.status());
-      res.status = kSandboxGoneStatus;
-    } else {
-      ReplyFilesError(res, call.status());
-    }
-  });
+void RegisterFilesRoutes(EnvdRoutes& http, const E2bDeps& deps) {
+  http.Get(
+      "/e2b/files",
+      [deps](const httplib::Request& req, httplib::Response& res) { ReadFile(deps, req, res); },
+      ReplyFilesError);
+  http.PostRaw(
+      "/e2b/files",
+      [deps](const httplib::Request& req, httplib::Response& res) { WriteFiles(deps, req, res); },
+      ReplyFilesError);
+  RegisterHealthRoute(http, deps);
   const std::string s = kService;
-  http.PostRaw(s + "Stat", Unary(deps, [deps](const EnvdCall& call, const json& request) {
-                 auto path = PathField(request, "path");
-                 if (!path.ok()) return StatusOr<json>(path.status());
-                 return EntryAnswer(deps.files->Stat(call.target, *path));
-               }));
-  http.PostRaw(s + "MakeDir", Unary(deps, [deps](const EnvdCall& call, const json& request) {
-                 auto path = PathField(request, "path");
-                 if (!path.ok()) return StatusOr<json>(path.status());
-                 return EntryAnswer(deps.files->MakeDir(call.target, *path));
-               }));
+  http.PostRaw(s + "Stat",
+               Unary(deps,
+                     [deps](const EnvdCall& call, const json& request) {
+                       auto path = PathField(request, "path");
+                       if (!path.ok()) return StatusOr<json>(path.status());
+                       return EntryAnswer(deps.files->Stat(call.target, *path));
+                     }),
+               ReplyConnectError);
+  http.PostRaw(s + "MakeDir",
+               Unary(deps,
+                     [deps](const EnvdCall& call, const json& request) {
+                       auto path = PathField(request, "path");
+                       if (!path.ok()) return StatusOr<json>(path.status());
+                       return EntryAnswer(deps.files->MakeDir(call.target, *path));
+                     }),
+               ReplyConnectError);
   http.PostRaw(s + "Move",
-               Unary(deps, [deps](const EnvdCall& call, const json& request) -> StatusOr<json> {
-                 CR_ASSIGN_OR_RETURN(std::string from, PathField(request, "source"));
-                 CR_ASSIGN_OR_RETURN(std::string to, PathField(request, "destination"));
-                 return EntryAnswer(deps.files->Move(call.target, from, to));
-               }));
+               Unary(deps,
+                     [deps](const EnvdCall& call, const json& request) -> StatusOr<json> {
+                       CR_ASSIGN_OR_RETURN(std::string from, PathField(request, "source"));
+                       CR_ASSIGN_OR_RETURN(std::string to, PathField(request, "destination"));
+                       return EntryAnswer(deps.files->Move(call.target, from, to));
+                     }),
+               ReplyConnectError);
   http.PostRaw(s + "Remove",
-               Unary(deps, [deps](const EnvdCall& call, const json& request) -> StatusOr<json> {
-                 CR_ASSIGN_OR_RETURN(std::string path, PathField(request, "path"));
-                 CR_RETURN_IF_ERROR(deps.files->Remove(call.target, path));
-                 return json::object();
-               }));
-  http.PostRaw(s + "ListDir",
-               Unary(deps, [deps](const EnvdCall& call, const json& request) -> StatusOr<json> {
-                 CR_ASSIGN_OR_RETURN(std::string path, PathField(request, "path"));
-                 const json depth_field = request.value("depth", json(1));
-                 if (!depth_field.is_number_integer() || depth_field.get<int64_t>() < 1 ||
-                     depth_field.get<int64_t>() > kMaxDepth) {
-                   return InvalidArgumentError("depth must be 1.." + std::to_string(kMaxDepth));
-                 }
-                 const int depth = depth_field.get<int>();
-                 CR_ASSIGN_OR_RETURN(auto entries, deps.files->List(call.target, path, depth));
-                 json out = json::array();
-                 for (const auto& e : entries) {
-                   if (e.type != sandboxes::EntryType::kOther) out.push_back(EntryJson(e));
-                 }
-                 return json{{"entries", out}};
-               }));
-  http.PostRaw(s + "WatchDir", [deps](const httplib::Request& req, httplib::Response& res) {
-    auto call = ResolveEnvdCall(deps, req);
-    ReplyStreamError(res, !call.ok()
-                              ? call.status()
-                              : FailedPreconditionError("watching a directory is not available yet",
-                                                        kReasonE2bUnsupported));
-  });
+               Unary(deps,
+                     [deps](const EnvdCall& call, const json& request) -> StatusOr<json> {
+                       CR_ASSIGN_OR_RETURN(std::string path, PathField(request, "path"));
+                       CR_RETURN_IF_ERROR(deps.files->Remove(call.target, path));
+                       return json::object();
+                     }),
+               ReplyConnectError);
+  http.PostRaw(
+      s + "ListDir",
+      Unary(deps,
+            [deps](const EnvdCall& call, const json& request) -> StatusOr<json> {
+              CR_ASSIGN_OR_RETURN(std::string path, PathField(request, "path"));
+              const json depth_field = request.value("depth", json(1));
+              if (!depth_field.is_number_integer() || depth_field.get<int64_t>() < 1 ||
+                  depth_field.get<int64_t>() > kMaxDepth) {
+                return InvalidArgumentError("depth must be 1.." + std::to_string(kMaxDepth));
+              }
+              const int depth = depth_field.get<int>();
+              CR_ASSIGN_OR_RETURN(auto entries, deps.files->List(call.target, path, depth));
+              json out = json::array();
+              for (const auto& e : entries) {
+                if (e.type != sandboxes::EntryType::kOther) out.push_back(EntryJson(e));
+              }
+              return json{{"entries", out}};
+            }),
+      ReplyConnectError);
+  http.PostRaw(
+      s + "WatchDir",
+      [deps](const httplib::Request& req, httplib::Response& res) {
+        auto call = ResolveEnvdCall(deps, req);
+        ReplyStreamError(
+            res, !call.ok() ? call.status()
+                            : FailedPreconditionError("watching a directory is not available yet",
+                                                      kReasonE2bUnsupported));
+      },
+      ReplyStreamError);
 }
 
 }  // namespace coderunner::api::e2b

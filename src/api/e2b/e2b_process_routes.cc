@@ -5,6 +5,7 @@
 #include "e2b/connect_envelope.h"
 #include "e2b/e2b_envd.h"
 #include "e2b/e2b_json.h"
+#include "e2b/e2b_relay.h"
 #include "e2b/e2b_routes.h"
 
 namespace coderunner::api::e2b {
@@ -97,33 +98,46 @@ StatusOr<json> SendSignal(const E2bDeps& deps, const EnvdCall& call, const json&
 
 }  // namespace
 
-void RegisterProcessRoutes(RouteTable& http, const E2bDeps& deps, const AuthAdapter& auth) {
+void RegisterProcessRoutes(EnvdRoutes& http, const E2bDeps& deps, const AuthAdapter& auth) {
   const std::string s = kService;
-  http.PostRaw(s + "Start", [deps, auth](const httplib::Request& req, httplib::Response& res) {
-    Stream(deps, auth, /*start=*/true, req, res);
-  });
-  http.PostRaw(s + "Connect", [deps, auth](const httplib::Request& req, httplib::Response& res) {
-    Stream(deps, auth, /*start=*/false, req, res);
-  });
-  http.PostRaw(s + "List", Unary(deps, [deps](const EnvdCall& call, const json&) {
-                 json processes = json::array();
-                 for (const auto& info : deps.processes->List(call.sandbox_id)) {
-                   processes.push_back(ProcessInfoJson(info));
-                 }
-                 return StatusOr<json>(json{{"processes", processes}});
-               }));
-  http.PostRaw(s + "SendInput", Unary(deps, [deps](const EnvdCall& call, const json& request) {
-                 return SendInput(deps, call, request);
-               }));
-  http.PostRaw(s + "SendSignal", Unary(deps, [deps](const EnvdCall& call, const json& request) {
-                 return SendSignal(deps, call, request);
-               }));
+  http.PostRaw(
+      s + "Start",
+      [deps, auth](const httplib::Request& req, httplib::Response& res) {
+        Stream(deps, auth, /*start=*/true, req, res);
+      },
+      ReplyStreamError);
+  http.PostRaw(
+      s + "Connect",
+      [deps, auth](const httplib::Request& req, httplib::Response& res) {
+        Stream(deps, auth, /*start=*/false, req, res);
+      },
+      ReplyStreamError);
+  http.PostRaw(s + "List",
+               Unary(deps,
+                     [deps](const EnvdCall& call, const json&) {
+                       json processes = json::array();
+                       for (const auto& info : deps.processes->List(call.sandbox_id)) {
+                         processes.push_back(ProcessInfoJson(info));
+                       }
+                       return StatusOr<json>(json{{"processes", processes}});
+                     }),
+               ReplyConnectError);
+  http.PostRaw(s + "SendInput",
+               Unary(deps, [deps](const EnvdCall& call,
+                                  const json& request) { return SendInput(deps, call, request); }),
+               ReplyConnectError);
+  http.PostRaw(s + "SendSignal",
+               Unary(deps, [deps](const EnvdCall& call,
+                                  const json& request) { return SendSignal(deps, call, request); }),
+               ReplyConnectError);
   http.PostRaw(s + "CloseStdin",
-               Unary(deps, [deps](const EnvdCall& call, const json& request) -> StatusOr<json> {
-                 CR_ASSIGN_OR_RETURN(int64_t pid, SelectedPid(deps, call, request));
-                 CR_RETURN_IF_ERROR(deps.processes->CloseInput(call.sandbox_id, pid));
-                 return json::object();
-               }));
+               Unary(deps,
+                     [deps](const EnvdCall& call, const json& request) -> StatusOr<json> {
+                       CR_ASSIGN_OR_RETURN(int64_t pid, SelectedPid(deps, call, request));
+                       CR_RETURN_IF_ERROR(deps.processes->CloseInput(call.sandbox_id, pid));
+                       return json::object();
+                     }),
+               ReplyConnectError);
 }
 
 }  // namespace coderunner::api::e2b

@@ -19,6 +19,8 @@
 
 namespace coderunner::api {
 
+class OwnerForwarder;
+
 // The reasons the /e2b routes' own refusals carry.
 inline constexpr char kReasonE2bUnsupported[] = "e2b_unsupported";  // 400/501.
 
@@ -29,6 +31,9 @@ struct E2bDeps {
   sandboxes::SandboxFiles* files;
   auth::RateLimiter* limiter;
   MetricsRegistry* metrics;
+  // Fleet mode: sends a request on a sandbox another node holds to that
+  // node (e2b_relay.h); null on one node.
+  OwnerForwarder* forwarder = nullptr;
 };
 
 // Registers every /e2b route; `auth` checks the control plane's keys.
@@ -36,14 +41,15 @@ struct E2bDeps {
 void RegisterE2bRoutes(RouteTable& http, const E2bDeps& deps, const AuthAdapter& auth);
 
 namespace e2b {
+class EnvdRoutes;  // e2b_relay.h.
 // The control plane's routes (e2b_control_routes.cc).
 void RegisterControlRoutes(RouteTable& http, const E2bDeps& deps, const AuthAdapter& auth);
 // process.Process (e2b_process_routes.cc).
-void RegisterProcessRoutes(RouteTable& http, const E2bDeps& deps, const AuthAdapter& auth);
+void RegisterProcessRoutes(EnvdRoutes& http, const E2bDeps& deps, const AuthAdapter& auth);
 // filesystem.Filesystem and /files (e2b_files_routes.cc).
-void RegisterFilesRoutes(RouteTable& http, const E2bDeps& deps);
+void RegisterFilesRoutes(EnvdRoutes& http, const E2bDeps& deps);
 // The code interpreter's /execute (e2b_code_routes.cc).
-void RegisterCodeRoutes(RouteTable& http, const E2bDeps& deps);
+void RegisterCodeRoutes(EnvdRoutes& http, const E2bDeps& deps);
 }  // namespace e2b
 
 }  // namespace coderunner::api
