@@ -3,7 +3,8 @@
 // handle on the caller's own thread: the handler drives it until the
 // owner's headers are in, then httplib's content provider drives it on,
 // one piece at a time, as the caller reads. Nothing runs on a thread of
-// its own, and the owner is read no faster than the caller reads.
+// its own, and the owner is read no faster than the caller reads: the
+// piece after the one held waits in libcurl, paused.
 #include <curl/curl.h>
 
 #include <chrono>
@@ -26,8 +27,10 @@ struct StreamedRelay {
   CURLM* multi = nullptr;
   bool finished = false;
   CURLcode result = CURLE_OK;
-  // Body bytes read but not yet written to the caller.
+  // Body bytes read but not yet written to the caller: one piece (libcurl
+  // holds the next one, paused, until this one is written).
   std::string pending;
+  bool paused = false;
 
   ~StreamedRelay() {
     if (multi == nullptr) return;
@@ -38,7 +41,11 @@ struct StreamedRelay {
 
 size_t KeepBody(char* data, size_t size, size_t n, void* user) {
   auto* relay = static_cast<StreamedRelay*>(user);
-  relay->pending.append(data, size * n);
+  if (!relay->pending.empty()) {
+    relay->paused = true;
+    return CURL_WRITEFUNC_PAUSE;  // Offered again once unpaused.
+  }
+  relay->pending.assign(data, size * n);
   return size * n;
 }
 
@@ -67,6 +74,11 @@ httplib::ContentProviderWithoutLength Provider(std::shared_ptr<StreamedRelay> re
       if (!r.pending.empty()) {
         if (!sink.write(r.pending.data(), r.pending.size())) return false;
         r.pending.clear();
+      }
+      if (r.paused) {
+        r.paused = false;
+        curl_easy_pause(r.transfer.easy.get(), CURLPAUSE_CONT);  // May fill pending again.
+        continue;
       }
       if (r.finished) break;
       if (!sink.is_writable()) return false;  // The caller left.
