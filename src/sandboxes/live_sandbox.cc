@@ -167,7 +167,9 @@ Status LiveSandbox::AttachTo(const std::string& id) {
         [this](engine::StreamId stream, std::string_view bytes) {
           // Called with feed_mu_ held (from OnChunk).
           if (current_ == nullptr || call_ended_) return;
-          (stream == engine::StreamId::kStderr ? current_->err : current_->out).Feed(bytes);
+          const bool is_stderr = stream == engine::StreamId::kStderr;
+          (is_stderr ? current_->err : current_->out).Feed(bytes);
+          SendSettled(*current_, is_stderr);
           call_ended_ = current_->out.found() && current_->err.found();
         });
   }

@@ -47,9 +47,27 @@ bool MarkerCut::MarkerLineEndingAt(size_t stop, size_t* start, std::string_view*
   return true;
 }
 
+void MarkerCut::TrackLineStarts(size_t from) {
+  for (size_t i = from; i < held_.size(); ++i) {
+    if (held_[i] == '\n') open_line_ = std::string::npos;
+    if (held_[i] == '\x1e') open_line_ = i;
+  }
+}
+
+void MarkerCut::EraseHeld(size_t n) {
+  held_.erase(0, n);
+  searched_ -= std::min(searched_, n);
+  // A line start committed with what came before it is too far back to
+  // begin a marker line (MarkerLineEndingAt looks back kHoldBytes at most).
+  open_line_ =
+      open_line_ == std::string::npos || open_line_ < n ? std::string::npos : open_line_ - n;
+}
+
 void MarkerCut::Feed(std::string_view bytes) {
   if (found_ || bytes.empty()) return;
+  const size_t fed_from = held_.size();
   held_.append(bytes);
+  TrackLineStarts(fed_from);
   for (;;) {
     const size_t at = held_.find(kLineEnd, searched_);
     if (at == std::string::npos) break;
@@ -63,11 +81,12 @@ void MarkerCut::Feed(std::string_view bytes) {
       marker_ = held_.substr(start, stop - start);
       found_ = true;
       held_.clear();
+      open_line_ = std::string::npos;
       return;
     }
     // An earlier call's end: nothing up to here is this call's.
     out_ = isolation::CappedOutput(cap_);
-    held_.erase(0, stop);
+    EraseHeld(stop);
     searched_ = 0;
   }
   // Only the last kLineEnd.size() - 1 bytes can begin a line end still to come.
@@ -78,8 +97,7 @@ void MarkerCut::Feed(std::string_view bytes) {
   if (held_.size() > 2 * kHoldBytes) {
     size_t commit = held_.size() - kHoldBytes;
     out_.Append(std::string_view(held_).substr(0, commit));
-    held_.erase(0, commit);
-    searched_ -= std::min(searched_, commit);
+    EraseHeld(commit);
   }
 }
 
@@ -87,6 +105,25 @@ void MarkerCut::Flush() {
   if (!held_.empty()) out_.Append(held_);
   held_.clear();
   searched_ = 0;
+  open_line_ = std::string::npos;
+}
+
+size_t MarkerCut::settled_size() const {
+  const size_t kept = out_.kept().size();
+  if (out_.truncated() || kept >= cap_) return kept;
+  const size_t held = open_line_ == std::string::npos ? held_.size() : open_line_;
+  return kept + std::min(held, cap_ - kept);
+}
+
+std::string MarkerCut::Settled(size_t from) const {
+  const size_t end = settled_size();
+  if (from >= end) return "";
+  const std::string& kept = out_.kept();
+  std::string out;
+  if (from < kept.size()) out = kept.substr(from);
+  const size_t held_from = from > kept.size() ? from - kept.size() : 0;
+  out.append(held_, held_from, end - kept.size() - held_from);
+  return out;
 }
 
 }  // namespace coderunner::sandboxes

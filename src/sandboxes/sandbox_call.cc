@@ -32,9 +32,10 @@ constexpr auto kInterruptGrace = std::chrono::milliseconds(1000);
 }  // namespace
 
 CallResult LiveSandbox::Execute(const std::vector<isolation::InputFile>& files,
-                                const std::string& code, int64_t timeout_ms) {
+                                const std::string& code, int64_t timeout_ms,
+                                const CallOutputFn& on_output) {
   std::string restart_why;
-  CallResult r = Call(files, code, timeout_ms, &restart_why);
+  CallResult r = Call(files, code, timeout_ms, on_output, &restart_why);
   if (RollBackVolume()) {
     r.status = isolation::RunStatus::kFailed;
     r.error = FailedPreconditionError(
@@ -62,7 +63,7 @@ CallResult LiveSandbox::Execute(const std::vector<isolation::InputFile>& files,
 
 CallResult LiveSandbox::Call(const std::vector<isolation::InputFile>& files,
                              const std::string& code, int64_t timeout_ms,
-                             std::string* restart_why) {
+                             const CallOutputFn& on_output, std::string* restart_why) {
   const auto t0 = Clock::now();
   CallResult r;
   if (!alive()) {
@@ -82,7 +83,7 @@ CallResult LiveSandbox::Call(const std::vector<isolation::InputFile>& files,
   }
   const std::string nonce = NewId("eof").substr(4);
   const size_t cap = static_cast<size_t>(spec_.limits.output_bytes);
-  CallStreams io{MarkerCut(nonce, cap), MarkerCut(nonce, cap)};
+  CallStreams io{MarkerCut(nonce, cap), MarkerCut(nonce, cap), on_output ? &on_output : nullptr};
   const auto deadline = t0 + std::chrono::milliseconds(timeout_ms);
   Status written = OkStatus();
   const bool ended = Converse(io, EncodeCall(nonce, timeout_ms, code), deadline, &written);
@@ -119,6 +120,17 @@ CallResult LiveSandbox::Call(const std::vector<isolation::InputFile>& files,
   // The call did not end normally: find out why, then replace the container.
   ExplainBrokenCall(written, trailer, r, restart_why);
   return r;
+}
+
+void LiveSandbox::SendSettled(CallStreams& io, bool is_stderr) {
+  if (io.on_output == nullptr) return;
+  const MarkerCut& cut = is_stderr ? io.err : io.out;
+  size_t& sent = is_stderr ? io.err_sent : io.out_sent;
+  const size_t settled = cut.settled_size();
+  if (settled < sent) sent = 0;  // An earlier call's end started it over.
+  if (settled == sent) return;
+  (*io.on_output)(is_stderr, cut.Settled(sent));
+  sent = settled;
 }
 
 bool LiveSandbox::Converse(CallStreams& io, const std::string& frame, Clock::time_point deadline,

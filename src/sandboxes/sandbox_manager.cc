@@ -252,7 +252,7 @@ StatusOr<ExecuteOutcome> SandboxManager::Execute(const auth::Principal& who, con
     }
   }
   ExecuteOutcome out;
-  out.result = e->live->Execute(req.files, req.code, timeout_ms);
+  out.result = e->live->Execute(req.files, req.code, timeout_ms, req.on_output);
   const CallResult& r = out.result;
   out.files = e->live->ListOutput();
   // A container that died after the call is replaced by the next one; only

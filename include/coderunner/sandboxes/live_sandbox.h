@@ -27,6 +27,7 @@
 #include "coderunner/sandboxes/cell_records.h"
 #include "coderunner/sandboxes/marker_cut.h"
 #include "coderunner/sandboxes/repl_driver.h"
+#include "coderunner/sandboxes/sandbox_spec.h"
 #include "coderunner/sandboxes/volume_guard.h"
 
 namespace coderunner::sandboxes {
@@ -111,9 +112,10 @@ class LiveSandbox {
   // Writes `files` under /workspace (replacing same-named ones), runs `code`
   // with `timeout_ms`, and collects the reply. A call the driver cannot end
   // (or a dead driver) replaces the container: state_lost is then true.
-  // Not for concurrent use.
+  // Not for concurrent use. `on_output` (may be null) sees the output as
+  // it comes (CallOutputFn).
   CallResult Execute(const std::vector<isolation::InputFile>& files, const std::string& code,
-                     int64_t timeout_ms);
+                     int64_t timeout_ms, const CallOutputFn& on_output = nullptr);
 
   // Removes the container and both directories. Idempotent; returns the
   // engine's error if the container could not be removed (Unavailable: try
@@ -146,7 +148,12 @@ class LiveSandbox {
   struct CallStreams {
     MarkerCut out;
     MarkerCut err;
+    const CallOutputFn* on_output = nullptr;
+    size_t out_sent = 0;  // Bytes of out's settled output given to on_output.
+    size_t err_sent = 0;
   };
+  // Gives `io`'s on_output what `stream` settled since it last did.
+  static void SendSettled(CallStreams& io, bool is_stderr);
 
   LiveSandbox(engine::ContainerClient& containers, const isolation::ContainerPolicy& policy,
               SandboxLayout layout, isolation::JobSpec spec, ReplDriver driver);
@@ -175,7 +182,7 @@ class LiveSandbox {
   // leaves the replacement to the caller: a volume's over-quota writes must be
   // rolled back first, or coderunner-init stops the new container at once.
   CallResult Call(const std::vector<isolation::InputFile>& files, const std::string& code,
-                  int64_t timeout_ms, std::string* restart_why);
+                  int64_t timeout_ms, const CallOutputFn& on_output, std::string* restart_why);
   // Sends `frame` and waits for the reply in `io` until `deadline` plus
   // the driver's grace (then a SIGINT when the driver takes one). Sets
   // `*written` to how the frame was written; true if the reply ended.

@@ -37,6 +37,14 @@ class MarkerCut {
   const std::string& marker() const { return marker_; }
   // Commits what is held back (the stream ended without the marker).
   void Flush();
+  // The call's output so far that no marker line can still take back, for
+  // a caller that streams it as it comes: what out() keeps, then what is
+  // held back before the last "\x1e" no newline follows (only there may a
+  // marker line still begin), within the cap. It grows with each Feed, but
+  // starts over, from 0, when an earlier call's end drops what came before
+  // it. settled_size(): its length; Settled(from): its bytes from `from`.
+  size_t settled_size() const;
+  std::string Settled(size_t from) const;
   isolation::CappedOutput& out() { return out_; }
 
  private:
@@ -47,8 +55,16 @@ class MarkerCut {
   std::string nonce_;
   size_t cap_;
   isolation::CappedOutput out_;
+  // Held bytes [0, size()) are scanned for "\x1e" and "\n" once each.
+  void TrackLineStarts(size_t from);
+  // Forgets held_'s first `n` bytes (committed or dropped).
+  void EraseHeld(size_t n);
+
   std::string held_;
   size_t searched_ = 0;  // No marker line ends in held_ before this.
+  // Where in held_ a marker line may still begin: its last "\x1e" that no
+  // newline follows; npos for none.
+  size_t open_line_ = std::string::npos;
   std::string marker_;
   bool found_ = false;
 };

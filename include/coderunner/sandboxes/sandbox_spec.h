@@ -3,9 +3,11 @@
 #define CODERUNNER_SANDBOXES_SANDBOX_SPEC_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "coderunner/isolation/job_spec.h"
@@ -29,12 +31,21 @@ struct SandboxCreateSpec {
   bool fixed_id = false;
 };
 
+// A call's output as it comes: each piece of stdout or stderr, once no end
+// marker can take it back, in order per stream. It is what the call's
+// answer keeps (within the cap; a driver's rich-result records included),
+// but for a call after one the service never read to its end, whose first
+// pieces may be that call's tail. Called on the thread that reads the
+// sandbox's output, with a lock held: it must not block.
+using CallOutputFn = std::function<void(bool is_stderr, std::string_view bytes)>;
+
 // One call: code, files to place under /workspace first, and the timeout
 // (the sandbox's default when unset).
 struct SandboxCallSpec {
   std::string code;
   std::vector<isolation::InputFile> files;
   std::optional<int64_t> timeout_ms;  // ms.
+  CallOutputFn on_output;             // Null: the answer alone.
 };
 
 }  // namespace coderunner::sandboxes

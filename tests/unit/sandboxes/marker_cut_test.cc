@@ -197,5 +197,66 @@ INSTANTIATE_TEST_SUITE_P(
              false}),
     [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
 
+// What a streaming caller may send after each Feed: never a byte a marker
+// line could still take back, never past the cap, and, after an earlier
+// call's end, only this call's.
+TEST(MarkerCutSettledTest, SettledIsWhatNoMarkerCanTakeBack) {
+  struct Step {
+    std::string feed;
+    std::string want;  // Settled(0) after it.
+  };
+  struct Row {
+    const char* name;
+    size_t cap;
+    std::vector<Step> steps;
+  };
+  const Row rows[] = {
+      {"plain output settles at once", 100, {{"ready\n", "ready\n"}, {"go", "ready\ngo"}}},
+      {"a line that may be a marker waits",
+       100,
+       {{"a\x1e"
+         "coderunner-in",
+         "a"},
+        {"it?\nb",
+         "a\x1e"
+         "coderunner-init?\nb"}}},
+      {"the marker itself never settles",
+       100,
+       {{"x", "x"}, {kMarker.substr(0, 10), "x"}, {kMarker.substr(10), "x"}}},
+      {"within the cap", 4, {{"abcdef", "abcd"}, {"gh", "abcd"}}},
+      {"an earlier call's end starts it over",
+       100,
+       {{"old\n", "old\n"}, {kEarlierMarker + "new", "new"}}},
+  };
+  for (const Row& row : rows) {
+    SCOPED_TRACE(row.name);
+    MarkerCut cut(kNonce, row.cap);
+    for (const Step& step : row.steps) {
+      cut.Feed(step.feed);
+      EXPECT_EQ(cut.Settled(0), step.want);
+      EXPECT_EQ(cut.settled_size(), step.want.size());
+      if (step.want.size() > 1) {
+        EXPECT_EQ(cut.Settled(1), step.want.substr(1));
+      }
+    }
+  }
+}
+
+// One byte at a time, with a line start open: what settles stays a prefix
+// of the output, and the output is what it would have been.
+TEST(MarkerCutSettledTest, OneByteFeedsSettleAPrefixOfTheOutput) {
+  const std::string output = "p\x1e" + std::string(3000, 'y') + "\nq";
+  MarkerCut cut(kNonce, 1 << 20);
+  size_t settled = 0;
+  for (char c : output + kMarker) {
+    cut.Feed(std::string_view(&c, 1));
+    ASSERT_GE(cut.settled_size(), settled);
+    settled = cut.settled_size();
+    ASSERT_EQ(cut.Settled(0), output.substr(0, settled));
+  }
+  EXPECT_TRUE(cut.found());
+  EXPECT_EQ(cut.out().kept(), output);
+}
+
 }  // namespace
 }  // namespace coderunner::sandboxes
