@@ -44,6 +44,30 @@ test('stdout and stderr reach the callbacks and the logs', async () => {
   assert.equal(run.text, undefined);
 });
 
+// The cell prints, then waits for a file the callback writes once it has
+// the line: it ends only if its output streamed while it ran.
+test('runCode streams its output to the callbacks while the cell runs', async () => {
+  const seen = [];
+  const cell = [
+    'import os, time',
+    "print('ready', flush=True)",
+    'for _ in range(300):',
+    "    if os.path.exists('/home/user/go'): break",
+    '    time.sleep(0.05)',
+    "print('released' if os.path.exists('/home/user/go') else 'never released')",
+  ].join('\n');
+  const run = await sbx.runCode(cell, {
+    timeoutMs: 60_000,
+    onStdout: (m) => {
+      seen.push(m.line);
+      if (m.line === 'ready\n') sbx.files.write('/home/user/go', '');
+    },
+  });
+  assert.deepEqual(seen, ['ready\n', 'released\n']);
+  assert.deepEqual(run.logs.stdout, ['ready\n', 'released\n']);
+  await sbx.files.remove('/home/user/go');
+});
+
 test('a matplotlib chart comes back as a PNG', async () => {
   const run = await sbx.runCode(
     'import matplotlib.pyplot as plt\nplt.plot([1, 2, 3], [1, 4, 9])\nplt.title("squares")\nplt.show()',

@@ -87,6 +87,27 @@ test('code keeps its state across both nodes', async () => {
   assert.equal(err.error.name, 'ZeroDivisionError');
 });
 
+test('runCode streams through the other node while the cell runs', async () => {
+  const seen = [];
+  const cell = [
+    'import os, time',
+    "print('ready', flush=True)",
+    'for _ in range(300):',
+    "    if os.path.exists('/home/user/go'): break",
+    '    time.sleep(0.05)',
+    "print('released' if os.path.exists('/home/user/go') else 'never released')",
+  ].join('\n');
+  const run = await sbx.runCode(cell, {
+    timeoutMs: 60_000,
+    onStdout: (m) => {
+      seen.push(m.line);
+      if (m.line === 'ready\n') created.files.write('/home/user/go', '');
+    },
+  });
+  assert.deepEqual(seen, ['ready\n', 'released\n']);
+  assert.equal(run.error, undefined);
+});
+
 test("another tenant's key reaches nothing through the other node", async () => {
   await assert.rejects(Sandbox.getInfo(created.sandboxId, { ...viaB, apiKey: otherKey }));
   await assert.rejects(Sandbox.connect(created.sandboxId, { ...viaB, apiKey: otherKey }));

@@ -1,15 +1,19 @@
 // The code interpreter (@e2b/code-interpreter, its port 49999): runCode as
-// POST /execute, answered in NDJSON lines, run by the interpreter of the
-// context it names (e2b_contexts.h), whose variables and imports last
-// between calls.
+// POST /execute, answered in NDJSON lines as the code runs
+// (e2b_execution_lines.h), run by the interpreter of the context it names
+// (e2b_contexts.h), whose variables and imports last between calls.
 #include <httplib.h>
 
+#include <condition_variable>
+#include <memory>
 #include <mutex>
+#include <thread>
 
 #include "coderunner/common/bounded_json.h"
 #include "coderunner/common/ids.h"
 #include "e2b/e2b_contexts.h"
 #include "e2b/e2b_envd.h"
+#include "e2b/e2b_execution_lines.h"
 #include "e2b/e2b_json.h"
 #include "e2b/e2b_relay.h"
 #include "e2b/e2b_routes.h"
@@ -68,76 +72,96 @@ StatusOr<std::string> TargetOf(const E2bDeps& deps, const auth::Principal& who,
   return made.id;
 }
 
-void AddLine(std::string* out, const json& line) {
-  out->append(line.dump(-1, ' ', false, json::error_handler_t::replace));
-  out->push_back('\n');
+// One runCode call run on a thread of its own while the caller's thread
+// relays its lines as they come (ExecutionLines). Shared by the two.
+struct LiveCall {
+  std::mutex mu;
+  std::condition_variable cv;
+  ExecutionLines lines;
+  std::string ready;  // Lines not yet written to the caller.
+  bool done = false;
+  StatusOr<sandboxes::ExecuteOutcome> outcome = InternalError("not run");
+
+  explicit LiveCall(JsonBounds bounds) : lines(bounds) {}
+};
+
+// Joins the call's thread when the last holder goes (the call ends within
+// its timeout, whether or not the caller stayed).
+struct CallThread {
+  std::thread thread;
+  ~CallThread() {
+    if (thread.joinable()) thread.join();
+  }
+};
+
+// Starts `spec` on `target` and returns once it has a line for the caller
+// or has ended.
+std::shared_ptr<LiveCall> StartCall(const E2bDeps& deps, const auth::Principal& who,
+                                    const std::string& target, sandboxes::SandboxCallSpec spec,
+                                    std::shared_ptr<CallThread>& runner) {
+  auto call = std::make_shared<LiveCall>(BodyBounds(*deps.config));
+  spec.on_output = [call](bool is_stderr, std::string_view bytes) {
+    std::lock_guard<std::mutex> lock(call->mu);
+    call->ready += call->lines.Piece(is_stderr, bytes);
+    if (!call->ready.empty()) call->cv.notify_all();
+  };
+  runner = std::make_shared<CallThread>();
+  runner->thread = std::thread([deps, who, target, spec = std::move(spec), call]() mutable {
+    auto outcome = deps.sandboxes->Execute(who, target, spec);
+    std::lock_guard<std::mutex> lock(call->mu);
+    call->ready += outcome.ok() ? call->lines.End(*outcome) : call->lines.Failed(outcome.status());
+    call->outcome = std::move(outcome);
+    call->done = true;
+    call->cv.notify_all();
+  });
+  std::unique_lock<std::mutex> lock(call->mu);
+  call->cv.wait(lock, [&] { return call->done || !call->ready.empty(); });
+  return call;
 }
 
-// One result line: each format, `json` as the value its text holds.
-json ResultLine(const sandboxes::RichResult& result, const JsonBounds& bounds) {
-  json line = {{"type", "result"}, {"is_main_result", result.is_main_result}};
-  for (const auto& [format, data] : result.formats) {
-    if (format == "json") {
-      json value = ParseBoundedJsonOrDiscarded(data, bounds);
-      line[format] = value.is_discarded() ? json(data) : value;
-    } else {
-      line[format] = data;
+// The provider that writes `call`'s lines as they come, to its end.
+httplib::ContentProviderWithoutLength Relay(std::shared_ptr<LiveCall> call,
+                                            std::shared_ptr<CallThread> runner) {
+  return [call, runner](size_t, httplib::DataSink& sink) {
+    std::unique_lock<std::mutex> lock(call->mu);
+    for (;;) {
+      call->cv.wait(lock, [&] { return call->done || !call->ready.empty(); });
+      std::string lines = std::move(call->ready);
+      call->ready.clear();
+      const bool done = call->done;
+      lock.unlock();
+      if (!lines.empty() && !sink.write(lines.data(), lines.size())) return false;
+      if (done) break;
+      lock.lock();
     }
-  }
-  return line;
-}
-
-// The call as the SDK reads it: stdout, stderr (without the traceback the
-// error line carries), results, the error, the execution count. Never an
-// empty line (the SDK would fail to parse it).
-std::string ExecutionLines(const sandboxes::ExecuteOutcome& o, const JsonBounds& bounds) {
-  const sandboxes::CallResult& r = o.result;
-  std::string stderr_data = r.stderr_data;
-  if (r.cell.error && stderr_data.ends_with(r.cell.error->traceback)) {
-    stderr_data.resize(stderr_data.size() - r.cell.error->traceback.size());
-  }
-  std::string out;
-  if (!r.stdout_data.empty()) AddLine(&out, {{"type", "stdout"}, {"text", r.stdout_data}});
-  if (!stderr_data.empty()) AddLine(&out, {{"type", "stderr"}, {"text", stderr_data}});
-  for (const auto& result : r.cell.results) AddLine(&out, ResultLine(result, bounds));
-  if (r.cell.error) {
-    AddLine(&out, {{"type", "error"},
-                   {"name", r.cell.error->name},
-                   {"value", r.cell.error->value},
-                   {"traceback", r.cell.error->traceback}});
-  } else if (r.status == isolation::RunStatus::kTimeout) {
-    AddLine(&out, {{"type", "error"},
-                   {"name", "TimeoutError"},
-                   {"value", "the execution ran past its timeout"},
-                   {"traceback", ""}});
-  } else if (!r.error.ok()) {
-    AddLine(&out, {{"type", "error"},
-                   {"name", r.error.reason()},
-                   {"value", r.error.message()},
-                   {"traceback", ""}});
-  }
-  AddLine(&out, {{"type", "number_of_executions"}, {"execution_count", o.record.executions}});
-  return out;
+    sink.done();
+    return true;
+  };
 }
 
 void Execute(const E2bDeps& deps, const httplib::Request& req, httplib::Response& res) {
-  auto call = ResolveEnvdCall(deps, req);
-  if (!call.ok()) return ReplyCodeError(res, call.status());
-  auto record = deps.sandboxes->Get(call->who.tenant, call->sandbox_id);
+  auto envd = ResolveEnvdCall(deps, req);
+  if (!envd.ok()) return ReplyCodeError(res, envd.status());
+  auto record = deps.sandboxes->Get(envd->who.tenant, envd->sandbox_id);
   if (!record.ok()) return ReplyCodeError(res, record.status());
   const JsonBounds bounds = BodyBounds(*deps.config);
   auto body = ParseBoundedJson(req.body, bounds);
   if (!body.ok()) return ReplyCodeError(res, body.status());
   auto code = CodeOf(*body);
   if (!code.ok()) return ReplyCodeError(res, code.status());
-  auto target = TargetOf(deps, call->who, *record, *body);
+  auto target = TargetOf(deps, envd->who, *record, *body);
   if (!target.ok()) return ReplyCodeError(res, target.status());
   sandboxes::SandboxCallSpec spec;
   spec.code = std::move(*code);
-  auto outcome = deps.sandboxes->Execute(call->who, *target, spec);
-  if (!outcome.ok()) return ReplyCodeError(res, outcome.status());
+  std::shared_ptr<CallThread> runner;
+  auto call = StartCall(deps, envd->who, *target, std::move(spec), runner);
+  {
+    std::lock_guard<std::mutex> lock(call->mu);
+    // Failed before any output: an error of the request, as before it ran.
+    if (call->done && !call->outcome.ok()) return ReplyCodeError(res, call->outcome.status());
+  }
   res.status = 200;
-  res.set_content(ExecutionLines(*outcome, bounds), kNdjsonType);
+  res.set_chunked_content_provider(kNdjsonType, Relay(call, runner));
 }
 
 }  // namespace
