@@ -68,6 +68,16 @@ test('runCode streams its output to the callbacks while the cell runs', async ()
   await sbx.files.remove('/home/user/go');
 });
 
+// A newline a write makes a line each, far more than a call holds unsent
+// (1 MiB of lines): the rest comes at the end, nothing lost or repeated.
+test('a flood of lines reaches the logs whole', async () => {
+  const run = await sbx.runCode(
+    "import sys\nfor _ in range(200000): sys.stdout.write('\\n')\nsys.stdout.flush()",
+  );
+  assert.equal(run.error, undefined);
+  assert.equal(run.logs.stdout.join(''), '\n'.repeat(200000));
+});
+
 test('a matplotlib chart comes back as a PNG', async () => {
   const run = await sbx.runCode(
     'import matplotlib.pyplot as plt\nplt.plot([1, 2, 3], [1, 4, 9])\nplt.title("squares")\nplt.show()',

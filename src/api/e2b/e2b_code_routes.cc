@@ -24,6 +24,11 @@ namespace {
 using nlohmann::json;
 
 constexpr char kNdjsonType[] = "application/x-ndjson";
+// Lines not yet written to the caller that one call may hold, bytes: a
+// caller that reads slower than the cell prints (or a cell printing a
+// newline a write, each a line of some 30 bytes) stops the lines there,
+// and the rest of the output comes at the end, in one line each stream.
+constexpr size_t kMaxPendingLineBytes = 1 << 20;
 
 // runCode's code; envs are not per call here.
 StatusOr<std::string> CodeOf(const json& body) {
@@ -78,7 +83,8 @@ struct LiveCall {
   std::mutex mu;
   std::condition_variable cv;
   ExecutionLines lines;
-  std::string ready;  // Lines not yet written to the caller.
+  std::string ready;        // Lines not yet written to the caller.
+  bool overflowed = false;  // ready went past kMaxPendingLineBytes.
   bool done = false;
   StatusOr<sandboxes::ExecuteOutcome> outcome = InternalError("not run");
 
@@ -102,6 +108,8 @@ std::shared_ptr<LiveCall> StartCall(const E2bDeps& deps, const auth::Principal& 
   auto call = std::make_shared<LiveCall>(BodyBounds(*deps.config));
   spec.on_output = [call](bool is_stderr, std::string_view bytes) {
     std::lock_guard<std::mutex> lock(call->mu);
+    call->overflowed = call->overflowed || call->ready.size() > kMaxPendingLineBytes;
+    if (call->overflowed) return;  // ExecutionLines::End sends the rest.
     call->ready += call->lines.Piece(is_stderr, bytes);
     if (!call->ready.empty()) call->cv.notify_all();
   };
