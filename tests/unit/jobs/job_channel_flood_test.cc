@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "coderunner/jobs/job_channel.h"
@@ -132,18 +133,22 @@ TEST(JobChannelFloodTest, EventsKeepTheirPlaceBetweenFloodsAndStreamsInterleaveE
 }
 
 TEST(JobChannelFloodTest, AReadCarriesAtMostItsBudgetAndTerminalComesLast) {
-  const std::vector<size_t> budgets = {1, 4096, 65536, 3 * kMiB};
-  for (size_t budget : budgets) {
+  // (budget, bytes written): a budget of one byte reads a 64 KiB flood a
+  // byte a read (a MiB of such reads took most of a minute under the
+  // sanitizers); the others a MiB.
+  const std::vector<std::pair<size_t, size_t>> budgets = {
+      {1, 64 << 10}, {4096, kMiB}, {65536, kMiB}, {3 * kMiB, kMiB}};
+  for (const auto& [budget, flood] : budgets) {
     SCOPED_TRACE("budget " + std::to_string(budget));
     JobChannel ch(kMiB);
-    for (size_t i = 0; i < kMiB; ++i) ch.PublishOutput(i % 2 == 1, "\x1e");
+    for (size_t i = 0; i < flood; ++i) ch.PublishOutput(i % 2 == 1, "\x1e");
     ch.Finish(store::JobStatus::kSucceeded, "");
     EventCursor cursor;
     std::string got[2];
     bool terminal = false;
     bool status_seen = false;
     size_t reads = 0;
-    while (!terminal && reads < 2 * kMiB) {
+    while (!terminal && reads < 2 * flood) {
       std::vector<JobEvent> out;
       terminal = ch.WaitEvents(&cursor, Past(), budget, &out);
       ++reads;
@@ -161,9 +166,9 @@ TEST(JobChannelFloodTest, AReadCarriesAtMostItsBudgetAndTerminalComesLast) {
     }
     EXPECT_TRUE(terminal);
     EXPECT_TRUE(status_seen);
-    EXPECT_EQ(got[0], std::string(kMiB / 2, '\x1e'));
-    EXPECT_EQ(got[1], std::string(kMiB / 2, '\x1e'));
-    EXPECT_LE(reads, kMiB / budget + 2);
+    EXPECT_EQ(got[0], std::string(flood / 2, '\x1e'));
+    EXPECT_EQ(got[1], std::string(flood / 2, '\x1e'));
+    EXPECT_LE(reads, flood / budget + 2);
   }
 }
 

@@ -257,8 +257,11 @@ std::string Repeat(const std::string& unit, size_t total) {
   return s;
 }
 
+// Each input is 1 Mi units long: a quadratic scan of it would be some
+// 10^12 steps, far past the test's timeout (a second size, 4 Mi, added
+// most of a minute under the sanitizers and no power to tell).
 TEST(RedactSecretsTest, StaysLinearOnAdversarialInputs) {
-  for (size_t size : {size_t{1} << 20, size_t{4} << 20}) {
+  for (size_t size : {size_t{1} << 20}) {
     SCOPED_TRACE(size);
     // Nothing to redact: returned unchanged.
     for (const std::string& unit :
