@@ -132,11 +132,6 @@ void JobExecutor::Publish(store::JobNotice::Kind kind, const std::string& id) co
   if (!s.ok()) spdlog::warn("job {}: cannot tell the fleet: {}", id, s.ToString());
 }
 
-bool JobExecutor::OwnedHere(const store::JobRecord& record) const {
-  return deps_.node.empty() ||
-         (record.status == store::JobStatus::kRunning && record.owner == deps_.node);
-}
-
 bool JobExecutor::Requeue(const store::JobRecord& record) {
   // Going back to queued counts an attempt (store contract), like a crash
   // recovery would; from a terminal status it fails, so a user's cancel
@@ -190,6 +185,7 @@ void JobExecutor::Execute(const std::string& id) {
     spdlog::info("job {}: no longer claimed by this node; not run here", id);
     return;
   }
+  RenewStaleCancel(*rec);
   {
     std::lock_guard<std::mutex> lock(mu_);
     active_.insert(id);

@@ -7,7 +7,8 @@
 
 namespace coderunner::isolation {
 
-// Thread-safe. Cancel() is sticky: once cancelled, always cancelled.
+// Thread-safe. Cancel() is sticky: once cancelled, always cancelled, until
+// the job's next attempt Renew()s it.
 class CancelToken {
  public:
   // Marks the token cancelled and runs the registered callback (once).
@@ -20,6 +21,15 @@ class CancelToken {
       cb = callback_;
     }
     if (cb) cb();
+  }
+
+  // Un-cancels the token and drops its callback, for a new attempt of the
+  // job whose token was cancelled for an earlier one. Never for a run in
+  // progress.
+  void Renew() {
+    std::lock_guard<std::mutex> lock(mu_);
+    cancelled_ = false;
+    callback_ = nullptr;
   }
 
   bool cancelled() const {

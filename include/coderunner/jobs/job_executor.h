@@ -183,6 +183,12 @@ class JobExecutor {
   // single-node path; in fleet mode only while running and owned by
   // deps.node.
   bool OwnedHere(const store::JobRecord& record) const;
+  // Fleet mode, as attempt `record` of a job starts here: a token found
+  // cancelled was cancelled for an earlier attempt of the job on this node
+  // (its lease was lost: ClaimLoop::Lost) when the store, read again, still
+  // has this attempt running here, for a cancel is stored before any token
+  // is cancelled for it. Such a token is renewed.
+  void RenewStaleCancel(const store::JobRecord& record);
 
   JobExecutorDeps deps_;
   mutable std::mutex mu_;

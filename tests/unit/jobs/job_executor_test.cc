@@ -285,6 +285,44 @@ TEST_F(JobExecutorTest, JobCancelledWhileQueuedNeverReachesTheEngine) {
   EXPECT_TRUE(executor.Active().empty());
 }
 
+// Fleet mode. A node whose lease on attempt 1 was lost while the store was
+// down cancels that attempt's token (ClaimLoop::Lost); when the same node
+// claims attempt 2 its channel, and that token, are the same: attempt 2
+// must run, not end "cancelled" at once (seen in CI: PgFleetTest's
+// PostgreSQL restart). A token cancelled for this very attempt still
+// stops it: the job is then no longer running here in the store.
+TEST_F(JobExecutorTest, AnAttemptRunsThoughAnEarlierAttemptsLostLeaseCancelledItsToken) {
+  struct Case {
+    const char* name;
+    bool ended_elsewhere;  // The store no longer has it running here.
+    store::JobStatus want;
+    bool runs;
+  };
+  const Case cases[] = {
+      {"a cancel for an earlier attempt", false, store::JobStatus::kSucceeded, true},
+      {"cancelled for good", true, store::JobStatus::kCancelled, false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Reset();
+    ScriptRun(0, /*trailer=*/true);
+    auto channel = Accept(/*fail_fast=*/false);
+    auto claimed = store_->Claim("node-a", 1, NowMs(), 60000);
+    ASSERT_TRUE(claimed.ok() && claimed->size() == 1u);
+    if (c.ended_elsewhere) {
+      ASSERT_TRUE(
+          store_->Transition(kJob, store::JobStatus::kCancelled, NowMs(), "{}", "", "", 0).ok());
+    }
+    channel->cancel_token().Cancel();
+    JobExecutorDeps deps = Deps();
+    deps.node = "node-a";
+    JobExecutor executor(deps);
+    executor.Execute(kJob);
+    EXPECT_EQ(Stored().status, c.want);
+    EXPECT_EQ(!engine_->Seen().empty(), c.runs);
+  }
+}
+
 // A job handed its record at acceptance (/v1/execute's, on one node) runs
 // from it: the store is not asked for the record it was just given. Without
 // one (recovered, or queued by id only) the store is read once.
