@@ -43,7 +43,11 @@ class PolicyChecksTest : public EngineTest {
     isolation::PolicySettings settings;
     settings.init_host_path = CODERUNNER_INIT_BINARY;
     settings.runtime = RuntimeUnderTest();
-    isolation::ContainerPolicy policy(settings, server_->instance());
+    // An instance label of its own: the server's background recovery and
+    // janitor remove any container of their instance whose job they do not
+    // run, and one listed between this create and its start was removed
+    // ("marked for removal", seen in CI).
+    isolation::ContainerPolicy policy(settings, server_->instance() + "-policy-check");
     isolation::ContainerContext ctx{job, ws, false, {}};
     // The last of this server's uids: leased in order from the first, they
     // never reach it here.
