@@ -73,22 +73,6 @@ JsonHandler Owned(sandboxes::SandboxManager& manager, OwnerForwarder* forwarder,
   };
 }
 
-// Creates the sandbox; with a forwarder, records this node as its owner
-// (a sandbox that cannot be recorded is deleted again: no other node could
-// ever reach it).
-StatusOr<sandboxes::SandboxRecord> CreatePlaced(sandboxes::SandboxManager& manager,
-                                                OwnerForwarder* forwarder, const auth::Principal& p,
-                                                sandboxes::SandboxCreateSpec create) {
-  CR_ASSIGN_OR_RETURN(sandboxes::SandboxRecord rec, manager.Create(p, std::move(create)));
-  if (forwarder == nullptr) return rec;
-  Status placed = forwarder->PlaceHere(p.tenant, rec.id);
-  if (!placed.ok()) {
-    (void)manager.Delete(p.tenant, rec.id);
-    return placed;
-  }
-  return rec;
-}
-
 // GET /v1/sandboxes: this node's sandboxes of the caller's tenant.
 StatusOr<Answer> ListAnswer(sandboxes::SandboxManager& manager, const auth::Principal& p,
                             const httplib::Request& req) {
@@ -135,6 +119,19 @@ StatusOr<Answer> ExecuteAnswer(sandboxes::SandboxManager& manager, const config:
 }
 
 }  // namespace
+
+StatusOr<sandboxes::SandboxRecord> CreatePlaced(sandboxes::SandboxManager& manager,
+                                                OwnerForwarder* forwarder, const auth::Principal& p,
+                                                sandboxes::SandboxCreateSpec create) {
+  CR_ASSIGN_OR_RETURN(sandboxes::SandboxRecord rec, manager.Create(p, std::move(create)));
+  if (forwarder == nullptr) return rec;
+  Status placed = forwarder->PlaceHere(p.tenant, rec.id);
+  if (!placed.ok()) {
+    (void)manager.Delete(p.tenant, rec.id);
+    return placed;
+  }
+  return rec;
+}
 
 void RegisterSandboxRoutes(RouteTable& http, sandboxes::SandboxManager& manager,
                            const config::Config& config, const AuthAdapter& auth,

@@ -33,6 +33,14 @@ void RegisterSandboxRoutes(RouteTable& http, sandboxes::SandboxManager& manager,
                            const config::Config& config, const AuthAdapter& auth,
                            OwnerForwarder* forwarder = nullptr);
 
+// Creates `create` for `p` (SandboxManager::Create); with a forwarder,
+// records this node as the sandbox's owner, and a sandbox that cannot be
+// recorded is deleted again (no other node could ever reach it). Shared by
+// /v1's create and E2B's.
+StatusOr<sandboxes::SandboxRecord> CreatePlaced(sandboxes::SandboxManager& manager,
+                                                OwnerForwarder* forwarder, const auth::Principal& p,
+                                                sandboxes::SandboxCreateSpec create);
+
 }  // namespace coderunner::api
 
 #endif  // CODERUNNER_API_SANDBOXES_ROUTES_H_

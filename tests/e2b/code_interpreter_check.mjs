@@ -6,6 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 
+import { kReleasedCell } from './released_cell.mjs';
+
 const clients = process.env.CODERUNNER_E2B_CLIENTS_DIR ?? '/var/cache/coderunner/e2b-clients';
 const { Sandbox } = await import(`${clients}/node_modules/@e2b/code-interpreter/dist/index.mjs`);
 
@@ -48,15 +50,7 @@ test('stdout and stderr reach the callbacks and the logs', async () => {
 // the line: it ends only if its output streamed while it ran.
 test('runCode streams its output to the callbacks while the cell runs', async () => {
   const seen = [];
-  const cell = [
-    'import os, time',
-    "print('ready', flush=True)",
-    'for _ in range(300):',
-    "    if os.path.exists('/home/user/go'): break",
-    '    time.sleep(0.05)',
-    "print('released' if os.path.exists('/home/user/go') else 'never released')",
-  ].join('\n');
-  const run = await sbx.runCode(cell, {
+  const run = await sbx.runCode(kReleasedCell, {
     timeoutMs: 60_000,
     onStdout: (m) => {
       seen.push(m.line);

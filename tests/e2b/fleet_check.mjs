@@ -10,6 +10,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 
+import { kReleasedCell } from './released_cell.mjs';
+
 const clients = process.env.CODERUNNER_E2B_CLIENTS_DIR ?? '/var/cache/coderunner/e2b-clients';
 const { Sandbox } = await import(`${clients}/node_modules/@e2b/code-interpreter/dist/index.mjs`);
 const viaB = { apiUrl: process.env.E2B_OTHER_NODE_URL, sandboxUrl: process.env.E2B_OTHER_NODE_URL };
@@ -89,15 +91,7 @@ test('code keeps its state across both nodes', async () => {
 
 test('runCode streams through the other node while the cell runs', async () => {
   const seen = [];
-  const cell = [
-    'import os, time',
-    "print('ready', flush=True)",
-    'for _ in range(300):',
-    "    if os.path.exists('/home/user/go'): break",
-    '    time.sleep(0.05)',
-    "print('released' if os.path.exists('/home/user/go') else 'never released')",
-  ].join('\n');
-  const run = await sbx.runCode(cell, {
+  const run = await sbx.runCode(kReleasedCell, {
     timeoutMs: 60_000,
     onStdout: (m) => {
       seen.push(m.line);

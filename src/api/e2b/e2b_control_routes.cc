@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <utility>
 
 #include "coderunner/common/ids.h"
 #include "e2b/e2b_contexts.h"
@@ -15,6 +16,7 @@
 #include "http_status.h"
 #include "owner_forwarder.h"
 #include "sandbox_requests.h"
+#include "sandboxes_routes.h"
 
 namespace coderunner::api::e2b {
 namespace {
@@ -127,16 +129,8 @@ StatusOr<Answer> Create(const E2bDeps& deps, const auth::Principal& who, const j
   spec.metadata = StringMapField(body, "metadata");
   spec.envs = StringMapField(body, "envVars");
   spec.access_token = NewId("tok") + NewId("en");  // 192 random bits.
-  CR_ASSIGN_OR_RETURN(sandboxes::SandboxRecord record, deps.sandboxes->Create(who, spec));
-  // In a fleet, every node must find it here: one that cannot be placed
-  // is deleted again.
-  if (deps.forwarder != nullptr) {
-    Status placed = deps.forwarder->PlaceHere(who.tenant, record.id);
-    if (!placed.ok()) {
-      (void)deps.sandboxes->Delete(who.tenant, record.id);
-      return placed;
-    }
-  }
+  CR_ASSIGN_OR_RETURN(sandboxes::SandboxRecord record,
+                      CreatePlaced(*deps.sandboxes, deps.forwarder, who, std::move(spec)));
   return Answer::Json(201, SandboxCreatedJson(record));
 }
 
