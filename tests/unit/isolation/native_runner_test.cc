@@ -240,7 +240,13 @@ TEST_F(NativeRunnerTest, CpuLimitEndsAsTimeout) {
   job.limits.cpu_ms = 1000;
   RunResult r = Run(job);
   EXPECT_EQ(r.status, RunStatus::kTimeout);
-  EXPECT_GE(r.metrics.cpu_ms, 900);
+  // The kernel's SIGXCPU proves the CPU limit ended it, not the wall clock
+  // (20 s here). The CPU the job is charged (its exact run time) can trail
+  // the tick-sampled count RLIMIT_CPU is checked against: on a loaded machine
+  // by well over 10% (863 ms for a 1 s limit in CI), so it is only bounded
+  // loosely.
+  EXPECT_EQ(r.signal, SIGXCPU);
+  EXPECT_GE(r.metrics.cpu_ms, job.limits.cpu_ms / 2);
 }
 
 TEST_F(NativeRunnerTest, ProgramThatCannotStartIsAnError) {
