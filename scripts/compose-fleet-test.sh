@@ -41,6 +41,7 @@ sock[podman]=$(scripts/start-podman.sh | tail -n1)
 export CONTAINERS_CONF=$root/config/engines/containers.conf
 s=$(date +%s)
 images/build.sh --engine docker --engine podman
+images/build-compilers.sh --engine docker --engine podman
 images/build-service.sh --build-dir "$build_dir" --engine docker --engine podman
 images/build-fleet.sh --engine docker
 step "images ready in $(($(date +%s) - s))s"

@@ -57,6 +57,7 @@ export CONTAINERS_CONF=$root/config/engines/containers.conf
 engine_flags=()
 for e in "${engines[@]}"; do engine_flags+=(--engine "$e"); done
 images/build.sh "${engine_flags[@]}"
+images/build-compilers.sh "${engine_flags[@]}"
 s=$(date +%s)
 images/build-service.sh --build-dir "$build_dir" "${engine_flags[@]}"
 step "service image ready in $(($(date +%s) - s))s"

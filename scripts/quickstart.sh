@@ -23,6 +23,7 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCODERUNNER_TESTS=OFF >/d
 cmake --build build -j"$(nproc)" --target coderunner coderunner-init
 sock=$("scripts/start-$engine.sh" | tail -n1)
 images/build.sh --engine "$engine"
+images/build-compilers.sh --engine "$engine"
 
 mkdir -p /run/coderunner
 config=config/coderunner.yaml

@@ -95,7 +95,9 @@ run_ctest() {
 unit_in_main=OFF
 [[ "${SKIP_SANITIZERS:-0}" == 1 ]] && unit_in_main=ON
 stage "build (gcc -O1 -g1: the service, init, integration tests), with the runtime images built beside it"
-images/build.sh --engine podman --engine docker >"$logs/images.log" 2>&1 &
+# The compiler images start from build.sh's bash root filesystem.
+{ images/build.sh --engine podman --engine docker &&
+  images/build-compilers.sh --engine podman --engine docker; } >"$logs/images.log" 2>&1 &
 images_pid=$!
 cmake -S . -B build $(generator build) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCODERUNNER_TESTS=ON \
   -DCODERUNNER_UNIT_TESTS=$unit_in_main -DCODERUNNER_API_TESTS=$unit_in_main \
