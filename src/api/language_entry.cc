@@ -35,6 +35,12 @@ json LanguageEntry(const config::LanguageSpec& lang, const StatusOr<engine::Imag
   json entry = {{"name", lang.name},       {"aliases", lang.aliases}, {"image", lang.image},
                 {"image_digest", nullptr}, {"file", lang.file},       {"default", is_default},
                 {"version", nullptr},      {"packages", nullptr}};
+  // A compiled language's version is its compiler's (the image's label).
+  entry["compile"] = lang.compile.empty() ? json(nullptr)
+                                          : json{{"command", lang.compile},
+                                                 {"timeout_ms", lang.compile_timeout_ms},
+                                                 {"memory_bytes", lang.compile_memory_bytes},
+                                                 {"output_bytes", lang.compile_output_bytes}};
   if (!image.ok()) return entry;
   entry["image_digest"] = image->id;
   entry["version"] = LabelOrNull(*image, kLabelLanguageVersion);

@@ -46,6 +46,12 @@ const std::vector<AliasEntry>& KnownAliases() {
       {"javascript", {"js", "node", "node-js", "node-javascript"}, "node"},
       {"typescript", {"ts", "node-ts", "tsc", "typescript5", "ts5"}, "", "5.0.0", 1},
       {"bash", {"sh"}, ""},
+      // Piston's gcc package: c (alias gcc) and c++ (aliases cpp, g++).
+      {"c", {"gcc"}, "gcc"},
+      {"cpp", {"c++", "g++"}, "gcc"},
+      {"go", {"golang"}, ""},
+      {"java", {}, ""},
+      {"rust", {"rs"}, ""},
   };
   return kAll;
 }
@@ -357,6 +363,29 @@ StatusOr<PistonRuntime> ResolvePistonPackage(std::string_view body, const config
   }
 }
 
+namespace {
+
+// A result's compile step as Piston's compile stage (its messages are the
+// compiler's stderr, the two streams being one here).
+json PistonCompileStage(const json& compile) {
+  std::string status = compile.value("status", "");
+  json signal = compile.value("signal", json(nullptr));
+  if (signal.is_null() && (status == "timeout" || status == "oom")) signal = "SIGKILL";
+  json code = signal.is_null() ? compile.value("exit_code", json(nullptr)) : json(nullptr);
+  std::string output = compile.value("output", "");
+  json metrics = compile.value("metrics", json::object());
+  return {{"stdout", ""},
+          {"stderr", output},
+          {"output", output},
+          {"code", code},
+          {"signal", signal},
+          {"cpu_time", metrics.value("cpu_ms", json(nullptr))},
+          {"wall_time", metrics.value("run_ms", json(nullptr))},
+          {"memory", metrics.value("memory_peak_bytes", json(nullptr))}};
+}
+
+}  // namespace
+
 StatusOr<json> PistonResponseJson(const PistonCall& call, const json& result) {
   try {
     std::string status = result.value("status", "");
@@ -384,7 +413,16 @@ StatusOr<json> PistonResponseJson(const PistonCall& call, const json& result) {
                 {"cpu_time", metrics.value("cpu_ms", json(nullptr))},
                 {"wall_time", metrics.value("run_ms", json(nullptr))},
                 {"memory", metrics.value("memory_peak_bytes", json(nullptr))}};
-    return json{{"language", call.language}, {"version", call.version}, {"run", run}};
+    json answer = {{"language", call.language}, {"version", call.version}};
+    // A compiled language: Piston's compile stage; a build that failed
+    // leaves no run stage, as in Piston.
+    const json& compile = result.contains("compile") ? result["compile"] : json(nullptr);
+    if (compile.is_object()) {
+      answer["compile"] = PistonCompileStage(compile);
+      if (compile.value("status", "") != "succeeded") return answer;
+    }
+    answer["run"] = std::move(run);
+    return answer;
   } catch (const json::exception& e) {
     return InternalError(std::string("unreadable job result: ") + e.what(), "internal");
   }

@@ -18,6 +18,74 @@ namespace {
 // `tsx main.ts` runs it, CommonJS with require and import, and as an ES
 // module when it uses top-level await.
 constexpr char kTypeScriptRunner[] = "/usr/local/lib/coderunner-npm/ts-run.cjs";
+constexpr char kGccImage[] = "coderunner/gcc:12";
+// A compiled language's compile step writes the program into its /output;
+// the run finds it in its workspace (isolation/compiling_runner.h).
+constexpr char kCompiledOutput[] = "/output/main";
+constexpr char kCompiledProgram[] = "/workspace/main";
+
+// The built-in languages (config/coderunner.yaml shows each).
+std::vector<LanguageSpec> DefaultLanguages() {
+  return {
+      {"python", "coderunner/python:3.11", "main.py", {"python3", "{file}"}, true, "", {}, {}},
+      {"javascript", "coderunner/node:20", "main.js", {"node", "{file}"}, false, "", {"js"}, {}},
+      {"typescript",
+       "coderunner/node:20",
+       "main.ts",
+       {"node", kTypeScriptRunner, "{file}"},
+       false,
+       "",
+       {"ts"},
+       {}},
+      {"bash", "coderunner/bash:5", "main.sh", {"bash", "{file}"}, false, "", {}, {}},
+      {"c",
+       kGccImage,
+       "main.c",
+       {kCompiledProgram},
+       false,
+       "",
+       {},
+       {"gcc", "-O2", "-std=gnu17", "-pipe", "-o", kCompiledOutput, "{file}", "-lm"}},
+      {"cpp",
+       kGccImage,
+       "main.cpp",
+       {kCompiledProgram},
+       false,
+       "",
+       {"c++"},
+       {"g++", "-O2", "-std=gnu++17", "-pipe", "-o", kCompiledOutput, "{file}"}},
+      // No C compiler in the image: cgo stays off (Go 1.19 would look for
+      // gcc as soon as a program imports net or os/user).
+      {"go",
+       "coderunner/go:1.19",
+       "main.go",
+       {kCompiledProgram},
+       false,
+       "",
+       {"golang"},
+       {"env", "CGO_ENABLED=0", "go", "build", "-o", kCompiledOutput, "{file}"}},
+      // The class is Main, as on most judges; every class file of the build
+      // lands in /workspace.
+      {"java",
+       "coderunner/java:17",
+       "Main.java",
+       {"java", "-cp", "/workspace", "Main"},
+       false,
+       "",
+       {},
+       {"javac", "-encoding", "UTF-8", "-d", "/output", "{file}"}},
+      // Without its standard library's debug info: 0.4 MB, not 11.
+      {"rust",
+       "coderunner/rust:1.63",
+       "main.rs",
+       {kCompiledProgram},
+       false,
+       "",
+       {"rs"},
+       {"rustc", "-O", "--edition", "2021", "-C", "strip=debuginfo", "-o", kCompiledOutput,
+        "{file}"}},
+  };
+}
 
 StatusOr<Config> ParseNode(const YAML::Node& root) {
   Config c = DefaultConfig();
@@ -111,18 +179,7 @@ Config DefaultConfig() {
       {"enterprise", kEnterpriseBudgetMs, c.max_limits.memory_bytes, true, 64, 10000, 60000, "",
        1000, 1LL << 40, 3600, 14 * 86400, 0, 128LL << 30, 32LL << 30},
   };
-  c.languages = {
-      {"python", "coderunner/python:3.11", "main.py", {"python3", "{file}"}, true, "", {}},
-      {"javascript", "coderunner/node:20", "main.js", {"node", "{file}"}, false, "", {"js"}},
-      {"typescript",
-       "coderunner/node:20",
-       "main.ts",
-       {"node", kTypeScriptRunner, "{file}"},
-       false,
-       "",
-       {"ts"}},
-      {"bash", "coderunner/bash:5", "main.sh", {"bash", "{file}"}, false, "", {}},
-  };
+  c.languages = DefaultLanguages();
   return c;
 }
 

@@ -214,6 +214,10 @@ const Field<LanguageSpec> kLanguageFields[] = {
     {"default", &LanguageSpec::is_default},
     {"runtime", &LanguageSpec::runtime, U::kNone, {}, CheckRuntime},
     {"aliases", &LanguageSpec::aliases},
+    {"compile", &LanguageSpec::compile},
+    {"compile_timeout_ms", &LanguageSpec::compile_timeout_ms, U::kMillis, AtLeast(100)},
+    {"compile_memory_bytes", &LanguageSpec::compile_memory_bytes, U::kBytes, AtLeast(6 << 20)},
+    {"compile_output_bytes", &LanguageSpec::compile_output_bytes, U::kBytes, AtLeast(1024)},
 };
 
 const Field<AuthConfig> kAuthFields[] = {

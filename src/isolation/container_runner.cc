@@ -236,7 +236,7 @@ Status ContainerRunner::WriteJobFiles(const JobSpec& job, Workspace& ws) {
   if (written.ok() && !job.stdin_data.empty()) written = ws.WriteFile(kStdinFile, job.stdin_data);
   for (const auto& f : job.files) {
     if (!written.ok()) break;
-    written = ws.WriteFile(f.path, f.content);
+    written = f.executable ? ws.WriteProgram(f.path, f.content) : ws.WriteFile(f.path, f.content);
   }
   return written;
 }

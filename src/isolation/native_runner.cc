@@ -121,7 +121,10 @@ Status MakeDirectory(const std::string& root, const JobSpec& job, NativeSetup& s
   }
   s.dir = std::move(*dir);
   CR_RETURN_IF_ERROR(s.dir->WriteFile(job.language.file, job.code));
-  for (const InputFile& f : job.files) CR_RETURN_IF_ERROR(s.dir->WriteFile(f.path, f.content));
+  for (const InputFile& f : job.files) {
+    CR_RETURN_IF_ERROR(f.executable ? s.dir->WriteProgram(f.path, f.content)
+                                    : s.dir->WriteFile(f.path, f.content));
+  }
   std::string stdin_path = tmpl + "/" + std::string(kStdinFile);
   if (!job.stdin_data.empty()) {
     CR_RETURN_IF_ERROR(s.dir->WriteFile(kStdinFile, job.stdin_data));

@@ -39,6 +39,8 @@ Status WriteAll(int fd, std::string_view content, const std::string& what) {
 // Root's, readable by the job's group only: nothing for other host users.
 constexpr mode_t kDirMode = 0750;
 constexpr mode_t kFileMode = 0640;
+constexpr mode_t kProgramMode = 0750;
+constexpr int kMaxProgramDepth = 16;  // As WriteFile's default.
 // Entries keep their creator as owner: root when the service runs as root
 // (containers), the service's own uid otherwise (NativeRunner as non-root).
 constexpr uid_t kKeepOwner = static_cast<uid_t>(-1);
@@ -101,6 +103,15 @@ Status Workspace::ReplaceFile(std::string_view relative_path, std::string_view c
 
 Status Workspace::WriteFile(std::string_view relative_path, std::string_view content,
                             int max_depth) {
+  return WriteWithMode(relative_path, content, max_depth, kFileMode);
+}
+
+Status Workspace::WriteProgram(std::string_view relative_path, std::string_view content) {
+  return WriteWithMode(relative_path, content, kMaxProgramDepth, kProgramMode);
+}
+
+Status Workspace::WriteWithMode(std::string_view relative_path, std::string_view content,
+                                int max_depth, mode_t mode) {
   if (dir_fd_ < 0) return FailedPreconditionError("workspace already removed");
   CR_ASSIGN_OR_RETURN(std::vector<std::string> parts,
                       SplitSafeRelativePath(relative_path, max_depth));
@@ -131,8 +142,7 @@ Status Workspace::WriteFile(std::string_view relative_path, std::string_view con
   close(dir);
   if (fd < 0) return ErrnoStatus("create " + std::string(relative_path), err);
   Status s = WriteAll(fd, content, "write " + std::string(relative_path));
-  if (s.ok() &&
-      (fchown(fd, kKeepOwner, static_cast<gid_t>(gid_)) != 0 || fchmod(fd, kFileMode) != 0))
+  if (s.ok() && (fchown(fd, kKeepOwner, static_cast<gid_t>(gid_)) != 0 || fchmod(fd, mode) != 0))
     s = ErrnoStatus("chown/chmod " + std::string(relative_path), errno);
   close(fd);
   return s;

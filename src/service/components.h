@@ -21,6 +21,7 @@
 #include "coderunner/intent/agent_catalog.h"
 #include "coderunner/intent/intent_pipeline.h"
 #include "coderunner/intent/openai_client.h"
+#include "coderunner/isolation/compiling_runner.h"
 #include "coderunner/isolation/container_policy.h"
 #include "coderunner/isolation/container_runner.h"
 #include "coderunner/isolation/native_runner.h"
@@ -75,10 +76,10 @@ struct Components {
   // it did not answer at startup (the node heartbeat asks again).
   std::string engine_kind;
 
-  // What jobs run through: native_runner when set, else runner.
-  isolation::JobRunner* job_runner() const {
-    return native_runner ? static_cast<isolation::JobRunner*>(native_runner.get()) : runner.get();
-  }
+  // What jobs run through: native_runner when set, else runner, each
+  // behind the compile step of the compiled languages.
+  std::unique_ptr<isolation::CompilingRunner> compiling_runner;
+  isolation::JobRunner* job_runner() const { return compiling_runner.get(); }
   bool native() const { return cfg.code_runner.runtime == config::RunMode::kNative; }
 
   // "job store", "jobs"

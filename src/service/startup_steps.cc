@@ -117,6 +117,13 @@ Status BuildEngineClients(Components& c) {
   runner_options.output_watch = c.output_watch.get();
   c.runner = std::make_unique<isolation::ContainerRunner>(*c.containers, *c.policy, runner_options);
   if (c.native()) BuildNativeRunner(c);
+  // A host process has no /output of its own: compiled languages need a
+  // container (their jobs then end compile_unavailable).
+  if (c.native()) {
+    c.compiling_runner = std::make_unique<isolation::CompilingRunner>(*c.native_runner, "");
+  } else {
+    c.compiling_runner = std::make_unique<isolation::CompilingRunner>(*c.runner, cfg.artifacts.dir);
+  }
   return OkStatus();
 }
 

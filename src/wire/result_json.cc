@@ -45,6 +45,29 @@ std::string SignalName(int sig) {
   }
 }
 
+namespace {
+
+// A compiled language's compile step, as the result shows it.
+template <typename Render>
+nlohmann::json CompileToJson(const isolation::CompileOutcome& c, const Render& render) {
+  bool ended = c.status != isolation::RunStatus::kError &&
+               c.status != isolation::RunStatus::kCancelled &&
+               c.status != isolation::RunStatus::kTimeout && c.status != isolation::RunStatus::kOom;
+  return {{"status", isolation::RunStatusName(c.status)},
+          {"exit_code", ended ? nlohmann::json(c.exit_code) : nlohmann::json(nullptr)},
+          {"signal",
+           ended && c.signal > 0 ? nlohmann::json(SignalName(c.signal)) : nlohmann::json(nullptr)},
+          {"output", render(c.output, c.output_truncated)},
+          {"output_truncated", c.output_truncated},
+          {"metrics",
+           {{"wall_ms", c.metrics.wall_ms},
+            {"run_ms", c.metrics.run_ms},
+            {"cpu_ms", c.metrics.cpu_ms},
+            {"memory_peak_bytes", c.metrics.memory_peak_bytes}}}};
+}
+
+}  // namespace
+
 nlohmann::json ResultToJson(const isolation::JobSpec& job, const isolation::RunResult& r,
                             OutputEncoding encoding) {
   auto render = [&](const std::string& bytes, bool truncated) -> std::string {
@@ -58,8 +81,9 @@ nlohmann::json ResultToJson(const isolation::JobSpec& job, const isolation::RunR
   nlohmann::json j;
   j["id"] = job.id;
   j["status"] = isolation::RunStatusName(r.status);
-  bool ran =
-      r.status != isolation::RunStatus::kError && r.status != isolation::RunStatus::kCancelled;
+  bool built = !r.compile || r.compile->status == isolation::RunStatus::kSucceeded;
+  bool ran = built && r.status != isolation::RunStatus::kError &&
+             r.status != isolation::RunStatus::kCancelled;
   j["exit_code"] = ran ? nlohmann::json(r.exit_code) : nlohmann::json(nullptr);
   j["signal"] =
       ran && r.signal > 0 ? nlohmann::json(SignalName(r.signal)) : nlohmann::json(nullptr);
@@ -105,6 +129,7 @@ nlohmann::json ResultToJson(const isolation::JobSpec& job, const isolation::RunR
                    {"used_bytes", r.output_bytes >= 0 ? nlohmann::json(r.output_bytes)
                                                       : nlohmann::json(nullptr)}};
   }
+  if (r.compile) j["compile"] = CompileToJson(*r.compile, render);
   if (r.status == isolation::RunStatus::kError || !r.error.ok()) {
     j["error"] = {{"code", r.error.reason()}, {"message", r.error.message()}};
   } else {

@@ -114,7 +114,8 @@ TEST_F(ExecuteTest, DaemonizedChildDiesWithTheJob) {
 TEST_F(ExecuteTest, LanguagesListsImagesWithDigests) {
   HttpAnswer a = server_->Get("/v1/languages");
   ASSERT_EQ(a.status, 200) << a.body;
-  ASSERT_EQ(a.json["languages"].size(), 4u);  // python, javascript, typescript, bash
+  // python, javascript, typescript, bash, c, cpp, go, java, rust
+  ASSERT_EQ(a.json["languages"].size(), 9u);
   for (const auto& l : a.json["languages"]) {
     EXPECT_TRUE(l["image_digest"].is_string()) << l.dump();
     EXPECT_EQ(l["default"], l["name"] == "python");

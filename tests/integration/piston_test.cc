@@ -26,7 +26,7 @@ TEST_F(PistonTest, RuntimesListEveryLanguageWithVersionAndAliases) {
   ASSERT_TRUE(a.json.is_array()) << a.body;
   std::map<std::string, json> by_language;
   for (const auto& r : a.json) by_language[r["language"]] = r;
-  ASSERT_EQ(by_language.size(), 4u) << a.body;
+  ASSERT_EQ(by_language.size(), 9u) << a.body;
   EXPECT_EQ(by_language["python"]["version"], "3.11.0");
   EXPECT_EQ(by_language["javascript"]["version"], "20.0.0");
   EXPECT_EQ(by_language["javascript"]["runtime"], "node");
@@ -41,7 +41,7 @@ TEST_F(PistonTest, RuntimesListEveryLanguageWithVersionAndAliases) {
 TEST_F(PistonTest, PackagesAreTheRuntimesInstalledAndCannotBeRemoved) {
   HttpAnswer list = server_->Get("/api/v2/packages");
   ASSERT_EQ(list.status, 200) << list.body;
-  ASSERT_EQ(list.json.size(), 4u) << list.body;
+  ASSERT_EQ(list.json.size(), 9u) << list.body;
   EXPECT_NE(list.body.find(R"("language":"typescript","language_version":"5.0.0")"),
             std::string::npos)
       << list.body;
@@ -57,7 +57,7 @@ TEST_F(PistonTest, PackagesAreTheRuntimesInstalledAndCannotBeRemoved) {
   HttpAnswer remove = server_->Call("DELETE", "/api/v2/packages", "", R"({"language":"bash"})");
   EXPECT_EQ(remove.status, 422) << remove.body;
   EXPECT_EQ(remove.json["error"]["code"], "package_fixed") << remove.body;
-  EXPECT_EQ(server_->Get("/api/v2/runtimes").json.size(), 4u);
+  EXPECT_EQ(server_->Get("/api/v2/runtimes").json.size(), 9u);
 }
 
 TEST_F(PistonTest, RunsPythonJavaScriptAndBash) {
@@ -87,6 +87,26 @@ TEST_F(PistonTest, RunsPythonJavaScriptAndBash) {
     EXPECT_EQ(a.json["run"]["signal"], nullptr);
     EXPECT_TRUE(a.json["version"].is_string());
   }
+}
+
+// As Piston answers a compiled language: a compile stage, and no run stage
+// when the build failed.
+TEST_F(PistonTest, CompiledLanguagesHaveACompileStage) {
+  HttpAnswer built = server_->Post(
+      "/api/v2/execute",
+      Program("c++", "#include <cstdio>\nint main() { std::puts(\"42\"); }\n").dump());
+  ASSERT_EQ(built.status, 200) << built.body;
+  EXPECT_EQ(built.json["language"], "cpp");
+  EXPECT_EQ(built.json["compile"]["code"], 0) << built.body;
+  EXPECT_EQ(built.json["run"]["stdout"], "42\n") << built.body;
+  HttpAnswer broken =
+      server_->Post("/api/v2/execute", Program("gcc", "int main(void) { return x; }\n").dump());
+  ASSERT_EQ(broken.status, 200) << broken.body;
+  EXPECT_EQ(broken.json["compile"]["code"], 1) << broken.body;
+  EXPECT_NE(broken.json["compile"]["stderr"].get<std::string>().find("main.c:1:"),
+            std::string::npos)
+      << broken.body;
+  EXPECT_FALSE(broken.json.contains("run")) << broken.body;
 }
 
 TEST_F(PistonTest, BodyWithoutJsonContentTypeIsReadAsJson) {

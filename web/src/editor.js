@@ -8,6 +8,9 @@ import {Compartment, EditorState, Prec} from '@codemirror/state';
 import {StreamLanguage} from '@codemirror/language';
 import {python} from '@codemirror/lang-python';
 import {javascript} from '@codemirror/lang-javascript';
+import {c, cpp, java} from '@codemirror/legacy-modes/mode/clike';
+import {go} from '@codemirror/legacy-modes/mode/go';
+import {rust} from '@codemirror/legacy-modes/mode/rust';
 import {shell} from '@codemirror/legacy-modes/mode/shell';
 import {cspNonce} from './dom.js';
 
@@ -23,6 +26,14 @@ const kModes = {
   ts: () => javascript({typescript: true}),
   bash: () => StreamLanguage.define(shell),
   sh: () => StreamLanguage.define(shell),
+  c: () => StreamLanguage.define(c),
+  cpp: () => StreamLanguage.define(cpp),
+  'c++': () => StreamLanguage.define(cpp),
+  go: () => StreamLanguage.define(go),
+  golang: () => StreamLanguage.define(go),
+  java: () => StreamLanguage.define(java),
+  rust: () => StreamLanguage.define(rust),
+  rs: () => StreamLanguage.define(rust),
 };
 
 function modeFor(language) {

@@ -8,6 +8,24 @@ const kSamples = {
     'import {readFileSync} from "fs";\n\n' +
     'const name: string = readFileSync(0, "utf8").trim() || "world";\nconsole.log(`Hello, ${name}!`);\n',
   bash: 'read -r name || true\necho "Hello, ${name:-world}!"\n',
+  c:
+    '#include <stdio.h>\n\nint main(void) {\n  char name[100] = "world";\n' +
+    '  if (scanf("%99s", name) != 1) {}\n  printf("Hello, %s!\\n", name);\n  return 0;\n}\n',
+  cpp:
+    '#include <iostream>\n#include <string>\n\nint main() {\n  std::string name;\n' +
+    '  if (!(std::cin >> name)) name = "world";\n  std::cout << "Hello, " << name << "!\\n";\n}\n',
+  go:
+    'package main\n\nimport "fmt"\n\nfunc main() {\n\tname := "world"\n' +
+    '\tfmt.Scan(&name)\n\tfmt.Printf("Hello, %s!\\n", name)\n}\n',
+  java:
+    'import java.util.Scanner;\n\npublic class Main {\n  public static void main(String[] args) {\n' +
+    '    Scanner in = new Scanner(System.in);\n    String name = in.hasNext() ? in.next() : "world";\n' +
+    '    System.out.println("Hello, " + name + "!");\n  }\n}\n',
+  rust:
+    'use std::io::Read;\n\nfn main() {\n    let mut input = String::new();\n' +
+    '    std::io::stdin().read_to_string(&mut input).unwrap();\n' +
+    '    let name = input.trim();\n' +
+    '    println!("Hello, {}!", if name.is_empty() { "world" } else { name });\n}\n',
 };
 
 // The sample for a language name; a language without one gets a comment.

@@ -3,6 +3,7 @@
 #ifndef CODERUNNER_CONFIG_LANGUAGE_SPEC_H_
 #define CODERUNNER_CONFIG_LANGUAGE_SPEC_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,20 @@ struct LanguageSpec {
   // typescript). Config key languages.<name>.aliases; default none. No
   // alias may equal another language's name or alias.
   std::vector<std::string> aliases;
+  // A compiled language builds its program first, in a container of its own
+  // under the limits below (isolation/compiling_runner.h): the image, the
+  // program file and the request's files, no stdin, no args. What the
+  // command writes into /output arrives in the run's workspace, executable,
+  // and `command` runs it under the job's own limits. Empty: interpreted.
+  // Config key languages.<name>.compile; "{file}" as in command.
+  std::vector<std::string> compile = {};
+  // The compile step's wall-clock (and CPU) time, memory (tmpfs included)
+  // and the compiler's messages kept, stdout and stderr together. Config
+  // keys languages.<name>.compile_timeout_ms (10 s), compile_memory_bytes
+  // (512 MiB) and compile_output_bytes (64 KiB).
+  int64_t compile_timeout_ms = 10000;
+  int64_t compile_memory_bytes = 512LL << 20;
+  int64_t compile_output_bytes = 64LL << 10;
 };
 
 }  // namespace coderunner::config

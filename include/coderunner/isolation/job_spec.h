@@ -4,6 +4,7 @@
 #define CODERUNNER_ISOLATION_JOB_SPEC_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,8 @@ using config::LanguageSpec;  // How one language runs (config/language_spec.h).
 struct InputFile {
   std::string path;     // Relative, validated (see file_path.h).
   std::string content;  // Raw bytes.
+  // Given mode 0750, not 0640: a compiled program (compiling_runner.h).
+  bool executable = false;
 };
 
 // A tenant's persistent volume, mounted read-write at /output.
@@ -71,6 +74,21 @@ struct RunMetrics {
   int64_t memory_peak_bytes = 0;  // Peak of the container's memory cgroup.
 };
 
+// The reason of a run whose compile step did not build the program.
+inline constexpr char kReasonCompileError[] = "compile_error";
+
+// How a compiled language's compile step went (compiling_runner.h).
+struct CompileOutcome {
+  RunStatus status = RunStatus::kError;  // kSucceeded when it built the program.
+  int exit_code = -1;                    // -1 when it never exited on its own terms.
+  int signal = 0;
+  // The compiler's stdout, then its stderr: at most the language's
+  // compile_output_bytes each.
+  std::string output;
+  bool output_truncated = false;
+  RunMetrics metrics;
+};
+
 struct RunResult {
   RunStatus status = RunStatus::kError;
   int exit_code = -1;       // -1 when the program never exited on its own terms.
@@ -101,6 +119,10 @@ struct RunResult {
   // How the job ran: "" in a container (the result JSON then says nothing),
   // kRuntimeNative as a host process (code_runner.runtime: native).
   std::string runtime;
+  // A compiled language's compile step. When it did not build the program,
+  // the program never ran: status kFailed with error reason
+  // kReasonCompileError (or the step's own kCancelled or kError).
+  std::optional<CompileOutcome> compile;
 };
 
 }  // namespace coderunner::isolation

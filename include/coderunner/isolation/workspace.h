@@ -2,6 +2,8 @@
 #ifndef CODERUNNER_ISOLATION_WORKSPACE_H_
 #define CODERUNNER_ISOLATION_WORKSPACE_H_
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -40,6 +42,10 @@ class Workspace {
   // (root, when the service runs as root) with the workspace's group.
   Status WriteFile(std::string_view relative_path, std::string_view content, int max_depth = 16);
 
+  // WriteFile for a program the job runs: 0750, so the workspace's group
+  // (the job) may execute it.
+  Status WriteProgram(std::string_view relative_path, std::string_view content);
+
   // WriteFile, replacing an existing entry at `relative_path` (removed
   // first, never following a symlink).
   Status ReplaceFile(std::string_view relative_path, std::string_view content, int max_depth = 16);
@@ -62,6 +68,9 @@ class Workspace {
   Status Remove();
 
  private:
+  Status WriteWithMode(std::string_view relative_path, std::string_view content, int max_depth,
+                       mode_t mode);
+
   Workspace(std::string path, int dir_fd, int64_t gid)
       : path_(std::move(path)), dir_fd_(dir_fd), gid_(gid) {}
 

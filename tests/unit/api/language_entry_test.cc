@@ -91,7 +91,8 @@ TEST(LanguageEntryTest, AnswerShape) {
         {"file", "main.ts"},
         {"default", true},
         {"version", "20.20.2"},
-        {"packages", {{"tsx", "4.23.15"}}}}},
+        {"packages", {{"tsx", "4.23.15"}}},
+        {"compile", nullptr}}},
       {"image missing",
        NotFoundError("no such image"),
        false,
@@ -102,12 +103,26 @@ TEST(LanguageEntryTest, AnswerShape) {
         {"file", "main.ts"},
         {"default", false},
         {"version", nullptr},
-        {"packages", nullptr}}},
+        {"packages", nullptr},
+        {"compile", nullptr}}},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
     EXPECT_EQ(LanguageEntry(TypeScript(), c.image, c.is_default), c.want);
   }
+}
+
+TEST(LanguageEntryTest, ACompiledLanguageShowsItsCompileCommandAndLimits) {
+  config::LanguageSpec cpp;
+  cpp.name = "cpp";
+  cpp.compile = {"g++", "-O2", "-o", "/output/main", "{file}"};
+  cpp.compile_timeout_ms = 7000;
+  json e = LanguageEntry(cpp, Image({{kLabelLanguageVersion, "12.2.0"}}), false);
+  EXPECT_EQ(e["version"], "12.2.0");
+  EXPECT_EQ(e["compile"], (json{{"command", cpp.compile},
+                                {"timeout_ms", 7000},
+                                {"memory_bytes", cpp.compile_memory_bytes},
+                                {"output_bytes", cpp.compile_output_bytes}}));
 }
 
 TEST(LanguageEntryTest, NoAliasesIsAnEmptyArray) {

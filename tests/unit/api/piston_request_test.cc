@@ -15,7 +15,7 @@ config::Config TestConfig() { return config::DefaultConfig(); }
 
 TEST(PistonRuntimesTest, VersionsComeFromImageTagsAndAliasesFromTheLanguage) {
   json runtimes = PistonRuntimesJson(TestConfig());
-  ASSERT_EQ(runtimes.size(), 4u) << runtimes;
+  ASSERT_EQ(runtimes.size(), 9u) << runtimes;
   EXPECT_EQ(runtimes[0], json::parse(R"j({"language":"python","version":"3.11.0",
                                           "aliases":["py","py3","python3"]})j"));
   EXPECT_EQ(runtimes[1], json::parse(R"j({"language":"javascript","version":"20.0.0",
@@ -24,6 +24,10 @@ TEST(PistonRuntimesTest, VersionsComeFromImageTagsAndAliasesFromTheLanguage) {
                              "aliases":["ts","node-ts","tsc","typescript5","ts5"]})j"));
   EXPECT_EQ(runtimes[3],
             json::parse(R"j({"language":"bash","version":"5.0.0","aliases":["sh"]})j"));
+  EXPECT_EQ(runtimes[5], json::parse(R"j({"language":"cpp","version":"12.0.0",
+                                          "aliases":["c++","g++"],"runtime":"gcc"})j"));
+  EXPECT_EQ(runtimes[8],
+            json::parse(R"j({"language":"rust","version":"1.63.0","aliases":["rs"]})j"));
 }
 
 TEST(PistonRuntimesTest, TagWithoutNumbersIsVersionZero) {
@@ -249,13 +253,35 @@ TEST(PistonResponseJsonTest, Table) {
   }
 }
 
+TEST(PistonResponseJsonTest, ACompiledLanguageHasACompileStageAndNoRunWhenItFailed) {
+  PistonCall call{"cpp", "12.0.0", json::object()};
+  auto built = PistonResponseJson(call, json::parse(R"j({"status":"succeeded","exit_code":0,
+      "stdout":"hi\n","stderr":"","compile":{"status":"succeeded","exit_code":0,"signal":null,
+      "output":"a warning","metrics":{"cpu_ms":300,"run_ms":400,"memory_peak_bytes":9}}})j"));
+  ASSERT_TRUE(built.ok());
+  EXPECT_EQ((*built)["compile"], json::parse(R"j({"stdout":"","stderr":"a warning",
+      "output":"a warning","code":0,"signal":null,"cpu_time":300,"wall_time":400,"memory":9})j"));
+  EXPECT_EQ((*built)["run"]["stdout"], "hi\n");
+  auto broken = PistonResponseJson(call, json::parse(R"j({"status":"failed","exit_code":null,
+      "stdout":"","stderr":"","compile":{"status":"timeout","exit_code":null,"signal":null,
+      "output":"","metrics":{}},"error":{"code":"compile_error","message":"m"}})j"));
+  ASSERT_TRUE(broken.ok());
+  EXPECT_EQ((*broken)["compile"]["signal"], "SIGKILL");
+  EXPECT_FALSE(broken->contains("run")) << *broken;
+}
+
 TEST(PistonPackagesTest, EveryConfiguredRuntimeIsAnInstalledPackage) {
   json packages = PistonPackagesJson(TestConfig());
   EXPECT_EQ(packages, json::parse(R"j([
       {"language":"python","language_version":"3.11.0","installed":true},
       {"language":"javascript","language_version":"20.0.0","installed":true},
       {"language":"typescript","language_version":"5.0.0","installed":true},
-      {"language":"bash","language_version":"5.0.0","installed":true}])j"));
+      {"language":"bash","language_version":"5.0.0","installed":true},
+      {"language":"c","language_version":"12.0.0","installed":true},
+      {"language":"cpp","language_version":"12.0.0","installed":true},
+      {"language":"go","language_version":"1.19.0","installed":true},
+      {"language":"java","language_version":"17.0.0","installed":true},
+      {"language":"rust","language_version":"1.63.0","installed":true}])j"));
 }
 
 struct PackageCase {

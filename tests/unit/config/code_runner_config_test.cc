@@ -11,6 +11,10 @@
 namespace coderunner::config {
 namespace {
 
+// The built-in languages, in order.
+const std::vector<std::string> kAllLanguages = {"python", "javascript", "typescript", "bash", "c",
+                                                "cpp",    "go",         "java",       "rust"};
+
 using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
 
@@ -29,7 +33,7 @@ TEST(CodeRunnerConfigTest, DefaultsAreEnabledSandboxedStrictAllLanguages) {
   EXPECT_EQ(c->code_runner.runtime, RunMode::kSandboxed);
   EXPECT_TRUE(c->code_runner.languages.empty());
   EXPECT_EQ(c->security.mode, SecurityMode::kStrict);
-  EXPECT_EQ(Names(*c), (std::vector<std::string>{"python", "javascript", "typescript", "bash"}));
+  EXPECT_EQ(Names(*c), kAllLanguages);
 }
 
 TEST(CodeRunnerConfigTest, SeedSectionSetsLimitsAndAllowlist) {
@@ -59,18 +63,10 @@ TEST(CodeRunnerConfigTest, ParsedValues) {
     int64_t memory_bytes;
   };
   const Case cases[] = {
-      {"durations and sizes",
-       "code_runner: {timeout: 45s, max_memory: 1GiB}",
-       {"python", "javascript", "typescript", "bash"},
-       "python",
-       45000,
-       1024 * kMiB},
-      {"fraction",
-       "code_runner: {timeout: 1.5s, max_memory: 0.5GiB}",
-       {"python", "javascript", "typescript", "bash"},
-       "python",
-       1500,
-       512 * kMiB},
+      {"durations and sizes", "code_runner: {timeout: 45s, max_memory: 1GiB}", kAllLanguages,
+       "python", 45000, 1024 * kMiB},
+      {"fraction", "code_runner: {timeout: 1.5s, max_memory: 0.5GiB}", kAllLanguages, "python",
+       1500, 512 * kMiB},
       {"aliases allow",
        "code_runner: {languages: [ts, js]}",
        {"javascript", "typescript"},
@@ -78,11 +74,7 @@ TEST(CodeRunnerConfigTest, ParsedValues) {
        10000,
        256 * kMiB},
       {"default dropped", "code_runner: {languages: [bash]}", {"bash"}, "bash", 10000, 256 * kMiB},
-      {"empty list is all",
-       "code_runner: {languages: []}",
-       {"python", "javascript", "typescript", "bash"},
-       "python",
-       10000,
+      {"empty list is all", "code_runner: {languages: []}", kAllLanguages, "python", 10000,
        256 * kMiB},
       {"top-level list",
        "languages: [typescript, python]",
@@ -92,17 +84,11 @@ TEST(CodeRunnerConfigTest, ParsedValues) {
        256 * kMiB},
       {"equal to limits.default",
        "limits: {default: {timeout_ms: 20000, cpu_ms: 20000}}\ncode_runner: {timeout: 20}",
-       {"python", "javascript", "typescript", "bash"},
-       "python",
-       20000,
-       256 * kMiB},
+       kAllLanguages, "python", 20000, 256 * kMiB},
       {"within a raised max",
        "limits: {max: {timeout_ms: 120000, cpu_ms: 120000}}\n"
        "code_runner: {timeout: 2m}",
-       {"python", "javascript", "typescript", "bash"},
-       "python",
-       120000,
-       256 * kMiB},
+       kAllLanguages, "python", 120000, 256 * kMiB},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);

@@ -215,7 +215,7 @@ TEST(ConfigTest, PartialSectionsKeepOtherDefaults) {
   EXPECT_EQ(c->server.listen, "127.0.0.1:8080");
   EXPECT_EQ(c->max_limits.pids, 100);
   EXPECT_EQ(c->max_limits.timeout_ms, DefaultConfig().max_limits.timeout_ms);
-  EXPECT_EQ(c->languages.size(), 4u);
+  EXPECT_EQ(c->languages.size(), 9u);
 }
 
 TEST(ConfigTest, NoDefaultLanguageMeansTheFirst) {
