@@ -12,8 +12,9 @@
 # compiler's version), which GET /v1/languages shows.
 # Usage: images/build-compilers.sh [--engine podman] [--engine docker] [--rebuild]
 # Root filesystems are cached as tarballs under
-# $CODERUNNER_COMPILER_IMAGE_CACHE, keyed by this script, the Containerfiles
-# and the base's hash.
+# $CODERUNNER_COMPILER_IMAGE_CACHE, keyed by this script, engine-load.sh and
+# the base's hash. Each is imported into the engines as one layer
+# (engine-load.sh), without a Containerfile.
 set -euo pipefail
 umask 022
 export DEBIAN_FRONTEND=noninteractive
@@ -30,6 +31,9 @@ declare -A packages=([gcc]="gcc g++ libc6-dev" [go]="golang-go golang-1.19-go"
   [java]="openjdk-17-jdk-headless" [rust]="rustc gcc libc6-dev")
 declare -A probe=([gcc]="g++ --version" [go]="go version" [java]="javac -version"
   [rust]="rustc --version")
+# Each image's CMD (its ENV is a Debian PATH and LANG=C.UTF-8: engine-load.sh).
+declare -A cmd=([gcc]='["gcc", "--version"]' [go]='["go", "version"]' [java]='["javac", "-version"]'
+  [rust]='["rustc", "--version"]')
 
 engines=() rebuild=0
 while (($#)); do
@@ -59,7 +63,7 @@ source "$here/engine-load.sh"
 base_tar=$(find "$base_cache" -mindepth 2 -maxdepth 2 -name bash.tar -printf "%T@ %p\n" 2>/dev/null |
   sort -rn | head -n1 | cut -d" " -f2-)
 [[ -s $base_tar ]] || { echo "build-compilers.sh: no cached bash root filesystem: run images/build.sh first" >&2; exit 1; }
-key=$(cd "$here" && { cat build-compilers.sh engine-load.sh "${names[@]/%//Containerfile}"
+key=$(cd "$here" && { cat build-compilers.sh engine-load.sh
   cat "${base_tar%.tar}.sha256"; uname -m; } | sha256sum | cut -c1-16)
 dir="$cache/$key"
 mkdir -p "$cache"
@@ -133,7 +137,7 @@ fi
 
 for e in "${engines[@]}"; do
   for n in "${names[@]}"; do
-    load_image "$e" "${tag[$n]}" "$dir/$n.tar" "$here/$n/Containerfile"
+    load_image "$e" "${tag[$n]}" "$dir/$n.tar" "${cmd[$n]}"
   done
 done
 step "done"
