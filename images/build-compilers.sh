@@ -29,6 +29,15 @@ declare -A tag=([gcc]=coderunner/gcc:12 [go]=coderunner/go:1.19 [java]=coderunne
   [rust]=coderunner/rust:1.63)
 declare -A packages=([gcc]="gcc g++ libc6-dev" [go]="golang-go golang-1.19-go"
   [java]="openjdk-17-jdk-headless" [rust]="rustc gcc libc6-dev")
+# What no job's build or run reads, dropped to keep the images (and their
+# import into each engine) small: Go's prebuilt compiler internals, its
+# sources of cmd/ and its test suite; tools only people at a shell use;
+# GCC's LTO dumper; the JDK's jmods (jlink's input).
+declare -A trim=([gcc]="usr/bin/x86_64-linux-gnu-lto-dump-12 usr/bin/lto-dump-12"
+  [go]="usr/lib/go-1.19/pkg/linux_amd64/cmd usr/share/go-1.19/src/cmd usr/share/go-1.19/test
+    $(printf 'usr/lib/go-1.19/pkg/tool/linux_amd64/%s ' trace pprof api doc fix dist objdump addr2line nm)"
+  [java]="usr/lib/jvm/java-17-openjdk-amd64/jmods"
+  [rust]="usr/bin/x86_64-linux-gnu-lto-dump-12 usr/bin/lto-dump-12")
 declare -A probe=([gcc]="g++ --version" [go]="go version" [java]="javac -version"
   [rust]="rustc --version")
 # Each image's CMD (its ENV is a Debian PATH and LANG=C.UTF-8: engine-load.sh).
@@ -107,6 +116,9 @@ build_rootfs() {
   step "$n: ${packages[$n]} install took $(($(date +%s) - s))s"
   rm -rf "${r:?}"/var/lib/apt/lists/* "$r"/var/cache/apt/* "$r"/var/cache/debconf/*-old \
     "$r"/usr/share/{doc,man,info,locale,lintian}/* "$r"/var/log/*
+  local t
+  for t in ${trim[$n]}; do rm -rf "${r:?}/$t"; done
+  [[ $n == go ]] && find "$r/usr/share/go-1.19/src" \( -name '*_test.go' -o -name testdata \) -prune -exec rm -rf {} +
   : >"$r/etc/resolv.conf"
   # As build.sh: everything world-readable, no setuid or setgid binaries.
   find "$r" -xdev \( -path "$r/root" -o -path "$r/etc/*shadow*" \) -prune -o ! -type l \
