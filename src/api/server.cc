@@ -351,7 +351,8 @@ Status Server::CheckReady() {
   }
   if (!missing.empty()) {
     return UnavailableError(missing +
-                                " (build them offline with images/build.sh, or pull an upstream "
+                                " (build them offline with images/build.sh, then "
+                                "images/build-compilers.sh, or pull an upstream "
                                 "image and set languages.<name>.image)",
                             "image_missing");
   }

@@ -17,10 +17,11 @@ namespace {
 StatusOr<RunResult> CreateFailed(const JobSpec& job, Status s) {
   if (s.code() == StatusCode::kUnavailable) return s;
   if (s.code() == StatusCode::kNotFound) {
-    s = FailedPreconditionError("image " + job.language.image + " for language " +
-                                    job.language.name + " is missing: " + s.message() +
-                                    " (build it with images/build.sh, or pull it)",
-                                "image_missing");
+    s = FailedPreconditionError(
+        "image " + job.language.image + " for language " + job.language.name +
+            " is missing: " + s.message() +
+            " (build it with images/build.sh or images/build-compilers.sh, or pull it)",
+        "image_missing");
   }
   return ErrorResult(job, s);
 }

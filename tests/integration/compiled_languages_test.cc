@@ -189,8 +189,8 @@ TEST_F(CompiledLanguagesTest, ACompileErrorNamesTheLineAndTheProgramNeverRuns) {
   }
 }
 
-// The hostile corpus in C and C++: the run is held by the job's own
-// limits (the compile step's larger ones never reach it).
+// The hostile corpus, compiled: the run is held by the job's own limits
+// (the compile step's larger ones never reach it).
 TEST_F(CompiledLanguagesTest, TheRunIsHeldByTheJobsLimits) {
   json bomb = RunHostile("c", "fork_bomb.c", {{"limits", BombLimits()}});
   ExpectBuilt(bomb);
@@ -209,6 +209,21 @@ TEST_F(CompiledLanguagesTest, TheRunIsHeldByTheJobsLimits) {
   auto fields = StdoutFields(disk);
   EXPECT_TRUE(fields["stopped"] == "ENOSPC" || fields["stopped"] == "EFBIG") << disk.dump();
   EXPECT_LE(ReportedInt(disk, "written"), tmp);
+
+  // Each toolchain's runtime meets the same bounds: Go's memory, Rust's
+  // and the JVM's threads.
+  json go_oom = RunHostile("go", "memory_bomb.go", {{"limits", {{"memory_bytes", memory}}}});
+  ExpectBuilt(go_oom);
+  EXPECT_EQ(go_oom["status"], "oom") << go_oom.dump().substr(0, 2000);
+  EXPECT_LE(go_oom["metrics"]["memory_peak_bytes"].get<int64_t>(), memory);
+  for (const auto& [language, file] :
+       {std::pair{"rust", "thread_bomb.rs"}, std::pair{"java", "ThreadBomb.java"}}) {
+    SCOPED_TRACE(file);
+    json threads = RunHostile(language, file, {{"limits", BombLimits()}});
+    ExpectBuilt(threads);
+    EXPECT_EQ(StdoutFields(threads)["errno"], "EAGAIN") << threads.dump().substr(0, 2000);
+    EXPECT_LE(ReportedInt(threads, "peak_tasks"), threads["limits"]["pids"].get<int64_t>());
+  }
 
   const int64_t cap = 64LL << 10;
   json flood = RunHostile("c", "output_flood.c", {{"limits", {{"output_bytes", cap}}}});
