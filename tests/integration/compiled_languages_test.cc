@@ -189,6 +189,12 @@ TEST_F(CompiledLanguagesTest, ACompileErrorNamesTheLineAndTheProgramNeverRuns) {
   }
 }
 
+// The kernel charges the last allocations of a task it is killing for
+// memory even past memory.max (an OOM victim's charges are forced), so a
+// multi-threaded runtime's peak may pass the limit by a few pages as it
+// dies: 4 KiB over for Go's in CI. Anything near a MiB over is no kill.
+constexpr int64_t kOomVictimSlackBytes = 1 << 20;
+
 // The hostile corpus, compiled: the run is held by the job's own limits
 // (the compile step's larger ones never reach it).
 TEST_F(CompiledLanguagesTest, TheRunIsHeldByTheJobsLimits) {
@@ -201,7 +207,7 @@ TEST_F(CompiledLanguagesTest, TheRunIsHeldByTheJobsLimits) {
   json oom = RunHostile("cpp", "memory_bomb.cpp", {{"limits", {{"memory_bytes", memory}}}});
   ExpectBuilt(oom);
   EXPECT_EQ(oom["status"], "oom") << oom.dump().substr(0, 2000);
-  EXPECT_LE(oom["metrics"]["memory_peak_bytes"].get<int64_t>(), memory);
+  EXPECT_LE(oom["metrics"]["memory_peak_bytes"].get<int64_t>(), memory + kOomVictimSlackBytes);
 
   const int64_t tmp = 16LL << 20;
   json disk = RunHostile("c", "fill_disk.c", {{"limits", {{"tmp_bytes", tmp}}}});
@@ -215,7 +221,7 @@ TEST_F(CompiledLanguagesTest, TheRunIsHeldByTheJobsLimits) {
   json go_oom = RunHostile("go", "memory_bomb.go", {{"limits", {{"memory_bytes", memory}}}});
   ExpectBuilt(go_oom);
   EXPECT_EQ(go_oom["status"], "oom") << go_oom.dump().substr(0, 2000);
-  EXPECT_LE(go_oom["metrics"]["memory_peak_bytes"].get<int64_t>(), memory);
+  EXPECT_LE(go_oom["metrics"]["memory_peak_bytes"].get<int64_t>(), memory + kOomVictimSlackBytes);
   for (const auto& [language, file] :
        {std::pair{"rust", "thread_bomb.rs"}, std::pair{"java", "ThreadBomb.java"}}) {
     SCOPED_TRACE(file);
@@ -252,7 +258,8 @@ TEST_F(CompilerBoundsTest, AMisbehavingCompilerIsBoundedAndTheProgramNeverRuns) 
     EXPECT_TRUE(r["exit_code"].is_null());
     const json& step = r["compile"];
     EXPECT_TRUE(c.statuses.count(step["status"].get<std::string>())) << step.dump().substr(0, 2000);
-    EXPECT_LE(step["metrics"]["memory_peak_bytes"].get<int64_t>(), kCompileMemoryBytes);
+    EXPECT_LE(step["metrics"]["memory_peak_bytes"].get<int64_t>(),
+              kCompileMemoryBytes + kOomVictimSlackBytes);
     EXPECT_LE(static_cast<int64_t>(step["output"].get<std::string>().size()),
               2 * kCompileOutputBytes);
     if (c.floods) {
