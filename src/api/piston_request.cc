@@ -365,18 +365,17 @@ StatusOr<PistonRuntime> ResolvePistonPackage(std::string_view body, const config
 
 namespace {
 
-// A result's compile step as Piston's compile stage (its messages are the
-// compiler's stderr, the two streams being one here).
-json PistonCompileStage(const json& compile) {
-  std::string status = compile.value("status", "");
-  json signal = compile.value("signal", json(nullptr));
+// One of Piston's stages (run, compile) from a step of a job's result (the
+// result itself, or its `compile`) and that step's two streams.
+json PistonStage(const json& step, const std::string& out, const std::string& err) {
+  std::string status = step.value("status", "");
+  json signal = step.value("signal", json(nullptr));
   if (signal.is_null() && (status == "timeout" || status == "oom")) signal = "SIGKILL";
-  json code = signal.is_null() ? compile.value("exit_code", json(nullptr)) : json(nullptr);
-  std::string output = compile.value("output", "");
-  json metrics = compile.value("metrics", json::object());
-  return {{"stdout", ""},
-          {"stderr", output},
-          {"output", output},
+  json code = signal.is_null() ? step.value("exit_code", json(nullptr)) : json(nullptr);
+  json metrics = step.value("metrics", json::object());
+  return {{"stdout", out},
+          {"stderr", err},
+          {"output", out + err},
           {"code", code},
           {"signal", signal},
           {"cpu_time", metrics.value("cpu_ms", json(nullptr))},
@@ -399,29 +398,16 @@ StatusOr<json> PistonResponseJson(const PistonCall& call, const json& result) {
       if (reason == engine::kReasonEngineUnavailable) return UnavailableError(message, reason);
       return InternalError(message, reason);
     }
-    json signal = result.value("signal", json(nullptr));
-    if (signal.is_null() && (status == "timeout" || status == "oom")) signal = "SIGKILL";
-    json code = signal.is_null() ? result.value("exit_code", json(nullptr)) : json(nullptr);
-    std::string out = result.value("stdout", "");
-    std::string err = result.value("stderr", "");
-    json metrics = result.value("metrics", json::object());
-    json run = {{"stdout", out},
-                {"stderr", err},
-                {"output", out + err},
-                {"code", code},
-                {"signal", signal},
-                {"cpu_time", metrics.value("cpu_ms", json(nullptr))},
-                {"wall_time", metrics.value("run_ms", json(nullptr))},
-                {"memory", metrics.value("memory_peak_bytes", json(nullptr))}};
     json answer = {{"language", call.language}, {"version", call.version}};
-    // A compiled language: Piston's compile stage; a build that failed
+    // A compiled language: Piston's compile stage (the compiler's messages
+    // as its stderr, the two streams being one here); a build that failed
     // leaves no run stage, as in Piston.
-    const json& compile = result.contains("compile") ? result["compile"] : json(nullptr);
-    if (compile.is_object()) {
-      answer["compile"] = PistonCompileStage(compile);
-      if (compile.value("status", "") != "succeeded") return answer;
+    auto compile = result.find("compile");
+    if (compile != result.end() && compile->is_object()) {
+      answer["compile"] = PistonStage(*compile, "", compile->value("output", ""));
+      if (compile->value("status", "") != "succeeded") return answer;
     }
-    answer["run"] = std::move(run);
+    answer["run"] = PistonStage(result, result.value("stdout", ""), result.value("stderr", ""));
     return answer;
   } catch (const json::exception& e) {
     return InternalError(std::string("unreadable job result: ") + e.what(), "internal");

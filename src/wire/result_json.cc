@@ -47,6 +47,13 @@ std::string SignalName(int sig) {
 
 namespace {
 
+nlohmann::json MetricsJson(const isolation::RunMetrics& m) {
+  return {{"wall_ms", m.wall_ms},
+          {"run_ms", m.run_ms},
+          {"cpu_ms", m.cpu_ms},
+          {"memory_peak_bytes", m.memory_peak_bytes}};
+}
+
 // A compiled language's compile step, as the result shows it.
 template <typename Render>
 nlohmann::json CompileToJson(const isolation::CompileOutcome& c, const Render& render) {
@@ -59,11 +66,7 @@ nlohmann::json CompileToJson(const isolation::CompileOutcome& c, const Render& r
            ended && c.signal > 0 ? nlohmann::json(SignalName(c.signal)) : nlohmann::json(nullptr)},
           {"output", render(c.output, c.output_truncated)},
           {"output_truncated", c.output_truncated},
-          {"metrics",
-           {{"wall_ms", c.metrics.wall_ms},
-            {"run_ms", c.metrics.run_ms},
-            {"cpu_ms", c.metrics.cpu_ms},
-            {"memory_peak_bytes", c.metrics.memory_peak_bytes}}}};
+          {"metrics", MetricsJson(c.metrics)}};
 }
 
 }  // namespace
@@ -100,10 +103,7 @@ nlohmann::json ResultToJson(const isolation::JobSpec& job, const isolation::RunR
   j["code_sha256"] = Sha256Hex(job.code);
   // Only a host process says how it ran; a container's result has no field.
   if (!r.runtime.empty()) j["runtime"] = r.runtime;
-  j["metrics"] = {{"wall_ms", r.metrics.wall_ms},
-                  {"run_ms", r.metrics.run_ms},
-                  {"cpu_ms", r.metrics.cpu_ms},
-                  {"memory_peak_bytes", r.metrics.memory_peak_bytes}};
+  j["metrics"] = MetricsJson(r.metrics);
   j["limits"] = {{"timeout_ms", job.limits.timeout_ms},
                  {"cpu_ms", job.limits.cpu_ms},
                  {"memory_bytes", job.limits.memory_bytes},
