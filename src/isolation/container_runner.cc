@@ -4,6 +4,7 @@
 
 #include "coderunner/common/ids.h"
 #include "coderunner/isolation/artifacts.h"
+#include "coderunner/isolation/container_removal.h"
 #include "coderunner/isolation/workspace.h"
 #include "engine_loss.h"
 #include "run_outcome.h"
@@ -138,7 +139,7 @@ void ContainerRunner::ColdSetup::DiscardOutput() {
 StatusOr<RunResult> ContainerRunner::AbandonUnstarted(const JobSpec& job, const std::string& id,
                                                       ColdSetup& c, Status why,
                                                       Clock::time_point t0) {
-  Status removed = containers_.Remove(id);
+  Status removed = RemoveExitingContainer(containers_, id);
   if (!removed.ok()) {
     spdlog::warn("job {}: remove container {}: {}", job.id, id, removed.ToString());
     c.lease.Keep();  // Its processes may live on as that uid.
@@ -195,7 +196,7 @@ StatusOr<RunResult> ContainerRunner::RunCold(const JobSpec& job, const RunHooks&
   ContainerEnd end =
       LearnEnd(job, id, attach, sv.failure.ok() && stream_done && !sv.cancelled, sv, hooks);
   if (end.engine_lost) stream_done = true;  // What came is all that will.
-  Status removed = containers_.Remove(id);
+  Status removed = RemoveExitingContainer(containers_, id);
   // Docker 20.10 never closes the attach stream of a container removed
   // before it started (a job cancelled while attaching): end it ourselves
   // rather than hold this worker until the attach call's own bound.

@@ -4,10 +4,9 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
-#include <thread>
-
 #include "coderunner/common/ids.h"
 #include "coderunner/isolation/artifacts.h"
+#include "coderunner/isolation/container_removal.h"
 #include "coderunner/isolation/warm_pool.h"
 #include "coderunner/isolation/workspace.h"
 
@@ -100,17 +99,11 @@ void WarmPool::Destroy(std::unique_ptr<PooledContainer> c) {
   if (!c) return;
   if (!c->id.empty() && !c->container_removed) {
     // A container that ran its job is exiting on its own: let it finish
-    // first. Podman 4.3 refuses a forced removal that races with the exit
-    // ("could not be stopped: container state improper").
+    // first (container_removal.h).
     if (c->ran_job && c->attach) {
       c->attach->WaitDone(Clock::now() + std::chrono::seconds(5), /*wake_on_cancel=*/false);
     }
-    Status removed = containers_.Remove(c->id);
-    for (int retry = 0; retry < 3 && !removed.ok() && removed.code() != StatusCode::kUnavailable;
-         ++retry) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      removed = containers_.Remove(c->id);
-    }
+    Status removed = RemoveExitingContainer(containers_, c->id);
     if (!removed.ok()) {
       spdlog::warn("pool: remove container {}: {}", c->id, removed.ToString());
       c->uid.Keep();  // Its processes may live on as that uid.

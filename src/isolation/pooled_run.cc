@@ -10,6 +10,7 @@
 
 #include "coderunner/common/ids.h"
 #include "coderunner/isolation/artifacts.h"
+#include "coderunner/isolation/container_removal.h"
 #include "coderunner/isolation/container_runner.h"
 #include "coderunner/isolation/init_trailer.h"
 #include "engine_loss.h"
@@ -89,7 +90,7 @@ StatusOr<RunResult> ContainerRunner::RunPooled(const JobSpec& job, const RunHook
     f.state = std::move(end.state);
     f.inspected = end.inspected;
     engine_lost = end.engine_lost;
-    Status removed = containers_.Remove(c.id);
+    Status removed = RemoveExitingContainer(containers_, c.id);
     if (!removed.ok()) {
       spdlog::warn("job {}: remove container {}: {}", job.id, c.id, removed.ToString());
     }

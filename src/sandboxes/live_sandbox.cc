@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "coderunner/common/ids.h"
+#include "coderunner/isolation/container_removal.h"
 #include "coderunner/isolation/safe_tree.h"
 #include "coderunner/sandboxes/marker_cut.h"
 
@@ -228,10 +229,12 @@ Status LiveSandbox::StartContainer() {
 
 void LiveSandbox::RemoveContainer() {
   if (container_id_.empty()) return;
-  Status removed = containers_.Remove(container_id_);
+  // Often just killed (by the watch, or a call's timeout) and still exiting.
+  Status removed = isolation::RemoveExitingContainer(containers_, container_id_);
   if (!removed.ok()) {
     spdlog::warn("sandbox {}: remove container {}: {}", spec_.id, container_id_,
                  removed.ToString());
+    unremoved_containers_.push_back(container_id_);
   }
   if (attach_) {
     attach_->EndAfterRemoval(std::chrono::milliseconds(2000));
@@ -277,10 +280,14 @@ bool LiveSandbox::OnChunk(std::string_view chunk) {
 bool LiveSandbox::alive() const { return attach_ != nullptr && !attach_->done(); }
 
 Status LiveSandbox::Destroy() {
-  Status removed = OkStatus();
+  while (!unremoved_containers_.empty()) {
+    CR_RETURN_IF_ERROR(
+        isolation::RemoveExitingContainer(containers_, unremoved_containers_.back()));
+    unremoved_containers_.pop_back();
+  }
   if (!container_id_.empty()) {
-    removed = containers_.Remove(container_id_);
-    if (!removed.ok() && removed.code() != StatusCode::kNotFound) return removed;
+    Status removed = isolation::RemoveExitingContainer(containers_, container_id_);
+    if (!removed.ok()) return removed;
     watch_.reset();
     if (attach_) {
       attach_->EndAfterRemoval(std::chrono::milliseconds(2000));

@@ -108,7 +108,8 @@ class EngineTest : public ::testing::Test {
     // all once it has shut down (which removes the pool).
     EXPECT_TRUE(server_->Stop()) << server_->log();
     EXPECT_EQ(CountContainers(server_->socket(), server_->instance()), 0)
-        << "containers left behind by instance " << server_->instance();
+        << "containers left behind by instance " << server_->instance() << "\n"
+        << server_->log();
     std::error_code ec;
     int left = 0;
     for (auto it = std::filesystem::directory_iterator(server_->workspace_dir(), ec);

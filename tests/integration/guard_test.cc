@@ -70,7 +70,9 @@ class GuardTest : public EngineTest {
       HttpAnswer list = server_->Call("GET", "/v1/sandboxes", kAcme);
       if (list.json.is_object()) {
         for (const auto& s : list.json["sandboxes"]) {
-          server_->Call("DELETE", "/v1/sandboxes/" + s["id"].get<std::string>(), kAcme);
+          HttpAnswer deleted =
+              server_->Call("DELETE", "/v1/sandboxes/" + s["id"].get<std::string>(), kAcme);
+          EXPECT_EQ(deleted.status, 200) << deleted.body;
         }
       }
       std::error_code ec;

@@ -213,6 +213,8 @@ class LiveSandbox {
   std::string output_dir_;         // Host side of /output.
   bool own_output_ = true;         // output_dir_ is ours (not a persistent volume's).
   std::string container_id_;
+  // Replaced containers the engine would not remove: Destroy tries again.
+  std::vector<std::string> unremoved_containers_;
   std::unique_ptr<isolation::AttachedContainer> attach_;
   // The current container's /output watch; ended once it is removed.
   std::unique_ptr<isolation::OutputWatch::Handle> watch_;

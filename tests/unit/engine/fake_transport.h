@@ -11,6 +11,7 @@
 #define CODERUNNER_TESTS_UNIT_ENGINE_FAKE_TRANSPORT_H_
 
 #include <algorithm>
+#include <deque>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -78,6 +79,13 @@ class FakeTransport : public engine::Transport {
   void Answer(const std::string& method, const std::string& path, long status, std::string body) {
     std::lock_guard<std::mutex> lock(mu_);
     answers_[Key(method, path)] = Scripted{engine::HttpResponse{status, std::move(body)}, {}};
+  }
+  // Answers the next `method path` only with `status` and `body`, before
+  // the standing answer (several such calls answer in the order given).
+  void AnswerOnce(const std::string& method, const std::string& path, long status,
+                  std::string body) {
+    std::lock_guard<std::mutex> lock(mu_);
+    once_[Key(method, path)].push_back(Scripted{engine::HttpResponse{status, std::move(body)}, {}});
   }
   void AnswerJson(const std::string& method, const std::string& path, long status,
                   const nlohmann::json& body) {
@@ -153,6 +161,12 @@ class FakeTransport : public engine::Transport {
     std::lock_guard<std::mutex> lock(mu_);
     requests_.push_back(request);
     if (!fail_all_.ok()) return fail_all_;
+    auto once = once_.find(Key(request.method, request.path));
+    if (once != once_.end() && !once->second.empty()) {
+      engine::HttpResponse first = once->second.front().response;
+      once->second.pop_front();
+      return first;
+    }
     auto it = answers_.find(Key(request.method, request.path));
     if (it == answers_.end()) {
       return InternalError("FakeTransport: no answer for " + Key(request.method, request.path),
@@ -164,6 +178,7 @@ class FakeTransport : public engine::Transport {
 
   mutable std::mutex mu_;
   std::map<std::string, Scripted> answers_;
+  std::map<std::string, std::deque<Scripted>> once_;
   std::vector<engine::HttpRequest> requests_;
   Status fail_all_;
   size_t chunk_size_ = 0;

@@ -313,5 +313,42 @@ TEST_F(LiveSandboxTest, WhatTheWatchFoundOverIsEmptiedEvenIfItFitsWhenSettled) {
   }
 }
 
+// Podman 4.3 refuses a forced removal racing with the container's exit, as
+// after the watch killed it (seen in CI: the sandbox's container outlived
+// its DELETE). The removal is tried again; nothing is left on the engine.
+TEST_F(LiveSandboxTest, AContainerTheEngineWouldNotRemoveAtOnceIsRemovedAfterAll) {
+  constexpr const char* kImproper =
+      R"({"cause":"container state improper","message":"container s1 could not be stopped",)"
+      R"("response":500})";
+  struct Row {
+    const char* name;
+    int refusals;  // Answers 500 before the engine removes it.
+  };
+  for (const Row& row : {Row{"refused once", 1}, Row{"refused past every retry", 4}}) {
+    SCOPED_TRACE(row.name);
+    isolation::OutputWatchOptions quick;
+    quick.orphan_interval = std::chrono::milliseconds(10);
+    isolation::OutputWatch watch(quick);
+    layout_.output_watch = &watch;
+    layout_.output_caps.max_file_bytes = 8192;
+    testutil::ScriptedEngine engine;
+    ScriptEngine(engine, /*running=*/true);
+    engine.Answer("POST", "/containers/s1/kill?signal=KILL", 204, "");
+    for (int i = 0; i < row.refusals; ++i) engine.AnswerOnce("DELETE", kRemove, 500, kImproper);
+    auto live = Launch(engine);
+    ASSERT_TRUE(live.ok()) << live.status().ToString();
+    std::ofstream(layout_.output_root + "/sbx-1/big", std::ios::binary) << std::string(16384, 'b');
+    ASSERT_TRUE(engine.WaitForRequest("POST", "/containers/s1/kill")) << "the watch never acted";
+    EXPECT_EQ((*live)->SettleBreach(), isolation::kBoundFileTooLarge);
+    EXPECT_TRUE((*live)->Destroy().ok());
+    int removals = 0;
+    for (const auto& r : engine.requests()) removals += r.method == "DELETE" && r.path == kRemove;
+    // Each refusal, then the removal that went through; none after it.
+    EXPECT_EQ(removals, row.refusals + 1);
+    EXPECT_TRUE(DirsGone());
+    layout_.output_watch = nullptr;
+  }
+}
+
 }  // namespace
 }  // namespace coderunner::sandboxes
