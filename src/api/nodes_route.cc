@@ -5,18 +5,13 @@
 #include <chrono>
 #include <utility>
 
+#include "coderunner/common/wall_clock.h"
 #include "coderunner/wire/job_json.h"
 
 namespace coderunner::api {
 namespace {
 
 using nlohmann::json;
-
-int64_t WallNowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 }  // namespace
 
@@ -42,7 +37,7 @@ json NodesJson(const std::vector<store::NodeInfo>& nodes, int64_t now_ms) {
 
 httplib::Server::Handler NodesHandler(store::NodeRegistry* registry, const AuthAdapter& auth,
                                       WallClock now) {
-  if (!now) now = WallNowMs;
+  if (!now) now = WallClockMs;
   // A GET: no body, so nothing was admitted; the key is checked here.
   return WithoutAdmission(
       auth.Wrap([registry, now = std::move(now)](const auth::Principal& p,

@@ -3,16 +3,11 @@
 #include <chrono>
 #include <utility>
 
+#include "coderunner/common/wall_clock.h"
 #include "http_status.h"
 
 namespace coderunner::api {
 namespace {
-
-int64_t WallNowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // The advertised URL without a trailing '/', so that a path can follow.
 std::string TrimSlash(std::string url) {
@@ -55,7 +50,7 @@ OwnerForwarder::OwnerForwarder(store::NodeRegistry* nodes, store::SandboxOwners*
     : nodes_(nodes),
       owners_(owners),
       options_(std::move(options)),
-      now_ms_(now_ms ? std::move(now_ms) : WallNowMs),
+      now_ms_(now_ms ? std::move(now_ms) : WallClockMs),
       relay_(std::move(relay)),
       stream_relay_(std::move(stream_relay)) {}
 

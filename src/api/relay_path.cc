@@ -6,6 +6,7 @@
 #include "coderunner/isolation/file_path.h"
 #include "coderunner/sandboxes/sandbox_manager.h"
 #include "coderunner/store/job_store.h"
+#include "uri_unreserved.h"
 
 namespace coderunner::api {
 namespace {
@@ -14,11 +15,6 @@ namespace {
 // bytes (its length bound) has at most 512 components. The owner applies
 // its own depth bound when it serves the file.
 constexpr int kRelayedFileMaxDepth = 512;
-
-bool Unreserved(unsigned char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-         c == '_' || c == '.' || c == '~';
-}
 
 // "/" + each segment of `file` (validated), percent-encoded.
 StatusOr<std::string> FileSuffix(std::string_view file) {
@@ -37,7 +33,7 @@ std::string EscapePathSegment(std::string_view segment) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
   for (unsigned char c : segment) {
-    if (Unreserved(c)) {
+    if (IsUriUnreserved(c)) {
       out.push_back(static_cast<char>(c));
     } else {
       out += {'%', kHex[c >> 4], kHex[c & 15]};

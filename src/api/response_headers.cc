@@ -3,16 +3,10 @@
 #include <httplib.h>
 
 #include "coderunner/common/utf8.h"
+#include "uri_unreserved.h"
 
 namespace coderunner::api {
 namespace {
-
-// RFC 3986's unreserved characters: a subset of RFC 5987's attr-char, and
-// plain in a quoted-string too.
-bool Unreserved(unsigned char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-         c == '.' || c == '_' || c == '~';
-}
 
 void SetIfAbsent(httplib::Response& res, const char* name, const char* value) {
   if (!res.has_header(name)) res.set_header(name, value);
@@ -37,7 +31,7 @@ std::string ContentDisposition(std::string_view path) {
   bool kept_any = false;
   for (char ch : name) {
     auto c = static_cast<unsigned char>(ch);
-    if (Unreserved(c)) {
+    if (IsUriUnreserved(c)) {
       fallback.push_back(ch);
       encoded.push_back(ch);
       kept_any = true;

@@ -18,6 +18,7 @@
 
 #include "builtin_agents.h"
 #include "coderunner/common/bounded_json.h"
+#include "coderunner/common/wall_clock.h"
 
 namespace coderunner::intent {
 namespace {
@@ -89,17 +90,18 @@ bool ValidTenant(const std::string& t) {
   });
 }
 
-Status Bad(const std::string& where, const std::string& why) {
+Status BadProfile(const std::string& where, const std::string& why) {
   return InvalidArgumentError("agent profile " + where + ": " + why, "bad_agent_profile");
 }
 
 Status Validate(AgentProfile& p, const std::string& where) {
-  if (!ValidName(p.name)) return Bad(where, "name must be [a-z0-9-]{1,64}");
-  if (p.language.empty()) return Bad(where, "language is required");
+  if (!ValidName(p.name)) return BadProfile(where, "name must be [a-z0-9-]{1,64}");
+  if (p.language.empty()) return BadProfile(where, "language is required");
   if (p.system_prompt.find_first_not_of(" \t\r\n") == std::string::npos) {
-    return Bad(where, "system_prompt is required");
+    return BadProfile(where, "system_prompt is required");
   }
-  if (p.system_prompt.size() > kMaxSystemPrompt) return Bad(where, "system_prompt over 8 KiB");
+  if (p.system_prompt.size() > kMaxSystemPrompt)
+    return BadProfile(where, "system_prompt over 8 KiB");
   if (p.keywords.size() > kMaxKeywords) p.keywords.resize(kMaxKeywords);
   for (auto& k : p.keywords) {
     std::transform(k.begin(), k.end(), k.begin(),
@@ -122,7 +124,7 @@ StatusOr<AgentProfile> FromYaml(std::string_view text, const std::string& where)
   AgentProfile p;
   try {
     YAML::Node n = YAML::Load(std::string(text));
-    if (!n.IsMap()) return Bad(where, "expected a mapping");
+    if (!n.IsMap()) return BadProfile(where, "expected a mapping");
     p.name = n["name"] ? n["name"].as<std::string>() : "";
     p.language = n["language"] ? n["language"].as<std::string>() : "";
     p.description = n["description"] ? n["description"].as<std::string>() : "";
@@ -130,7 +132,7 @@ StatusOr<AgentProfile> FromYaml(std::string_view text, const std::string& where)
     p.keywords = YamlList(n["keywords"], "keywords");
     p.conventions = YamlList(n["conventions"], "conventions");
   } catch (const YAML::Exception& e) {
-    return Bad(where, e.what());
+    return BadProfile(where, e.what());
   }
   p.builtin = true;
   CR_RETURN_IF_ERROR(Validate(p, where));
@@ -156,7 +158,7 @@ StatusOr<AgentProfile> FromJson(const json& j, const std::string& where) {
     p.tenant = j.value("tenant", "");
     p.created_at_ms = j.value("created_at_ms", int64_t{0});
   } catch (const json::exception& e) {
-    return Bad(where, e.what());
+    return BadProfile(where, e.what());
   }
   CR_RETURN_IF_ERROR(Validate(p, where));
   return p;
@@ -211,12 +213,6 @@ StatusOr<std::string> ReadFile(const fs::path& path) {
   return text.str();
 }
 
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 }  // namespace
 
 double MatchScore(std::string_view intent, const AgentProfile& profile) {
@@ -255,16 +251,16 @@ StatusOr<AgentProfile> ParseGeneratedProfile(std::string_view reply, std::string
   size_t open = reply.find('{');
   size_t close = reply.rfind('}');
   if (open == std::string_view::npos || close == std::string_view::npos || close < open) {
-    return Bad("from the model", "no JSON object in the reply");
+    return BadProfile("from the model", "no JSON object in the reply");
   }
   // The model's reply: untrusted bytes, parsed within the default bounds.
   json j = ParseBoundedJsonOrDiscarded(reply.substr(open, close - open + 1), JsonBounds{});
-  if (!j.is_object()) return Bad("from the model", "not a JSON object");
+  if (!j.is_object()) return BadProfile("from the model", "not a JSON object");
   AgentProfile p;
   auto str = [&](const char* key, std::string* out) -> Status {
     auto it = j.find(key);
     if (it == j.end() || !it->is_string() || it->get<std::string>().empty()) {
-      return Bad("from the model", std::string(key) + " must be a non-empty string");
+      return BadProfile("from the model", std::string(key) + " must be a non-empty string");
     }
     *out = it->get<std::string>();
     return OkStatus();
@@ -275,22 +271,23 @@ StatusOr<AgentProfile> ParseGeneratedProfile(std::string_view reply, std::string
   CR_RETURN_IF_ERROR(str("system_prompt", &p.system_prompt));
   auto kw = j.find("keywords");
   if (kw == j.end() || !kw->is_array() || kw->empty()) {
-    return Bad("from the model", "keywords must be a non-empty array of strings");
+    return BadProfile("from the model", "keywords must be a non-empty array of strings");
   }
   for (const auto& k : *kw) {
-    if (!k.is_string()) return Bad("from the model", "keywords must be strings");
+    if (!k.is_string()) return BadProfile("from the model", "keywords must be strings");
     // Empty ones carry nothing for the matcher; dropping them beats failing.
     if (!k.get<std::string>().empty() && p.keywords.size() < kMaxGeneratedKeywords) {
       p.keywords.push_back(k.get<std::string>());
     }
   }
-  if (p.keywords.empty()) return Bad("from the model", "keywords are all empty");
+  if (p.keywords.empty()) return BadProfile("from the model", "keywords are all empty");
   // Optional (null counts as absent), but a wrong type means the model
   // misunderstood the format: better rejected than half-used.
   if (auto c = j.find("conventions"); c != j.end() && !c->is_null()) {
-    if (!c->is_array()) return Bad("from the model", "conventions must be an array of strings");
+    if (!c->is_array())
+      return BadProfile("from the model", "conventions must be an array of strings");
     for (const auto& x : *c) {
-      if (!x.is_string()) return Bad("from the model", "conventions must be strings");
+      if (!x.is_string()) return BadProfile("from the model", "conventions must be strings");
       if (!x.get<std::string>().empty()) p.conventions.push_back(x.get<std::string>());
     }
   }
@@ -331,11 +328,12 @@ StatusOr<std::unique_ptr<AgentCatalog>> AgentCatalog::Open(const std::string& ex
     std::sort(files.begin(), files.end());
     for (const auto& f : files) {
       auto text = ReadFile(f);
-      if (!text.ok()) return Bad(f.string(), "unreadable");
+      if (!text.ok()) return BadProfile(f.string(), "unreadable");
       CR_ASSIGN_OR_RETURN(AgentProfile p, FromYaml(*text, f.string()));
       // Shared names must be unique: Find and the "-2" suffixes of Add
       // rely on it, and a silent shadowing would be a surprise.
-      if (c->Find(p.name, "").has_value()) return Bad(f.string(), "duplicate name " + p.name);
+      if (c->Find(p.name, "").has_value())
+        return BadProfile(f.string(), "duplicate name " + p.name);
       c->profiles_.push_back(std::move(p));
     }
   }
@@ -413,7 +411,7 @@ StatusOr<std::string> AgentCatalog::Add(AgentProfile profile) {
   }
   profile.builtin = false;
   // Ties in BestMatch go to the newest, so every created profile has a time.
-  if (profile.created_at_ms == 0) profile.created_at_ms = NowMs();
+  if (profile.created_at_ms == 0) profile.created_at_ms = WallClockMs();
   CR_RETURN_IF_ERROR(Validate(profile, profile.name));
   std::lock_guard<std::mutex> lock(mu_);
   auto taken = [&](const std::string& name) {

@@ -7,6 +7,8 @@
 #include <cctype>
 #include <vector>
 
+#include "line_text.h"
+
 namespace coderunner::intent {
 namespace {
 
@@ -48,8 +50,6 @@ Fence FenceAt(std::string_view line) {
   f.length = n;
   return f;
 }
-
-bool IsBlank(std::string_view s) { return s.find_first_not_of(" \t") == std::string_view::npos; }
 
 // The first word of the info string after an opening fence, lower-cased;
 // "python {linenos}" and "python:main.py" both name python.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "coderunner/common/utf8.h"
+#include "line_text.h"
 
 namespace coderunner::intent {
 namespace {
@@ -35,16 +36,6 @@ Lines SplitLines(std::string_view text) {
   return out;
 }
 
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-bool IsBlank(std::string_view s) { return s.find_first_not_of(" \t") == std::string_view::npos; }
-
 bool Indented(std::string_view s) { return !s.empty() && (s[0] == ' ' || s[0] == '\t'); }
 
 std::string_view TrimLeft(std::string_view s) {
@@ -57,7 +48,7 @@ std::string_view TrimLeft(std::string_view s) {
 bool IsProgram(std::string_view path, std::string_view file) {
   if (file.empty()) return false;
   if (path == file) return true;
-  return path.size() > file.size() && EndsWith(path, file) &&
+  return path.size() > file.size() && path.ends_with(file) &&
          path[path.size() - file.size() - 1] == '/';
 }
 
@@ -125,7 +116,7 @@ bool LooksLikeExceptionName(std::string_view name) {
   if (name == "Error" || name == "Exception") return true;
   for (std::string_view suffix :
        {"Error", "Exception", "Exit", "Interrupt", "Warning", "Iteration", "Group"}) {
-    if (name.size() > suffix.size() && EndsWith(name, suffix)) return true;
+    if (name.size() > suffix.size() && name.ends_with(suffix)) return true;
   }
   return false;
 }
@@ -152,7 +143,7 @@ ErrorSummary Fallback(const Lines& lines, bool (*skip)(std::string_view) = nullp
 // `  File "<path>", line N[, in <func>]`: true with the path and N.
 bool ParsePythonFrame(std::string_view line, std::string_view* path, int* number) {
   std::string_view t = TrimLeft(line);
-  if (!StartsWith(t, "File \"")) return false;
+  if (!t.starts_with("File \"")) return false;
   t.remove_prefix(6);
   size_t q = t.find("\", line ");
   if (q == std::string_view::npos) return false;
@@ -204,11 +195,11 @@ ErrorSummary Python(const Lines& lines, std::string_view file, int preamble) {
 // with the path and N.
 bool ParseNodeFrame(std::string_view line, std::string_view* path, int* number) {
   std::string_view t = TrimLeft(line);
-  if (!StartsWith(t, "at ")) return false;
+  if (!t.starts_with("at ")) return false;
   t.remove_prefix(3);
   // Node appends " {" when the error has extra properties to print.
-  if (EndsWith(t, " {")) t.remove_suffix(2);
-  if (EndsWith(t, ")")) {
+  if (t.ends_with(" {")) t.remove_suffix(2);
+  if (t.ends_with(")")) {
     size_t open = t.rfind('(');
     if (open == std::string_view::npos) return false;
     t = t.substr(open + 1, t.size() - open - 2);
@@ -236,7 +227,7 @@ bool ParseNodeHeader(std::string_view line, std::string_view* path, int* number)
 }
 
 bool IsNodeTrailer(std::string_view line) {
-  return StartsWith(line, "Node.js v") || StartsWith(line, "(Use `node --trace-");
+  return line.starts_with("Node.js v") || line.starts_with("(Use `node --trace-");
 }
 
 ErrorSummary JavaScript(const Lines& lines, std::string_view file, int preamble) {

@@ -14,7 +14,7 @@ namespace {
 
 using nlohmann::json;
 
-Status Bad(const std::string& field, const std::string& why) {
+Status BadField(const std::string& field, const std::string& why) {
   return InvalidArgumentError(field + ": " + why, "invalid_request");
 }
 
@@ -25,36 +25,36 @@ bool IsIntentLanguage(std::string_view name) {
 
 // Fields of the normalized form; the request adds nothing else.
 StatusOr<IntentRequest> FromJson(const json& body, const config::Config& config) {
-  if (!body.is_object()) return Bad("body", "must be a JSON object");
+  if (!body.is_object()) return BadField("body", "must be a JSON object");
   for (const auto& [key, value] : body.items()) {
     (void)value;
     static const char* kKnown[] = {"intent", "inputs",       "language",       "volume_id",
                                    "limits", "callback_url", "language_source"};
     if (std::find(std::begin(kKnown), std::end(kKnown), key) == std::end(kKnown)) {
-      return Bad(key,
-                 "unknown field (known: intent, inputs, language, volume_id, limits, "
-                 "callback_url)");
+      return BadField(key,
+                      "unknown field (known: intent, inputs, language, volume_id, limits, "
+                      "callback_url)");
     }
   }
   IntentRequest req;
   auto intent = body.find("intent");
-  if (intent == body.end() || intent->is_null()) return Bad("intent", "is required");
-  if (!intent->is_string()) return Bad("intent", "must be a string");
+  if (intent == body.end() || intent->is_null()) return BadField("intent", "is required");
+  if (!intent->is_string()) return BadField("intent", "must be a string");
   req.intent = intent->get<std::string>();
   if (req.intent.find_first_not_of(" \t\r\n") == std::string::npos) {
-    return Bad("intent", "must not be empty");
+    return BadField("intent", "must not be empty");
   }
   if (static_cast<int64_t>(req.intent.size()) > config.intents.max_intent_bytes) {
-    return Bad("intent",
-               "longer than " + std::to_string(config.intents.max_intent_bytes) + " bytes");
+    return BadField("intent",
+                    "longer than " + std::to_string(config.intents.max_intent_bytes) + " bytes");
   }
   if (auto inputs = body.find("inputs"); inputs != body.end() && !inputs->is_null()) {
-    if (!inputs->is_object()) return Bad("inputs", "must be an object of named values");
+    if (!inputs->is_object()) return BadField("inputs", "must be an object of named values");
     req.inputs = *inputs;
   }
   std::string language;
   if (auto l = body.find("language"); l != body.end() && !l->is_null()) {
-    if (!l->is_string()) return Bad("language", "must be a string");
+    if (!l->is_string()) return BadField("language", "must be a string");
     language = l->get<std::string>();
   }
   if (!language.empty()) {
@@ -83,11 +83,11 @@ StatusOr<IntentRequest> FromJson(const json& body, const config::Config& config)
         "unknown_language");
   }
   if (auto v = body.find("volume_id"); v != body.end() && !v->is_null()) {
-    if (!v->is_string()) return Bad("volume_id", "must be a string");
+    if (!v->is_string()) return BadField("volume_id", "must be a string");
     req.volume_id = v->get<std::string>();
   }
   if (auto limits = body.find("limits"); limits != body.end() && !limits->is_null()) {
-    if (!limits->is_object()) return Bad("limits", "must be an object");
+    if (!limits->is_object()) return BadField("limits", "must be an object");
     req.limits = *limits;
   }
   if (auto cb = body.find("callback_url"); cb != body.end() && cb->is_string()) {

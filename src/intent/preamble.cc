@@ -80,10 +80,6 @@ bool IsKnownLanguage(std::string_view language) {
   return language == "python" || IsJavaScriptFamily(language) || language == "bash";
 }
 
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-
 bool IsIdentifier(std::string_view name) {
   if (name.empty() || name.size() > kMaxNameLength) return false;
   auto alpha = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
@@ -111,9 +107,9 @@ Status CheckName(std::string_view language, const std::string& name) {
         "is not a valid variable name (letters, digits and _, not starting with a digit, "
         "at most 64 characters)");
   }
-  if (StartsWith(name, "_cr_")) return bad("uses the prefix _cr_, reserved for coderunner");
+  if (name.starts_with("_cr_")) return bad("uses the prefix _cr_, reserved for coderunner");
   const bool reserved = Reserved(language).count(name) > 0;
-  if (language == "python" && (reserved || (StartsWith(name, "__") && name.size() > 4 &&
+  if (language == "python" && (reserved || (name.starts_with("__") && name.size() > 4 &&
                                             name.compare(name.size() - 2, 2, "__") == 0))) {
     // Dunders too: `__name__` would break `if __name__ == "__main__":`.
     return bad("is a Python keyword, builtin or special name the program needs");
@@ -121,7 +117,7 @@ Status CheckName(std::string_view language, const std::string& name) {
   if (IsJavaScriptFamily(language) && reserved) {
     return bad("is a JavaScript reserved word or a global the program needs");
   }
-  if (language == "bash" && (reserved || StartsWith(name, "BASH_") || StartsWith(name, "LC_"))) {
+  if (language == "bash" && (reserved || name.starts_with("BASH_") || name.starts_with("LC_"))) {
     return bad("is a shell variable that changes how bash runs");
   }
   return OkStatus();

@@ -20,7 +20,6 @@
 namespace coderunner::isolation {
 namespace {
 
-constexpr int kDirFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
 // The shortest id a cgroup path is matched on: every engine's holds the
 // full 64 hex characters.
 constexpr size_t kMinContainerId = 12;
@@ -75,7 +74,7 @@ ino_t OwnPidNamespace() {
 // Calls `visit(pid, dir)` for every process in /proc, `dir` an fd of
 // /proc/<pid> valid for the call.
 void ForEachProcess(const std::function<void(int64_t pid, int dir)>& visit) {
-  int proc = open("/proc", kDirFlags);
+  int proc = open("/proc", kTreeDirOpenFlags);
   DIR* d = proc < 0 ? nullptr : fdopendir(proc);
   if (d == nullptr) {
     if (proc >= 0) close(proc);
@@ -83,7 +82,7 @@ void ForEachProcess(const std::function<void(int64_t pid, int dir)>& visit) {
   }
   while (struct dirent* e = readdir(d)) {
     if (!AllDigits(e->d_name)) continue;
-    UniqueFd pid_dir(openat(dirfd(d), e->d_name, kDirFlags));
+    UniqueFd pid_dir(openat(dirfd(d), e->d_name, kTreeDirOpenFlags));
     if (pid_dir.valid()) visit(std::strtoll(e->d_name, nullptr, 10), pid_dir.get());
   }
   closedir(d);
@@ -105,7 +104,7 @@ void Charge(OrphanCharges& charges, dev_t dev, ino_t ino, int64_t charge) {
 
 // Adds the orphans the process at `pid_dir` holds open.
 void AddHeldOrphans(int pid_dir, dev_t device, int64_t block_bytes, OrphanCharges& charges) {
-  int fds = openat(pid_dir, "fd", kDirFlags);
+  int fds = openat(pid_dir, "fd", kTreeDirOpenFlags);
   DIR* d = fds < 0 ? nullptr : fdopendir(fds);
   if (d == nullptr) {
     if (fds >= 0) close(fds);
@@ -193,7 +192,7 @@ int KillProcesses(const ContainerProcesses& processes) {
     }
   };
   for (const HostProcess& p : processes.in_host_namespace) {
-    UniqueFd dir(open(("/proc/" + std::to_string(p.pid)).c_str(), kDirFlags));
+    UniqueFd dir(open(("/proc/" + std::to_string(p.pid)).c_str(), kTreeDirOpenFlags));
     if (dir.valid() && StartTicks(dir.get()) == p.start_ticks) kill_if_member(p.pid, dir.get());
   }
   if (processes.pid_namespace != 0 && processes.pid_namespace != OwnPidNamespace()) {
@@ -222,7 +221,7 @@ std::vector<OrphanUsage> OpenOrphans(const std::vector<OrphanQuery>& queries) {
     const ino_t ns = q.processes.pid_namespace;
     if (ns != 0 && ns != own) by_namespace.emplace(ns, i);
     for (const HostProcess& p : q.processes.in_host_namespace) {
-      UniqueFd dir(open(("/proc/" + std::to_string(p.pid)).c_str(), kDirFlags));
+      UniqueFd dir(open(("/proc/" + std::to_string(p.pid)).c_str(), kTreeDirOpenFlags));
       if (!dir.valid() || StartTicks(dir.get()) != p.start_ticks) continue;
       if (!InContainer(dir.get(), q.processes.container_id)) continue;
       AddOrphansOf(dir.get(), q, charges[i]);

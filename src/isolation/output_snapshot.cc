@@ -16,13 +16,11 @@
 namespace coderunner::isolation {
 namespace {
 
-constexpr int kDirFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-
 // The names in directory `fd` (not taken over), without "." and "..";
 // false if the listing failed. Read through a file description of its own,
 // so the caller's position in `fd` does not move.
 bool ListNames(int fd, std::vector<std::string>& names) {
-  int copy = openat(fd, ".", kDirFlags);
+  int copy = openat(fd, ".", kTreeDirOpenFlags);
   DIR* d = copy < 0 ? nullptr : fdopendir(copy);
   if (d == nullptr) {
     if (copy >= 0) close(copy);
@@ -120,7 +118,8 @@ bool OutputSnapshot::Undo(int dir_fd, int depth) const {
     if (k == nullptr) {
       ok = RemoveEntryAt(dir_fd, name) && ok;
     } else if (now.type == S_IFDIR) {
-      UniqueFd sub(depth + 1 < kOutputMaxDepth ? openat(dir_fd, name.c_str(), kDirFlags) : -1);
+      UniqueFd sub(depth + 1 < kOutputMaxDepth ? openat(dir_fd, name.c_str(), kTreeDirOpenFlags)
+                                               : -1);
       ok = sub.valid() && Undo(sub.get(), depth + 1) && ok;
     } else if (now.type == S_IFREG && (now.size > k->size || now.blocks > k->blocks)) {
       ok = CutBack(dir_fd, name, now, std::min(now.size, k->size)) && ok;
@@ -130,7 +129,7 @@ bool OutputSnapshot::Undo(int dir_fd, int depth) const {
 }
 
 Status OutputSnapshot::RollBack(const std::string& dir) const {
-  UniqueFd root(open(dir.c_str(), kDirFlags));
+  UniqueFd root(open(dir.c_str(), kTreeDirOpenFlags));
   if (!root.valid() || !Undo(root.get(), 0)) {
     return InternalError("could not undo every write of the run below " + dir, "output_rollback");
   }

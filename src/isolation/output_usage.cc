@@ -14,12 +14,11 @@
 namespace coderunner::isolation {
 namespace {
 
-constexpr int kDirFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
 constexpr int64_t kUnknownBlockBytes = 512;
 
 bool IsDots(const char* n) { return n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == 0)); }
 
-struct Walker {
+struct UsageWalker {
   const OutputLimits& limits;
   const std::function<void(int)>& on_directory;
   OutputUsage& usage;
@@ -72,7 +71,7 @@ struct Walker {
       usage.too_deep = true;
       return true;
     }
-    int sub = openat(dir, name, kDirFlags);
+    int sub = openat(dir, name, kTreeDirOpenFlags);
     if (sub < 0) {
       if (errno != ENOENT) usage.unreadable = true;
       return true;
@@ -88,7 +87,7 @@ OutputUsage MeasureOutput(const std::string& dir, const OutputLimits& limits,
                           const std::function<void(int dir_fd)>& on_directory) {
   OutputUsage usage;
   usage.block_bytes = kUnknownBlockBytes;
-  int fd = open(dir.c_str(), kDirFlags);
+  int fd = open(dir.c_str(), kTreeDirOpenFlags);
   if (fd < 0) {
     usage.unreadable = true;
     return usage;
@@ -99,7 +98,7 @@ OutputUsage MeasureOutput(const std::string& dir, const OutputLimits& limits,
   if (fstatvfs(fd, &vfs) == 0 && vfs.f_frsize > 0) {
     usage.block_bytes = static_cast<int64_t>(vfs.f_frsize);
   }
-  Walker walker{limits, on_directory, usage};
+  UsageWalker walker{limits, on_directory, usage};
   walker.Directory(fd, 0);
   return usage;
 }

@@ -15,8 +15,6 @@
 namespace coderunner::isolation {
 namespace {
 
-constexpr int kDirFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-
 std::string Escaped(std::string_view s) {
   std::string out;
   for (char c : s.substr(0, 512)) {
@@ -57,7 +55,7 @@ bool RemoveAt(int dir, const std::string& name, int depth) {
   if (fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return errno == ENOENT;
   if (!S_ISDIR(st.st_mode)) return unlinkat(dir, name.c_str(), 0) == 0 || errno == ENOENT;
   if (depth > 256) return false;
-  UniqueFd sub(openat(dir, name.c_str(), kDirFlags));
+  UniqueFd sub(openat(dir, name.c_str(), kTreeDirOpenFlags));
   if (!sub.valid()) return false;
   // The job may have left its directory read-only; we are root here, but a
   // mode of 0 still blocks nothing for root, so no chmod is needed.
@@ -66,7 +64,7 @@ bool RemoveAt(int dir, const std::string& name, int depth) {
   return (unlinkat(dir, name.c_str(), AT_REMOVEDIR) == 0 || errno == ENOENT) && ok;
 }
 
-struct Walker {
+struct ListingWalker {
   const TreeWalkOptions& options;
   TreeListing& out;
   // Hard links are removed after the walk: removing one name during it
@@ -100,7 +98,7 @@ struct Walker {
                   depth);
           continue;
         }
-        UniqueFd sub(openat(dir, name.c_str(), kDirFlags));
+        UniqueFd sub(openat(dir, name.c_str(), kTreeDirOpenFlags));
         if (!sub.valid()) {
           Problem(path, kProblemUnreadable, dir, name, depth);
           continue;
@@ -138,10 +136,10 @@ Status ErrnoError(const std::string& what, int err) {
 
 // Opens the directory holding the last component of `parts` below `root`.
 StatusOr<UniqueFd> OpenParent(const std::string& root, const std::vector<std::string>& parts) {
-  UniqueFd dir(open(root.c_str(), kDirFlags));
+  UniqueFd dir(open(root.c_str(), kTreeDirOpenFlags));
   if (!dir.valid()) return ErrnoError("open " + root, errno);
   for (size_t i = 0; i + 1 < parts.size(); ++i) {
-    UniqueFd next(openat(dir.get(), parts[i].c_str(), kDirFlags));
+    UniqueFd next(openat(dir.get(), parts[i].c_str(), kTreeDirOpenFlags));
     if (!next.valid()) return NotFoundError("no such file", "file_not_found");
     dir = std::move(next);
   }
@@ -169,14 +167,14 @@ UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
 }
 
 StatusOr<TreeListing> ListTree(const std::string& root, const TreeWalkOptions& options) {
-  UniqueFd dir(open(root.c_str(), kDirFlags));
+  UniqueFd dir(open(root.c_str(), kTreeDirOpenFlags));
   if (!dir.valid()) return ErrnoError("open " + root, errno);
   TreeListing out;
   struct statvfs vfs;
   if (fstatvfs(dir.get(), &vfs) == 0 && vfs.f_frsize > 0) {
     out.block_bytes = static_cast<int64_t>(vfs.f_frsize);
   }
-  Walker walker{options, out, {}};
+  ListingWalker walker{options, out, {}};
   walker.Walk(dir.get(), "", 0);
   for (const auto& path : walker.hardlinks) {
     CR_RETURN_IF_ERROR(RemoveTreeEntry(root, path, options.max_depth));

@@ -4,20 +4,13 @@
 
 #include <utility>
 
+#include "coderunner/common/wall_clock.h"
+
 namespace coderunner::service {
-namespace {
-
-int64_t WallNowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
 
 NodeHeartbeat::NodeHeartbeat(store::NodeRegistry& registry, NodeHeartbeatOptions options)
     : registry_(registry), options_(std::move(options)) {
-  if (!options_.now_ms) options_.now_ms = WallNowMs;
+  if (!options_.now_ms) options_.now_ms = WallClockMs;
 }
 
 NodeHeartbeat::~NodeHeartbeat() { Stop(/*leave=*/false); }

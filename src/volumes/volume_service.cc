@@ -11,6 +11,7 @@
 
 #include "coderunner/auth/authenticator.h"
 #include "coderunner/common/ids.h"
+#include "coderunner/common/wall_clock.h"
 #include "coderunner/isolation/container_policy.h"
 #include "coderunner/isolation/mechanism.h"
 #include "coderunner/isolation/workspace.h"
@@ -26,12 +27,6 @@ bool ValidVolumeId(const std::string& id) {
   if (id.size() != 28 || id.rfind("vol-", 0) != 0) return false;
   return std::all_of(id.begin() + 4, id.end(),
                      [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-}
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 // The host directory the volume is bound to: owned by the volume's uid (and
@@ -129,7 +124,7 @@ StatusOr<Volume> VolumeService::Create(const std::string& tenant, const config::
   v.tenant = tenant;
   v.name = name;
   v.size_bytes = size_bytes;
-  v.created_at_ms = NowMs();
+  v.created_at_ms = WallClockMs();
   v.engine_name = "coderunner-" + v.id;
   // A uid of its own for the volume's whole life; given back on Delete.
   CR_ASSIGN_OR_RETURN(isolation::UidLease lease, uids_.Lease());

@@ -13,6 +13,8 @@
 #ifndef CODERUNNER_ISOLATION_SAFE_TREE_H_
 #define CODERUNNER_ISOLATION_SAFE_TREE_H_
 
+#include <fcntl.h>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -21,6 +23,9 @@
 #include "coderunner/common/status.h"
 
 namespace coderunner::isolation {
+
+// How a directory of a tree a job wrote is opened: never through a link.
+inline constexpr int kTreeDirOpenFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
 
 // TreeProblem::reason of an entry deeper than TreeOptions::max_depth.
 inline constexpr char kProblemTooDeep[] = "too_deep";
