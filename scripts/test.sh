@@ -100,6 +100,7 @@ stage "build (gcc -O1 -g1: the service, init, integration tests), with the runti
   images/build-compilers.sh --engine podman --engine docker; } >"$logs/images.log" 2>&1 &
 images_pid=$!
 cmake -S . -B build $(generator build) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCODERUNNER_TESTS=ON \
+  -DCODERUNNER_UNITY_BUILD=ON \
   -DCODERUNNER_UNIT_TESTS=$unit_in_main -DCODERUNNER_API_TESTS=$unit_in_main \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
   -DCODERUNNER_PODMAN_SOCKET="$podman_sock" -DCODERUNNER_DOCKER_SOCKET="$docker_sock" >/dev/null
@@ -133,7 +134,7 @@ fuzzers=(execute_request stream_demux file_path intent piston_request init_trail
 if [[ "${SKIP_SANITIZERS:-0}" != 1 || "${SKIP_FUZZ:-0}" != 1 ]]; then
   stage "build-asan (clang -O0, ASan+UBSan, no fleet: unit tests, sanitized integration tests, fuzzers)$([[ -n $compose_pid ]] && echo ', with compose beside it')"
   CC=clang CXX=clang++ cmake -S . -B build-asan $(generator build-asan) -DCMAKE_BUILD_TYPE=Debug -DCODERUNNER_TESTS=ON \
-    -DCODERUNNER_SANITIZE=ON -DCODERUNNER_FUZZ=ON -DCODERUNNER_FLEET=OFF \
+    -DCODERUNNER_SANITIZE=ON -DCODERUNNER_FUZZ=ON -DCODERUNNER_FLEET=OFF -DCODERUNNER_UNITY_BUILD=ON \
     -DCODERUNNER_PODMAN_SOCKET="$podman_sock" -DCODERUNNER_DOCKER_SOCKET="$docker_sock" >/dev/null
   targets=("${fuzzers[@]/%/_fuzzer}")
   [[ "${SKIP_SANITIZERS:-0}" != 1 ]] && targets+=(unit_tests integration_tests)
