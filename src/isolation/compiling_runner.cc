@@ -88,41 +88,62 @@ JobSpec CompileStepOf(const JobSpec& job) {
 CompilingRunner::CompilingRunner(JobRunner& inner, std::string artifacts_root)
     : inner_(inner), artifacts_root_(std::move(artifacts_root)) {}
 
+JobSpec RunStepOf(const JobSpec& job, const BuiltProgram& build) {
+  JobSpec run = job;
+  run.language.compile.clear();
+  for (const InputFile& f : build.files) run.files.push_back(f);
+  return run;
+}
+
 StatusOr<RunResult> CompilingRunner::Run(const JobSpec& job, const RunHooks& hooks) {
   if (job.language.compile.empty()) return inner_.Run(job, hooks);
+  CR_ASSIGN_OR_RETURN(BuiltProgram build, Build(job, hooks));
+  if (build.unbuilt) return std::move(*build.unbuilt);
+  CR_ASSIGN_OR_RETURN(RunResult result, inner_.Run(RunStepOf(job, build), hooks));
+  result.compile = std::move(build.outcome);
+  result.metrics.wall_ms += result.compile->metrics.wall_ms;
+  return result;
+}
+
+StatusOr<BuiltProgram> CompilingRunner::Build(const JobSpec& job, const RunHooks& hooks) {
+  BuiltProgram out;
   if (artifacts_root_.empty()) {
     RunResult r;
     r.error = FailedPreconditionError(
         "language " + job.language.name + " compiles, which needs artifacts.dir",
         kReasonCompileUnavailable);
-    return r;
+    out.unbuilt = std::move(r);
+    return out;
   }
   const JobSpec step = CompileStepOf(job);
   RunHooks step_hooks;
   step_hooks.cancel = hooks.cancel;
   CR_ASSIGN_OR_RETURN(RunResult compiled, inner_.Run(step, step_hooks));
+  out.outcome = OutcomeOf(compiled);
   if (compiled.status == RunStatus::kCancelled || compiled.status == RunStatus::kError) {
-    (void)RemoveTree(artifacts_root_ + "/" + step.id);
-    compiled.compile = OutcomeOf(compiled);
+    DiscardOutput(step.id);
+    compiled.compile = out.outcome;
     compiled.artifacts.clear();
     compiled.artifacts_skipped.clear();
-    return compiled;
+    out.unbuilt = std::move(compiled);
+    return out;
   }
   if (compiled.status != RunStatus::kSucceeded) {
-    (void)RemoveTree(artifacts_root_ + "/" + step.id);
-    return Unbuilt(compiled, CompileFailureHeadline(compiled, step));
+    DiscardOutput(step.id);
+    out.unbuilt = Unbuilt(compiled, CompileFailureHeadline(compiled, step));
+    return out;
   }
   StatusOr<std::vector<InputFile>> build = TakeBuild(step, compiled);
   if (!build.ok()) {
-    return Unbuilt(compiled, "the program did not compile: " + build.status().message());
+    out.unbuilt = Unbuilt(compiled, "the program did not compile: " + build.status().message());
+    return out;
   }
-  JobSpec run = job;
-  run.language.compile.clear();
-  for (InputFile& f : *build) run.files.push_back(std::move(f));
-  CR_ASSIGN_OR_RETURN(RunResult result, inner_.Run(run, hooks));
-  result.compile = OutcomeOf(compiled);
-  result.metrics.wall_ms += compiled.metrics.wall_ms;
-  return result;
+  out.files = std::move(*build);
+  return out;
+}
+
+void CompilingRunner::DiscardOutput(const std::string& id) const {
+  if (!artifacts_root_.empty()) (void)RemoveTree(artifacts_root_ + "/" + id);
 }
 
 StatusOr<std::vector<InputFile>> CompilingRunner::TakeBuild(const JobSpec& step,

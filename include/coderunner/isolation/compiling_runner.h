@@ -16,7 +16,9 @@
 #ifndef CODERUNNER_ISOLATION_COMPILING_RUNNER_H_
 #define CODERUNNER_ISOLATION_COMPILING_RUNNER_H_
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "coderunner/isolation/job_runner.h"
 #include "coderunner/isolation/job_spec.h"
@@ -30,6 +32,22 @@ inline constexpr char kCompileStepSuffix[] = "-compile";
 // The compile step of `job`, whose language has a compile command. Pure.
 JobSpec CompileStepOf(const JobSpec& job);
 
+// A compiled language's program after its compile step (CompilingRunner::
+// Build): either the build, or the result the job ends with unrun.
+struct BuiltProgram {
+  // The build, as files of the run step (programs, 0750). Empty when the
+  // program did not build (then `unbuilt` is set).
+  std::vector<InputFile> files;
+  CompileOutcome outcome;
+  // The job's result when it did not build: kFailed with reason
+  // kReasonCompileError, or the step's own kCancelled or kError.
+  std::optional<RunResult> unbuilt;
+};
+
+// `job` with `build` placed in its workspace, ready for the inner runner.
+// Pure.
+JobSpec RunStepOf(const JobSpec& job, const BuiltProgram& build);
+
 // Thread-safe as the runner it wraps, which must outlive it.
 class CompilingRunner : public JobRunner {
  public:
@@ -39,6 +57,14 @@ class CompilingRunner : public JobRunner {
   CompilingRunner(JobRunner& inner, std::string artifacts_root);
 
   StatusOr<RunResult> Run(const JobSpec& job, const RunHooks& hooks) override;
+
+  // The compile step of `job` (its language compiles), run with `hooks`'
+  // cancel token. Errors are the inner runner's (an engine it cannot reach).
+  StatusOr<BuiltProgram> Build(const JobSpec& job, const RunHooks& hooks);
+
+  // Removes what the inner runner collected from the /output of job `id`
+  // (a step whose artifacts nobody reads).
+  void DiscardOutput(const std::string& id) const;
 
  private:
   // The build left by `step` (its /output, collected), as the run's files.
