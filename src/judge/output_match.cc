@@ -1,4 +1,4 @@
-#include "output_match.h"
+#include "coderunner/judge/output_match.h"
 
 #include <charconv>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "verdict.h"
+#include "coderunner/judge/verdict.h"
 
 namespace coderunner::judge {
 
@@ -20,6 +20,8 @@ std::string_view VerdictName(Verdict verdict) {
       return "compile_error";
     case Verdict::kInternalError:
       return "internal_error";
+    case Verdict::kSkipped:
+      return "skipped";
   }
   return "internal_error";
 }

@@ -19,10 +19,11 @@ enum class Verdict {
   kRuntimeError,   // A non-zero exit, a signal of its own, a bound on /output.
   kCompileError,   // The program never ran: it did not compile.
   kInternalError,  // The service's or the engine's failure, never the program's.
+  kSkipped,        // Not run: an earlier case failed (stop at the first failure).
 };
 
 // "accepted", "wrong_answer", "time_limit", "memory_limit", "output_limit",
-// "runtime_error", "compile_error", "internal_error".
+// "runtime_error", "compile_error", "internal_error", "skipped".
 std::string_view VerdictName(Verdict verdict);
 
 // The verdict of a case that ran as `result`; `output_matches` says whether

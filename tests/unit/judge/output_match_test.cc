@@ -1,4 +1,4 @@
-#include "judge/output_match.h"
+#include "coderunner/judge/output_match.h"
 
 #include <gtest/gtest.h>
 

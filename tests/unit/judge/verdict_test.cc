@@ -1,4 +1,4 @@
-#include "judge/verdict.h"
+#include "coderunner/judge/verdict.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
