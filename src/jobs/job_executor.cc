@@ -13,7 +13,7 @@
 #include "coderunner/jobs/redactor.h"
 #include "coderunner/store/job_store.h"
 #include "coderunner/wire/job_json.h"
-#include "coderunner/wire/result_json.h"
+#include "executor_attempt.h"
 #include "result_cache_policy.h"
 
 namespace coderunner::jobs {
@@ -204,19 +204,6 @@ void JobExecutor::Execute(const std::string& id) {
   deps_.metrics->Set("coderunner_jobs_running", {}, running());
 }
 
-// One job's run, as prepared from its record: what runs, how its output is
-// encoded, and (when it cannot run) the error result it ends with.
-struct JobExecutor::Attempt {
-  isolation::JobSpec spec;
-  wire::OutputEncoding encoding = wire::OutputEncoding::kUtf8;
-  bool fail_fast = false;
-  // Whether waiters get the raw result: only a /v1/execute caller
-  // (fail_fast) reads it, or anyone when the job could not be rebuilt.
-  bool keep_raw = true;
-  // Preset to status error when the job cannot run; the run's otherwise.
-  isolation::RunResult result;
-};
-
 void JobExecutor::Run(const store::JobRecord& record) {
   int64_t started = NowMs();
   std::shared_ptr<JobChannel> ch = MarkRunning(record, started);
@@ -227,7 +214,11 @@ void JobExecutor::Run(const store::JobRecord& record) {
   }
   Attempt attempt = Prepare(record, *ch);
   if (attempt.result.error.ok()) {
-    attempt.result = RunSpec(attempt.spec, *ch, attempt.fail_fast);
+    if (attempt.judge) {
+      RunJudged(attempt, *ch);
+    } else {
+      attempt.result = RunSpec(attempt.spec, *ch, attempt.fail_fast);
+    }
   }
   Commit(record, *ch, attempt, started);
 }
@@ -296,6 +287,7 @@ JobExecutor::Attempt JobExecutor::Prepare(const store::JobRecord& record, JobCha
   attempt.encoding = runnable->encoding;
   attempt.fail_fast = runnable->fail_fast;
   attempt.keep_raw = runnable->fail_fast;
+  attempt.judge = std::move(runnable->judge);
   if (!attempt.spec.volume.id.empty()) {
     // Resolved again at run time: the volume may have been deleted while
     // the job waited. The tier was checked when the job was accepted.
@@ -312,38 +304,6 @@ JobExecutor::Attempt JobExecutor::Prepare(const store::JobRecord& record, JobCha
     }
   }
   return attempt;
-}
-
-bool JobExecutor::Serialize(Attempt& attempt, std::string* raw_text, std::string* stored_text) {
-  // The caller of /v1/execute gets the raw output (the code and its output
-  // are theirs); what is stored and logged is redacted. Up to 2 MiB of
-  // output may be in hand, so copies are made one at a time and dropped as
-  // soon as they are serialized (the RSS budget while a job floods).
-  isolation::RunResult& result = attempt.result;
-  {
-    nlohmann::json raw = wire::ResultToJson(attempt.spec, result, attempt.encoding);
-    raw["cached"] = false;
-    *raw_text = raw.dump();
-  }
-  // Usually nothing is redacted; the stored text is then the raw text and
-  // needs no second serialization.
-  bool redacted = false;
-  for (std::string* data : {&result.stdout_data, &result.stderr_data}) {
-    std::string clean = RedactSecrets(*data);
-    if (clean != *data) {
-      *data = std::move(clean);
-      redacted = true;
-    }
-  }
-  if (redacted) {
-    nlohmann::json stored = wire::ResultToJson(attempt.spec, result, attempt.encoding);
-    stored["cached"] = false;
-    *stored_text = stored.dump();
-  }
-  // Freed, not just emptied: assigning an empty string keeps the capacity.
-  std::string().swap(result.stdout_data);
-  std::string().swap(result.stderr_data);
-  return redacted;
 }
 
 void JobExecutor::Commit(const store::JobRecord& record, JobChannel& channel, Attempt& attempt,

@@ -89,6 +89,10 @@ StatusOr<RunnableJob> JobSpecFromRecord(const store::JobRecord& record,
   if (!stored.pin_image.empty()) out.spec.language.image = stored.pin_image;
   out.encoding = req.output_encoding;
   out.fail_fast = stored.fail_fast;
+  if (req.judge) {
+    CR_ASSIGN_OR_RETURN(judge::JudgePlan plan, wire::BuildJudgePlan(req, out.spec, config, tier));
+    out.judge = std::move(plan);
+  }
   return out;
 }
 

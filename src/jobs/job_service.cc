@@ -29,6 +29,7 @@ JobExecutorDeps ExecutorDepsOf(const JobServiceDeps& d, JobDispatch& dispatch,
                                std::function<void()> webhook_owed) {
   JobExecutorDeps e{d.config, d.store, d.hub, d.runner, d.metrics, nullptr, d.volumes, d.intents};
   e.footprint = footprint;
+  e.judge = d.judge;
   if (d.webhooks != nullptr) e.webhook_owed = std::move(webhook_owed);
   e.node = dispatch.fence_node();
   e.notices = dispatch.executor_notices();
@@ -191,6 +192,11 @@ StatusOr<Accepted> JobServiceImpl::Accept(const std::string& tenant, wire::JobSu
   store::JobRecord rec;
   rec.id = NewId("job");
   CR_ASSIGN_OR_RETURN(isolation::JobSpec job, wire::BuildJobSpec(req, *deps_.config, rec.id, tier));
+  std::optional<judge::JudgePlan> plan;
+  if (req.judge) {
+    CR_ASSIGN_OR_RETURN(plan, wire::BuildJudgePlan(req, job, *deps_.config, tier));
+    rec.kind = kJudgeJobKind;
+  }
   // The record names the configured image; a replay runs on the pinned
   // digest (recorded in image_digest once it runs).
   if (!job.volume.id.empty()) CR_RETURN_IF_ERROR(CheckVolume(tenant, tier, job.volume.id));
@@ -216,8 +222,10 @@ StatusOr<Accepted> JobServiceImpl::Accept(const std::string& tenant, wire::JobSu
                   deps_.config->code_runner.runtime != config::RunMode::kNative;
   std::string digest = cache_on ? digests_.Get(job.language.image) : "";
   // A volume's contents are an input no key can capture: never cached.
-  rec.cache_key =
-      cache_on && job.volume.id.empty() ? CacheKey(job, tenant, digest, req.output_encoding) : "";
+  // Nor is a judgement (the key does not cover the cases).
+  rec.cache_key = cache_on && job.volume.id.empty() && !plan
+                      ? CacheKey(job, tenant, digest, req.output_encoding)
+                      : "";
 
   if (submission.use_cache && !rec.cache_key.empty()) {
     auto hit = deps_.store->CacheGet(rec.cache_key, now);
@@ -235,7 +243,7 @@ StatusOr<Accepted> JobServiceImpl::Accept(const std::string& tenant, wire::JobSu
   std::unique_ptr<RunnableJob> prepared;
   if (fail_fast) {
     prepared = std::make_unique<RunnableJob>(
-        RunnableJob{std::move(job), req.output_encoding, /*fail_fast=*/true});
+        RunnableJob{std::move(job), req.output_encoding, /*fail_fast=*/true, std::move(plan)});
   }
   return Enqueue(std::move(rec), tier, output_cap, batch_hits, std::move(prepared));
 }

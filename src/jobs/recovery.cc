@@ -125,9 +125,9 @@ Status RecoverInterrupted(const RecoveryDeps& deps, std::vector<store::JobRecord
       std::string cid = found->second;
       auto state = deps.containers->Inspect(cid);
       if (!state.ok() && state.status().code() == StatusCode::kUnavailable) return state.status();
-      // An intent's container is one run of several, not its result: the
-      // intent runs again from the start like any interrupted job.
-      if (state.ok() && !state->running && state->status == "exited" && rec.kind != "intent") {
+      // An intent's or a judgement's container is one run of several, not
+      // its result: it runs again from the start like any interrupted job.
+      if (state.ok() && !state->running && state->status == "exited" && rec.kind == "job") {
         store::JobStatus status = store::JobStatus::kFailed;
         std::string result = RecoveredResult(deps, rec, *state, &status);
         CR_RETURN_IF_ERROR(deps.containers->Remove(cid));

@@ -32,6 +32,7 @@
 #include "coderunner/jobs/job_queue.h"
 #include "coderunner/jobs/job_service.h"
 #include "coderunner/jobs/webhook_sender.h"
+#include "coderunner/judge/submission_judge.h"
 #include "coderunner/sandboxes/sandbox_files.h"
 #include "coderunner/sandboxes/sandbox_manager.h"
 #include "coderunner/sandboxes/sandbox_processes.h"
@@ -79,6 +80,8 @@ struct Components {
   // What jobs run through: native_runner when set, else runner, each
   // behind the compile step of the compiled languages.
   std::unique_ptr<isolation::CompilingRunner> compiling_runner;
+  // Judges requests with "cases", building compiled programs once.
+  std::unique_ptr<judge::SubmissionJudge> judge;
   isolation::JobRunner* job_runner() const { return compiling_runner.get(); }
   bool native() const { return cfg.code_runner.runtime == config::RunMode::kNative; }
 

@@ -124,6 +124,7 @@ Status BuildEngineClients(Components& c) {
   } else {
     c.compiling_runner = std::make_unique<isolation::CompilingRunner>(*c.runner, cfg.artifacts.dir);
   }
+  c.judge = std::make_unique<judge::SubmissionJudge>(*c.compiling_runner);
   return OkStatus();
 }
 
@@ -190,6 +191,7 @@ jobs::JobServiceDeps JobServiceDepsOf(Components& c) {
   // Native jobs mount no volume: a job naming one is refused.
   d.volumes = c.native() ? nullptr : c.volume_service.get();
   d.intents = c.pipeline.get();
+  d.judge = c.judge.get();
   d.pool = c.cfg.pool.enabled && !c.native() ? c.pool.get() : nullptr;
   d.dispatch = c.dispatch.get();
   d.outbox = c.store.outbox;

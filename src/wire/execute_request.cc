@@ -97,9 +97,10 @@ Status ParseFiles(const json& files, const RequestCaps& caps, ExecuteRequest* re
 
 StatusOr<ExecuteRequest> FromJson(const json& body, const RequestCaps& caps) {
   if (!body.is_object()) return Bad("body", "must be a JSON object");
-  CR_RETURN_IF_ERROR(CheckKnown(body, "",
-                                {"language", "code", "stdin", "args", "files", "limits",
-                                 "output_encoding", "inputs", "volume_id"}));
+  CR_RETURN_IF_ERROR(
+      CheckKnown(body, "",
+                 {"language", "code", "stdin", "args", "files", "limits", "output_encoding",
+                  "inputs", "volume_id", "cases", "compare", "stop_at_first_failure"}));
   ExecuteRequest req;
   auto code = body.find("code");
   if (code == body.end() || code->is_null()) return Bad("code", "is required");
@@ -161,6 +162,10 @@ StatusOr<ExecuteRequest> FromJson(const json& body, const RequestCaps& caps) {
     req.output_encoding = OutputEncoding::kBase64;
   } else if (encoding != "utf8") {
     return Bad("output_encoding", "must be \"utf8\" or \"base64\"");
+  }
+  CR_ASSIGN_OR_RETURN(req.judge, ParseJudgeFields(body, caps));
+  if (req.judge && !req.volume_id.empty()) {
+    return Bad("cases", "a judged program runs without a volume (\"volume_id\")");
   }
   return req;
 }

@@ -45,14 +45,23 @@ std::string SignalName(int sig) {
   }
 }
 
-namespace {
-
 nlohmann::json MetricsJson(const isolation::RunMetrics& m) {
   return {{"wall_ms", m.wall_ms},
           {"run_ms", m.run_ms},
           {"cpu_ms", m.cpu_ms},
           {"memory_peak_bytes", m.memory_peak_bytes}};
 }
+
+std::string RenderOutput(const std::string& bytes, bool truncated, OutputEncoding encoding) {
+  if (encoding == OutputEncoding::kBase64) return Base64Encode(bytes);
+  // A cap may have cut a character in half; drop the partial tail rather
+  // than invent a replacement character the program never printed.
+  std::string_view v(bytes);
+  if (truncated) v = v.substr(0, CompleteUtf8Prefix(v));
+  return SanitizeUtf8(v);
+}
+
+namespace {
 
 // A compiled language's compile step, as the result shows it.
 template <typename Render>
@@ -73,13 +82,8 @@ nlohmann::json CompileToJson(const isolation::CompileOutcome& c, const Render& r
 
 nlohmann::json ResultToJson(const isolation::JobSpec& job, const isolation::RunResult& r,
                             OutputEncoding encoding) {
-  auto render = [&](const std::string& bytes, bool truncated) -> std::string {
-    if (encoding == OutputEncoding::kBase64) return Base64Encode(bytes);
-    // A cap may have cut a character in half; drop the partial tail rather
-    // than invent a replacement character the program never printed.
-    std::string_view v(bytes);
-    if (truncated) v = v.substr(0, CompleteUtf8Prefix(v));
-    return SanitizeUtf8(v);
+  auto render = [&](const std::string& bytes, bool truncated) {
+    return RenderOutput(bytes, truncated, encoding);
   };
   nlohmann::json j;
   j["id"] = job.id;

@@ -19,6 +19,7 @@
 #include "coderunner/jobs/job_clock.h"
 #include "coderunner/jobs/tenant_footprint.h"
 #include "coderunner/jobs/webhook_sender.h"
+#include "coderunner/judge/submission_judge.h"
 #include "coderunner/store/job_notices.h"
 #include "coderunner/store/job_store.h"
 #include "coderunner/volumes/volume_service.h"
@@ -57,6 +58,9 @@ struct JobExecutorDeps {
   volumes::VolumeService* volumes = nullptr;
   // Execute mode; nullptr: an intent ends as error llm_not_configured.
   IntentRunner* intents = nullptr;
+  // Judges requests with "cases"; nullptr: such a job ends as error
+  // judge_unavailable.
+  const judge::SubmissionJudge* judge = nullptr;
   // Fleet mode: this node's name (config `instance`). A job it executes
   // was claimed by it (already running, owned by `node`), and every
   // Transition it makes is fenced by `node` (a lost lease refuses it).
@@ -139,7 +143,7 @@ class JobExecutor {
   int RequeueActive();
 
  private:
-  struct Attempt;  // One job's run as prepared from its record (.cc).
+  struct Attempt;  // One job's run as prepared from its record (executor_attempt.h).
 
   // The record of job `id` as Execute describes.
   StatusOr<store::JobRecord> Load(const std::string& id);
@@ -150,6 +154,9 @@ class JobExecutor {
   // returns its channel; nullptr when it must not run (a cancel won, or the
   // store failed: its waiters are woken with the status that stands).
   std::shared_ptr<JobChannel> MarkRunning(const store::JobRecord& record, int64_t started);
+  // Judges `attempt` (its plan set) with deps.judge, each case through
+  // RunSpec on `channel`.
+  void RunJudged(Attempt& attempt, JobChannel& channel);
   // Hands the intent `record` to deps.intents; without one it ends as error
   // llm_not_configured.
   void RunIntent(const store::JobRecord& record, JobChannel& channel, int64_t started);

@@ -4,11 +4,13 @@
 #define CODERUNNER_JOBS_JOB_REQUEST_H_
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "coderunner/common/status.h"
 #include "coderunner/config/config.h"
 #include "coderunner/isolation/job_spec.h"
+#include "coderunner/judge/submission_judge.h"
 #include "coderunner/store/job_record.h"
 #include "coderunner/wire/execute_request.h"
 
@@ -52,13 +54,19 @@ struct RunnableJob {
   isolation::JobSpec spec;
   wire::OutputEncoding encoding = wire::OutputEncoding::kUtf8;
   bool fail_fast = false;  // See SubmitOptions::fail_fast.
+  // Set for a judged request ("cases"): `spec` is judged, not run once.
+  std::optional<judge::JudgePlan> judge;
 };
+
+// The kind of a judged job's record (store::JobRecord::kind).
+inline constexpr char kJudgeJobKind[] = "judge";
 
 // Rebuilds the runnable job of `record` (parsing its stored request with
 // today's config), under the tier named in the stored request, looked up in
 // today's config; records stored without a tier (before tiers were recorded,
 // or accepted without one) are rebuilt without a tier, against limits.max.
-// Errors are those of ParseExecuteRequest/BuildJobSpec, and
+// A judged request's plan is rebuilt too (wire::BuildJudgePlan).
+// Errors are those of ParseExecuteRequest/BuildJobSpec/BuildJudgePlan, and
 // FailedPrecondition "unknown_tier" if the stored tier is no longer
 // configured. Pure; thread-safe.
 StatusOr<RunnableJob> JobSpecFromRecord(const store::JobRecord& record,

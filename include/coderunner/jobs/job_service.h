@@ -13,6 +13,7 @@
 #include "coderunner/common/status.h"
 #include "coderunner/config/config.h"
 #include "coderunner/jobs/job_channel.h"
+#include "coderunner/judge/submission_judge.h"
 #include "coderunner/store/job_store.h"
 #include "coderunner/store/webhook_outbox.h"
 #include "coderunner/wire/job_submission.h"
@@ -80,6 +81,8 @@ struct JobServiceDeps {
   volumes::VolumeService* volumes = nullptr;
   // Execute mode; nullptr when no LLM is configured (intents end as error).
   IntentRunner* intents = nullptr;
+  // Judges requests with "cases" (JobExecutorDeps::judge).
+  const judge::SubmissionJudge* judge = nullptr;
   // The warm pool, whose containers recovery and the janitor leave alone;
   // nullptr when there is none.
   const isolation::WarmPool* pool = nullptr;

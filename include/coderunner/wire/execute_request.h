@@ -14,6 +14,7 @@
 #include "coderunner/config/tier_limits.h"
 #include "coderunner/isolation/job_spec.h"
 #include "coderunner/isolation/limits.h"
+#include "coderunner/wire/judge_request.h"
 
 namespace coderunner::wire {
 
@@ -31,6 +32,9 @@ struct ExecuteRequest {
   std::string inputs_json;
   // "volume_id": a persistent volume of the caller's, mounted at /output.
   std::string volume_id;
+  // "cases" (and "compare", "stop_at_first_failure"): judge the program
+  // against them (judge_request.h).
+  std::optional<JudgeRequest> judge;
 };
 
 // Name of the inputs file in the workspace.
@@ -44,6 +48,7 @@ struct RequestCaps {
   int64_t max_files_bytes = 64LL << 20;       // Decoded bytes of all files together.
   int64_t max_inputs_bytes = 1LL << 20;       // Serialized "inputs" (params.json).
   int max_args = 1000;                        // Entries in "args".
+  int64_t max_cases = 1000;                   // Entries in "cases".
 };
 
 // The caps of config `files:` and server.max_json_depth.

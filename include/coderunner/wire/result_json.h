@@ -16,6 +16,14 @@ namespace coderunner::wire {
 nlohmann::json ResultToJson(const isolation::JobSpec& job, const isolation::RunResult& result,
                             OutputEncoding encoding);
 
+// A run's metrics: {"wall_ms","run_ms","cpu_ms","memory_peak_bytes"}.
+nlohmann::json MetricsJson(const isolation::RunMetrics& metrics);
+
+// A program's output as a result shows it: base64, or UTF-8 with invalid
+// sequences replaced and (when `truncated`, a cap having cut it) a partial
+// last character dropped.
+std::string RenderOutput(const std::string& bytes, bool truncated, OutputEncoding encoding);
+
 // "SIGKILL" for 9 etc.; "SIG<n>" for signals without a name here.
 std::string SignalName(int signal);
 

@@ -1,0 +1,75 @@
+// JobExecutor's results: a judged job's run (RunJudged), and how a run's
+// result is serialized, raw for its caller and redacted for the store
+// (Serialize).
+#include <nlohmann/json.hpp>
+
+#include "coderunner/jobs/job_executor.h"
+#include "coderunner/jobs/redactor.h"
+#include "coderunner/wire/judgement_json.h"
+#include "coderunner/wire/result_json.h"
+#include "executor_attempt.h"
+
+namespace coderunner::jobs {
+namespace {
+
+// Redacts `data` in place; true if that changed it.
+bool Redact(std::string& data) {
+  std::string clean = RedactSecrets(data);
+  if (clean == data) return false;
+  data = std::move(clean);
+  return true;
+}
+
+}  // namespace
+
+void JobExecutor::RunJudged(Attempt& attempt, JobChannel& channel) {
+  if (deps_.judge == nullptr) {
+    attempt.result.status = isolation::RunStatus::kError;
+    attempt.result.error =
+        FailedPreconditionError("this service does not judge programs", "judge_unavailable");
+    return;
+  }
+  isolation::RunHooks hooks;
+  hooks.cancel = &channel.cancel_token();
+  judge::Judgement judged = deps_.judge->Judge(
+      attempt.spec, *attempt.judge, hooks,
+      [&](const isolation::JobSpec& job) { return RunSpec(job, channel, attempt.fail_fast); });
+  attempt.result = std::move(judged.result);
+  attempt.judgement = std::move(judged);
+}
+
+bool JobExecutor::Serialize(Attempt& attempt, std::string* raw_text, std::string* stored_text) {
+  // The caller of /v1/execute gets the raw output (the code and its output
+  // are theirs); what is stored and logged is redacted. Up to 2 MiB of
+  // output may be in hand, so copies are made one at a time and dropped as
+  // soon as they are serialized (the RSS budget while a job floods).
+  // The result's JSON as `attempt` holds it now (judged: with its verdicts).
+  auto result_text = [&attempt] {
+    nlohmann::json j = wire::ResultToJson(attempt.spec, attempt.result, attempt.encoding);
+    j["cached"] = false;
+    if (attempt.judgement) {
+      j["judge"] = wire::JudgementToJson(*attempt.judgement, attempt.encoding);
+    }
+    return j.dump();
+  };
+  *raw_text = result_text();
+  // Usually nothing is redacted; the stored text is then the raw text and
+  // needs no second serialization.
+  isolation::RunResult& result = attempt.result;
+  bool redacted = Redact(result.stdout_data);
+  redacted = Redact(result.stderr_data) || redacted;
+  if (attempt.judgement) {
+    for (judge::CaseReport& c : attempt.judgement->cases) {
+      redacted = Redact(c.result.stdout_data) || redacted;
+      redacted = Redact(c.result.stderr_data) || redacted;
+    }
+  }
+  if (redacted) *stored_text = result_text();
+  // Freed, not just emptied: assigning an empty string keeps the capacity.
+  std::string().swap(result.stdout_data);
+  std::string().swap(result.stderr_data);
+  attempt.judgement.reset();
+  return redacted;
+}
+
+}  // namespace coderunner::jobs
