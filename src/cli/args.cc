@@ -1,6 +1,7 @@
 #include "args.h"
 
 #include <charconv>
+#include <cstdlib>
 #include <set>
 
 #include "exit_codes.h"
@@ -129,6 +130,50 @@ StatusOr<RunArgs> ParseRunArgs(const std::vector<std::string>& argv) {
   if (out.source == "-" && out.stdin_path == "-") {
     return Usage("run", "the program already comes from stdin; --stdin - cannot also");
   }
+  return out;
+}
+
+StatusOr<JudgeArgs> ParseJudgeArgs(const std::vector<std::string>& argv) {
+  JudgeArgs out;
+  Scanner s(argv, "judge");
+  std::vector<std::string> positional;
+  while (s.Next()) {
+    if (s.IsDashes()) continue;
+    if (!s.IsOption()) {
+      if (positional.size() == 2) return s.Extra();
+      positional.push_back(s.arg());
+      continue;
+    }
+    CR_ASSIGN_OR_RETURN(bool common, s.Common(&out.common));
+    if (common) continue;
+    if (s.arg() == "--lang") {
+      CR_ASSIGN_OR_RETURN(out.language, s.Value());
+    } else if (s.arg() == "--compare") {
+      CR_ASSIGN_OR_RETURN(out.compare, s.Value());
+    } else if (s.arg() == "--tolerance") {
+      CR_ASSIGN_OR_RETURN(std::string v, s.Value());
+      char* end = nullptr;
+      double x = std::strtod(v.c_str(), &end);
+      if (v.empty() || end != v.c_str() + v.size() || !(x >= 0) || x > 1e300) {
+        return Usage("judge", "--tolerance expects a number of at least 0, not '" + v + "'");
+      }
+      out.tolerance = x;
+    } else if (s.arg() == "--stop") {
+      out.stop = true;
+    } else if (s.arg() == "--timeout") {
+      CR_ASSIGN_OR_RETURN(out.timeout_ms, s.IntValue(1));
+    } else if (s.arg() == "--memory") {
+      CR_ASSIGN_OR_RETURN(out.memory_bytes, s.IntValue(1));
+    } else {
+      return s.Unknown();
+    }
+  }
+  if (out.common.help) return out;
+  if (positional.size() < 2) {
+    return Usage("judge", "name a program file and a directory of cases (NAME.in, NAME.out)");
+  }
+  out.source = positional[0];
+  out.cases_dir = positional[1];
   return out;
 }
 
@@ -268,7 +313,9 @@ json InputValue(const std::string& text) {
 StatusOr<std::string> LanguageFromPath(const std::string& path) {
   static const std::pair<const char*, const char*> kByExtension[] = {
       {".py", "python"},      {".js", "javascript"}, {".mjs", "javascript"}, {".ts", "typescript"},
-      {".mts", "typescript"}, {".sh", "bash"},       {".bash", "bash"},
+      {".mts", "typescript"}, {".sh", "bash"},       {".bash", "bash"},      {".c", "c"},
+      {".cc", "cpp"},         {".cpp", "cpp"},       {".cxx", "cpp"},        {".go", "go"},
+      {".java", "java"},      {".rs", "rust"},
   };
   size_t slash = path.rfind('/');
   std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
@@ -282,7 +329,8 @@ StatusOr<std::string> LanguageFromPath(const std::string& path) {
   std::string what = path == "-" ? "a program read from stdin" : "'" + path + "'";
   return InvalidArgumentError(
       "cannot tell the language of " + what +
-          " (known extensions: .py .js .mjs .ts .mts .sh .bash); pass --lang",
+          " (known extensions: .py .js .mjs .ts .mts .sh .bash .c .cc .cpp .cxx .go .java .rs); "
+          "pass --lang",
       kReasonUsage);
 }
 

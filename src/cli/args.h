@@ -33,6 +33,19 @@ struct RunArgs {
   std::optional<int64_t> memory_bytes;
 };
 
+// `coderunner judge [options] FILE CASES_DIR`.
+struct JudgeArgs {
+  CommonArgs common;
+  std::string source;                   // The program's path.
+  std::string cases_dir;                // NAME.in / NAME.out pairs.
+  std::string language;                 // --lang; "" means: from the file's extension.
+  std::string compare;                  // --compare MODE; "" leaves the service's default.
+  std::optional<double> tolerance;      // --tolerance X: numbers' absolute and relative.
+  bool stop = false;                    // --stop: stop at the first case not accepted.
+  std::optional<int64_t> timeout_ms;    // --timeout MS, per case.
+  std::optional<int64_t> memory_bytes;  // --memory BYTES, per case.
+};
+
 // `coderunner intent [options] "TEXT" [--input NAME=VALUE ...]`.
 struct IntentArgs {
   CommonArgs common;
@@ -69,6 +82,7 @@ struct ServeArgs {
 // InvalidArgument naming the option (unknown option, missing or malformed
 // value, missing or extra positional argument).
 StatusOr<RunArgs> ParseRunArgs(const std::vector<std::string>& argv);
+StatusOr<JudgeArgs> ParseJudgeArgs(const std::vector<std::string>& argv);
 StatusOr<IntentArgs> ParseIntentArgs(const std::vector<std::string>& argv);
 StatusOr<SandboxArgs> ParseSandboxArgs(const std::vector<std::string>& argv);
 StatusOr<McpArgs> ParseMcpArgs(const std::vector<std::string>& argv);
@@ -81,8 +95,9 @@ StatusOr<ServeArgs> ParseServeArgs(const std::vector<std::string>& argv,
 nlohmann::json InputValue(const std::string& text);
 
 // The language for a program file from its extension: .py python, .js and
-// .mjs javascript, .sh and .bash bash. InvalidArgument for anything else
-// (including "-"), saying to pass --lang.
+// .mjs javascript, .ts and .mts typescript, .sh and .bash bash, .c c, .cc
+// .cpp and .cxx cpp, .go go, .java java, .rs rust. InvalidArgument for
+// anything else (including "-"), saying to pass --lang.
 StatusOr<std::string> LanguageFromPath(const std::string& path);
 
 // The path a local file gets in the job's working directory: `path` itself

@@ -19,6 +19,7 @@ constexpr const char* kUsage =
     "commands:\n"
     "  serve     run the service\n"
     "  run       run a program file in a fresh container and print its output\n"
+    "  judge     judge a program file against a directory of test cases\n"
     "  intent    turn a plain-English task into a program, run it, print the answer\n"
     "  sandbox   create, use, list and remove stateful sandboxes\n"
     "  mcp       serve MCP over stdio, relayed to the service's /mcp (for MCP clients)\n"
@@ -55,6 +56,25 @@ constexpr const char* kRunUsage =
     "  --arg A         an argument for the program (repeatable; or after --)\n"
     "  --timeout MS    wall-clock limit in ms\n"
     "  --memory BYTES  memory limit in bytes\n";
+
+constexpr const char* kJudgeUsage =
+    "usage: coderunner judge [options] FILE CASES_DIR\n"
+    "Judges FILE against the cases of CASES_DIR: each NAME.in (the case's stdin;\n"
+    "none: empty) with NAME.out or NAME.ans (the output expected). The service\n"
+    "builds the program once and runs each case in a fresh container; one line\n"
+    "per case (verdict, run time, peak memory), then the verdict.\n"
+    "  --lang L        the language (default: from FILE's extension)\n"
+    "  --compare MODE  exact, trailing_whitespace (default), tokens or numbers\n"
+    "  --tolerance X   numbers: equal within X, absolute or relative (default 1e-6)\n"
+    "  --stop          stop at the first case not accepted (the rest: skipped)\n"
+    "  --timeout MS    wall-clock limit of each case in ms\n"
+    "  --memory BYTES  memory limit of each case in bytes\n"
+    "  --server URL    the service (default: $CODERUNNER_URL, else http://127.0.0.1:8080)\n"
+    "  --json          print the whole record as JSON instead of the verdicts\n"
+    "  -h, --help      this help\n"
+    "The API key comes from $CODERUNNER_API_KEY (sent as Authorization: Bearer).\n"
+    "exit code: 0 when every case is accepted, 1 when one is not, 125 if the\n"
+    "service could not judge it, 130 cancelled, 2 for bad usage.\n";
 
 constexpr const char* kIntentUsage =
     "usage: coderunner intent [options] \"TASK\" [--input NAME=VALUE ...]\n"
@@ -146,6 +166,7 @@ int Main(int argc, char** argv, const ServeFunction& serve) {
   // A reader that goes away (| head) ends us quietly, not by SIGPIPE.
   signal(SIGPIPE, SIG_IGN);
   if (command == "run") return Client(ParseRunArgs(rest), kRunUsage, RunCommand);
+  if (command == "judge") return Client(ParseJudgeArgs(rest), kJudgeUsage, JudgeCommand, false);
   if (command == "intent") return Client(ParseIntentArgs(rest), kIntentUsage, IntentCommand);
   if (command == "sandbox") return Client(ParseSandboxArgs(rest), kSandboxUsage, SandboxCommand);
   if (command == "mcp") return Client(ParseMcpArgs(rest), kMcpUsage, McpCommand, false);

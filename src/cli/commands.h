@@ -39,6 +39,13 @@ std::optional<int> AwaitRecord(const CommandContext& ctx, const std::string& id,
 // Ctrl-C (SIGINT) or SIGTERM while it waits cancels the job.
 int RunCommand(const RunArgs& args, const CommandContext& ctx);
 
+// `judge`: submits the program with the cases of the directory (judge_cases.h),
+// waits, prints each case's verdict, run time and memory and the summary (or
+// the record with --json). 0 when every case is accepted; 1 otherwise (a
+// compile error prints the compiler's messages on stderr); 125 when the
+// service could not judge it. Ctrl-C (SIGINT) or SIGTERM cancels the job.
+int JudgeCommand(const JudgeArgs& args, const CommandContext& ctx);
+
 // `intent`: submits the intent, shows its four stages as they change (on
 // a terminal), then prints the answer (or the record with --json). 0 when
 // the intent succeeded; else the error on stderr and the exit code of its

@@ -257,6 +257,35 @@ TEST_F(CliTest, RunLanguageComesFromTheExtension) {
   EXPECT_NE(r.err.find("cannot tell the language"), std::string::npos) << r.err;
 }
 
+TEST_F(CliTest, JudgePrintsAVerdictPerCaseInNaturalOrderAndExitsByTheVerdict) {
+  std::string prog = dir_.Write("sum.py", "print(sum(map(int, input().split())))\n");
+  ScratchDir cases;
+  cases.Write("1.in", "1 2\n");
+  cases.Write("1.out", "3\n");
+  cases.Write("2.in", "2 2\n");
+  cases.Write("2.out", "4\n");
+  cases.Write("10.in", "5 5\n");
+  cases.Write("10.ans", "10\n");
+  CliResult r = Cli({"judge", prog, cases.path()});
+  EXPECT_EQ(r.exit_code, 0) << Describe(r);
+  size_t one = r.out.find("1   accepted"), two = r.out.find("2   accepted"),
+         ten = r.out.find("10  accepted");
+  EXPECT_TRUE(one != std::string::npos && two != std::string::npos && ten != std::string::npos &&
+              one < two && two < ten)
+      << r.out;
+  EXPECT_NE(r.out.find("accepted: 3 of 3 cases accepted"), std::string::npos) << r.out;
+  cases.Write("2.out", "5\n");
+  r = Cli({"judge", "--stop", prog, cases.path()});
+  EXPECT_EQ(r.exit_code, 1) << Describe(r);
+  EXPECT_NE(r.out.find("2   wrong_answer"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("10  skipped"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("wrong_answer: 1 of 3 cases accepted"), std::string::npos) << r.out;
+  r = Cli({"judge", dir_.Write("bad.c", "int main(void) { return 0 }\n"), cases.path()});
+  EXPECT_EQ(r.exit_code, 1) << Describe(r);
+  EXPECT_NE(r.err.find("error"), std::string::npos) << "the compiler's messages: " << r.err;
+  EXPECT_NE(r.out.find("compile_error: 0 of 3"), std::string::npos) << r.out;
+}
+
 TEST_F(CliTest, RunExitCodeMirrorsTheJob) {
   struct Case {
     const char* file;
@@ -352,10 +381,10 @@ TEST_F(CliTest, UnknownServerIsAClearErrorWithExit125) {
 TEST_F(CliTest, HelpListsEverySubcommandAndBadUsageExits2) {
   CliResult r = Cli({"--help"});
   EXPECT_EQ(r.exit_code, 0);
-  for (const char* sub : {"serve", "run", "intent", "sandbox"}) {
+  for (const char* sub : {"serve", "run", "judge", "intent", "sandbox"}) {
     EXPECT_NE(r.out.find(sub), std::string::npos) << sub << " missing from " << r.out;
   }
-  for (const char* sub : {"serve", "run", "intent", "sandbox"}) {
+  for (const char* sub : {"serve", "run", "judge", "intent", "sandbox"}) {
     CliResult h = Cli({sub, "--help"});
     EXPECT_EQ(h.exit_code, 0) << sub << " " << Describe(h);
     EXPECT_NE(h.out.find(std::string("coderunner ") + sub), std::string::npos) << h.out;

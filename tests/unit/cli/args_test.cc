@@ -256,14 +256,16 @@ TEST_P(LanguageFromPathTest, ByExtension) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, LanguageFromPathTest,
-    ::testing::Values(LanguageCase{"a.py", "python"}, LanguageCase{"dir/a.js", "javascript"},
-                      LanguageCase{"a.mjs", "javascript"},
-                      LanguageCase{"dir/main.ts", "typescript"},
-                      LanguageCase{"a.mts", "typescript"}, LanguageCase{"a.d.ts.bak", ""},
-                      LanguageCase{"/x/run.sh", "bash"}, LanguageCase{"a.bash", "bash"},
-                      LanguageCase{"a.rb", ""}, LanguageCase{"Makefile", ""},
-                      LanguageCase{".py", ""}, LanguageCase{"a.py.txt", ""},
-                      LanguageCase{"dir.py/x", ""}, LanguageCase{"-", ""}));
+    ::testing::Values(
+        LanguageCase{"a.py", "python"}, LanguageCase{"dir/a.js", "javascript"},
+        LanguageCase{"a.mjs", "javascript"}, LanguageCase{"dir/main.ts", "typescript"},
+        LanguageCase{"a.mts", "typescript"}, LanguageCase{"a.d.ts.bak", ""},
+        LanguageCase{"/x/run.sh", "bash"}, LanguageCase{"a.bash", "bash"}, LanguageCase{"a.rb", ""},
+        LanguageCase{"Makefile", ""}, LanguageCase{".py", ""}, LanguageCase{"a.py.txt", ""},
+        LanguageCase{"dir.py/x", ""}, LanguageCase{"-", ""}, LanguageCase{"sum.c", "c"},
+        LanguageCase{"a.cc", "cpp"}, LanguageCase{"b.cpp", "cpp"}, LanguageCase{"c.cxx", "cpp"},
+        LanguageCase{"main.go", "go"}, LanguageCase{"Main.java", "java"},
+        LanguageCase{"x.rs", "rust"}));
 
 struct JobPathCase {
   const char* local;
