@@ -17,7 +17,7 @@ namespace {
 using nlohmann::json;
 
 // A request body as JSON within server.max_json_depth.
-StatusOr<json> ParseBody(std::string_view body, const config::Config& config) {
+StatusOr<json> ParsePistonBody(std::string_view body, const config::Config& config) {
   JsonBounds bounds;
   bounds.max_depth = config.server.max_json_depth;
   return ParseBoundedJson(body, bounds);
@@ -56,7 +56,9 @@ const std::vector<AliasEntry>& KnownAliases() {
   return kAll;
 }
 
-Status Bad(const std::string& why) { return InvalidArgumentError(why, "invalid_request"); }
+Status BadPistonRequest(const std::string& why) {
+  return InvalidArgumentError(why, "invalid_request");
+}
 
 // "coderunner/python:3.11-slim" -> {3, 11}: the leading dotted numbers of
 // the tag, so versions follow whatever image the operator configured.
@@ -129,13 +131,13 @@ int Nibble(char c) {
 }
 
 StatusOr<std::string> HexDecode(const std::string& text, const std::string& field) {
-  if (text.size() % 2 != 0) return Bad(field + ": hex content has an odd length");
+  if (text.size() % 2 != 0) return BadPistonRequest(field + ": hex content has an odd length");
   std::string out;
   out.reserve(text.size() / 2);
   for (size_t i = 0; i < text.size(); i += 2) {
     int hi = Nibble(text[i]);
     int lo = Nibble(text[i + 1]);
-    if (hi < 0 || lo < 0) return Bad(field + ": not hex");
+    if (hi < 0 || lo < 0) return BadPistonRequest(field + ": not hex");
     out.push_back(static_cast<char>(hi * 16 + lo));
   }
   return out;
@@ -146,25 +148,25 @@ StatusOr<std::string> HexDecode(const std::string& text, const std::string& fiel
 StatusOr<std::optional<int64_t>> Limit(const json& body, const char* key, int64_t max) {
   auto it = body.find(key);
   if (it == body.end() || it->is_null()) return std::optional<int64_t>();
-  if (!it->is_number()) return Bad(std::string(key) + " must be a number");
+  if (!it->is_number()) return BadPistonRequest(std::string(key) + " must be a number");
   double v = it->get<double>();
   if (v == -1) return std::optional<int64_t>();
-  if (!(v > 0)) return Bad(std::string(key) + " must be a positive number or -1");
+  if (!(v > 0)) return BadPistonRequest(std::string(key) + " must be a positive number or -1");
   return std::optional<int64_t>(std::min(static_cast<int64_t>(std::ceil(std::min(v, 9e18))), max));
 }
 
 // The runtime a body's {language, version} names, aliases and partial
 // versions resolved.
 StatusOr<PistonRuntime> Resolve(const json& body, const config::Config& config) {
-  if (!body.is_object()) return Bad("body must be a JSON object");
+  if (!body.is_object()) return BadPistonRequest("body must be a JSON object");
   auto lang_it = body.find("language");
   if (lang_it == body.end() || !lang_it->is_string() || lang_it->get<std::string>().empty()) {
-    return Bad("language is required as a string");
+    return BadPistonRequest("language is required as a string");
   }
   std::string language = lang_it->get<std::string>();
   std::string version;
   if (auto v = body.find("version"); v != body.end() && !v->is_null()) {
-    if (!v->is_string()) return Bad("version must be a string");
+    if (!v->is_string()) return BadPistonRequest("version must be a string");
     version = v->get<std::string>();
   }
   for (auto& rt : PistonRuntimes(config)) {
@@ -185,30 +187,30 @@ struct PistonFile {
 };
 
 StatusOr<PistonFile> ReadFile(const json& f, const std::string& where) {
-  if (!f.is_object()) return Bad(where + " must be an object");
+  if (!f.is_object()) return BadPistonRequest(where + " must be an object");
   auto content = f.find("content");
   if (content == f.end() || !content->is_string()) {
-    return Bad(where + ".content is required as a string");
+    return BadPistonRequest(where + ".content is required as a string");
   }
   std::string encoding = "utf8";
   if (auto e = f.find("encoding"); e != f.end() && !e->is_null()) {
-    if (!e->is_string()) return Bad(where + ".encoding must be a string");
+    if (!e->is_string()) return BadPistonRequest(where + ".encoding must be a string");
     encoding = e->get<std::string>();
   }
   PistonFile file;
   if (auto n = f.find("name"); n != f.end() && !n->is_null()) {
-    if (!n->is_string()) return Bad(where + ".name must be a string");
+    if (!n->is_string()) return BadPistonRequest(where + ".name must be a string");
     file.name = n->get<std::string>();
   }
   file.bytes = content->get<std::string>();
   if (encoding == "base64") {
     auto decoded = Base64Decode(file.bytes);
-    if (!decoded.ok()) return Bad(where + ".content: " + decoded.status().message());
+    if (!decoded.ok()) return BadPistonRequest(where + ".content: " + decoded.status().message());
     file.bytes = std::move(*decoded);
   } else if (encoding == "hex") {
     CR_ASSIGN_OR_RETURN(file.bytes, HexDecode(file.bytes, where + ".content"));
   } else if (encoding != "utf8") {
-    return Bad(where + ".encoding must be one of utf8, base64, hex");
+    return BadPistonRequest(where + ".encoding must be one of utf8, base64, hex");
   }
   return file;
 }
@@ -218,7 +220,7 @@ StatusOr<PistonFile> ReadFile(const json& f, const std::string& where) {
 Status TranslateFiles(const json& body, json& out) {
   auto files = body.find("files");
   if (files == body.end() || !files->is_array() || files->empty()) {
-    return Bad("files is required as a non-empty array");
+    return BadPistonRequest("files is required as a non-empty array");
   }
   json extra = json::array();
   for (size_t i = 0; i < files->size(); ++i) {
@@ -242,11 +244,11 @@ Status TranslateFiles(const json& body, json& out) {
 // A Piston body's "stdin" and "args" (numbers as their text), into `out`.
 Status TranslateStdinAndArgs(const json& body, json& out) {
   if (auto s = body.find("stdin"); s != body.end() && !s->is_null()) {
-    if (!s->is_string()) return Bad("stdin must be a string");
+    if (!s->is_string()) return BadPistonRequest("stdin must be a string");
     out["stdin"] = *s;
   }
   if (auto a = body.find("args"); a != body.end() && !a->is_null()) {
-    if (!a->is_array()) return Bad("args must be an array of strings");
+    if (!a->is_array()) return BadPistonRequest("args must be an array of strings");
     json args = json::array();
     for (const auto& arg : *a) {
       if (arg.is_string()) {
@@ -254,7 +256,7 @@ Status TranslateStdinAndArgs(const json& body, json& out) {
       } else if (arg.is_number()) {
         args.push_back(arg.dump());
       } else {
-        return Bad("args must be an array of strings");
+        return BadPistonRequest("args must be an array of strings");
       }
     }
     out["args"] = args;
@@ -328,13 +330,13 @@ json PistonRuntimesJson(const config::Config& config) {
 
 StatusOr<PistonCall> TranslatePistonRequest(std::string_view body, const config::Config& config,
                                             const config::TierConfig* tier) {
-  CR_ASSIGN_OR_RETURN(json parsed, ParseBody(body, config));
+  CR_ASSIGN_OR_RETURN(json parsed, ParsePistonBody(body, config));
   // Every access above checks types first; nlohmann's accessors are still
   // this module's boundary.
   try {
     return FromJson(parsed, config, tier);
   } catch (const json::exception& e) {
-    return Bad(std::string("bad request: ") + e.what());
+    return BadPistonRequest(std::string("bad request: ") + e.what());
   }
 }
 
@@ -348,7 +350,7 @@ json PistonPackagesJson(const config::Config& config) {
 }
 
 StatusOr<PistonRuntime> ResolvePistonPackage(std::string_view body, const config::Config& config) {
-  CR_ASSIGN_OR_RETURN(json parsed, ParseBody(body, config));
+  CR_ASSIGN_OR_RETURN(json parsed, ParsePistonBody(body, config));
   try {
     StatusOr<PistonRuntime> rt = Resolve(parsed, config);
     if (rt.ok() || rt.status().reason() != kReasonUnknownRuntime) return rt;
@@ -359,7 +361,7 @@ StatusOr<PistonRuntime> ResolvePistonPackage(std::string_view body, const config
                              "images, see GET /api/v2/runtimes)",
                          "unknown_package");
   } catch (const json::exception& e) {
-    return Bad(std::string("bad request: ") + e.what());
+    return BadPistonRequest(std::string("bad request: ") + e.what());
   }
 }
 

@@ -14,7 +14,7 @@ namespace {
 
 using nlohmann::json;
 
-StatusOr<json> BuildRequest(const JudgeArgs& args, const std::vector<CaseFiles>& found) {
+StatusOr<json> BuildJudgeRequest(const JudgeArgs& args, const std::vector<CaseFiles>& found) {
   std::string language = args.language;
   if (language.empty()) {
     CR_ASSIGN_OR_RETURN(language, LanguageFromPath(args.source));
@@ -72,7 +72,7 @@ void PrintCases(const std::vector<CaseFiles>& found, const json& cases) {
 int JudgeCommand(const JudgeArgs& args, const CommandContext& ctx) {
   auto found = FindCases(args.cases_dir);
   if (!found.ok()) return ReportError(found.status());
-  auto body = BuildRequest(args, *found);
+  auto body = BuildJudgeRequest(args, *found);
   if (!body.ok()) return ReportError(body.status());
   CatchInterrupts();
   auto accepted = ctx.client->Call("POST", "/v1/jobs",

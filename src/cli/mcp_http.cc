@@ -103,14 +103,14 @@ size_t OnBody(char* data, size_t size, size_t n, void* user) {
 }
 
 // Progress callback: a non-zero answer makes curl abandon the transfer.
-int CheckAbort(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+int CheckRelayAbort(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
   for (const std::atomic<bool>* flag : *static_cast<Transfer*>(user)->abort_when) {
     if (flag->load()) return 1;
   }
   return 0;
 }
 
-Status TransportError(CURLcode rc, const std::string& url, const char* detail) {
+Status RelayTransportError(CURLcode rc, const std::string& url, const char* detail) {
   if (rc == CURLE_ABORTED_BY_CALLBACK) return UnavailableError("abandoned", kReasonAborted);
   std::string why = detail[0] != '\0' ? detail : curl_easy_strerror(rc);
   if (rc == CURLE_OPERATION_TIMEDOUT) {
@@ -165,7 +165,7 @@ StatusOr<McpAnswer> McpHttp::Exchange(const McpExchange& exchange, const HeadHan
   curl_easy_setopt(c, CURLOPT_HEADERDATA, &t);
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, OnBody);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
-  curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, CheckAbort);
+  curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, CheckRelayAbort);
   curl_easy_setopt(c, CURLOPT_XFERINFODATA, &t);
   curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error);
@@ -179,7 +179,7 @@ StatusOr<McpAnswer> McpHttp::Exchange(const McpExchange& exchange, const HeadHan
                                       std::to_string(kMaxMcpMessageBytes) + " bytes",
                                   "answer_too_large");
   }
-  if (rc != CURLE_OK && !t.answer.stopped) return TransportError(rc, url_, error);
+  if (rc != CURLE_OK && !t.answer.stopped) return RelayTransportError(rc, url_, error);
   FinishHead(&t);  // An answer without a body has its head complete only now.
   return std::move(t.answer);
 }

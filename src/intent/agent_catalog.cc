@@ -30,7 +30,7 @@ constexpr size_t kMaxSystemPrompt = 8 << 10;
 constexpr size_t kMaxKeywords = 200;
 constexpr size_t kMaxGeneratedKeywords = 32;
 
-// Words that say nothing about a task's domain (and language names, which
+// ProfileWords that say nothing about a task's domain (and language names, which
 // the language already decides).
 const std::set<std::string>& StopWords() {
   static const std::set<std::string> kWords = {
@@ -54,7 +54,7 @@ const std::set<std::string>& StopWords() {
 
 // Lower-cased [a-z0-9]+ words; a trailing plural 's' folded ("numbers" ->
 // "number", not "class" -> "clas").
-std::vector<std::string> Words(std::string_view text) {
+std::vector<std::string> ProfileWords(std::string_view text) {
   std::vector<std::string> out;
   std::string w;
   for (size_t i = 0; i <= text.size(); ++i) {
@@ -146,7 +146,7 @@ json ToJson(const AgentProfile& p) {
       {"tenant", p.tenant},     {"created_at_ms", p.created_at_ms}};
 }
 
-StatusOr<AgentProfile> FromJson(const json& j, const std::string& where) {
+StatusOr<AgentProfile> ProfileFromJson(const json& j, const std::string& where) {
   AgentProfile p;
   try {
     p.name = j.at("name").get<std::string>();
@@ -218,10 +218,10 @@ StatusOr<std::string> ReadFile(const fs::path& path) {
 double MatchScore(std::string_view intent, const AgentProfile& profile) {
   std::set<std::string> keywords;
   for (const auto& k : profile.keywords) {
-    for (auto& w : Words(k)) keywords.insert(Fold(w));
+    for (auto& w : ProfileWords(k)) keywords.insert(Fold(w));
   }
   std::set<std::string> content;
-  for (auto& w : Words(intent)) {
+  for (auto& w : ProfileWords(intent)) {
     // Single letters are mostly the names of inputs ("add a and b",
     // "reverse the string s"): they say nothing about the domain.
     if (w.size() == 1 || StopWords().count(w) > 0) continue;
@@ -351,7 +351,7 @@ StatusOr<std::unique_ptr<AgentCatalog>> AgentCatalog::Open(const std::string& ex
       if (f->path().extension() != ".json") continue;
       auto text = ReadFile(f->path());
       StatusOr<AgentProfile> p =
-          text.ok() ? FromJson(json::parse(*text, nullptr, false), f->path().string())
+          text.ok() ? ProfileFromJson(json::parse(*text, nullptr, false), f->path().string())
                     : StatusOr<AgentProfile>(text.status());
       // A profile must sit where Add would have put it: anything else was
       // edited or copied by hand and could claim another tenant's name.

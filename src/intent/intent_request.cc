@@ -24,7 +24,7 @@ bool IsIntentLanguage(std::string_view name) {
 }
 
 // Fields of the normalized form; the request adds nothing else.
-StatusOr<IntentRequest> FromJson(const json& body, const config::Config& config) {
+StatusOr<IntentRequest> IntentFromJson(const json& body, const config::Config& config) {
   if (!body.is_object()) return BadField("body", "must be a JSON object");
   for (const auto& [key, value] : body.items()) {
     (void)value;
@@ -111,7 +111,7 @@ StatusOr<IntentRequest> ParseIntentRequest(std::string_view body, const config::
   bounds.max_depth = caps.max_json_depth;
   CR_ASSIGN_OR_RETURN(json parsed, ParseBoundedJson(rest, bounds));
   if (parsed.is_object()) parsed.erase("language_source");  // Only stored requests carry it.
-  CR_ASSIGN_OR_RETURN(IntentRequest req, FromJson(parsed, config));
+  CR_ASSIGN_OR_RETURN(IntentRequest req, IntentFromJson(parsed, config));
   req.callback_url = options.callback_url;
   // The preamble is built now so that a bad input name or value is a 400
   // at once, not a failed intent later.
@@ -143,7 +143,7 @@ StatusOr<IntentRequest> IntentRequestFromJson(const std::string& text,
   // for the intent's length (a lowered cap does not strand stored intents).
   config::Config today = config;
   today.intents.max_intent_bytes = std::numeric_limits<int32_t>::max();
-  return FromJson(parsed, today);
+  return IntentFromJson(parsed, today);
 }
 
 json AttemptBody(const IntentRequest& request, const std::string& program) {

@@ -6,7 +6,7 @@ namespace {
 constexpr size_t kFormatStdoutBytes = 4096;
 constexpr size_t kFormatInputsBytes = 2048;
 
-std::string Fence(std::string_view language) {
+std::string FenceTag(std::string_view language) {
   if (language == "javascript") return "javascript";
   if (language == "typescript") return "ts";
   if (language == "bash") return "bash";
@@ -84,7 +84,7 @@ std::vector<ChatMessage> CodeMessages(const AgentProfile& agent, const CodeTask&
       "read-only, /tmp is writable";
   user += task.has_volume ? ", and files the task asks for go to /output (kept for the user).\n"
                           : ".\n";
-  user += "Reply with exactly one ```" + Fence(task.language) +
+  user += "Reply with exactly one ```" + FenceTag(task.language) +
           " fenced code block containing the whole program, and nothing else.";
   return {{"system", RenderSystemPrompt(agent)}, {"user", user}};
 }

@@ -30,12 +30,12 @@ Status BadUrl(std::string message) {
   return InvalidArgumentError("callback_url: " + std::move(message), "invalid_callback_url");
 }
 
-char Lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+char LowerAscii(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 
-bool StartsWithNoCase(std::string_view s, std::string_view prefix) {
+bool HeaderStartsWithNoCase(std::string_view s, std::string_view prefix) {
   if (s.size() < prefix.size()) return false;
   for (size_t i = 0; i < prefix.size(); ++i) {
-    if (Lower(s[i]) != prefix[i]) return false;
+    if (LowerAscii(s[i]) != prefix[i]) return false;
   }
   return true;
 }
@@ -47,7 +47,7 @@ bool IsHostNameChar(char c) {
 
 bool IsLocalhostName(std::string_view host) {
   std::string lower;
-  for (char c : host) lower += Lower(c);
+  for (char c : host) lower += LowerAscii(c);
   if (!lower.empty() && lower.back() == '.') lower.pop_back();
   constexpr std::string_view kLocalhost = "localhost";
   constexpr std::string_view kDotLocalhost = ".localhost";  // RFC 6761: all loopback.
@@ -216,9 +216,9 @@ Status ValidateCallbackUrl(std::string_view url, bool allow_private) {
     if (c == '\\') return BadUrl("contains a backslash");
   }
   size_t after_scheme;
-  if (StartsWithNoCase(url, "http://")) {
+  if (HeaderStartsWithNoCase(url, "http://")) {
     after_scheme = 7;
-  } else if (StartsWithNoCase(url, "https://")) {
+  } else if (HeaderStartsWithNoCase(url, "https://")) {
     after_scheme = 8;
   } else {
     return BadUrl("must be an absolute http:// or https:// URL");

@@ -39,7 +39,7 @@ Status RefuseDefault(const Caller& c, const std::string& what) {
                               kReasonE2bUnsupported);
 }
 
-void List(const E2bDeps& deps, const httplib::Request& req, httplib::Response& res) {
+void ListContexts(const E2bDeps& deps, const httplib::Request& req, httplib::Response& res) {
   auto c = CallerOf(deps, req);
   if (!c.ok()) return ReplyCodeError(res, c.status());
   json out = json::array({ContextJson(c->parent, true)});
@@ -49,7 +49,7 @@ void List(const E2bDeps& deps, const httplib::Request& req, httplib::Response& r
   Reply(res, 200, out);
 }
 
-StatusOr<json> Create(const E2bDeps& deps, const httplib::Request& req) {
+StatusOr<json> CreateContextOf(const E2bDeps& deps, const httplib::Request& req) {
   CR_ASSIGN_OR_RETURN(Caller c, CallerOf(deps, req));
   CR_ASSIGN_OR_RETURN(
       json body, ParseBoundedJson(req.body.empty() ? "{}" : req.body, BodyBounds(*deps.config)));
@@ -89,12 +89,12 @@ Status RemoveOrRestart(const E2bDeps& deps, const httplib::Request& req, bool re
 void RegisterContextRoutes(EnvdRoutes& http, const E2bDeps& deps) {
   http.Get(
       "/e2b/contexts",
-      [deps](const httplib::Request& req, httplib::Response& res) { List(deps, req, res); },
+      [deps](const httplib::Request& req, httplib::Response& res) { ListContexts(deps, req, res); },
       ReplyCodeError);
   http.PostRaw(
       "/e2b/contexts",
       [deps](const httplib::Request& req, httplib::Response& res) {
-        auto made = Create(deps, req);
+        auto made = CreateContextOf(deps, req);
         if (!made.ok()) return ReplyCodeError(res, made.status());
         Reply(res, 200, *made);
       },

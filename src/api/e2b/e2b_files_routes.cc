@@ -14,7 +14,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr char kService[] = "/e2b/filesystem.Filesystem/";
+constexpr char kFilesystemService[] = "/e2b/filesystem.Filesystem/";
 // The deepest listing ListDir makes.
 constexpr int kMaxDepth = 64;
 // What envd answers /health with when its sandbox is gone.
@@ -121,7 +121,7 @@ void RegisterFilesRoutes(EnvdRoutes& http, const E2bDeps& deps) {
       [deps](const httplib::Request& req, httplib::Response& res) { WriteFiles(deps, req, res); },
       ReplyFilesError);
   RegisterHealthRoute(http, deps);
-  const std::string s = kService;
+  const std::string s = kFilesystemService;
   http.PostRaw(s + "Stat",
                Unary(deps,
                      [deps](const EnvdCall& call, const json& request) {

@@ -14,7 +14,7 @@ namespace {
 using nlohmann::json;
 using sandboxes::ProcessEvent;
 
-constexpr char kService[] = "/e2b/process.Process/";
+constexpr char kProcessService[] = "/e2b/process.Process/";
 
 // The process a selector names: its pid, or the running one with its tag.
 StatusOr<int64_t> SelectedPid(const E2bDeps& deps, const EnvdCall& call, const json& request) {
@@ -99,7 +99,7 @@ StatusOr<json> SendSignal(const E2bDeps& deps, const EnvdCall& call, const json&
 }  // namespace
 
 void RegisterProcessRoutes(EnvdRoutes& http, const E2bDeps& deps, const AuthAdapter& auth) {
-  const std::string s = kService;
+  const std::string s = kProcessService;
   http.PostRaw(
       s + "Start",
       [deps, auth](const httplib::Request& req, httplib::Response& res) {

@@ -19,7 +19,7 @@ namespace {
 // PostgreSQL: the purges of one tenant hold this lock (this class and the
 // tenant's hash) until their transaction ends.
 constexpr int kPgTenantPurgeLockClass = 0x63726670;  // "crfp"
-constexpr const char* kPgLockTenantSql =
+constexpr const char* kPgLockTenantPurgesSql =
     "SELECT pg_advisory_xact_lock(CAST(?1 AS INTEGER), hashtext(?2))";
 
 StatusOr<Footprint> ReadPgFootprint(PgConnection& conn, const std::string& tenant) {
@@ -67,7 +67,7 @@ StatusOr<std::vector<std::string>> PgJobStore::PurgeBeyond(const std::string& te
   key.Bind(1, static_cast<int64_t>(kPgTenantPurgeLockClass));
   key.Bind(2, tenant);
   CR_RETURN_IF_ERROR(
-      conn->Exec(kPgLockTenantSql, key, "lock the purges of tenant " + tenant).status());
+      conn->Exec(kPgLockTenantPurgesSql, key, "lock the purges of tenant " + tenant).status());
   // READ COMMITTED: each statement from here sees what the previous
   // holder of the lock committed.
   CR_ASSIGN_OR_RETURN(now, ReadPgFootprint(*conn, tenant));

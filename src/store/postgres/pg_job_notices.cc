@@ -11,7 +11,7 @@
 namespace coderunner::store {
 namespace {
 
-constexpr int kMinConnectTimeoutMs = 100;
+constexpr int kMinNoticesConnectTimeoutMs = 100;
 constexpr const char* kNotifySql = "SELECT pg_notify(?1, ?2)";
 
 }  // namespace
@@ -22,7 +22,7 @@ PgJobNotices::PgJobNotices(PgStoreOptions options, std::unique_ptr<PgConnection>
 PgJobNotices::~PgJobNotices() { Stop(); }
 
 StatusOr<std::unique_ptr<PgJobNotices>> PgJobNotices::Open(const PgStoreOptions& options) {
-  if (options.connect_timeout_ms < kMinConnectTimeoutMs) {
+  if (options.connect_timeout_ms < kMinNoticesConnectTimeoutMs) {
     return InvalidArgumentError("connect_timeout_ms must be >= 100", kReasonInvalidNotice);
   }
   CR_ASSIGN_OR_RETURN(

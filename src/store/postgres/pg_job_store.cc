@@ -31,8 +31,8 @@ constexpr const char* kSelectForUpdateSuffix = " FOR UPDATE";
 
 // Reads job `id` for a move to `to` fenced by `owner`, locking its row
 // until the transaction ends; NotFound if unknown.
-StatusOr<StoredJob> ReadForTransition(PgConnection& conn, const std::string& id, JobStatus to,
-                                      const std::string& owner) {
+StatusOr<StoredJob> PgReadForTransition(PgConnection& conn, const std::string& id, JobStatus to,
+                                        const std::string& owner) {
   PgParams params;
   params.Bind(1, id);
   CR_ASSIGN_OR_RETURN(
@@ -119,7 +119,7 @@ Status PgJobStore::Transition(const std::string& id, JobStatus to, int64_t at_ms
   CR_ASSIGN_OR_RETURN(PgPool::Lease conn, pool_->Acquire());
   PgTransaction txn(*conn);
   CR_RETURN_IF_ERROR(txn.Begin());
-  CR_ASSIGN_OR_RETURN(StoredJob stored, ReadForTransition(*conn, id, to, owner));
+  CR_ASSIGN_OR_RETURN(StoredJob stored, PgReadForTransition(*conn, id, to, owner));
   CR_ASSIGN_OR_RETURN(TransitionUpdate plan, PlanTransition(stored, to, at_ms));
   const std::optional<StoredRequest> redacted = RedactionFor(redactor_, stored, to);
   PlanFootprint(plan, stored, redacted, result_json, artifact_bytes);

@@ -22,7 +22,7 @@ struct PgOutboxRow {
   int64_t Int(int column) const { return result.Int(row, column); }
 };
 
-std::vector<WebhookDelivery> ReadDeliveries(const PgResult& rows) {
+std::vector<WebhookDelivery> PgReadDeliveries(const PgResult& rows) {
   std::vector<WebhookDelivery> out;
   out.reserve(static_cast<size_t>(rows.rows()));
   for (int row = 0; row < rows.rows(); ++row) {
@@ -44,7 +44,7 @@ StatusOr<std::vector<WebhookDelivery>> PgJobStore::ClaimDeliveries(
   CR_ASSIGN_OR_RETURN(PgPool::Lease conn, pool_->Acquire());
   CR_ASSIGN_OR_RETURN(PgResult rows,
                       conn->Exec(kPgClaimDeliveriesSql, params, "claim due webhooks"));
-  std::vector<WebhookDelivery> due = ReadDeliveries(rows);
+  std::vector<WebhookDelivery> due = PgReadDeliveries(rows);
   SortFair(due);
   return due;
 }
@@ -90,7 +90,7 @@ StatusOr<int> PgJobStore::ReleaseDeliveries(const std::string& node) {
 StatusOr<std::vector<WebhookDelivery>> PgJobStore::ListDeliveries() {
   CR_ASSIGN_OR_RETURN(PgPool::Lease conn, pool_->Acquire());
   CR_ASSIGN_OR_RETURN(PgResult rows, conn->Exec(kListDeliveriesSql, {}, "list webhooks"));
-  std::vector<WebhookDelivery> out = ReadDeliveries(rows);
+  std::vector<WebhookDelivery> out = PgReadDeliveries(rows);
   SortByJobId(out);
   return out;
 }

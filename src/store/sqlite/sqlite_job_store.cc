@@ -28,8 +28,8 @@ namespace {
 
 // Reads job `id` for a move to `to` fenced by `owner`
 // (StoredJobForTransition); NotFound if unknown.
-StatusOr<StoredJob> ReadForTransition(SqliteStatementCache& statements, const std::string& id,
-                                      JobStatus to, const std::string& owner) {
+StatusOr<StoredJob> SqliteReadForTransition(SqliteStatementCache& statements, const std::string& id,
+                                            JobStatus to, const std::string& owner) {
   CR_ASSIGN_OR_RETURN(ScopedStatement select, statements.Prepare(kSelectForTransitionSql));
   select.Bind(1, id);
   CR_ASSIGN_OR_RETURN(bool found, select.Step("read job " + id));
@@ -107,7 +107,7 @@ Status SqliteJobStore::Transition(const std::string& id, JobStatus to, int64_t a
   std::lock_guard<std::mutex> lock(mu_);
   Transaction txn(db_);
   CR_RETURN_IF_ERROR(txn.Begin());
-  CR_ASSIGN_OR_RETURN(StoredJob stored, ReadForTransition(*statements_, id, to, owner));
+  CR_ASSIGN_OR_RETURN(StoredJob stored, SqliteReadForTransition(*statements_, id, to, owner));
   CR_ASSIGN_OR_RETURN(TransitionUpdate plan, PlanTransition(stored, to, at_ms));
   std::optional<StoredRequest> redacted = RedactionFor(redactor_, stored, to);
   PlanFootprint(plan, stored, redacted, result_json, artifact_bytes);

@@ -24,8 +24,8 @@ struct SqliteOutboxRow {
 };
 
 // Every row of `select` (bound), as deliveries.
-StatusOr<std::vector<WebhookDelivery>> ReadDeliveries(ScopedStatement& select,
-                                                      std::string_view what) {
+StatusOr<std::vector<WebhookDelivery>> SqliteReadDeliveries(ScopedStatement& select,
+                                                            std::string_view what) {
   std::vector<WebhookDelivery> out;
   while (true) {
     CR_ASSIGN_OR_RETURN(bool row, select.Step(what));
@@ -48,7 +48,7 @@ StatusOr<std::vector<WebhookDelivery>> SqliteJobStore::ClaimDeliveries(
   {
     CR_ASSIGN_OR_RETURN(ScopedStatement select, statements_->Prepare(kSelectDueDeliveriesSql));
     BindDueDeliveries(select, now_ms, max, per_tenant, skip_tenants);
-    CR_ASSIGN_OR_RETURN(due, ReadDeliveries(select, "select due webhooks"));
+    CR_ASSIGN_OR_RETURN(due, SqliteReadDeliveries(select, "select due webhooks"));
   }
   if (due.empty()) return due;
   for (WebhookDelivery& d : due) {
@@ -104,7 +104,7 @@ StatusOr<std::vector<WebhookDelivery>> SqliteJobStore::ListDeliveries() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     CR_ASSIGN_OR_RETURN(ScopedStatement select, statements_->Prepare(kListDeliveriesSql));
-    CR_ASSIGN_OR_RETURN(out, ReadDeliveries(select, "list webhooks"));
+    CR_ASSIGN_OR_RETURN(out, SqliteReadDeliveries(select, "list webhooks"));
   }
   SortByJobId(out);
   return out;
