@@ -2,7 +2,7 @@
 # Runs the benchmarks against a fresh coderunner on one engine.
 #   bench/run.sh [docker|podman]     (default: docker)
 # Environment: LATENCY_JOBS (30), CLI_LOOP (0 = the whole sequential CLI
-# baseline; N = the first N, scaled), SECTIONS (latency,throughput,memory,sandboxes,data,mcp,e2b,store,
+# baseline; N = the first N, scaled), SECTIONS (latency,throughput,memory,sandboxes,data,judge,mcp,e2b,store,
 # queue, edge; queue alone needs no engine; edge stops the engine 20 s; also fleet, not in the
 # default: three HumanEval rounds each on two more setups, minutes), QUEUE_ARGS (queue_bench's flags, e.g.
 # "--processes 4 --workers 4 --jobs 20000 --sqlite-jobs 5000"),
@@ -19,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 engine="${1:-docker}"
-sections="${SECTIONS:-latency,throughput,memory,sandboxes,data,mcp,e2b,store,queue,edge}"
+sections="${SECTIONS:-latency,throughput,memory,sandboxes,data,judge,mcp,e2b,store,queue,edge}"
 # The queue ceiling (issue 19): the job store driven directly on its own
 # PostgreSQL cluster, no engine and no server.
 if [[ $sections == *queue* ]]; then
@@ -32,6 +32,7 @@ if [[ $sections == *queue* ]]; then
 fi
 sock=$("scripts/start-$engine.sh" | tail -n1)
 images/build.sh --engine "$engine" >/dev/null
+if [[ $sections == *judge* ]]; then images/build-compilers.sh --engine "$engine" >/dev/null; fi
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCODERUNNER_TESTS=ON >/dev/null
 cmake --build build -j"$(nproc)" --target coderunner coderunner-init wait_bench service_bench edge_bench >/dev/null
 

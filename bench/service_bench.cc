@@ -28,6 +28,8 @@
 //   e2b         issue 34: an E2B sandbox's creation to its first command's
 //               first output, as the SDK calls, against /v1's sandbox and
 //               first execute; 20 at once; warm commands (e2b_bench.h)
+//   judge       issue 35: a C++ submission judged over 100 cases in one
+//               request against 100 separate jobs of it (judge_bench.h)
 //   fleet       issue 19: HumanEval's throughput (as above) through one
 //               node alone (--solo-server) against two nodes behind a
 //               balancer (--fleet-server), interleaved rounds; jobs/s of
@@ -69,6 +71,7 @@
 #include "e2b_bench.h"
 #include "fleet_bench.h"
 #include "humaneval.h"
+#include "judge_bench.h"
 #include "mcp_bench.h"
 #include "store_bench.h"
 
@@ -558,6 +561,7 @@ int main(int argc, char** argv) {
   }
   if (o.sections.find("mcp") != std::string::npos) bench::McpLatency(c, std::min(o.jobs, 30));
   if (o.sections.find("e2b") != std::string::npos) bench::E2bLatency(o.server, 20, 20);
+  if (o.sections.find("judge") != std::string::npos) bench::JudgeCost(c, 100);
   if (o.sections.find("fleet") != std::string::npos) Fleet(o);
   return 0;
 }
