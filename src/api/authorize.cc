@@ -11,8 +11,12 @@ namespace coderunner::api {
 std::string PresentedCredentials(const httplib::Request& req) {
   std::string authorization = req.get_header_value("Authorization");
   if (!authorization.empty()) return authorization;
-  std::string key = req.get_header_value("X-API-Key");
-  return key.empty() ? std::string() : "Bearer " + key;
+  // E2B's SDKs send X-API-Key, Judge0's clients X-Auth-Token.
+  for (const char* header : {"X-API-Key", "X-Auth-Token"}) {
+    std::string key = req.get_header_value(header);
+    if (!key.empty()) return "Bearer " + key;
+  }
+  return std::string();
 }
 
 std::optional<auth::Principal> Authenticate(const httplib::Request& req, httplib::Response& res,

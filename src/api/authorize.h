@@ -21,7 +21,7 @@ struct Response;
 namespace coderunner::api {
 
 // The credentials a request presents: its Authorization header, else its
-// X-API-Key header as "Bearer <key>" (what E2B's and other SDKs send).
+// X-API-Key (E2B) or X-Auth-Token (Judge0) header as "Bearer <key>".
 std::string PresentedCredentials(const httplib::Request& req);
 
 // The caller the request's credentials (PresentedCredentials) name; nullopt after a
