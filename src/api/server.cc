@@ -19,6 +19,7 @@
 #include "info_route.h"
 #include "intents_routes.h"
 #include "jobs_routes.h"
+#include "judge0_routes.h"
 #include "language_entry.h"
 #include "mcp/mcp_routes.h"
 #include "native_routes.h"
@@ -228,6 +229,7 @@ void Server::Routes() {
   if (deps_.config->mcp.enabled) McpRoutes(auth);
   RegisterNodesRoute(routes_, deps_.nodes, auth);
   RegisterPistonRoutes(routes_, *deps_.jobs, auth);
+  RegisterJudge0Routes(routes_, *deps_.jobs, auth);
   if (deps_.config->ui.enabled) RegisterUiRoutes(routes_, auth);
 }
 
