@@ -30,6 +30,7 @@
 #include "piston_routes.h"
 #include "response_headers.h"
 #include "route.h"
+#include "sandbox_fusion_routes.h"
 #include "sandboxes_routes.h"
 #include "ui_routes.h"
 #include "volumes_routes.h"
@@ -230,6 +231,7 @@ void Server::Routes() {
   RegisterNodesRoute(routes_, deps_.nodes, auth);
   RegisterPistonRoutes(routes_, *deps_.jobs, auth);
   RegisterJudge0Routes(routes_, *deps_.jobs, auth);
+  RegisterSandboxFusionRoutes(routes_, *deps_.jobs, auth);
   if (deps_.config->ui.enabled) RegisterUiRoutes(routes_, auth);
 }
 
