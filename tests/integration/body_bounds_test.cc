@@ -79,11 +79,30 @@ bool IsE2bEnvd(const std::string& path) {
          path.rfind("/e2b/sandboxes", 0) != 0;
 }
 
+// The routes of another service's API (docs/judge0.md,
+// docs/sandbox-fusion.md), whose handlers answer in its shapes: Judge0's
+// 422 {"<field>": ["<why>"]}, FastAPI's 422 {"detail": [...]}. What the
+// edge refuses before them (401, a body out of bounds) is our envelope.
+bool IsForeignApi(const std::string& path) {
+  return path.rfind("/judge0/", 0) == 0 || path == "/run_code";
+}
+
+// A 422 in the foreign API's own shape: the reason the handler gave it.
+std::string ForeignReason(const std::string& path, const HttpAnswer& a) {
+  if (a.status != 422 || !a.json.is_object() || a.json.empty()) return "";
+  if (path == "/run_code") return a.json["detail"].is_array() ? "sandbox_fusion_invalid" : "";
+  for (const auto& [field, why] : a.json.items()) {
+    if (!why.is_array()) return "";
+  }
+  return "judge0_invalid";
+}
+
 // The error's reason: error.code, or at /mcp (a JSON-RPC error, whose
 // code is a number) error.data.code, or under /e2b (E2B's {"code",
-// "message"}) reason.
+// "message"}) reason, or a foreign API's 422 (ForeignReason).
 std::string Reason(const std::string& path, const HttpAnswer& a) {
   if (path.rfind("/e2b/", 0) == 0) return a.json.is_object() ? a.json.value("reason", "") : "";
+  if (IsForeignApi(path) && !ForeignReason(path, a).empty()) return ForeignReason(path, a);
   if (!a.json.is_object() || !a.json["error"].is_object()) return "";
   const json& error = a.json["error"];
   if (path != "/mcp") return error.value("code", "");
@@ -172,8 +191,9 @@ void ExpectEveryRouteRefuses(ServerProcess& server,
         ASSERT_EQ(server.Get("/healthz").status, 200) << server.log().substr(0, 4000);
         continue;
       }
-      ASSERT_TRUE(a.json.is_object() &&
-                  (path.rfind("/e2b/", 0) == 0 || a.json["error"].is_object()))
+      ASSERT_TRUE(a.json.is_object() && (path.rfind("/e2b/", 0) == 0 ||
+                                         (IsForeignApi(path) && !ForeignReason(path, a).empty()) ||
+                                         a.json["error"].is_object()))
           << a.body.substr(0, 300);
       EXPECT_NE(code, "not_found") << "the test's path did not match the route";
       if (hostile.code != nullptr) {
