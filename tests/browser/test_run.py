@@ -231,6 +231,33 @@ class RunTabTest(harness.BrowserTestCase):
         self.assert_succeeded(run, f"from stdin ['one', 'two words'] from a file {m} dropped {m}\n")
         self.assert_console_clean(self.since)
 
+    def test_the_tests_panel_judges_each_case(self):
+        m = marker()
+        self.set_code(f"# {m}\nn = int(input())\nprint(2 * n)\n")
+        self.js("document.getElementById('run-tests').open = true")
+        for _ in range(3):
+            self.click("run-add-case")
+        cases = self.driver.find_elements(By.CSS_SELECTOR, "#run-cases li.case")
+        self.assertEqual(len(cases), 3)
+        for case, (stdin, want) in zip(cases, [("2", "4"), ("3", "7"), ("<b>5</b>", "10")]):
+            case.find_element(By.CSS_SELECTOR, "textarea.case-stdin").send_keys(stdin)
+            case.find_element(By.CSS_SELECTOR, "textarea.case-expected").send_keys(want)
+        self.click("run-judge")
+        self.wait_run_result()
+        self.wait_for(lambda d: self.js(
+            "return document.getElementById('run-judge-verdict').dataset.verdict || null"),
+            "#run-judge-verdict never said a verdict", harness.UI_WAIT_S)
+        verdicts = self.js("return [...document.querySelectorAll('#run-verdicts tbody tr')]"
+                           ".map((r) => r.dataset.verdict)")
+        self.assertEqual(verdicts, ["accepted", "wrong_answer", "runtime_error"])
+        self.assertEqual(self.by_id("run-judge-verdict").get_attribute("data-verdict"),
+                         "wrong_answer")
+        self.assertIn("1 of 3 cases accepted", self.text("run-judge-verdict"))
+        # The service judged it: the job's record says the same.
+        judged = self.newest_job()["result"]["judge"]
+        self.assertEqual([c["verdict"] for c in judged["cases"]], verdicts)
+        self.assert_console_clean(self.since)
+
     def test_a_timeout_is_said_plainly(self):
         self.type_into("run-timeout-ms", "1500")
         run = self.run_job(f"# {marker()}\nimport time\ntime.sleep(60)\n")

@@ -3,13 +3,16 @@
 // (POST /v1/jobs, cache off) and follows its events: stdout and stderr are
 // appended as their chunks arrive, `status` events update the status, and
 // the `result` event (the final record) shows the end: status in plain
-// words, exit code, metrics, artifacts. A stream that breaks before its
+// words, exit code, metrics, artifacts. Judge (the Tests panel,
+// run_tests.js) submits the same job with the panel's cases and shows a
+// verdict per case. A stream that breaks before its
 // result falls back to GET /v1/jobs/{id}/wait. Cancel is DELETE /v1/jobs/{id}.
 import './run_tab.css';
 import * as api from './api.js';
 import {el, field, setChildren} from './dom.js';
 import {createEditor, exposeForAutomation, onRunKey} from './editor.js';
 import {createFileInputs} from './run_files.js';
+import {createTestsPanel} from './run_tests.js';
 import {ArtifactList} from './artifacts.js';
 import {exitText, metricsText, statusSentence, truncationNotes} from './run_result.js';
 import {defaultLanguage, languageOptions, sampleFor} from './samples.js';
@@ -61,6 +64,7 @@ function buildForm(app) {
     stdin: el('textarea', {id: 'run-stdin', rows: '3', spellcheck: 'false'}),
     args: el('textarea', {id: 'run-args', rows: '3', spellcheck: 'false'}),
     files: createFileInputs(),
+    tests: createTestsPanel(),
     timeout: limitField('run-timeout-ms', 'Timeout (ms)', 'ms', dflt.timeout_ms, max.timeout_ms),
     memory: limitField('run-memory-mb', 'Memory (MiB)', 'MiB', mib(dflt.memory_bytes), mib(max.memory_bytes)),
     run: el('button', {id: 'run-button', type: 'button', class: 'primary'}, 'Run'),
@@ -96,6 +100,7 @@ function layout(panel, f) {
       f.files.node,
       el('div', {class: 'run-limits'}, f.timeout.node, f.memory.node),
     ),
+    f.tests.node,
     el(
       'section',
       {class: 'run-output', 'aria-label': 'Result', 'aria-live': 'polite'},
@@ -139,6 +144,7 @@ class RunTab {
     exposeForAutomation(this.editor);
     this.f.language.addEventListener('change', () => this.setLanguage(this.f.language.value));
     this.f.run.addEventListener('click', () => this.run());
+    this.f.tests.judgeButton.addEventListener('click', () => this.run({judge: true}));
     this.f.cancel.addEventListener('click', () => this.cancel());
     onRunKey(panel, () => this.run());
   }
@@ -161,6 +167,7 @@ class RunTab {
   setRunning(on) {
     this.running = on;
     this.f.run.disabled = on;
+    this.f.tests.judgeButton.disabled = on;
     this.f.cancel.disabled = !on;
     this.panel.setAttribute('aria-busy', String(on));
   }
@@ -174,6 +181,7 @@ class RunTab {
     f.exitCode.textContent = '';
     f.metrics.textContent = '';
     this.artifacts.clear();
+    f.tests.clear();
   }
 
   // Switches the language; an unedited sample becomes the new language's.
@@ -246,13 +254,17 @@ class RunTab {
     f.exitCode.textContent = exitText(r);
     f.metrics.textContent = metricsText(r.metrics);
     this.artifacts.show(record.id, r.artifacts, r.artifacts_skipped);
+    f.tests.show(r.judge);
   }
 
-  async run() {
+  // Runs the program once, or ({judge: true}) judges it against the Tests
+  // panel's cases.
+  async run({judge = false} = {}) {
     if (this.running) return;
     let request;
     try {
       request = this.body();
+      if (judge) Object.assign(request, this.f.tests.request());
     } catch (e) {
       this.showError(e.message);
       return;
