@@ -21,6 +21,10 @@ struct CommandContext {
   bool progress = false;              // Draw progress on stderr (it is a terminal).
 };
 
+// POST /v1/jobs of `body` (bytes that are not UTF-8 replaced): the job's
+// id, or the service's error (Internal when it answered without an id).
+StatusOr<std::string> SubmitJob(const CommandContext& ctx, const nlohmann::json& body);
+
 // After an interrupt (CatchInterrupts): cancels job `id` (DELETE
 // /v1/jobs/{id}), says so on stderr and returns kExitCancelled (130).
 int CancelInterruptedJob(const CommandContext& ctx, const std::string& id);

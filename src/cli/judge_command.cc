@@ -75,11 +75,9 @@ int JudgeCommand(const JudgeArgs& args, const CommandContext& ctx) {
   auto body = BuildJudgeRequest(args, *found);
   if (!body.ok()) return ReportError(body.status());
   CatchInterrupts();
-  auto accepted = ctx.client->Call("POST", "/v1/jobs",
-                                   body->dump(-1, ' ', false, json::error_handler_t::replace));
-  if (!accepted.ok()) return ReportError(accepted.status());
-  std::string id = accepted->body.is_object() ? accepted->body.value("id", "") : "";
-  if (id.empty()) return ReportError(InternalError("the service accepted the job without an id"));
+  auto submitted = SubmitJob(ctx, *body);
+  if (!submitted.ok()) return ReportError(submitted.status());
+  const std::string& id = *submitted;
 
   Spinner spinner(ctx.progress,
                   "judging " + id + " over " + std::to_string(found->size()) + " cases");

@@ -65,6 +65,17 @@ std::string Output(const json& result, const char* stream) {
 
 }  // namespace
 
+StatusOr<std::string> SubmitJob(const CommandContext& ctx, const json& body) {
+  // Code and stdin are JSON strings: bytes that are not UTF-8 are replaced
+  // rather than refused (the API has no binary form for them).
+  CR_ASSIGN_OR_RETURN(auto accepted,
+                      ctx.client->Call("POST", "/v1/jobs",
+                                       body.dump(-1, ' ', false, json::error_handler_t::replace)));
+  std::string id = accepted.body.is_object() ? accepted.body.value("id", "") : "";
+  if (id.empty()) return InternalError("the service accepted the job without an id");
+  return id;
+}
+
 int CancelInterruptedJob(const CommandContext& ctx, const std::string& id) {
   // Left alone, the job would run on to its own timeout for nobody.
   auto cancelled = ctx.client->Call("DELETE", "/v1/jobs/" + id, "", std::chrono::seconds(10));
@@ -104,13 +115,9 @@ int RunCommand(const RunArgs& args, const CommandContext& ctx) {
   if (!body.ok()) return ReportError(body.status());
   // From here on an interrupt cancels the job instead of orphaning it.
   CatchInterrupts();
-  // Code and stdin are JSON strings: bytes that are not UTF-8 are replaced
-  // rather than refused (the API has no binary form for them).
-  auto accepted = ctx.client->Call("POST", "/v1/jobs",
-                                   body->dump(-1, ' ', false, json::error_handler_t::replace));
-  if (!accepted.ok()) return ReportError(accepted.status());
-  std::string id = accepted->body.is_object() ? accepted->body.value("id", "") : "";
-  if (id.empty()) return ReportError(InternalError("the service accepted the job without an id"));
+  auto submitted = SubmitJob(ctx, *body);
+  if (!submitted.ok()) return ReportError(submitted.status());
+  const std::string& id = *submitted;
 
   Spinner spinner(ctx.progress, "running " + id);
   json record;
