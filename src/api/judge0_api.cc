@@ -1,7 +1,5 @@
 #include "judge0_api.h"
 
-#include <signal.h>
-
 #include <cstdio>
 #include <ctime>
 #include <sstream>
@@ -10,6 +8,7 @@
 #include "coderunner/common/base64.h"
 #include "coderunner/common/utf8.h"
 #include "coderunner/isolation/job_spec.h"
+#include "coderunner/wire/result_json.h"
 
 namespace coderunner::api {
 namespace {
@@ -330,19 +329,8 @@ json Judge0SubmissionJson(const store::JobRecord& record, bool base64,
   all["message"] = message.is_string() ? json(Render(message.get<std::string>(), base64)) : message;
   all["exit_code"] = done ? result.value("exit_code", json()) : json();
   json signal = result.value("signal", json());
-  all["exit_signal"] = nullptr;
-  if (done && signal.is_string()) {
-    for (int n = 1; n < 65; ++n) {
-      if (signal == "SIG" + std::to_string(n)) all["exit_signal"] = n;
-    }
-    const std::pair<const char*, int> known[] = {
-        {"SIGKILL", SIGKILL}, {"SIGSEGV", SIGSEGV}, {"SIGABRT", SIGABRT}, {"SIGFPE", SIGFPE},
-        {"SIGXCPU", SIGXCPU}, {"SIGXFSZ", SIGXFSZ}, {"SIGTERM", SIGTERM}, {"SIGBUS", SIGBUS},
-        {"SIGILL", SIGILL},   {"SIGPIPE", SIGPIPE}};
-    for (const auto& [name, n] : known) {
-      if (signal == name) all["exit_signal"] = n;
-    }
-  }
+  const int signal_number = signal.is_string() ? wire::SignalNumber(signal.get<std::string>()) : 0;
+  all["exit_signal"] = done && signal_number > 0 ? json(signal_number) : json(nullptr);
   const bool measured = done && metrics.is_object();
   all["time"] = measured ? Seconds(metrics.value("cpu_ms", 0LL)) : json();
   all["wall_time"] = measured ? Seconds(metrics.value("run_ms", 0LL)) : json();

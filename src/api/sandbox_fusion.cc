@@ -4,6 +4,7 @@
 
 #include "coderunner/common/base64.h"
 #include "coderunner/isolation/job_spec.h"
+#include "coderunner/wire/result_json.h"
 
 namespace coderunner::api {
 namespace {
@@ -41,17 +42,8 @@ StatusOr<json> FusionFiles(const json& files) {
 // The return code SandboxFusion's subprocess reports: -N after signal N.
 json ReturnCode(const json& r, const char* signal_field, const char* code_field) {
   const json signal = r.value(signal_field, json());
-  if (signal.is_string()) {
-    const std::string name = signal.get<std::string>();
-    const std::pair<const char*, int> known[] = {
-        {"SIGKILL", 9},  {"SIGSEGV", 11}, {"SIGABRT", 6}, {"SIGFPE", 8}, {"SIGXCPU", 24},
-        {"SIGXFSZ", 25}, {"SIGTERM", 15}, {"SIGBUS", 7},  {"SIGILL", 4}, {"SIGPIPE", 13}};
-    for (const auto& [n, number] : known) {
-      if (name == n) return -number;
-    }
-    if (name.rfind("SIG", 0) == 0 && name.size() > 3) return -std::atoi(name.c_str() + 3);
-  }
-  return r.value(code_field, json());
+  const int number = signal.is_string() ? wire::SignalNumber(signal.get<std::string>()) : 0;
+  return number > 0 ? json(-number) : r.value(code_field, json());
 }
 
 json FusionSeconds(const json& metrics, const char* field) {

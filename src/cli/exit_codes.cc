@@ -1,29 +1,10 @@
 #include "exit_codes.h"
 
-#include <charconv>
-#include <csignal>
 #include <string>
 
-namespace coderunner::cli {
+#include "coderunner/wire/result_json.h"
 
-int SignalNumber(std::string_view name) {
-  static const std::pair<std::string_view, int> kSignals[] = {
-      {"SIGHUP", SIGHUP},   {"SIGINT", SIGINT},   {"SIGQUIT", SIGQUIT}, {"SIGILL", SIGILL},
-      {"SIGTRAP", SIGTRAP}, {"SIGABRT", SIGABRT}, {"SIGBUS", SIGBUS},   {"SIGFPE", SIGFPE},
-      {"SIGKILL", SIGKILL}, {"SIGSEGV", SIGSEGV}, {"SIGPIPE", SIGPIPE}, {"SIGTERM", SIGTERM},
-      {"SIGXCPU", SIGXCPU}, {"SIGXFSZ", SIGXFSZ}, {"SIGSYS", SIGSYS},
-  };
-  for (const auto& [n, sig] : kSignals) {
-    if (n == name) return sig;
-  }
-  // The service names any other signal "SIG<number>".
-  if (name.rfind("SIG", 0) == 0 && name.size() > 3) {
-    int n = 0;
-    auto [end, ec] = std::from_chars(name.data() + 3, name.data() + name.size(), n);
-    if (ec == std::errc() && end == name.data() + name.size() && n > 0 && n < 128) return n;
-  }
-  return 0;
-}
+namespace coderunner::cli {
 
 int ExitCodeForResult(const nlohmann::json& result) {
   if (!result.is_object()) return kExitError;
@@ -36,7 +17,7 @@ int ExitCodeForResult(const nlohmann::json& result) {
   if (status == "failed") {
     auto signal = result.find("signal");
     if (signal != result.end() && signal->is_string()) {
-      int sig = SignalNumber(signal->get<std::string>());
+      int sig = wire::SignalNumber(signal->get<std::string>());
       if (sig > 0) return 128 + sig;
     }
     // A failed job always fails the command, even if it exited 0 before an

@@ -19,9 +19,6 @@ inline constexpr int kExitCancelled = 130;  // The job was cancelled (as if inte
 inline constexpr int kExitOom = 137;        // Memory limit exceeded (128 + SIGKILL).
 inline constexpr int kExitFailed = 1;       // Failed without an exit code of its own.
 
-// The signal number for "SIGKILL", "SIGSEGV", "SIG12", ...; 0 if unknown.
-int SignalNumber(std::string_view name);
-
 // The exit code for a job result ({"status","exit_code","signal",...}, as
 // in /v1/execute, a job record's "result", or a sandbox call):
 //   succeeded          0 (or its exit_code)

@@ -2,6 +2,8 @@
 
 #include <signal.h>
 
+#include <string_view>
+
 #include "coderunner/common/base64.h"
 #include "coderunner/common/sha256.h"
 #include "coderunner/common/utf8.h"
@@ -43,6 +45,15 @@ std::string SignalName(int sig) {
     default:
       return "SIG" + std::to_string(sig);
   }
+}
+
+int SignalNumber(std::string_view name) {
+  // The largest signal number SignalName names ("SIG<n>" up to it).
+  constexpr int kLastSignal = 127;
+  for (int n = 1; n <= kLastSignal; ++n) {
+    if (SignalName(n) == name) return n;
+  }
+  return 0;
 }
 
 nlohmann::json MetricsJson(const isolation::RunMetrics& m) {

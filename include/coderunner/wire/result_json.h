@@ -26,6 +26,9 @@ std::string RenderOutput(const std::string& bytes, bool truncated, OutputEncodin
 
 // "SIGKILL" for 9 etc.; "SIG<n>" for signals without a name here.
 std::string SignalName(int signal);
+// Its inverse: 9 for "SIGKILL", n for "SIG<n>" (1 to 127); 0 for anything
+// else.
+int SignalNumber(std::string_view name);
 
 }  // namespace coderunner::wire
 

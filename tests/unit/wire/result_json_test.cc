@@ -208,5 +208,22 @@ TEST(ResultJsonTest, RuntimeOnlyWhenTheResultNamesOne) {
   }
 }
 
+struct SignalCase {
+  const char* name;
+  int want;
+};
+
+class SignalNumberTest : public ::testing::TestWithParam<SignalCase> {};
+
+TEST_P(SignalNumberTest, NamesAndNumbers) {
+  EXPECT_EQ(SignalNumber(GetParam().name), GetParam().want);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, SignalNumberTest,
+                         ::testing::Values(SignalCase{"SIGKILL", 9}, SignalCase{"SIGSEGV", 11},
+                                           SignalCase{"SIGXCPU", 24}, SignalCase{"SIG34", 34},
+                                           SignalCase{"SIG", 0}, SignalCase{"SIGX", 0},
+                                           SignalCase{"SIG0", 0}, SignalCase{"KILL", 0}));
+
 }  // namespace
 }  // namespace coderunner::wire
