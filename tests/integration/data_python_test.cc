@@ -20,6 +20,11 @@ using DataPythonTest = EngineTest;
 const std::vector<std::string> kDataPackages = {"numpy",      "pandas", "requests",
                                                 "matplotlib", "scipy",  "sympy"};
 
+// For a job whose run time the test is not about: the data stack's import
+// alone takes half a second on an idle machine, and CI has stalled such a
+// job past the 10 s default under load.
+nlohmann::json Unhurried() { return {{"limits", {{"timeout_ms", 30000}}}}; }
+
 // The /v1/languages entry named `name` (null if none).
 nlohmann::json LanguageNamed(const HttpAnswer& a, const std::string& name) {
   for (const auto& l : a.json["languages"]) {
@@ -35,7 +40,8 @@ TEST_F(DataPythonTest, ImportsTheDataPackagesAtTheListedVersions) {
                                  "for m in (numpy, pandas, requests, matplotlib, scipy, sympy):\n"
                                  "    print(m.__name__, m.__version__)\n"
                                  "print('sum', int(numpy.arange(10).sum()))\n"
-                                 "print('frame', pandas.DataFrame({'a': [1, 2]})['a'].sum())\n");
+                                 "print('frame', pandas.DataFrame({'a': [1, 2]})['a'].sum())\n",
+                                 Unhurried());
   ASSERT_EQ(r["status"], "succeeded") << r.dump();
   EXPECT_EQ(r["stderr"], "") << r.dump();
   auto fields = StdoutFields(r);
@@ -102,7 +108,8 @@ TEST_F(DataPythonTest, PlotComesBackAsAnArtifactAndOnlyTmpIsWritten) {
                   "fig.savefig('/output/plot.png')\n"
                   "print('backend', matplotlib.get_backend().lower())\n"
                   "for e in sorted(os.scandir('/tmp'), key=lambda e: e.name):\n"
-                  "    print('tmp', e.name + ('/' if e.is_dir(follow_symlinks=False) else ''))\n");
+                  "    print('tmp', e.name + ('/' if e.is_dir(follow_symlinks=False) else ''))\n",
+                  Unhurried());
   ASSERT_EQ(r["status"], "succeeded") << r.dump();
   EXPECT_EQ(StdoutFields(r)["backend"], "agg") << r.dump();
   std::set<std::string> tmp;
