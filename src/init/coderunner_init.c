@@ -49,13 +49,20 @@
 //     the exit). The container is created and started ahead of the job;
 //     only its files and this message arrive with the job. Time spent
 //     waiting counts toward nothing: the job's clock starts at "go";
+//   - runs a series of cases (go mode "more", then "last") one after
+//     another in one container, each a fresh process: after a case it
+//     kills and reaps every process, empties the -t directories (/tmp) and
+//     /output, removes System V IPC objects (case_traces.h), and only then
+//     writes the case's trailer, whose "reusable" says whether the next go
+//     may come. A case's trailer reports its own CPU time and OOM kills,
+//     and the largest resident set of its processes as its peak memory;
 //   - writes one metrics trailer line to stderr after the job ends, with
 //     CPU time, peak memory and the OOM-kill count read from the container's
 //     own cgroup, and what the output directory holds. The engines disagree
 //     on OOM (Podman 4.3 reports OOMKilled=false for a memory kill); the
 //     cgroup counter does not lie.
 //
-// Usage: coderunner-init [-i STDIN_FILE | -W FIFO] [-c CPU_MS] [-e KEY=VALUE]...
+// Usage: coderunner-init [-i STDIN_FILE | -W FIFO [-t DIR]...] [-c CPU_MS] [-e KEY=VALUE]...
 //                        [-o DIR [-q BYTES] [-f BYTES] [-n COUNT] [-r] [-m]] -- COMMAND [ARG]...
 //        coderunner-init -x -- COMMAND [ARG]...
 // With -x it is not PID 1 but a process the service starts in a running
@@ -87,10 +94,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "case_traces.h"
+#include "go_fifo.h"
 #include "go_message.h"
 #include "init_options.h"
 #include "job_metrics.h"
@@ -99,12 +109,16 @@
 #include "proc_masks.h"
 #include "syscall_filter.h"
 
-enum { kMaxCommand = 63 };
-
 static pid_t g_child = -1;
 static volatile sig_atomic_t g_stop = 0;
 static int g_own_namespace = 0;  // PID 1 of a PID namespace (not a test on the host).
 static char g_eof_nonce[kMaxGoNonce + 1];
+// Per job (or case of a series): the job's CPU time before it started,
+// which the CPU watchdog does not count, and the largest resident set of
+// any process reaped since, bytes.
+static long long g_cpu_base_us = 0;
+static long long g_max_rss_bytes = 0;
+static int g_reusable = 0;  // The last case was cleared up: the next may run here.
 
 // What the trailer reports.
 typedef struct {
@@ -116,6 +130,7 @@ typedef struct {
   const char* violation;
   int rolled_back;
   const char* start_error;  // NULL when the job started.
+  int reusable;             // A series' case left nothing behind: the next may run.
 } Outcome;
 
 // A signal counts only when it comes from outside the container's PID
@@ -160,48 +175,13 @@ static int IsNonce(const char* s) {
   return n <= kMaxGoNonce && strspn(s, "0123456789abcdef") == n;
 }
 
-// Reads exactly `n` bytes from `fd`; 0 on success, -1 on EOF, error or a
-// stop request.
-static int ReadFull(int fd, char* buf, size_t n) {
-  while (n > 0) {
-    ssize_t r = read(fd, buf, n);
-    if (r < 0 && errno == EINTR && !g_stop) continue;
-    if (r <= 0) return -1;
-    buf += r;
-    n -= (size_t)r;
-  }
-  return 0;
-}
-
-// Waits for the warm pool's "go" message on `fifo` and builds the job's
-// argv: `cmd` (NULL-terminated) followed by the message's arguments. Sets
-// the nonce and *with_stdin. Returns the argv, or NULL (with a message on
-// stderr) if the message is malformed or the service asked us to stop.
-static char** AwaitGo(const char* fifo, char** cmd, int* with_stdin) {
-  int fd = open(fifo, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) {
-    if (!g_stop) dprintf(2, "coderunner-init: open %s: %s\n", fifo, strerror(errno));
-    return NULL;
-  }
-  static char payload[kMaxGoPayloadBytes + 1];
-  static GoMessage msg;
-  unsigned char head[kGoHeaderBytes];
-  long len = ReadFull(fd, (char*)head, sizeof(head)) == 0 ? GoPayloadLength(head) : -1;
-  int ok = len > 0 && ReadFull(fd, payload, (size_t)len) == 0 &&
-           ParseGoPayload(payload, (size_t)len, &msg) == 0;
-  close(fd);
-  if (!ok) {
-    if (!g_stop) dprintf(2, "coderunner-init: bad go message\n");
-    return NULL;
-  }
-  static char* argv[kMaxGoArgs + kMaxCommand + 1];
-  int n = 0;
-  for (char** c = cmd; *c != NULL && n < kMaxCommand; ++c) argv[n++] = *c;
-  for (int k = 0; k < msg.nargs; ++k) argv[n++] = (char*)msg.args[k];
-  argv[n] = NULL;
-  *with_stdin = msg.with_stdin;
-  memcpy(g_eof_nonce, msg.nonce, sizeof(g_eof_nonce));
-  return argv;
+// waitpid(-1, st, WNOHANG), noting the reaped process's peak resident set.
+static pid_t ReapAny(int* st) {
+  struct rusage ru;
+  memset(&ru, 0, sizeof(ru));
+  pid_t pid = wait4(-1, st, WNOHANG, &ru);
+  if (pid > 0 && ru.ru_maxrss * 1024LL > g_max_rss_bytes) g_max_rss_bytes = ru.ru_maxrss * 1024LL;
+  return pid;
 }
 
 // How long KillAndReapAll waits for a SIGCHLD before it kills again.
@@ -228,7 +208,7 @@ static void KillAndReapAll(int* main_status, int* main_done) {
     }
     int st;
     pid_t pid;
-    while ((pid = waitpid(-1, &st, WNOHANG)) > 0 || (pid < 0 && errno == EINTR)) {
+    while ((pid = ReapAny(&st)) > 0 || (pid < 0 && errno == EINTR)) {
       if (pid == g_child && !*main_done) {
         *main_status = st;
         *main_done = 1;
@@ -253,7 +233,7 @@ static void Supervise(InitOptions* o, Outcome* r, int can_rollback) {
   while (!main_done) {
     int st;
     pid_t pid;
-    while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+    while ((pid = ReapAny(&st)) > 0) {
       if (pid == g_child) {
         r->status = st;
         main_done = 1;
@@ -262,7 +242,7 @@ static void Supervise(InitOptions* o, Outcome* r, int can_rollback) {
     if (main_done || g_stop) break;
     if (pid < 0 && errno == ECHILD) break;
     if (o->cpu_limit_ms > 0) {
-      long long used = JobCpuUs();
+      long long used = JobCpuUs() - g_cpu_base_us;
       if (used >= o->cpu_limit_ms * 1000) {
         r->watchdog_cpu_us = used;
         break;  // KillAndReapAll below stops every job process.
@@ -302,9 +282,12 @@ static void Supervise(InitOptions* o, Outcome* r, int can_rollback) {
 }
 
 // Every job process is gone: nothing can follow what this writes.
-static void WriteTrailer(const InitOptions* o, const Outcome* r) {
+// `case_base`: the container's metrics when a series' case began (NULL for
+// a container's one job): the trailer then reports the case's own share.
+static void WriteTrailer(const InitOptions* o, const Outcome* r, const JobMetrics* case_base) {
   JobMetrics m;
   ReadJobMetrics(&m);
+  if (case_base != NULL) CaseShareOf(case_base, g_max_rss_bytes, &m);
   // A watchdog kill reports at least what the watchdog measured, so that
   // the service reads SIGKILL with cpu_us >= cpu_ms as the CPU limit.
   if (r->watchdog_cpu_us > m.cpu_us) m.cpu_us = r->watchdog_cpu_us;
@@ -322,10 +305,11 @@ static void WriteTrailer(const InitOptions* o, const Outcome* r) {
           "coderunner-init {\"exit_code\":%d,\"signal\":%d,\"wall_us\":%lld,\"cpu_us\":%lld,"
           "\"memory_peak_bytes\":%lld,\"oom_kills\":%lld,\"output_bytes\":%lld,"
           "\"output_used_bytes\":%lld,\"output_entries\":%lld,\"output_violation\":\"%s\","
-          "\"output_rolled_back\":%d,\"stopped\":%d,\"start_error\":\"%s\",\"eof\":\"%s\"}\n",
+          "\"output_rolled_back\":%d,\"stopped\":%d,\"start_error\":\"%s\",\"reusable\":%d,"
+          "\"eof\":\"%s\"}\n",
           exit_code, sig, r->wall_us, m.cpu_us, m.mem_peak, m.oom_kills, r->usage.bytes,
           r->usage.used, r->usage.entries, r->violation ? r->violation : "", r->rolled_back,
-          r->stopped, r->start_error ? r->start_error : "", g_eof_nonce);
+          r->stopped, r->start_error ? r->start_error : "", r->reusable, g_eof_nonce);
 }
 
 // Refuses to run anything when the filter cannot be installed, a path the
@@ -375,6 +359,45 @@ static int ExecInPlace(char** command) {
   return 127;
 }
 
+// What a series' case left behind, cleared before the next case
+// (case_traces.h): the scratch directories (-t), /output, and System V IPC
+// objects (only as PID 1 of the container: on the host they would be the
+// host's). 0 when all of it is gone.
+static int ClearCase(const InitOptions* o) {
+  const char* dirs[kMaxScratch + 1];
+  int n = 0;
+  for (int i = 0; i < o->nscratch; ++i) dirs[n++] = o->scratch[i];
+  dirs[n++] = o->out.dir;
+  int failed = ClearDirectories(dirs, n) != 0;
+  if (g_own_namespace) failed |= ClearSysvIpc() != 0;
+  return failed ? -1 : 0;
+}
+
+// Runs one job, or one case of a series (`series`), to its end, and writes
+// its trailer. A case another follows (`more`) is cleared up after first;
+// g_reusable says whether that worked. Returns the job's exit status.
+static int RunJob(InitOptions* o, char** argv, int series, int more) {
+  Outcome r;
+  memset(&r, 0, sizeof(r));
+  r.watchdog_cpu_us = -1;
+  JobMetrics base;
+  if (series) ReadJobMetrics(&base);
+  g_max_rss_bytes = 0;
+  g_cpu_base_us = series ? JobCpuUs() : 0;
+  int can_rollback = o->out.dir != NULL && o->out.rollback && OutputSnapshot(&o->out) == 0;
+  r.start_error = StartJob(o, argv, &g_child);
+  if (r.start_error != NULL) {
+    int done = 0;
+    KillAndReapAll(&r.status, &done);
+  } else {
+    Supervise(o, &r, can_rollback);
+  }
+  g_reusable = more && ClearCase(o) == 0;
+  r.reusable = g_reusable;
+  WriteTrailer(o, &r, series ? &base : NULL);
+  return WIFEXITED(r.status) ? WEXITSTATUS(r.status) : 128 + WTERMSIG(r.status);
+}
+
 int main(int argc, char** argv) {
   InitOptions o;
   if (ParseInitOptions(argc, argv, &o) != 0) return 126;
@@ -394,20 +417,11 @@ int main(int argc, char** argv) {
   if (secured != 0) {
     r.start_error = "policy";
     r.status = 126 << 8;
-    WriteTrailer(&o, &r);
+    WriteTrailer(&o, &r, NULL);
     return 126;
   }
-  char** job_argv = o.command;
-  // A stop (SIGUSR1) while waiting for "go" ends the wait.
+  // A stop (SIGUSR1) while waiting for the first "go" ends the wait.
   Handle(SIGUSR1, Stop);
-  if (o.go_fifo != NULL) {
-    int with_stdin = 0;
-    job_argv = AwaitGo(o.go_fifo, o.command, &with_stdin);
-    if (job_argv == NULL) return 125;
-    o.stdin_path = with_stdin ? "/workspace/.coderunner-stdin" : NULL;
-  }
-  int can_rollback = o.out.dir != NULL && o.out.rollback && OutputSnapshot(&o.out) == 0;
-
   // SIGCHLD stays blocked so the wait can also wake on a timer to check the
   // output directory; the job gets an empty mask back.
   sigset_t chld;
@@ -418,14 +432,18 @@ int main(int argc, char** argv) {
   for (size_t k = 0; k < sizeof(kForwarded) / sizeof(kForwarded[0]); ++k) {
     Handle(kForwarded[k], Forward);
   }
-
-  r.start_error = StartJob(&o, job_argv, &g_child);
-  if (r.start_error != NULL) {
-    int done = 0;
-    KillAndReapAll(&r.status, &done);
-  } else {
-    Supervise(&o, &r, can_rollback);
+  if (o.go_fifo == NULL) return RunJob(&o, o.command, 0, 0);
+  for (int between_cases = 0;; between_cases = 1) {
+    const GoMessage* go = AwaitGo(o.go_fifo, between_cases, &g_stop);
+    if (go == NULL) return 125;
+    memcpy(g_eof_nonce, go->nonce, sizeof(g_eof_nonce));
+    o.stdin_path = go->with_stdin ? "/workspace/.coderunner-stdin" : NULL;
+    if (!go->series) return RunJob(&o, JobArgv(o.command, go), 0, 0);
+    // A stop the service sent as the last case ended on its own was
+    // handled by now (the signal was pending before this go was written).
+    g_stop = 0;
+    const int more = go->more;
+    int status = RunJob(&o, JobArgv(o.command, go), 1, more);
+    if (!more || !g_reusable) return status;
   }
-  WriteTrailer(&o, &r);
-  return WIFEXITED(r.status) ? WEXITSTATUS(r.status) : 128 + WTERMSIG(r.status);
 }

@@ -24,6 +24,15 @@ int ParseGoPayload(const char* payload, size_t len, GoMessage* out) {
   if (nonce_len > kMaxGoNonce || strspn(p, "0123456789abcdef") != nonce_len) return -1;
   memcpy(out->nonce, p, nonce_len + 1);
   p += nonce_len + 1;
+  if (p >= end) return -1;
+  if (strcmp(p, "more") == 0) {
+    out->series = out->more = 1;
+  } else if (strcmp(p, "last") == 0) {
+    out->series = 1;
+  } else if (strcmp(p, "once") != 0) {
+    return -1;
+  }
+  p += strlen(p) + 1;
   while (p < end) {
     if (out->nargs >= kMaxGoArgs) return -1;
     out->args[out->nargs++] = p;

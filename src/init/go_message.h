@@ -3,8 +3,10 @@
 //   "CRGO" + 4-byte little-endian payload length + payload, where the
 //   payload is NUL-terminated fields: "stdin" or "-" (whether the
 //   workspace's stdin file is the job's stdin), an end nonce (lower-case
-//   hex, at most 64 characters, may be empty), then the arguments appended
-//   to the command.
+//   hex, at most 64 characters, may be empty), the mode ("once": the
+//   container's one job; "more": a case of a series, another go follows
+//   its end; "last": a series' last case), then the arguments appended to
+//   the command.
 // The service's encoder is src/isolation/init_message.cc, tested against
 // this parser in tests/unit/isolation/init_message_test.cc.
 // The service is the only writer (the FIFO is root-owned, 0644), but the
@@ -29,6 +31,8 @@ enum {
 
 typedef struct {
   int with_stdin;                // The stdin file is the job's stdin.
+  int series;                    // A case of a series ("more" or "last").
+  int more;                      // Another go follows this case's end ("more").
   char nonce[kMaxGoNonce + 1];   // NUL-terminated hex; "" without a nonce.
   const char* args[kMaxGoArgs];  // Point into the payload passed to ParseGoPayload.
   int nargs;
@@ -39,8 +43,9 @@ typedef struct {
 long GoPayloadLength(const unsigned char header[kGoHeaderBytes]);
 
 // Parses `len` payload bytes. Returns 0, or -1 if the payload is malformed
-// (not NUL-terminated, no nonce field, a nonce that is not short lower-case
-// hex, more than kMaxGoArgs arguments). `out->args` borrow from `payload`.
+// (not NUL-terminated, no nonce or mode field, a nonce that is not short
+// lower-case hex, an unknown mode, more than kMaxGoArgs arguments).
+// `out->args` borrow from `payload`.
 int ParseGoPayload(const char* payload, size_t len, GoMessage* out);
 
 #ifdef __cplusplus

@@ -30,6 +30,8 @@ int ParseInitOptions(int argc, char** argv, InitOptions* o) {
       o->cpu_limit_ms = ParseCount(argv[++i]);
     } else if (strcmp(a, "-e") == 0 && has_value && nenv < kMaxEnv) {
       o->envp[nenv++] = argv[++i];
+    } else if (strcmp(a, "-t") == 0 && has_value && o->nscratch < kMaxScratch) {
+      o->scratch[o->nscratch++] = argv[++i];
     } else if (strcmp(a, "-o") == 0 && has_value) {
       o->out.dir = argv[++i];
     } else if ((strcmp(a, "-q") == 0 || strcmp(a, "-f") == 0 || strcmp(a, "-n") == 0) &&
@@ -46,7 +48,7 @@ int ParseInitOptions(int argc, char** argv, InitOptions* o) {
       o->exec_in_place = 1;
     } else {
       dprintf(2,
-              "coderunner-init: usage: [-i FILE | -W FIFO] [-c CPU_MS] [-e K=V]... "
+              "coderunner-init: usage: [-i FILE | -W FIFO [-t DIR]...] [-c CPU_MS] [-e K=V]... "
               "[-o DIR [-q N] [-f N] [-n N] [-r] [-m]] -- CMD [ARG]...\n"
               "       coderunner-init -x -- CMD [ARG]...\n");
       return -1;
@@ -54,7 +56,7 @@ int ParseInitOptions(int argc, char** argv, InitOptions* o) {
   }
   o->envp[nenv] = NULL;
   if (o->exec_in_place && (nenv > 0 || o->stdin_path != NULL || o->go_fifo != NULL ||
-                           o->out.dir != NULL || o->cpu_limit_ms > 0)) {
+                           o->nscratch > 0 || o->out.dir != NULL || o->cpu_limit_ms > 0)) {
     dprintf(2, "coderunner-init: -x takes no other option\n");
     return -1;
   }

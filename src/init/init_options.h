@@ -11,7 +11,7 @@
 extern "C" {
 #endif
 
-enum { kMaxEnv = 64 };
+enum { kMaxEnv = 64, kMaxScratch = 4 };
 
 // What init was asked to do.
 typedef struct {
@@ -20,7 +20,11 @@ typedef struct {
   const char* go_fifo;      // -W; NULL: a cold job.
   OutputBounds out;         // -o, -q, -f, -n, -r, -m.
   long long cpu_limit_ms;   // -c; 0: no watchdog.
-  char** command;           // After "--"; NULL-terminated, at least one word.
+  // -t (repeatable): writable directories (/tmp) emptied between the cases
+  // of a series, as /output is.
+  const char* scratch[kMaxScratch];
+  int nscratch;
+  char** command;  // After "--"; NULL-terminated, at least one word.
   // -x: not PID 1 but a process the service starts in a running sandbox (an
   // engine exec): install the filter and become the command. Takes no
   // other option.
@@ -29,8 +33,8 @@ typedef struct {
 
 // Parses argv[1..argc) into `o` (zeroed first). Returns 0, or -1 after
 // writing a usage message to stderr: an unknown option, a missing or
-// negative count, more than kMaxEnv -e values, -x with another option, or
-// no command.
+// negative count, more than kMaxEnv -e or kMaxScratch -t values, -x with
+// another option, or no command.
 int ParseInitOptions(int argc, char** argv, InitOptions* o);
 
 #ifdef __cplusplus

@@ -99,3 +99,9 @@ void ReadJobMetrics(JobMetrics* out) {
   out->oom_kills = FirstOf(ReadKeyed("/sys/fs/cgroup/memory.events", "oom_kill"),
                            ReadKeyed("/sys/fs/cgroup/memory/memory.oom_control", "oom_kill"));
 }
+
+void CaseShareOf(const JobMetrics* base, long long max_rss_bytes, JobMetrics* m) {
+  if (m->cpu_us >= 0 && base->cpu_us >= 0) m->cpu_us -= base->cpu_us;
+  if (m->oom_kills >= 0 && base->oom_kills >= 0) m->oom_kills -= base->oom_kills;
+  m->mem_peak = max_rss_bytes;
+}

@@ -22,4 +22,11 @@ long long JobCpuUs(void);
 // Reads the final metrics after every job process has been reaped.
 void ReadJobMetrics(JobMetrics* out);
 
+// Turns `m`, the container's metrics after a case of a series, into the
+// case's own: CPU time and OOM kills since `base` (the metrics when the
+// case began), and as its peak memory `max_rss_bytes`, the largest
+// resident set of any of its processes (the cgroup's peak never comes
+// down, so it would report an earlier case's).
+void CaseShareOf(const JobMetrics* base, long long max_rss_bytes, JobMetrics* m);
+
 #endif  // CODERUNNER_INIT_JOB_METRICS_H_

@@ -1,6 +1,8 @@
 // Clean process: coderunner-init as PID 1 runs the job with exactly the
 // allowlisted environment, stdin from a file or /dev/null, and no log driver
-// (output is taken from the attach stream, never stored by the engine).
+// (output is taken from the attach stream, never stored by the engine). A
+// pooled container's init waits for its go message, and empties /tmp
+// between the cases of a series.
 // Under gVisor it also enforces the CPU-time limit (-c), and does not ask
 // init to check /output's mount flags, which gVisor does not show (-m).
 #include "coderunner/isolation/mechanism.h"
@@ -24,6 +26,9 @@ class CleanProcess : public Mechanism {
     if (ctx.pooled) {
       cmd.push_back("-W");
       cmd.push_back(std::string(kWorkspaceMount) + "/" + std::string(kGoFifo));
+      // Emptied between the cases of a series, with /output.
+      cmd.push_back("-t");
+      cmd.push_back(std::string(kTmpMount));
     } else if (ctx.has_stdin) {
       cmd.push_back("-i");
       cmd.push_back(std::string(kWorkspaceMount) + "/" + std::string(kStdinFile));

@@ -38,7 +38,7 @@ class FilesystemIsolation : public Mechanism {
     // explicit mount at those paths replaces its own, so cover both with
     // empty read-only tmpfs; on Docker this changes nothing but hides the
     // image's /run. Either way /tmp stays the only writable place.
-    host["Tmpfs"] = {{"/tmp", TmpfsOptions(ctx.job.limits.tmp_bytes)},
+    host["Tmpfs"] = {{std::string(kTmpMount), TmpfsOptions(ctx.job.limits.tmp_bytes)},
                      {"/run", kReadOnlyTmpfs},
                      {"/var/tmp", kReadOnlyTmpfs}};
     host["Binds"] = {

@@ -11,17 +11,28 @@
 // init's C decoder, so a change on either side breaks a test.
 //
 // Wire format: "CRGO", the payload length (4 bytes, little-endian), then the
-// payload: NUL-terminated fields "stdin" or "-", the end nonce, then each
-// argument. What a job's container needs besides (code, files, stdin bytes,
-// environment, limits) travels as workspace files and init's command line,
-// not in this message.
+// payload: NUL-terminated fields "stdin" or "-", the end nonce, the mode
+// ("once", "more" or "last"), then each argument. What a job's container needs besides (code,
+// files, stdin bytes, environment, limits) travels as workspace files and init's command line, not
+// in this message.
 #ifndef CODERUNNER_ISOLATION_INIT_MESSAGE_H_
 #define CODERUNNER_ISOLATION_INIT_MESSAGE_H_
 
 #include <string>
 #include <vector>
 
+#include "coderunner/common/status.h"
+
 namespace coderunner::isolation {
+
+// Whether the container runs one job, or a series of cases one after
+// another (each a fresh process; init clears what a case left before it
+// takes the next go).
+enum class GoMode {
+  kOnce,  // The container's one job: init exits after it.
+  kMore,  // A case of a series: another go follows its end.
+  kLast,  // A series' last case: init exits after it.
+};
 
 // What one go message tells init.
 struct GoRequest {
@@ -32,6 +43,7 @@ struct GoRequest {
   std::string nonce;
   // Appended to the language's command; none may hold a NUL byte.
   std::vector<std::string> args;
+  GoMode mode = GoMode::kOnce;
 };
 
 // Whether a job with `args` can start through a go message: the whole
@@ -44,6 +56,11 @@ bool FitsGoMessage(const std::vector<std::string>& args);
 // not check its input: callers check FitsGoMessage and pass a hex nonce;
 // an argument with a NUL byte would arrive as two. Pure; thread-safe.
 std::string EncodeGoMessage(const GoRequest& go);
+
+// Writes the go message for `go` into a pooled container's FIFO `fd`, in
+// one write (the message is far smaller than a pipe buffer, which is
+// empty). InternalError "pool_go_failed" if it did not go whole.
+Status WriteGoMessage(int fd, const GoRequest& go);
 
 }  // namespace coderunner::isolation
 

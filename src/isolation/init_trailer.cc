@@ -48,6 +48,7 @@ std::optional<InitTrailer> ParseInitTrailer(std::string_view tail) {
   }
   t.output_rolled_back = get("output_rolled_back", 0) != 0;
   t.stopped = get("stopped", 0) != 0;
+  t.reusable = get("reusable", 0) != 0;
   if (auto v = j.find("start_error"); v != j.end() && v->is_string()) {
     t.start_error = v->get<std::string>();
   }

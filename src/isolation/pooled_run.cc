@@ -18,21 +18,6 @@
 #include "run_outcome.h"
 
 namespace coderunner::isolation {
-namespace {
-
-// Writes the go message for `go` into a pooled container's FIFO `fd`.
-Status SendGo(int fd, const GoRequest& go) {
-  const std::string msg = EncodeGoMessage(go);
-  ssize_t w = write(fd, msg.data(), msg.size());
-  if (w != static_cast<ssize_t>(msg.size())) {
-    return InternalError("write go message to pool container: " +
-                             std::string(w < 0 ? strerror(errno) : "short write"),
-                         "pool_go_failed");
-  }
-  return OkStatus();
-}
-
-}  // namespace
 
 StatusOr<RunResult> ContainerRunner::RunPooled(const JobSpec& job, const RunHooks& hooks,
                                                std::unique_ptr<PooledContainer> warm) {
@@ -57,7 +42,7 @@ StatusOr<RunResult> ContainerRunner::RunPooled(const JobSpec& job, const RunHook
   auto go = [&]() -> Status {
     c.ran_job = true;
     watch = WatchOutput(job, c.output, c.id);
-    return SendGo(c.go_fd, {!job.stdin_data.empty(), nonce, job.args});
+    return WriteGoMessage(c.go_fd, {!job.stdin_data.empty(), nonce, job.args});
   };
   Supervised sv = Supervise(job, hooks, *c.attach, go, /*wait_for_attach=*/false);
   if (hooks.cancel != nullptr) hooks.cancel->OnCancel(nullptr);

@@ -38,6 +38,10 @@ struct InitTrailer {
   // refused to run it: its seccomp filter, or a path the engine should have
   // masked), "stdin", "exec" or "fork". Never the program's fault.
   std::string start_error;
+  // A case of a series: init cleared everything it left (its processes,
+  // /tmp, /output, IPC objects), so the next case may run in the same
+  // container. False for a container's one job.
+  bool reusable = false;
   // The end nonce from the warm pool's "go" message; "" for a cold job.
   std::string eof;
   // A sandbox call the REPL driver cut short at its timeout (or on SIGINT).

@@ -27,6 +27,8 @@ inline constexpr std::string_view kWorkspaceMount = "/workspace";
 inline constexpr std::string_view kInitMount = "/.coderunner-init";
 // The job's one persistent-or-artifact writable directory.
 inline constexpr std::string_view kOutputMount = "/output";
+// The job's size-capped scratch tmpfs.
+inline constexpr std::string_view kTmpMount = "/tmp";
 // A sandbox's home (JobSpec::home_bytes), where E2B's SDKs expect it.
 inline constexpr std::string_view kHomeMount = "/home/user";
 // The uid and gid (nobody/nogroup) of a volume created before volumes had

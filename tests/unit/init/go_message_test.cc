@@ -41,26 +41,33 @@ struct PayloadCase {
   int with_stdin;
   std::string nonce;
   std::vector<std::string> args;
+  int series = 0;
+  int more = 0;
 };
 
 TEST(GoMessageTest, ParsesWellFormedPayloadsAndRefusesTheRest) {
   using std::string;
   const string n64(64, 'a');
+  const string nul(1, '\0');
   const PayloadCase cases[] = {
       {"stdin, nonce, args",
-       string("stdin\0abc123\0one\0two words\0", 27),
+       string("stdin\0abc123\0once\0one\0two words\0", 32),
        0,
        1,
        "abc123",
        {"one", "two words"}},
-      {"no stdin, no args", string("-\0ff\0", 5), 0, 0, "ff", {}},
-      {"empty nonce", string("-\0\0x\0", 5), 0, 0, "", {"x"}},
-      {"empty argument", string("-\0a\0\0", 5), 0, 0, "a", {""}},
-      {"64-character nonce", "-" + string(1, '\0') + n64 + string(1, '\0'), 0, 0, n64, {}},
-      {"65-character nonce", "-" + string(1, '\0') + n64 + "a" + string(1, '\0'), -1, 0, "", {}},
-      {"upper-case nonce", string("-\0AB\0", 5), -1, 0, "", {}},
-      {"quote in nonce", string("-\0a\"\0", 5), -1, 0, "", {}},
-      {"not NUL-terminated", string("-\0ab\0x", 6), -1, 0, "", {}},
+      {"no stdin, no args", string("-\0ff\0once\0", 10), 0, 0, "ff", {}},
+      {"empty nonce", string("-\0\0once\0x\0", 10), 0, 0, "", {"x"}},
+      {"empty argument", string("-\0a\0once\0\0", 10), 0, 0, "a", {""}},
+      {"64-character nonce", "-" + nul + n64 + nul + "once" + nul, 0, 0, n64, {}},
+      {"a series' case, more to come", string("-\0a\0more\0x\0", 11), 0, 0, "a", {"x"}, 1, 1},
+      {"a series' last case", string("stdin\0a\0last\0", 13), 0, 1, "a", {}, 1, 0},
+      {"65-character nonce", "-" + nul + n64 + "a" + nul + "once" + nul, -1, 0, "", {}},
+      {"upper-case nonce", string("-\0AB\0once\0", 10), -1, 0, "", {}},
+      {"quote in nonce", string("-\0a\"\0once\0", 10), -1, 0, "", {}},
+      {"unknown mode", string("-\0ab\0again\0", 11), -1, 0, "", {}},
+      {"no mode field", string("-\0ab\0", 5), -1, 0, "", {}},
+      {"not NUL-terminated", string("-\0ab\0once\0x", 11), -1, 0, "", {}},
       {"no nonce field", string("stdin\0", 6), -1, 0, "", {}},
       {"one NUL", string("\0", 1), -1, 0, "", {}},
   };
@@ -72,13 +79,15 @@ TEST(GoMessageTest, ParsesWellFormedPayloadsAndRefusesTheRest) {
     if (c.rc != 0) continue;
     EXPECT_EQ(msg.with_stdin, c.with_stdin);
     EXPECT_EQ(std::string(msg.nonce), c.nonce);
+    EXPECT_EQ(msg.series, c.series);
+    EXPECT_EQ(msg.more, c.more);
     ASSERT_EQ(msg.nargs, static_cast<int>(c.args.size()));
     for (int i = 0; i < msg.nargs; ++i) EXPECT_EQ(msg.args[i], c.args[i]);
   }
 }
 
 TEST(GoMessageTest, ArgumentCountIsBounded) {
-  std::string at_bound("-\0a\0", 4);
+  std::string at_bound("-\0a\0once\0", 9);
   for (int i = 0; i < kMaxGoArgs; ++i) at_bound += std::string("x\0", 2);
   std::vector<char> ok(at_bound.begin(), at_bound.end());
   GoMessage msg;

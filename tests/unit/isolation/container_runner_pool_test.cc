@@ -161,7 +161,7 @@ TEST_F(ContainerRunnerPoolTest, EligibleJobRunsInTheWarmContainer) {
     int exit_code;
     RunStatus status;
     std::string stdin_choice;  // The go message's first field.
-    std::string args_fields;   // What follows the nonce and its NUL.
+    std::string args_fields;   // What follows the mode and its NUL.
   };
   const std::vector<Case> cases = {
       {"exit 0", {}, "", 0, RunStatus::kSucceeded, "-", ""},
@@ -204,8 +204,8 @@ TEST_F(ContainerRunnerPoolTest, EligibleJobRunsInTheWarmContainer) {
 
     ASSERT_TRUE(go.has_value()) << "no go message";
     ASSERT_FALSE(nonce.empty());
-    EXPECT_EQ(*go,
-              c.stdin_choice + std::string(1, '\0') + nonce + std::string(1, '\0') + c.args_fields);
+    EXPECT_EQ(*go, c.stdin_choice + std::string(1, '\0') + nonce + std::string(1, '\0') + "once" +
+                       std::string(1, '\0') + c.args_fields);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     EXPECT_EQ(r->status, c.status) << r->error.ToString();
     EXPECT_EQ(r->exit_code, c.exit_code);

@@ -21,6 +21,8 @@ struct Decoded {
   int rc = -1;
   long announced = -1;
   bool with_stdin = false;
+  bool series = false;
+  bool more = false;
   std::string nonce;
   std::vector<std::string> args;
 };
@@ -36,6 +38,8 @@ Decoded Decode(const std::string& wire) {
   d.rc = ParseGoPayload(payload.data(), payload.size(), &msg);
   if (d.rc != 0) return d;
   d.with_stdin = msg.with_stdin != 0;
+  d.series = msg.series != 0;
+  d.more = msg.more != 0;
   d.nonce = msg.nonce;
   for (int i = 0; i < msg.nargs; ++i) d.args.emplace_back(msg.args[i]);
   return d;
@@ -61,7 +65,9 @@ TEST(InitMessageTest, InitDecodesWhatTheServiceEncodes) {
        {false, "00", {"\x01\x1e\xff", "é ünïcode", "a\tb\nc", "\"'$`"}}},
       {"1000 arguments", {false, hex24, Args(1000, 1)}},
       {"one argument of 55000 bytes", {true, hex24, Args(1, 55000)}},
-      {"largest that fits", {true, std::string(64, 'a'), Args(1, 56000 - 16 - 1)}},
+      {"largest that fits", {true, std::string(64, 'a'), Args(1, 56000 - 80 - 1)}},
+      {"a series' case", {true, hex24, {"a"}, GoMode::kMore}},
+      {"a series' last case", {false, hex24, {}, GoMode::kLast}},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -71,6 +77,8 @@ TEST(InitMessageTest, InitDecodesWhatTheServiceEncodes) {
     EXPECT_EQ(d.with_stdin, c.go.with_stdin);
     EXPECT_EQ(d.nonce, c.go.nonce);
     EXPECT_EQ(d.args, c.go.args);
+    EXPECT_EQ(d.series, c.go.mode != GoMode::kOnce);
+    EXPECT_EQ(d.more, c.go.mode == GoMode::kMore);
   }
 }
 
@@ -82,9 +90,12 @@ TEST(InitMessageTest, HeaderIsMagicThenLittleEndianPayloadLength) {
   };
   using std::string;
   const Case cases[] = {
-      {"bare", {false, "", {}}, string("CRGO\x03\0\0\0-\0\0", 11)},
-      {"stdin and one argument", {true, "a1", {"x"}}, string("CRGO\x0b\0\0\0stdin\0a1\0x\0", 19)},
-      {"length over 255", {false, "", Args(1, 300)}, "CRGO" + string("\x30\x01\0\0", 4)},
+      {"bare", {false, "", {}}, string("CRGO\x08\0\0\0-\0\0once\0", 16)},
+      {"stdin and one argument",
+       {true, "a1", {"x"}},
+       string("CRGO\x10\0\0\0stdin\0a1\0once\0x\0", 24)},
+      {"a series' case", {false, "", {}, GoMode::kMore}, string("CRGO\x08\0\0\0-\0\0more\0", 16)},
+      {"length over 255", {false, "", Args(1, 300)}, "CRGO" + string("\x35\x01\0\0", 4)},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -103,8 +114,8 @@ TEST(InitMessageTest, WhatFitsStaysWithinInitsBounds) {
       {"none", {}, true},
       {"1000 empty", Args(1000, 0), true},
       {"1001 empty", Args(1001, 0), false},
-      {"56000 bytes with overhead", Args(1, 56000 - 16 - 1), true},
-      {"one byte more", Args(1, 56000 - 16), false},
+      {"56000 bytes with overhead", Args(1, 56000 - 80 - 1), true},
+      {"one byte more", Args(1, 56000 - 80), false},
       {"many medium", Args(500, 110), true},
       {"many medium, over", Args(500, 111), false},
   };

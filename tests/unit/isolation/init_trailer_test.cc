@@ -41,10 +41,13 @@ TEST(InitTrailerTest, ParsesOutputFields) {
     std::string violation;
     bool rolled_back;
     bool stopped = false;
+    bool reusable = false;
   };
   const std::vector<Case> cases = {
       {R"({"exit_code":0})", -1, -1, -1, "", false},
       {R"({"exit_code":137,"signal":9,"stopped":1})", -1, -1, -1, "", false, true},
+      {R"({"exit_code":0,"reusable":1})", -1, -1, -1, "", false, false, true},
+      {R"({"exit_code":0,"reusable":0})", -1, -1, -1, "", false, false, false},
       {R"({"exit_code":0,"output_bytes":5,"output_entries":2,"output_violation":"","output_rolled_back":0})",
        5, -1, 2, "", false},
       {R"({"exit_code":137,"output_bytes":9,"output_used_bytes":8192,"output_entries":1,"output_violation":"too_large","output_rolled_back":1})",
@@ -61,6 +64,7 @@ TEST(InitTrailerTest, ParsesOutputFields) {
     EXPECT_EQ(p->output_violation, c.violation);
     EXPECT_EQ(p->output_rolled_back, c.rolled_back);
     EXPECT_EQ(p->stopped, c.stopped);
+    EXPECT_EQ(p->reusable, c.reusable);
   }
 }
 

@@ -409,7 +409,8 @@ TEST_F(WarmPoolTest, PooledCreateBodyCarriesTheColdJobsPolicy) {
   EXPECT_EQ(labels[kLabelPool], "pool-1");
   labels.erase(kLabelPool);
   EXPECT_EQ(a["Labels"], labels);
-  // Cmd: the same options and command; -i and the args are replaced by -W.
+  // Cmd: the same options and command; -i and the args are replaced by -W,
+  // and -t names /tmp (emptied between the cases of a series).
   std::vector<std::string> ca = a["Cmd"], cb = b["Cmd"];
   auto dash = std::find(ca.begin(), ca.end(), "--");
   ASSERT_NE(dash, ca.end());
@@ -418,6 +419,7 @@ TEST_F(WarmPoolTest, PooledCreateBodyCarriesTheColdJobsPolicy) {
   ASSERT_NE(in, want.end());
   *in = "-W";
   *(in + 1) = "/workspace/.coderunner-go";
+  want.insert(in + 2, {"-t", "/tmp"});
   EXPECT_EQ(cb, want);
 }
 
