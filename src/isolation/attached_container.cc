@@ -90,6 +90,11 @@ void AttachedContainer::ClearCancel() {
   cancelled_ = false;
 }
 
+void AttachedContainer::ClearComplete() {
+  std::lock_guard<std::mutex> lock(mu_);
+  complete_ = false;
+}
+
 bool AttachedContainer::done() const {
   std::lock_guard<std::mutex> lock(mu_);
   return done_;

@@ -95,6 +95,12 @@ JobSpec RunStepOf(const JobSpec& job, const BuiltProgram& build) {
   return run;
 }
 
+size_t CompilingRunner::RunSeries(const JobSpec& program, const std::vector<SeriesCase>& cases,
+                                  const RunHooks& hooks, const SeriesGoOn& go_on) {
+  if (!program.language.compile.empty()) return 0;
+  return inner_.RunSeries(program, cases, hooks, go_on);
+}
+
 StatusOr<RunResult> CompilingRunner::Run(const JobSpec& job, const RunHooks& hooks) {
   if (job.language.compile.empty()) return inner_.Run(job, hooks);
   CR_ASSIGN_OR_RETURN(BuiltProgram build, Build(job, hooks));

@@ -254,6 +254,17 @@ std::unique_ptr<PooledContainer> WarmPool::Take(const JobSpec& job) {
   return got;
 }
 
+std::unique_ptr<PooledContainer> WarmPool::TakeOrPrepare(const JobSpec& job) {
+  if (std::unique_ptr<PooledContainer> idle = Take(job)) return idle;
+  if (!Eligible(job)) return nullptr;
+  auto made = Prepare(TemplateOf(job, ""));
+  if (!made.ok()) {
+    spdlog::warn("pool: prepare a container for a series: {}", made.status().ToString());
+    return nullptr;
+  }
+  return std::move(*made);
+}
+
 void WarmPool::Retire(std::unique_ptr<PooledContainer> container) {
   if (!container) return;
   {

@@ -31,9 +31,18 @@ void JobExecutor::RunJudged(Attempt& attempt, JobChannel& channel) {
   }
   isolation::RunHooks hooks;
   hooks.cancel = &channel.cancel_token();
+  // A series' cases stream their output as RunSpec's jobs do.
+  isolation::RunHooks series_hooks = hooks;
+  series_hooks.on_output = [&channel](engine::StreamId s, std::string_view bytes) {
+    channel.PublishOutput(s == engine::StreamId::kStderr, bytes);
+  };
   judge::Judgement judged = deps_.judge->Judge(
       attempt.spec, *attempt.judge, hooks,
-      [&](const isolation::JobSpec& job) { return RunSpec(job, channel, attempt.fail_fast); });
+      [&](const isolation::JobSpec& job) { return RunSpec(job, channel, attempt.fail_fast); },
+      [&](const isolation::JobSpec& program, const std::vector<isolation::SeriesCase>& cases,
+          const isolation::SeriesGoOn& go_on) {
+        return deps_.runner->RunSeries(program, cases, series_hooks, go_on);
+      });
   attempt.result = std::move(judged.result);
   attempt.judgement = std::move(judged);
 }

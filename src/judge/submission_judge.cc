@@ -36,13 +36,23 @@ isolation::RunResult DecidingResult(const std::vector<CaseReport>& cases) {
   return deciding != nullptr ? deciding->result : isolation::RunResult{};
 }
 
+// Whether `plan`'s cases may run as a series: two or more, none with files
+// of its own (a series' workspace holds the program's files only).
+bool SeriesFits(const JudgePlan& plan) {
+  if (plan.cases.size() < 2) return false;
+  for (const TestCase& c : plan.cases) {
+    if (!c.files.empty()) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
-CaseReport SubmissionJudge::RunCase(const isolation::JobSpec& case_job, const TestCase& c,
-                                    const MatchRule& rule, const CaseRunner& run) const {
+CaseReport SubmissionJudge::ReportOf(isolation::RunResult result, const std::string& case_id,
+                                     const TestCase& c, const MatchRule& rule) const {
   CaseReport report;
-  report.result = run(case_job);
-  builder_.DiscardOutput(case_job.id);
+  report.result = std::move(result);
+  builder_.DiscardOutput(case_id);
   report.result.artifacts.clear();
   report.result.artifacts_skipped.clear();
   report.verdict =
@@ -64,7 +74,8 @@ std::string CaseJobId(const std::string& job_id, size_t n) {
 }
 
 Judgement SubmissionJudge::Judge(const isolation::JobSpec& job, const JudgePlan& plan,
-                                 const isolation::RunHooks& hooks, const CaseRunner& run) const {
+                                 const isolation::RunHooks& hooks, const CaseRunner& run,
+                                 const SeriesRunner& series) const {
   Judgement out;
   isolation::JobSpec program = job;
   std::optional<isolation::CompileOutcome> compiled;
@@ -87,19 +98,37 @@ Judgement SubmissionJudge::Judge(const isolation::JobSpec& job, const JudgePlan&
     wall_ms = build->outcome.metrics.wall_ms;
     compiled = std::move(build->outcome);
   }
-  std::vector<Verdict> verdicts;
   bool stopped = false;
-  for (size_t i = 0; i < plan.cases.size(); ++i) {
-    CaseReport report;
-    if (!stopped) {
-      report = RunCase(CaseJob(program, plan.cases[i], i + 1), plan.cases[i], plan.rule, run);
-      wall_ms += report.result.metrics.wall_ms;
-      const bool failed = report.verdict != Verdict::kAccepted;
-      stopped = EndsTheJudging(report.result) || (failed && plan.stop_at_first_failure);
-    }
-    verdicts.push_back(report.verdict);
+  // Each case's report, once its run is known; whether judging stops there.
+  auto take = [&](isolation::RunResult result) {
+    const size_t i = out.cases.size();
+    CaseReport report =
+        ReportOf(std::move(result), CaseJobId(program.id, i + 1), plan.cases[i], plan.rule);
+    wall_ms += report.result.metrics.wall_ms;
+    const bool failed = report.verdict != Verdict::kAccepted;
+    stopped = EndsTheJudging(report.result) || (failed && plan.stop_at_first_failure);
     out.cases.push_back(std::move(report));
+    return !stopped;
+  };
+  if (series && SeriesFits(plan)) {
+    std::vector<isolation::SeriesCase> cases;
+    for (size_t i = 0; i < plan.cases.size(); ++i) {
+      const TestCase& c = plan.cases[i];
+      cases.push_back({CaseJobId(program.id, i + 1), c.stdin_data, c.args, c.limits});
+    }
+    // The results come through `take`, as each case ends.
+    (void)series(program, cases, [&](isolation::RunResult r) { return take(std::move(r)); });
   }
+  while (out.cases.size() < plan.cases.size()) {
+    const size_t i = out.cases.size();
+    if (stopped) {
+      out.cases.emplace_back();  // Skipped.
+      continue;
+    }
+    take(run(CaseJob(program, plan.cases[i], i + 1)));
+  }
+  std::vector<Verdict> verdicts;
+  for (const CaseReport& c : out.cases) verdicts.push_back(c.verdict);
   out.verdict = OverallVerdict(verdicts);
   out.result = DecidingResult(out.cases);
   out.result.compile = std::move(compiled);

@@ -69,22 +69,45 @@ TEST_F(JudgeTest, ACppProgramIsBuiltOnceAndEachCaseGetsItsOwnVerdict) {
   EXPECT_EQ(r["compile"]["status"], "succeeded");
 }
 
-TEST_F(JudgeTest, NoCaseFindsWhatAnotherCaseLeftBehind) {
-  // The first case leaves files wherever it may write and a process in a
-  // session of its own; the second looks for them.
-  const std::string program = R"py(import os, subprocess, sys
+// A case that leaves what it can wherever it can: files in every writable
+// place (one in a directory it took its own rights from), a process in a
+// session of its own, System V shared memory, a message queue and a
+// semaphore set, and a POSIX message queue (refused: nothing could list
+// it to clear it). Or ("deep") a tree deeper than init clears. Each case
+// says on stderr which container it ran in (its root mount, whose overlay
+// directories are the container's own: every container's hostname is
+// "sandbox") and its pid, and what it found on stdout.
+constexpr const char* kLeaverPy = R"py(import ctypes, hashlib, os, subprocess, sys
+libc = ctypes.CDLL(None, use_errno=True)
 what = sys.stdin.read().strip()
-places = ["/tmp/left", "/output/left", "/workspace/left"]
+places = ["/tmp/left", "/tmp/locked/left", "/output/left", "/workspace/left"]
+root = [l for l in open("/proc/self/mountinfo") if l.split()[4] == "/"]
+print("host", hashlib.sha256("".join(root).encode()).hexdigest()[:16], file=sys.stderr)
+print("pid", os.getpid(), file=sys.stderr)
 if what == "leave":
+    os.makedirs("/tmp/locked")
     for p in places:
         try:
             open(p, "w").write("x")
         except OSError:
             pass
+    os.chmod("/tmp/locked", 0)
     subprocess.Popen(["sleep", "60"], start_new_session=True)
+    print("shm", libc.shmget(0x1234, 4096, 0o1600) >= 0, file=sys.stderr)
+    print("msg", libc.msgget(0x1235, 0o1600) >= 0, file=sys.stderr)
+    print("sem", libc.semget(0x1236, 1, 0o1600) >= 0, file=sys.stderr)
+    q = libc.mq_open(b"/left", os.O_CREAT | os.O_RDWR, 0o600, None)
+    print("mq", q, ctypes.get_errno(), file=sys.stderr)
+    print("left")
+elif what == "deep":
+    d = "/tmp"
+    for _ in range(70):
+        d += "/x"
+        os.mkdir(d)
     print("left")
 else:
-    found = [p for p in places if os.path.exists(p)]
+    found = [p for p in places if os.path.lexists(p)]
+    found += [d + "/" + n for d in ("/tmp", "/output") if os.path.isdir(d) for n in os.listdir(d)]
     sleepers = 0
     for pid in os.listdir("/proc"):
         if pid.isdigit():
@@ -92,12 +115,56 @@ else:
                 sleepers += b"sleep" in open("/proc/%s/cmdline" % pid, "rb").read()
             except OSError:
                 pass
-    print("found", found, "sleepers", sleepers)
+    ipc = sum(len(open("/proc/sysvipc/" + k).readlines()) - 1 for k in ("shm", "msg", "sem"))
+    print("found", sorted(set(found)), "sleepers", sleepers, "ipc", ipc)
 )py";
+
+// The value of line `key` a case printed on stderr ("" if none).
+std::string StderrField(const json& c, const std::string& key) {
+  const std::string err = c.value("stderr", std::string());
+  size_t at = err.find(key + " ");
+  if (at == std::string::npos) return "";
+  at += key.size() + 1;
+  return err.substr(at, err.find('\n', at) - at);
+}
+// Which container a case ran in.
+std::string HostOf(const json& c) { return StderrField(c, "host"); }
+
+TEST_F(JudgeTest, NoCaseFindsWhatAnotherCaseLeftBehind) {
   json r = RunUncached(
-      "python", program,
-      {{"cases", json::array({CaseOf("leave", "left"), CaseOf("look", "found [] sleepers 0")})}});
-  EXPECT_EQ(Verdicts(r), (std::vector<std::string>{"accepted", "accepted"})) << r.dump();
+      "python", kLeaverPy,
+      {{"cases", json::array({CaseOf("leave", "left"), CaseOf("look", "found [] sleepers 0 ipc 0"),
+                              CaseOf("look", "found [] sleepers 0 ipc 0")})}});
+  EXPECT_EQ(Verdicts(r), (std::vector<std::string>{"accepted", "accepted", "accepted"}))
+      << r.dump();
+  const json& cases = r["judge"]["cases"];
+  ASSERT_EQ(cases.size(), 3u) << r.dump();
+  // They ran in one container, one after another: what the first left
+  // was cleared, not merely out of reach in another container.
+  EXPECT_NE(HostOf(cases[0]), "");
+  EXPECT_EQ(HostOf(cases[1]), HostOf(cases[0])) << r.dump();
+  EXPECT_EQ(HostOf(cases[2]), HostOf(cases[0])) << r.dump();
+  // Pids go on counting in the one PID namespace.
+  EXPECT_GT(std::stoi(StderrField(cases[1], "pid")), std::stoi(StderrField(cases[0], "pid")));
+  const std::string left = cases[0]["stderr"];
+  for (const char* made : {"shm True", "msg True", "sem True"}) {
+    EXPECT_NE(left.find(made), std::string::npos) << made << " in " << left;
+  }
+  EXPECT_NE(left.find("mq -1 1\n"), std::string::npos) << "mq_open must fail with EPERM: " << left;
+}
+
+TEST_F(JudgeTest, ACaseInitCannotClearAfterSendsTheRestToFreshContainers) {
+  json r = RunUncached(
+      "python", kLeaverPy,
+      {{"cases", json::array({CaseOf("deep", "left"), CaseOf("look", "found [] sleepers 0 ipc 0"),
+                              CaseOf("look", "found [] sleepers 0 ipc 0")})}});
+  EXPECT_EQ(Verdicts(r), (std::vector<std::string>{"accepted", "accepted", "accepted"}))
+      << r.dump();
+  const json& cases = r["judge"]["cases"];
+  ASSERT_EQ(cases.size(), 3u) << r.dump();
+  EXPECT_NE(HostOf(cases[0]), "");
+  EXPECT_NE(HostOf(cases[1]), HostOf(cases[0])) << r.dump();
+  EXPECT_NE(HostOf(cases[2]), HostOf(cases[1])) << "after the series, each case runs alone";
 }
 
 TEST_F(JudgeTest, AProgramThatDoesNotCompileRunsNoCase) {

@@ -56,9 +56,12 @@ class AttachedContainer {
   // only with `wake_on_cancel`) or `deadline` passed (kTimedOut).
   Wake WaitDone(Clock::time_point deadline, bool wake_on_cancel = true);
   // The output is known complete (end markers seen) though the stream is
-  // still open: WaitDone answers kDone from now on. Sticky.
+  // still open: WaitDone answers kDone from now on, until ClearComplete.
   void MarkComplete();
   bool complete() const;
+  // The next case of a series is about to start in the container: its own
+  // end markers are still to come.
+  void ClearComplete();
 
   // Wakes every waiter with kCancelled (unless the stream is done). Sticky.
   void Cancel();

@@ -57,6 +57,10 @@ class CompilingRunner : public JobRunner {
   CompilingRunner(JobRunner& inner, std::string artifacts_root);
 
   StatusOr<RunResult> Run(const JobSpec& job, const RunHooks& hooks) override;
+  // The inner runner's series, for a program that compiles no more (built
+  // already: RunStepOf, or an interpreted language); none otherwise.
+  size_t RunSeries(const JobSpec& program, const std::vector<SeriesCase>& cases,
+                   const RunHooks& hooks, const SeriesGoOn& go_on) override;
 
   // The compile step of `job` (its language compiles), run with `hooks`'
   // cancel token. Errors are the inner runner's (an engine it cannot reach).

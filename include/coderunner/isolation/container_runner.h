@@ -83,6 +83,15 @@ class ContainerRunner : public JobRunner {
   // (Unavailable), so the job never ran and the caller may answer 503.
   StatusOr<RunResult> Run(const JobSpec& job, const RunHooks& hooks = {}) override;
 
+  // With a pool: the cases run one after another in one pooled container
+  // (go mode "more", then "last"), each a fresh process; coderunner-init
+  // clears what each left before the next may start, and the series stops
+  // early (for the caller to run the rest one by one) when it could not,
+  // or when a case's end did not come from init. Only when every case
+  // fits the same pooled container shape, and only under runc.
+  size_t RunSeries(const JobSpec& program, const std::vector<SeriesCase>& cases,
+                   const RunHooks& hooks, const SeriesGoOn& go_on) override;
+
   // Uses `pool` (nullptr: none) for eligible jobs from now on. Call before
   // the first Run; the pool must outlive this runner's use of it.
   void set_pool(WarmPool* pool) { pool_ = pool; }
@@ -171,6 +180,15 @@ class ContainerRunner : public JobRunner {
                                        Status why, Clock::time_point t0);
   StatusOr<RunResult> RunPooled(const JobSpec& job, const RunHooks& hooks,
                                 std::unique_ptr<PooledContainer> warm);
+  // How one case of a series went in pooled container `c`.
+  struct SeriesStep {
+    std::optional<RunResult> result;  // None: init did not report it (run it elsewhere).
+    bool reusable = false;            // The next case may run in `c`.
+  };
+  // Runs case `job` in `c`, whose workspace holds the program; `last`: no
+  // case follows it there.
+  SeriesStep RunSeriesCase(const JobSpec& job, bool last, const RunHooks& hooks,
+                           PooledContainer& c);
   // Waits for the stream (cold path), calls `start`, then waits for the
   // end, the deadline or a cancel, and stops the container on the latter
   // two (SIGUSR1 to init, then SIGKILL).

@@ -4,7 +4,9 @@
 #define CODERUNNER_ISOLATION_JOB_RUNNER_H_
 
 #include <functional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "coderunner/common/status.h"
 #include "coderunner/engine/stream_demux.h"
@@ -22,6 +24,19 @@ struct RunHooks {
   CancelToken* cancel = nullptr;
 };
 
+// One case of a series (JobRunner::RunSeries): what differs from the
+// program's own job.
+struct SeriesCase {
+  std::string id;
+  std::string stdin_data;
+  std::vector<std::string> args;
+  Limits limits;
+};
+
+// Takes each case's result of a series as it ends, and says whether to run
+// the next.
+using SeriesGoOn = std::function<bool(RunResult result)>;
+
 // Implementations: ContainerRunner (container_runner.h) and NativeRunner
 // (native_runner.h). Thread-safe: any number of Run calls may proceed at
 // once.
@@ -35,6 +50,20 @@ class JobRunner {
   // engine was unreachable: Unavailable), so the caller may retry or
   // answer 503.
   virtual StatusOr<RunResult> Run(const JobSpec& job, const RunHooks& hooks) = 0;
+
+  // Runs `cases` of `program` (its language, code, files and policy; each
+  // case a fresh process with its own id, stdin, args and limits) in turn,
+  // handing each result to `go_on` as the case ends, and stops when it
+  // says so. Returns how many cases ran, from the first. A runner may run
+  // them all in one container (ContainerRunner), or fewer than `go_on`
+  // asked for, none at all, when it cannot go on: the caller then runs the
+  // rest with Run, each in a container of its own. The default has no
+  // series path.
+  virtual size_t RunSeries(const JobSpec& program, const std::vector<SeriesCase>& cases,
+                           const RunHooks& hooks, const SeriesGoOn& go_on) {
+    (void)program, (void)cases, (void)hooks, (void)go_on;
+    return 0;
+  }
 };
 
 }  // namespace coderunner::isolation

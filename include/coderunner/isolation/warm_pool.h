@@ -87,6 +87,10 @@ class WarmPool {
   // An idle container of `job`'s shape, or nullptr (a miss: the shape's
   // target rises, and an unknown shape is learned).
   std::unique_ptr<PooledContainer> Take(const JobSpec& job);
+  // For a series (ContainerRunner::RunSeries): an idle container of
+  // `job`'s shape, else one prepared now (blocking: about a cold job's
+  // start). nullptr when the pool is stopped or none could be prepared.
+  std::unique_ptr<PooledContainer> TakeOrPrepare(const JobSpec& job);
   // Gives back a used container: it, its FIFO and directories are removed
   // in the background.
   void Retire(std::unique_ptr<PooledContainer> container);

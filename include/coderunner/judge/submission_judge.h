@@ -1,9 +1,13 @@
 // SubmissionJudge: one program judged against its test cases.
 //
 // A compiled language's program is built once (CompilingRunner::Build);
-// then every case runs as a job of its own, in a fresh container with a
-// fresh workspace, /tmp and /output, under the job's policy and the case's
-// limits: no case sees another's files or processes. Each case's stdout is
+// then its cases run as a series in one container where the runner can
+// (JobRunner::RunSeries: each case a fresh process, and coderunner-init
+// clears every process, /tmp, /output and IPC object a case left before
+// the next starts), and otherwise each as a job of its own, in a fresh
+// container with a fresh workspace, /tmp and /output. Either way under the
+// job's policy and the case's limits: no case sees another's files or
+// processes. Each case's stdout is
 // compared with its expected output (OutputMatches) and given a verdict
 // (VerdictOf); the submission's verdict is the first case's that is not
 // accepted (OverallVerdict).
@@ -15,6 +19,7 @@
 #include <vector>
 
 #include "coderunner/isolation/compiling_runner.h"
+#include "coderunner/isolation/job_runner.h"
 #include "coderunner/isolation/job_spec.h"
 #include "coderunner/judge/output_match.h"
 #include "coderunner/judge/verdict.h"
@@ -68,6 +73,11 @@ struct Judgement {
 // Runs one case's job. The caller's runner, with its own engine retries,
 // output hooks and cancel token (JobExecutor::RunSpec).
 using CaseRunner = std::function<isolation::RunResult(const isolation::JobSpec& job)>;
+// Runs cases of a program as a series (JobRunner::RunSeries, with the
+// caller's output hooks and cancel token); may run fewer than asked.
+using SeriesRunner = std::function<size_t(const isolation::JobSpec& program,
+                                          const std::vector<isolation::SeriesCase>& cases,
+                                          const isolation::SeriesGoOn& go_on)>;
 
 // Thread-safe: Judge keeps no state between calls.
 class SubmissionJudge {
@@ -75,17 +85,21 @@ class SubmissionJudge {
   // `builder` builds compiled languages' programs; it must outlive this.
   explicit SubmissionJudge(isolation::CompilingRunner& builder) : builder_(builder) {}
 
-  // Judges `job` (its code, files and limits) against `plan`. Each case
-  // runs through `run` as job `<job.id>-case-<n>` (n from 1), whose
-  // collected /output is removed. `hooks`' cancel token also stops the
-  // build. A case that cannot start for our reasons (the engine) is
-  // internal_error, never the program's fault.
+  // Judges `job` (its code, files and limits) against `plan`. Cases with
+  // no files of their own go to `series` first (when set, and there are
+  // two or more); whatever it did not run runs through `run`. Case n
+  // (from 1) is job `<job.id>-case-<n>`, whose collected /output is
+  // removed. `hooks`' cancel token also stops the build. A case that
+  // cannot start for our reasons (the engine) is internal_error, never the
+  // program's fault.
   Judgement Judge(const isolation::JobSpec& job, const JudgePlan& plan,
-                  const isolation::RunHooks& hooks, const CaseRunner& run) const;
+                  const isolation::RunHooks& hooks, const CaseRunner& run,
+                  const SeriesRunner& series = nullptr) const;
 
  private:
-  CaseReport RunCase(const isolation::JobSpec& case_job, const TestCase& c, const MatchRule& rule,
-                     const CaseRunner& run) const;
+  // The report of case `c` from its run's `result`.
+  CaseReport ReportOf(isolation::RunResult result, const std::string& case_id, const TestCase& c,
+                      const MatchRule& rule) const;
 
   isolation::CompilingRunner& builder_;
 };

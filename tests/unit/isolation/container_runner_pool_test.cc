@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -220,6 +221,90 @@ TEST_F(ContainerRunnerPoolTest, EligibleJobRunsInTheWarmContainer) {
     }
     EXPECT_EQ(pool_->GetStats().hits, 1u);
     // The used container is removed (in the background).
+    EXPECT_TRUE(engine_->WaitForRequest("DELETE", kRemove));
+  }
+}
+
+// A series' trailer: the case's exit code and whether init cleared up
+// after it (reusable).
+std::string SeriesTrailer(const std::string& nonce, int exit_code, bool reusable) {
+  return "\x1e"
+         "coderunner-init {\"exit_code\":" +
+         std::to_string(exit_code) +
+         ",\"wall_us\":9000,\"cpu_us\":4000,\"reusable\":" + (reusable ? "1" : "0") +
+         ",\"eof\":\"" + nonce + "\"}\n";
+}
+
+TEST_F(ContainerRunnerPoolTest, ASeriesRunsItsCasesInOneContainerWhileInitSaysItMay) {
+  struct Row {
+    const char* name;
+    std::vector<bool> reusable;  // What init says after each case it runs.
+    size_t go_on_until;          // go_on answers false after this many cases.
+    size_t ran;
+    std::vector<std::string> modes;  // Of each go message sent.
+  };
+  const Row rows[] = {
+      {"every case", {true, true, false}, 3, 3, {"more", "more", "last"}},
+      {"init could not clear after the first", {false}, 3, 1, {"more"}},
+      {"the caller stops after the second", {true, true}, 2, 2, {"more", "more"}},
+  };
+  const std::vector<std::string> stdins = {"a\n", "", "c\n"};
+  for (const Row& row : rows) {
+    SCOPED_TRACE(row.name);
+    Reset();
+    pool_->Start({job_});
+    ASSERT_TRUE(Eventually([&] { return pool_->GetStats().idle == 1; }));
+    const std::string fifo = OnlySlotFifo(root_ + "/pool");
+    ASSERT_FALSE(fifo.empty());
+    const std::string stdin_file =
+        std::filesystem::path(fifo).parent_path().string() + "/" + std::string(kStdinFile);
+    // coderunner-init: each go, then the case's stdin echoed, its markers.
+    std::vector<std::string> modes, seen_stdin;
+    std::thread init([&] {
+      for (size_t i = 0; i < row.reusable.size(); ++i) {
+        std::optional<std::string> go = ReadGo(fifo);
+        if (!go) return;
+        size_t a = go->find('\0');
+        size_t b = go->find('\0', a + 1);
+        size_t m = go->find('\0', b + 1);
+        const std::string nonce = go->substr(a + 1, b - a - 1);
+        modes.push_back(go->substr(b + 1, m - b - 1));
+        std::ifstream in(stdin_file);
+        seen_stdin.push_back(std::string(std::istreambuf_iterator<char>(in), {}));
+        engine_->PushAttach(
+            MuxFrame(1, "case " + std::to_string(i + 1) + "\n" + StdoutEndMarker(nonce)) +
+            MuxFrame(2, SeriesTrailer(nonce, 0, row.reusable[i])));
+      }
+    });
+    std::vector<SeriesCase> cases;
+    for (size_t i = 0; i < 3; ++i) {
+      SeriesCase c;
+      c.id = "job-1-case-" + std::to_string(i + 1);
+      c.stdin_data = stdins[i];
+      c.limits = job_.limits;
+      cases.push_back(c);
+    }
+    std::vector<RunResult> results;
+    size_t ran = runner_->RunSeries(job_, cases, {}, [&](RunResult r) {
+      results.push_back(std::move(r));
+      return results.size() < row.go_on_until;
+    });
+    init.join();
+    EXPECT_EQ(ran, row.ran);
+    EXPECT_EQ(modes, row.modes);
+    ASSERT_EQ(results.size(), row.ran);
+    for (size_t i = 0; i < results.size(); ++i) {
+      EXPECT_EQ(results[i].status, RunStatus::kSucceeded) << results[i].error.ToString();
+      EXPECT_EQ(results[i].stdout_data, "case " + std::to_string(i + 1) + "\n");
+      // Each case's own stdin, never an earlier case's.
+      EXPECT_EQ(seen_stdin[i], stdins[i]);
+    }
+    // One container for the whole series: no create but the pool's.
+    for (const std::string& request : engine_->Seen()) {
+      if (request.rfind("POST /containers/create", 0) != 0) continue;
+      EXPECT_EQ(request.rfind(kPoolCreate, 0), 0u) << request;
+    }
+    EXPECT_EQ(pool_->GetStats().hits, 1u);
     EXPECT_TRUE(engine_->WaitForRequest("DELETE", kRemove));
   }
 }

@@ -221,5 +221,94 @@ TEST_F(SubmissionJudgeTest, AnInterpretedProgramRunsItsCasesWithoutABuild) {
   EXPECT_FALSE(j.result.compile.has_value());
 }
 
+// A series runner that runs the first `runs` cases (echoing their stdin)
+// and then cannot go on, as a container whose case left what init could
+// not clear.
+struct FakeSeries {
+  size_t runs = 0;
+  int calls = 0;
+  std::vector<isolation::SeriesCase> asked;
+  std::vector<std::string> program_files;
+
+  size_t operator()(const JobSpec& program, const std::vector<isolation::SeriesCase>& cases,
+                    const isolation::SeriesGoOn& go_on) {
+    ++calls;
+    asked = cases;
+    for (const auto& f : program.files) program_files.push_back(f.path);
+    size_t ran = 0;
+    while (ran < cases.size() && ran < runs) {
+      ++ran;
+      if (!go_on(BuildRunner::Succeeded(cases[ran - 1].stdin_data))) break;
+    }
+    return ran;
+  }
+};
+
+TEST_F(SubmissionJudgeTest, CasesRunAsASeriesWhereTheRunnerCanAndOneByOneAfter) {
+  struct Row {
+    const char* name;
+    std::vector<TestCase> cases;
+    size_t series_runs;
+    bool stop_at_first_failure;
+    int series_calls;   // 0: the series was not even asked.
+    size_t one_by_one;  // Cases run each as a job of its own.
+    std::vector<Verdict> want;
+  };
+  const Verdict kA = Verdict::kAccepted, kW = Verdict::kWrongAnswer, kS = Verdict::kSkipped;
+  const std::vector<TestCase> three = {Case("1", "1"), Case("2", "2"), Case("3", "x")};
+  std::vector<TestCase> with_files = three;
+  with_files[2].files = {{"in.txt", "data"}};
+  const Row rows[] = {
+      {"all in the series", three, 3, false, 1, 0, {kA, kA, kW}},
+      {"the series could not go on after one", three, 1, false, 1, 2, {kA, kA, kW}},
+      {"the series ran none", three, 0, false, 1, 3, {kA, kA, kW}},
+      {"a failure stops the series and skips the rest",
+       {Case("1", "x"), Case("2", "2"), Case("3", "3")},
+       3,
+       true,
+       1,
+       0,
+       {kW, kS, kS}},
+      {"a case with files of its own: no series", with_files, 3, false, 0, 3, {kA, kA, kW}},
+      {"one case: no series", {Case("1", "1")}, 3, false, 0, 1, {kA}},
+  };
+  for (const Row& row : rows) {
+    SCOPED_TRACE(row.name);
+    cases_.clear();
+    JudgePlan plan;
+    plan.cases = row.cases;
+    plan.stop_at_first_failure = row.stop_at_first_failure;
+    FakeSeries series;
+    series.runs = row.series_runs;
+    isolation::CompilingRunner builder(build_, root_);
+    SubmissionJudge judge(builder);
+    Judgement j = judge.Judge(
+        CppJob(), plan, isolation::RunHooks{},
+        [&](const JobSpec& c) {
+          cases_.push_back(c);
+          return Echo(c);
+        },
+        std::ref(series));
+    EXPECT_EQ(series.calls, row.series_calls);
+    EXPECT_EQ(cases_.size(), row.one_by_one);
+    std::vector<Verdict> got;
+    for (const CaseReport& c : j.cases) got.push_back(c.verdict);
+    EXPECT_EQ(got, row.want);
+    if (series.calls == 0) continue;
+    // Every case, with its own id, stdin and limits; the program with its build.
+    ASSERT_EQ(series.asked.size(), row.cases.size());
+    for (size_t i = 0; i < series.asked.size(); ++i) {
+      EXPECT_EQ(series.asked[i].id, CaseJobId("job-1", i + 1));
+      EXPECT_EQ(series.asked[i].stdin_data, row.cases[i].stdin_data);
+      EXPECT_EQ(series.asked[i].limits.timeout_ms, row.cases[i].limits.timeout_ms);
+    }
+    EXPECT_EQ(series.program_files, (std::vector<std::string>{"lib.h", "main"}));
+    // The ones after the series are the next cases, in order.
+    for (size_t k = 0; k < cases_.size(); ++k) {
+      EXPECT_EQ(cases_[k].id, CaseJobId("job-1", row.series_runs + k + 1));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace coderunner::judge
