@@ -1,5 +1,7 @@
 #include "coderunner/common/status.h"
 
+#include "coderunner/common/utf8.h"
+
 namespace coderunner {
 
 std::string_view StatusCodeName(StatusCode code) {
@@ -29,6 +31,9 @@ std::string_view StatusCodeName(StatusCode code) {
 Status::Status(StatusCode code, std::string message, std::string reason)
     : code_(code), message_(std::move(message)), reason_(std::move(reason)) {
   if (reason_.empty() && code_ != StatusCode::kOk) reason_ = std::string(StatusCodeName(code_));
+  // Messages quote what programs print (a compiler's, init's): every
+  // error JSON puts them in as they are, and a JSON string must be UTF-8.
+  if (!IsValidUtf8(message_)) message_ = SanitizeUtf8(message_);
 }
 
 Status Status::WithContext(std::string_view prefix) const {

@@ -1,8 +1,10 @@
 #include "coderunner/isolation/compiling_runner.h"
 
 #include <algorithm>
+#include <string_view>
 #include <utility>
 
+#include "coderunner/common/utf8.h"
 #include "coderunner/isolation/safe_tree.h"
 #include "coderunner/isolation/workspace.h"
 
@@ -59,7 +61,10 @@ RunResult Unbuilt(const RunResult& step, std::string headline) {
   r.compile = OutcomeOf(step);
   std::string message = std::move(headline);
   if (!r.compile->output.empty()) {
-    message += ":\n" + r.compile->output.substr(0, kCompileMessageBytes);
+    // Cut where a character ends: GCC quotes names in ‘’ (three bytes each).
+    std::string_view first = std::string_view(r.compile->output).substr(0, kCompileMessageBytes);
+    if (first.size() < r.compile->output.size()) first = first.substr(0, CompleteUtf8Prefix(first));
+    message += ":\n" + std::string(first);
   }
   r.error = FailedPreconditionError(std::move(message), kReasonCompileError);
   return r;

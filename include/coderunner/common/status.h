@@ -37,7 +37,10 @@ class Status {
  public:
   // An OK status.
   Status() = default;
-  // A status with `code`; `reason` defaults to StatusCodeName(code).
+  // A status with `code`; `reason` defaults to StatusCodeName(code). The
+  // message is kept as well-formed UTF-8: an ill-formed sequence (a cut
+  // character of a program's output it quotes) becomes U+FFFD, so that any
+  // message can go into JSON as it is.
   Status(StatusCode code, std::string message, std::string reason = "");
 
   bool ok() const { return code_ == StatusCode::kOk; }

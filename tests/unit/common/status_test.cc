@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include "coderunner/common/utf8.h"
 
 namespace coderunner {
 namespace {
@@ -140,6 +143,31 @@ TEST(StatusMacrosTest, AssignOrReturnPropagatesError) {
   auto v = AssignOrReturnUser(true);
   ASSERT_FALSE(v.ok());
   EXPECT_EQ(v.status(), ResourceExhaustedError("full", "queue_full"));
+}
+
+// A message quoting a program's output cut inside a character (as a
+// compiler's was, at 2 KiB, inside GCC's ‘) once made the service's error
+// JSON throw, and the service end: a message is always UTF-8.
+TEST(StatusTest, AMessageIsAlwaysUtf8SoAnyJsonTakesIt) {
+  struct Case {
+    const char* name;
+    std::string message;
+    std::string want;
+  };
+  const std::string quote = "\xE2\x80\x98";  // ‘
+  const Case cases[] = {
+      {"a character cut at the end", std::string(2047, 'a') + "\xE2\x80",
+       std::string(2047, 'a') + "\xEF\xBF\xBD"},
+      {"a byte that is never UTF-8", "x\xFFy", "x\xEF\xBF\xBDy"},
+      {"well-formed, kept", "error: " + quote + "x" + quote, "error: " + quote + "x" + quote},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Status s = FailedPreconditionError(c.message, "compile_error");
+    EXPECT_EQ(s.message(), c.want);
+    EXPECT_TRUE(IsValidUtf8(s.WithContext("job").message()));
+    EXPECT_NO_THROW((void)nlohmann::json({{"message", s.message()}}).dump());
+  }
 }
 
 }  // namespace

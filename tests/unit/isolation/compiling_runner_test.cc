@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "coderunner/common/utf8.h"
+
 namespace coderunner::isolation {
 namespace {
 
@@ -186,6 +188,35 @@ TEST_F(CompilingRunnerTest, AFailedBuildEndsTheJobUnrunWithTheCompilersMessages)
     ASSERT_TRUE(r->compile.has_value());
     EXPECT_EQ(r->compile->status, c.step.status);
     EXPECT_EQ(r->compile->output, c.step.stderr_data);
+  }
+}
+
+// GCC quotes names in ‘’: the first 2 KiB of its messages, in the error's
+// message, end where a character does, never inside one.
+TEST_F(CompilingRunnerTest, TheMessagesQuotedInTheErrorEndWhereACharacterEnds) {
+  struct Case {
+    const char* name;
+    std::string output;
+    std::string quoted;  // What the message ends with.
+  };
+  const std::string quote = "\xE2\x80\x98";
+  const Case cases[] = {
+      {"a quote across the cut", std::string(2047, 'a') + quote + "x", std::string(2047, 'a')},
+      {"a quote just before it", std::string(2045, 'a') + quote + "x",
+       std::string(2045, 'a') + quote},
+      {"all of it shorter", "e: " + quote + "x", "e: " + quote + "x"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    inner_.jobs.clear();
+    inner_.compile = Ended(RunStatus::kFailed, 1, c.output);
+    auto r = Run(CppJob());
+    ASSERT_TRUE(r.ok());
+    const std::string& message = r->error.message();
+    ASSERT_GE(message.size(), c.quoted.size());
+    EXPECT_EQ(message.substr(message.size() - c.quoted.size()), c.quoted);
+    EXPECT_TRUE(IsValidUtf8(message));
+    EXPECT_EQ(r->compile->output, c.output) << "the whole output stays in the result";
   }
 }
 
