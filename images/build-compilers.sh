@@ -4,7 +4,8 @@
 #   coderunner/gcc:12     the bash image's root filesystem + gcc, g++ and
 #                         libc6-dev (GCC 12): languages c and cpp
 #   coderunner/go:1.19    the same + golang-go (Go 1.19): go
-#   coderunner/java:17    the same + openjdk-17-jdk-headless: java
+#   coderunner/java:17    the same + openjdk-17-jdk-headless and libjavatuples-java
+#                         (org.javatuples, which generated Java reaches for): java
 #   coderunner/rust:1.63  the same + rustc (Rust 1.63, which links with gcc): rust
 # Each starts from the bash root filesystem images/build.sh cached (run that
 # first), so no second debootstrap is needed; each has the labels and the
@@ -28,7 +29,7 @@ names=(gcc go java rust)
 declare -A tag=([gcc]=coderunner/gcc:12 [go]=coderunner/go:1.19 [java]=coderunner/java:17
   [rust]=coderunner/rust:1.63)
 declare -A packages=([gcc]="gcc g++ libc6-dev" [go]="golang-go golang-1.19-go"
-  [java]="openjdk-17-jdk-headless" [rust]="rustc gcc libc6-dev")
+  [java]="openjdk-17-jdk-headless libjavatuples-java" [rust]="rustc gcc libc6-dev")
 # What no job's build or run reads, dropped to keep the images (and their
 # import into each engine) small: Go's prebuilt compiler internals, its
 # sources of cmd/ and its test suite; tools only people at a shell use;

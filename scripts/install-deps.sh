@@ -15,8 +15,9 @@ pkgs=(
   # host binary, run as a child of the bench; no image).
   haproxy
   podman runc runsc docker.io debootstrap python3 uidmap
-  # ToolchainDiffTest's host side: the tools the bash image holds.
-  gawk bc dc jq diffutils
+  # ToolchainDiffTest's host side: the tools the bash image holds, and the
+  # JDK and tuples library of the java image.
+  gawk bc dc jq diffutils openjdk-17-jdk-headless libjavatuples-java
   clang libclang-rt-14-dev clang-format
   # compose/ deployment, tested by scripts/compose-test.sh
   docker-compose podman-compose

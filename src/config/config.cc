@@ -23,6 +23,8 @@ constexpr char kGccImage[] = "coderunner/gcc:12";
 // the run finds it in its workspace (isolation/compiling_runner.h).
 constexpr char kCompiledOutput[] = "/output/main";
 constexpr char kCompiledProgram[] = "/workspace/main";
+// The java image's org.javatuples (Debian's libjavatuples-java).
+constexpr char kJavaTuplesJar[] = "/usr/share/java/javatuples.jar";
 
 // The built-in languages (config/coderunner.yaml shows each).
 std::vector<LanguageSpec> DefaultLanguages() {
@@ -65,15 +67,16 @@ std::vector<LanguageSpec> DefaultLanguages() {
        {"golang"},
        {"env", "CGO_ENABLED=0", "go", "build", "-o", kCompiledOutput, "{file}"}},
       // The class is Main, as on most judges; every class file of the build
-      // lands in /workspace.
+      // lands in /workspace. org.javatuples is on the class path and
+      // assertions are on (-ea), as generated Java and its tests expect.
       {"java",
        "coderunner/java:17",
        "Main.java",
-       {"java", "-cp", "/workspace", "Main"},
+       {"java", "-ea", "-cp", "/workspace:" + std::string(kJavaTuplesJar), "Main"},
        false,
        "",
        {},
-       {"javac", "-encoding", "UTF-8", "-d", "/output", "{file}"}},
+       {"javac", "-encoding", "UTF-8", "-cp", kJavaTuplesJar, "-d", "/output", "{file}"}},
       // Without its standard library's debug info: 0.4 MB, not 11.
       {"rust",
        "coderunner/rust:1.63",

@@ -1,11 +1,15 @@
 // Toolchain parity, proven on public programs: MultiPL-E's HumanEval rows in
-// JavaScript, TypeScript and bash (tests/testdata/multipl-e/, each with a
-// model's solution, right or wrong) run on the host with the developer's own
-// toolchain (node, tsx, bash, the same versions as the images) and through
-// coderunner. Every row's verdict (exit 0 or not) must agree; pass rates do
-// not matter. One engine: the programs run in the images, whatever engine
-// starts them.
+// JavaScript, TypeScript, bash, C++ and Java (tests/testdata/multipl-e/, each
+// with a model's solution, right or wrong) run on the host with the
+// developer's own toolchain (node, tsx, bash, g++ and the JDK with the
+// compiled languages' flags: the same versions as the images) and through
+// coderunner. Every row's verdict
+// (exit 0 or not) must agree; pass rates do not matter. One engine: the
+// programs run in the images, whatever engine starts them. C++ and Java
+// rows each compile twice (host and image), a second or more apiece: CI
+// takes every 8th row; CODERUNNER_TOOLCHAIN_ALL_ROWS=1 takes them all.
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,18 +33,35 @@ constexpr char kRowsDir[] = CODERUNNER_TESTDATA_DIR "/multipl-e";
 // The host's tsx, as images/node/package-lock.json pins it (scripts/install-deps.sh).
 constexpr char kHostTsx[] = "/var/cache/coderunner/host-tsx/node_modules/.bin/tsx";
 constexpr int kTimeoutS = 10;  // The jobs' default limits.timeout_ms, on both sides.
+// The cpp language's compile flags (config/coderunner.yaml), on the host.
+constexpr char kHostCpp[] = "sh -c 'g++ -O2 -std=gnu++17 -pipe -o main \"$0\" && exec ./main'";
+// The java language's build and run, on the host (libjavatuples-java).
+constexpr char kHostJava[] =
+    "sh -c 'javac -encoding UTF-8 -cp /usr/share/java/javatuples.jar -d . \"$0\" && "
+    "exec java -ea -cp .:/usr/share/java/javatuples.jar Main'";
 
 struct Toolchain {
   const char* language;  // coderunner's.
   const char* rows;      // humaneval-<rows>.jsonl.gz
   const char* file;
   std::string host_command;  // Run in an empty directory holding `file`.
+  // Every stride-th row (from the first) unless CODERUNNER_TOOLCHAIN_ALL_ROWS=1.
+  size_t stride = 1;
 };
 
 struct Row {
   std::string name;
   std::string program;
 };
+
+// Every `stride`-th of `rows`, or all of them when asked for.
+std::vector<Row> Sampled(std::vector<Row> rows, size_t stride) {
+  const char* all = getenv("CODERUNNER_TOOLCHAIN_ALL_ROWS");
+  if (stride <= 1 || (all != nullptr && std::string(all) == "1")) return rows;
+  std::vector<Row> kept;
+  for (size_t i = 0; i < rows.size(); i += stride) kept.push_back(std::move(rows[i]));
+  return kept;
+}
 
 // The first fenced block of a Markdown answer ("" if none).
 std::string FirstFence(const std::string& text) {
@@ -51,6 +72,24 @@ std::string FirstFence(const std::string& text) {
   if (close == std::string::npos) return "";
   return text.substr(body + 1, close - body - 1);
 }
+
+// `solution` cut at each of `stop_tokens` in turn (but "\n\n"), as
+// SandboxFusion's stop_token_trim does.
+std::string StopTokenTrim(std::string solution, const json& stop_tokens) {
+  if (!stop_tokens.is_array()) return solution;
+  for (const auto& token : stop_tokens) {
+    if (!token.is_string() || token == "\n\n") continue;
+    size_t at = solution.find(token.get<std::string>());
+    if (at != std::string::npos) solution.resize(at);
+  }
+  return solution;
+}
+
+// The imports SandboxFusion puts before a Java row (IMPORT_HELPER).
+constexpr char kJavaImports[] =
+    "import java.util.*;\nimport java.lang.reflect.*;\nimport org.javatuples.*;\n"
+    "import java.security.*;\nimport java.math.*;\nimport java.io.*;\n"
+    "import java.util.stream.*;\n";
 
 // A row's program as tests/testdata/multipl-e/README.md defines it.
 std::vector<Row> LoadRows(const std::string& rows, bool bash) {
@@ -73,7 +112,20 @@ std::vector<Row> LoadRows(const std::string& rows, bool bash) {
       size_t last = solution.rfind('\n');
       if (last != std::string::npos && solution.substr(last + 1) == "}") solution.resize(last);
     }
-    out.push_back({r.value("name", ""), solution + "\n" + r.value("tests", "")});
+    // C++ and Java as SandboxFusion builds a row's program
+    // (sandbox/datasets/multiple.py): the answer cut at its stop tokens,
+    // where the tests take over; Java's class Problem named Main (the java
+    // language's class, as SandboxFusion's runner has it too), after the
+    // imports MultiPL-E's Java prompts carry.
+    if (rows == "cpp" || rows == "java") solution = StopTokenTrim(solution, r["stop_tokens"]);
+    std::string program = solution + "\n" + r.value("tests", "");
+    if (rows == "java") {
+      for (size_t at; (at = program.find("class Problem {")) != std::string::npos;) {
+        program.replace(at, 15, "class Main {");
+      }
+      program = kJavaImports + program;
+    }
+    out.push_back({r.value("name", ""), program});
   }
   return out;
 }
@@ -141,8 +193,9 @@ class ToolchainDiffTest : public EngineTest {
 // verdict must agree.
 void ExpectAgreement(ToolchainDiffTest& test, const Toolchain& t) {
   ASSERT_TRUE(std::filesystem::exists(kHostTsx)) << "run scripts/install-deps.sh";
-  const std::vector<Row> rows = LoadRows(t.rows, std::string(t.rows) == "sh");
-  ASSERT_GT(rows.size(), 150u) << "rows of " << t.rows << " not found in " << kRowsDir;
+  std::vector<Row> all = LoadRows(t.rows, std::string(t.rows) == "sh");
+  ASSERT_GT(all.size(), 150u) << "rows of " << t.rows << " not found in " << kRowsDir;
+  const std::vector<Row> rows = Sampled(std::move(all), t.stride);
   std::vector<bool> host = HostVerdicts(t, rows);
   std::vector<bool> service = test.ServiceVerdicts(t, rows);
   // A row that disagrees runs once more on both sides, alone, and that run
@@ -177,6 +230,14 @@ TEST_F(ToolchainDiffTest, TypeScriptRowsEndAsUnderTsx) {
 
 TEST_F(ToolchainDiffTest, BashRowsEndAsUnderBash) {
   ExpectAgreement(*this, {"bash", "sh", "main.sh", "bash"});
+}
+
+TEST_F(ToolchainDiffTest, CppRowsEndAsUnderTheHostsGpp) {
+  ExpectAgreement(*this, {"cpp", "cpp", "main.cpp", kHostCpp, 8});
+}
+
+TEST_F(ToolchainDiffTest, JavaRowsEndAsUnderTheHostsJdk) {
+  ExpectAgreement(*this, {"java", "java", "Main.java", kHostJava, 8});
 }
 
 // The tools a generated bash script reaches for are in the bash image, and
