@@ -16,10 +16,14 @@ std::vector<Problem> LoadHumanEval(const std::string& path) {
   while (std::getline(in, line)) {
     if (line.empty()) continue;
     json p = json::parse(line);
-    out.push_back({p["task_id"], p["prompt"].get<std::string>() +
-                                     p["canonical_solution"].get<std::string>() + "\n" +
-                                     p["test"].get<std::string>() + "\ncheck(" +
-                                     p["entry_point"].get<std::string>() + ")\n"});
+    Problem problem;
+    problem.id = p["task_id"];
+    problem.solution =
+        p["prompt"].get<std::string>() + p["canonical_solution"].get<std::string>() + "\n";
+    problem.test = p["test"].get<std::string>();
+    problem.entry_point = p["entry_point"].get<std::string>();
+    problem.program = problem.solution + problem.test + "\ncheck(" + problem.entry_point + ")\n";
+    out.push_back(std::move(problem));
   }
   return out;
 }

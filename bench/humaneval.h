@@ -16,6 +16,11 @@ namespace bench {
 struct Problem {
   std::string id;
   std::string program;
+  // Its parts: prompt + canonical solution, the test (defining check) and
+  // the entry point check is called with.
+  std::string solution;
+  std::string test;
+  std::string entry_point;
 };
 
 // The problems of a HumanEval .jsonl file (uncompressed), in file order;

@@ -29,7 +29,8 @@
 //               first output, as the SDK calls, against /v1's sandbox and
 //               first execute; 20 at once; warm commands (e2b_bench.h)
 //   judge       issue 35: a C++ submission judged over 100 cases in one
-//               request against 100 separate jobs of it (judge_bench.h)
+//               request against 100 separate jobs of it; HumanEval judged,
+//               its asserts as cases, against a job a problem (judge_bench.h)
 //   fleet       issue 19: HumanEval's throughput (as above) through one
 //               node alone (--solo-server) against two nodes behind a
 //               balancer (--fleet-server), interleaved rounds; jobs/s of
@@ -561,7 +562,10 @@ int main(int argc, char** argv) {
   }
   if (o.sections.find("mcp") != std::string::npos) bench::McpLatency(c, std::min(o.jobs, 30));
   if (o.sections.find("e2b") != std::string::npos) bench::E2bLatency(o.server, 20, 20);
-  if (o.sections.find("judge") != std::string::npos) bench::JudgeCost(c, 100);
+  if (o.sections.find("judge") != std::string::npos) {
+    bench::JudgeCost(c, 100);
+    bench::HumanEvalJudged(c, LoadHumanEval(o.humaneval));
+  }
   if (o.sections.find("fleet") != std::string::npos) Fleet(o);
   return 0;
 }
