@@ -16,8 +16,8 @@ pkgs=(
   haproxy
   podman runc runsc docker.io debootstrap python3 uidmap
   # ToolchainDiffTest's host side: the tools the bash image holds, and the
-  # JDK and tuples library of the java image.
-  gawk bc dc jq diffutils openjdk-17-jdk-headless libjavatuples-java
+  # compilers of the compiled images (their versions: Go 1.19, rustc 1.63).
+  gawk bc dc jq diffutils openjdk-17-jdk-headless libjavatuples-java golang-go rustc
   clang libclang-rt-14-dev clang-format
   # compose/ deployment, tested by scripts/compose-test.sh
   docker-compose podman-compose

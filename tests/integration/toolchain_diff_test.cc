@@ -5,7 +5,8 @@
 // compiled languages' flags: the same versions as the images) and through
 // coderunner. Every row's verdict
 // (exit 0 or not) must agree; pass rates do not matter. One engine: the
-// programs run in the images, whatever engine starts them. C++ and Java
+// programs run in the images, whatever engine starts them. Go and Rust are
+// compared on programs of our own (ExpectSameEnds). C++ and Java
 // rows each compile twice (host and image), a second or more apiece: CI
 // takes every 8th row; CODERUNNER_TOOLCHAIN_ALL_ROWS=1 takes them all.
 #include <stdio.h>
@@ -165,6 +166,10 @@ class ToolchainDiffTest : public EngineTest {
            "pool: {size: 0, sizes: {javascript: 2, typescript: 2, bash: 2}}\n";
   }
 
+  HttpAnswer ExecuteUncached(const std::string& language, const std::string& code) {
+    return server_->Execute(language, code, {{"cache", false}});
+  }
+
   // Each row through coderunner, in batches: true where the job succeeded.
   std::vector<bool> ServiceVerdicts(const Toolchain& t, const std::vector<Row>& rows) {
     std::vector<bool> pass(rows.size());
@@ -238,6 +243,74 @@ TEST_F(ToolchainDiffTest, CppRowsEndAsUnderTheHostsGpp) {
 
 TEST_F(ToolchainDiffTest, JavaRowsEndAsUnderTheHostsJdk) {
   ExpectAgreement(*this, {"java", "java", "Main.java", kHostJava, 8});
+}
+
+// Programs of our own in Go and Rust (tests/testdata/compiled-diff/): each
+// built with the language's own flags by the host's Debian toolchain (the
+// images' versions) and through coderunner; how each ends must be the same.
+constexpr char kCompiledDiffDir[] = CODERUNNER_TESTDATA_DIR "/compiled-diff";
+
+struct Build {
+  const char* language;  // coderunner's, and the directory of its programs.
+  const char* file;      // The language's program file.
+  const char* version;   // `host_build`'s toolchain must say this of itself...
+  const char* version_command;
+  const char* host_build;  // sh -c: builds ./main from "$0".
+};
+
+// Runs `command`; its exit status, 128+N for signal N, -1 if it could not.
+int ExitOf(const std::string& command) {
+  int rc = std::system(command.c_str());
+  if (rc == -1) return -1;
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc);
+}
+
+// How `program` ends on the host: "compile_error", or "exit N".
+std::string HostEnd(const Build& b, const std::filesystem::path& program) {
+  char tmpl[] = "/tmp/coderunner-compiled-XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  std::filesystem::copy_file(program, dir + "/" + b.file);
+  const std::string in = "cd '" + dir + "' && ";
+  std::string end;
+  if (ExitOf(in + "sh -c '" + b.host_build + "' " + b.file + " >/dev/null 2>&1") != 0) {
+    end = "compile_error";
+  } else {
+    end = "exit " + std::to_string(ExitOf(in + "timeout -s KILL " + std::to_string(kTimeoutS) +
+                                          " ./main </dev/null >/dev/null 2>&1"));
+  }
+  std::filesystem::remove_all(dir);
+  return end;
+}
+
+// Every program of `b.language` ends the same on the host and here.
+void ExpectSameEnds(ToolchainDiffTest& test, const Build& b) {
+  ASSERT_EQ(ExitOf(std::string(b.version_command) + " 2>&1 | grep -q '" + b.version + "'"), 0)
+      << b.version_command << " is not " << b.version << ": run scripts/install-deps.sh";
+  int programs = 0;
+  for (const auto& e :
+       std::filesystem::directory_iterator(std::string(kCompiledDiffDir) + "/" + b.language)) {
+    ++programs;
+    std::ifstream in(e.path());
+    const std::string code((std::istreambuf_iterator<char>(in)), {});
+    HttpAnswer a = test.ExecuteUncached(b.language, code);
+    ASSERT_EQ(a.status, 200) << a.body;
+    const std::string here =
+        a.json["error"].is_object() && a.json["error"].value("code", "") == "compile_error"
+            ? "compile_error"
+            : "exit " + a.json["exit_code"].dump();
+    EXPECT_EQ(here, HostEnd(b, e.path())) << e.path().filename() << ": " << a.body.substr(0, 600);
+  }
+  EXPECT_GE(programs, 10) << "programs of " << b.language << " not found";
+}
+
+TEST_F(ToolchainDiffTest, GoProgramsEndAsUnderTheHostsGo) {
+  ExpectSameEnds(*this, {"go", "main.go", "go1.19", "/usr/bin/go version",
+                         "env CGO_ENABLED=0 /usr/bin/go build -o main \"$0\""});
+}
+
+TEST_F(ToolchainDiffTest, RustProgramsEndAsUnderTheHostsRustc) {
+  ExpectSameEnds(*this, {"rust", "main.rs", "rustc 1.63", "/usr/bin/rustc --version",
+                         "/usr/bin/rustc -O --edition 2021 -C strip=debuginfo -o main \"$0\""});
 }
 
 // The tools a generated bash script reaches for are in the bash image, and

@@ -1,0 +1,6 @@
+// Prints and exits 0.
+package main
+
+import "fmt"
+
+func main() { fmt.Println("hello") }

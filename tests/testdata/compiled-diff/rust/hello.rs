@@ -1,0 +1,4 @@
+// Prints and exits 0.
+fn main() {
+    println!("hello");
+}

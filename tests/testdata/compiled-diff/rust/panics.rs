@@ -1,0 +1,4 @@
+// An explicit panic: the process exits 101.
+fn main() {
+    panic!("on purpose");
+}
