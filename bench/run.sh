@@ -3,7 +3,7 @@
 #   bench/run.sh [docker|podman]     (default: docker)
 # Environment: LATENCY_JOBS (30), CLI_LOOP (0 = the whole sequential CLI
 # baseline; N = the first N, scaled), SECTIONS (latency,throughput,memory,sandboxes,data,judge,mcp,e2b,store,
-# queue, edge; queue alone needs no engine; edge stops the engine 20 s; also fleet, not in the
+# queue, packages, edge; queue alone needs no engine; edge stops the engine 20 s; also fleet, not in the
 # default: three HumanEval rounds each on two more setups, minutes), QUEUE_ARGS (queue_bench's flags, e.g.
 # "--processes 4 --workers 4 --jobs 20000 --sqlite-jobs 5000"),
 # HUMANEVAL (../shared/data/HumanEval.jsonl.gz), WAIT_JOBS (20), CONCURRENCY
@@ -19,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 engine="${1:-docker}"
-sections="${SECTIONS:-latency,throughput,memory,sandboxes,data,judge,mcp,e2b,store,queue,edge}"
+sections="${SECTIONS:-latency,throughput,memory,sandboxes,data,judge,mcp,e2b,store,queue,packages,edge}"
 # The queue ceiling (issue 19): the job store driven directly on its own
 # PostgreSQL cluster, no engine and no server.
 if [[ $sections == *queue* ]]; then
@@ -125,6 +125,17 @@ if [[ $sections == *store* && -x $pgbin/initdb ]]; then
   ports+=($sqlite_port)
   pg_node pg $pg_port bench-pg coderunner
   store_args=(--sqlite-server "http://127.0.0.1:$sqlite_port" --pg-server "http://127.0.0.1:$pg_port")
+fi
+# The packages section (issue 36): the main service installs from a PEP 503
+# index of small wheels (the tests' own), served on loopback.
+if [[ $sections == *packages* ]]; then
+  python3 tests/testdata/packages/make_python_mirror.py "$dir/mirror"
+  chmod o+x "$dir"  # Each install runs as a uid of its own below it.
+  python3 -m http.server 18194 --bind 127.0.0.1 --directory "$dir/mirror" >"$dir/mirror.log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 50); do curl -fsS http://127.0.0.1:18194/simple/ >/dev/null 2>&1 && break; sleep 0.1; done
+  echo "packages: {dir: $dir/packages, python_index_url: \"http://127.0.0.1:18194/simple/\"}" \
+    >>"$dir/config.yaml"
 fi
 source bench/fleet.sh
 build/coderunner serve --config "$dir/config.yaml" >"$dir/server.log" 2>&1 &

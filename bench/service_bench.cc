@@ -25,6 +25,9 @@
 //   mcp         issue 33: python print(1+1) through the MCP server's
 //               run_code (Streamable HTTP) against POST /v1/execute,
 //               interleaved; the p50 ratio (mcp_bench.h)
+//   packages    issue 36: a job with a package from the bench's index,
+//               cached and installed the first time, against the same job
+//               without packages, as ratios (packages_bench.h)
 //   e2b         issue 34: an E2B sandbox's creation to its first command's
 //               first output, as the SDK calls, against /v1's sandbox and
 //               first execute; 20 at once; warm commands (e2b_bench.h)
@@ -74,6 +77,7 @@
 #include "humaneval.h"
 #include "judge_bench.h"
 #include "mcp_bench.h"
+#include "packages_bench.h"
 #include "store_bench.h"
 
 extern char** environ;
@@ -566,6 +570,7 @@ int main(int argc, char** argv) {
     bench::JudgeCost(c, 100);
     bench::HumanEvalJudged(c, LoadHumanEval(o.humaneval));
   }
+  if (o.sections.find("packages") != std::string::npos) bench::PackagesCost(c, o.jobs);
   if (o.sections.find("fleet") != std::string::npos) Fleet(o);
   return 0;
 }

@@ -15,6 +15,8 @@ pkgs=(
   # host binary, run as a child of the bench; no image).
   haproxy
   podman runc runsc docker.io debootstrap python3 uidmap
+  # The service's package installs (packages.pip_command: docs/packages.md).
+  python3-pip
   # ToolchainDiffTest's host side: the tools the bash image holds, and the
   # compilers of the compiled images (their versions: Go 1.19, rustc 1.63).
   gawk bc dc jq diffutils openjdk-17-jdk-headless libjavatuples-java golang-go rustc

@@ -171,16 +171,18 @@ Config DefaultConfig() {
   // Tiers of the Execute-mode seed: free 30 s without volumes, pro 2 min,
   // business 10 min, enterprise configurable (business's 10 min by default,
   // the global memory maximum).
-  // Retained artifacts and stored output per tenant grow 8x a tier.
+  // Retained artifacts and stored output per tenant grow 8x a tier. No
+  // tier has packages of its own (its index, allow and deny lists).
+  using Names = std::vector<std::string>;
   c.tiers = {
       {"free", 30000, 268435456, false, 2, 20, 60, "", 2, 512LL << 20, 3600, 86400, 0, 256LL << 20,
-       64LL << 20},
+       64LL << 20, "", Names(), Names()},
       {"pro", 120000, 1073741824, true, 4, 100, 600, "", 10, 4LL << 30, 3600, 14 * 86400, 0,
-       2LL << 30, 512LL << 20},
+       2LL << 30, 512LL << 20, "", Names(), Names()},
       {"business", 600000, 4294967296, true, 8, 500, 3000, "", 50, 32LL << 30, 3600, 14 * 86400, 0,
-       16LL << 30, 4LL << 30},
+       16LL << 30, 4LL << 30, "", Names(), Names()},
       {"enterprise", kEnterpriseBudgetMs, c.max_limits.memory_bytes, true, 64, 10000, 60000, "",
-       1000, 1LL << 40, 3600, 14 * 86400, 0, 128LL << 30, 32LL << 30},
+       1000, 1LL << 40, 3600, 14 * 86400, 0, 128LL << 30, 32LL << 30, "", Names(), Names()},
   };
   c.languages = DefaultLanguages();
   return c;

@@ -200,6 +200,7 @@ const std::vector<Section>& Sections() {
       Sub("webhooks", &Config::webhooks, WebhooksFields()),
       Sub("artifacts", &Config::artifacts, ArtifactsFields()),
       Sub("volumes", &Config::volumes, VolumesFields()),
+      Sub("packages", &Config::packages, PackagesFields()),
       Sub("llm", &Config::llm, LlmFields()),
       Sub("intents", &Config::intents, IntentsFields()),
       Sub("ui", &Config::ui, UiFields()),

@@ -75,6 +75,20 @@ const Field<VolumesConfig> kVolumesFields[] = {
     {"max_per_tenant", &VolumesConfig::max_per_tenant, U::kCount, AtLeast(1)},
 };
 
+const Field<PackagesConfig> kPackagesFields[] = {
+    {"dir", &PackagesConfig::dir, U::kNone, {}, CheckAbsolute},
+    {"python_index_url", &PackagesConfig::python_index_url, U::kNone, {}, CheckHttpUrl},
+    {"pip_command", &PackagesConfig::pip_command},
+    {"python_version", &PackagesConfig::python_version},
+    {"python_platforms", &PackagesConfig::python_platforms},
+    {"allow", &PackagesConfig::allow},
+    {"deny", &PackagesConfig::deny},
+    {"max_packages", &PackagesConfig::max_packages, U::kCount, Between(1, 1000)},
+    {"max_installed_bytes", &PackagesConfig::max_installed_bytes, U::kBytes, AtLeast(1 << 20)},
+    {"install_timeout_ms", &PackagesConfig::install_timeout_ms, U::kMillis, AtLeast(1000)},
+    {"max_requirements", &PackagesConfig::max_requirements, U::kCount, Between(1, 200)},
+};
+
 const Field<PoolOptions> kPoolFields[] = {
     {"enabled", &PoolOptions::enabled},
     {"size", &PoolOptions::size, U::kCount, Between(0, 64)},
@@ -204,6 +218,9 @@ const Field<TierConfig> kTierFields[] = {
      AtLeast(1)},
     {"max_retained_output_bytes", &TierConfig::max_retained_output_bytes, U::kBytes,
      AtLeast(1 << 20, "must be >= 1048576 (1 MiB)")},
+    {"python_index_url", &TierConfig::python_index_url, U::kNone, {}, CheckHttpUrl},
+    {"package_allow", &TierConfig::package_allow},
+    {"package_deny", &TierConfig::package_deny},
 };
 
 // languages.<name>; CheckLanguage checks what must be given.
@@ -244,6 +261,7 @@ std::span<const Field<FilesConfig>> FilesFields() { return kFilesFields; }
 std::span<const Field<ArtifactsConfig>> ArtifactsFields() { return kArtifactsFields; }
 std::span<const Field<VolumesConfig>> VolumesFields() { return kVolumesFields; }
 std::span<const Field<PoolOptions>> PoolFields() { return kPoolFields; }
+std::span<const Field<PackagesConfig>> PackagesFields() { return kPackagesFields; }
 std::span<const Field<StoreConfig>> StoreFields() { return kStoreFields; }
 std::span<const Field<NodeConfig>> NodeFields() { return kNodeFields; }
 std::span<const Field<JobsConfig>> JobsFields() { return kJobsFields; }

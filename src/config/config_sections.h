@@ -21,6 +21,7 @@ std::span<const Field<SandboxConfig>> SandboxFields();
 std::span<const Field<FilesConfig>> FilesFields();
 std::span<const Field<ArtifactsConfig>> ArtifactsFields();
 std::span<const Field<VolumesConfig>> VolumesFields();
+std::span<const Field<PackagesConfig>> PackagesFields();
 std::span<const Field<PoolOptions>> PoolFields();
 std::span<const Field<StoreConfig>> StoreFields();
 std::span<const Field<NodeConfig>> NodeFields();

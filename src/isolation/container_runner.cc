@@ -235,6 +235,10 @@ StatusOr<RunResult> ContainerRunner::RunCold(const JobSpec& job, const RunHooks&
 
 Status ContainerRunner::WriteJobFiles(const JobSpec& job, Workspace& ws) {
   Status written = ws.WriteFile(job.language.file, job.code);
+  if (written.ok() && !job.package_layer.empty()) {
+    written =
+        ws.CreateSymlink(kPackagesLink, std::string(kPackagesMount) + "/" + job.package_layer);
+  }
   if (written.ok() && !job.stdin_data.empty()) written = ws.WriteFile(kStdinFile, job.stdin_data);
   for (const auto& f : job.files) {
     if (!written.ok()) break;

@@ -25,6 +25,19 @@ nlohmann::json InspectMounts(const nlohmann::json& inspect) {
   return it == inspect.end() ? nlohmann::json(nullptr) : *it;
 }
 
+// Whether the engine mounted `source` at `destination`, read-only.
+bool HasReadOnlyBind(const nlohmann::json& inspect, std::string_view destination,
+                     const std::string& source) {
+  const nlohmann::json mounts = InspectMounts(inspect);
+  if (!mounts.is_array()) return false;
+  for (const auto& m : mounts) {
+    if (m.is_object() && m.value("Destination", "") == destination) {
+      return m.value("RW", true) == false && m.value("Source", "") == source;
+    }
+  }
+  return false;
+}
+
 class FilesystemIsolation : public Mechanism {
  public:
   std::string_view name() const override { return "filesystem"; }
@@ -50,6 +63,13 @@ class FilesystemIsolation : public Mechanism {
     if (!ctx.output.source.empty()) {
       host["Binds"].push_back(ctx.output.source + ":" + std::string(kOutputMount) + ":rw");
     }
+    // Every installed package layer, read-only; the job's workspace links
+    // to its own, if any. In every container, pooled ones too, whose jobs
+    // are not known when they are created.
+    if (!settings.packages_host_dir.empty()) {
+      host["Binds"].push_back(settings.packages_host_dir + ":" + std::string(kPackagesMount) +
+                              ":ro");
+    }
     // No /dev/shm at all: a shared-memory tmpfs would be a second writable
     // place that is not size-capped by our /tmp setting.
     host["IpcMode"] = "none";
@@ -62,7 +82,7 @@ class FilesystemIsolation : public Mechanism {
     }
   }
 
-  Status Verify(const PolicySettings&, const ContainerContext& ctx,
+  Status Verify(const PolicySettings& settings, const ContainerContext& ctx,
                 const nlohmann::json& inspect) const override {
     const auto& ro = InspectField(inspect, "HostConfig", "ReadonlyRootfs");
     if (ro != true) return PolicyMismatch(name(), "HostConfig.ReadonlyRootfs", true, ro);
@@ -88,6 +108,11 @@ class FilesystemIsolation : public Mechanism {
     }
     if (!workspace_ro) {
       return PolicyMismatch(name(), "Mounts[/workspace].RW", false, InspectMounts(inspect));
+    }
+    if (!settings.packages_host_dir.empty() &&
+        !HasReadOnlyBind(inspect, kPackagesMount, settings.packages_host_dir)) {
+      return PolicyMismatch(name(), "Mounts[/opt/coderunner/packages].RW", false,
+                            InspectMounts(inspect));
     }
     // Nothing but /output may be a writable mount (tmpfs mounts are not
     // listed in Mounts).

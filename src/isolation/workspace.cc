@@ -106,6 +106,15 @@ Status Workspace::WriteFile(std::string_view relative_path, std::string_view con
   return WriteWithMode(relative_path, content, max_depth, kFileMode);
 }
 
+Status Workspace::CreateSymlink(std::string_view name, const std::string& target) {
+  if (dir_fd_ < 0) return FailedPreconditionError("workspace already removed");
+  CR_ASSIGN_OR_RETURN(std::vector<std::string> parts, SplitSafeRelativePath(name, 1));
+  if (symlinkat(target.c_str(), dir_fd_, parts[0].c_str()) != 0) {
+    return ErrnoStatus("symlink " + parts[0], errno);
+  }
+  return OkStatus();
+}
+
 Status Workspace::WriteProgram(std::string_view relative_path, std::string_view content) {
   return WriteWithMode(relative_path, content, kMaxProgramDepth, kProgramMode);
 }

@@ -9,6 +9,7 @@
 #include "coderunner/isolation/job_spec.h"
 #include "coderunner/jobs/job_executor.h"
 #include "coderunner/judge/submission_judge.h"
+#include "coderunner/packages/package_installer.h"
 #include "coderunner/wire/execute_request.h"
 
 namespace coderunner::jobs {
@@ -28,6 +29,9 @@ struct JobExecutor::Attempt {
   // A judged job: its plan, and once judged, its verdicts.
   std::optional<judge::JudgePlan> judge;
   std::optional<judge::Judgement> judgement;
+  // The packages installed for it (spec.python_packages), as its result
+  // records them.
+  std::optional<packages::InstalledSet> packages;
 };
 
 }  // namespace coderunner::jobs

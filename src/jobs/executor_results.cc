@@ -1,9 +1,10 @@
-// JobExecutor's results: a judged job's run (RunJudged), and how a run's
-// result is serialized, raw for its caller and redacted for the store
-// (Serialize).
+// JobExecutor's results: a judged job's run (RunJudged), the packages a
+// job asks for (InstallPackages), and how a run's result is serialized,
+// raw for its caller and redacted for the store (Serialize).
 #include <nlohmann/json.hpp>
 
 #include "coderunner/jobs/job_executor.h"
+#include "coderunner/jobs/job_request.h"
 #include "coderunner/jobs/redactor.h"
 #include "coderunner/wire/judgement_json.h"
 #include "coderunner/wire/result_json.h"
@@ -47,6 +48,39 @@ void JobExecutor::RunJudged(Attempt& attempt, JobChannel& channel) {
   attempt.judgement = std::move(judged);
 }
 
+Status JobExecutor::InstallPackages(const store::JobRecord& record, Attempt& attempt) {
+  if (deps_.packages == nullptr) {
+    return FailedPreconditionError("this service installs no packages",
+                                   packages::kReasonPackagesUnavailable);
+  }
+  // The policy of the tier the request was accepted under, as configured now.
+  CR_ASSIGN_OR_RETURN(StoredRequest stored, ParseStoredRequest(record.request_json));
+  const config::TierConfig* tier =
+      stored.tier.empty() ? nullptr : deps_.config->FindTier(stored.tier);
+  packages::PackagePolicy policy = packages::PolicyFor(*deps_.config, tier);
+  std::vector<packages::Requirement> wanted;
+  for (const auto& text : attempt.spec.python_packages) {
+    CR_ASSIGN_OR_RETURN(packages::Requirement r, packages::ParseRequirement(text));
+    CR_RETURN_IF_ERROR(packages::CheckAllowed(policy, r.name));
+    wanted.push_back(std::move(r));
+  }
+  CR_ASSIGN_OR_RETURN(packages::InstalledSet set,
+                      deps_.packages->InstallPython(record.tenant, policy, wanted));
+  attempt.spec.package_layer = set.layer;
+  attempt.packages = std::move(set);
+  return OkStatus();
+}
+
+// The result's "packages": what was installed, exactly (name, version,
+// sha256 of the file), whether the layer was already there, and the time.
+static nlohmann::json InstalledJson(const packages::InstalledSet& set) {
+  nlohmann::json lock = nlohmann::json::array();
+  for (const auto& p : set.lock) {
+    lock.push_back({{"name", p.name}, {"version", p.version}, {"sha256", p.sha256}});
+  }
+  return {{"python", std::move(lock)}, {"cached", set.cached}, {"install_ms", set.install_ms}};
+}
+
 bool JobExecutor::Serialize(Attempt& attempt, std::string* raw_text, std::string* stored_text) {
   // The caller of /v1/execute gets the raw output (the code and its output
   // are theirs); what is stored and logged is redacted. Up to 2 MiB of
@@ -56,6 +90,7 @@ bool JobExecutor::Serialize(Attempt& attempt, std::string* raw_text, std::string
   auto result_text = [&attempt] {
     nlohmann::json j = wire::ResultToJson(attempt.spec, attempt.result, attempt.encoding);
     j["cached"] = false;
+    if (attempt.packages) j["packages"] = InstalledJson(*attempt.packages);
     if (attempt.judgement) {
       j["judge"] = wire::JudgementToJson(*attempt.judgement, attempt.encoding);
     }

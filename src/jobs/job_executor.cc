@@ -303,6 +303,14 @@ JobExecutor::Attempt JobExecutor::Prepare(const store::JobRecord& record, JobCha
       attempt.result.image = attempt.spec.language.image;
     }
   }
+  if (attempt.result.error.ok() && !attempt.spec.python_packages.empty()) {
+    Status installed = InstallPackages(record, attempt);
+    if (!installed.ok()) {
+      attempt.result.status = isolation::RunStatus::kError;
+      attempt.result.error = installed;
+      attempt.result.image = attempt.spec.language.image;
+    }
+  }
   return attempt;
 }
 

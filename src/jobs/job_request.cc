@@ -124,6 +124,8 @@ std::string CacheKey(const isolation::JobSpec& job, const std::string& tenant,
   Field(buf, std::to_string(l.cpus));
   // Only when set, so that keys of jobs without a runtime stay as they were.
   if (!job.runtime.empty()) Field(buf, "runtime=" + job.runtime);
+  // Likewise packages, in request order (the order pip is given them).
+  for (const auto& p : job.python_packages) Field(buf, "python-package=" + p);
   return Sha256Hex(buf);
 }
 

@@ -30,6 +30,7 @@ JobExecutorDeps ExecutorDepsOf(const JobServiceDeps& d, JobDispatch& dispatch,
   JobExecutorDeps e{d.config, d.store, d.hub, d.runner, d.metrics, nullptr, d.volumes, d.intents};
   e.footprint = footprint;
   e.judge = d.judge;
+  e.packages = d.packages;
   if (d.webhooks != nullptr) e.webhook_owed = std::move(webhook_owed);
   e.node = dispatch.fence_node();
   e.notices = dispatch.executor_notices();

@@ -33,6 +33,7 @@
 #include "coderunner/jobs/job_service.h"
 #include "coderunner/jobs/webhook_sender.h"
 #include "coderunner/judge/submission_judge.h"
+#include "coderunner/packages/package_installer.h"
 #include "coderunner/sandboxes/sandbox_files.h"
 #include "coderunner/sandboxes/sandbox_manager.h"
 #include "coderunner/sandboxes/sandbox_processes.h"
@@ -82,6 +83,9 @@ struct Components {
   std::unique_ptr<isolation::CompilingRunner> compiling_runner;
   // Judges requests with "cases", building compiled programs once.
   std::unique_ptr<judge::SubmissionJudge> judge;
+  // Installs jobs' packages; null when no index is configured or jobs run
+  // as host processes (native).
+  std::unique_ptr<packages::PackageInstaller> packages;
   isolation::JobRunner* job_runner() const { return compiling_runner.get(); }
   bool native() const { return cfg.code_runner.runtime == config::RunMode::kNative; }
 

@@ -84,6 +84,21 @@ void BuildNativeRunner(Components& c) {
   c.native_runner = std::make_unique<isolation::NativeRunner>(options);
 }
 
+// Packages (docs/packages.md), when an index is configured and jobs run in
+// containers: the installer, the layers bound into every container, and
+// PYTHONPATH naming the layer a job's workspace links to.
+Status BuildPackages(Components& c, isolation::PolicySettings& settings) {
+  const config::Config& cfg = c.cfg;
+  bool configured = !cfg.packages.python_index_url.empty();
+  for (const auto& t : cfg.tiers) configured |= !t.python_index_url.empty();
+  if (!configured || c.native()) return OkStatus();
+  CR_ASSIGN_OR_RETURN(c.packages, packages::MakePipInstaller(cfg.packages, *c.uids));
+  settings.packages_host_dir = cfg.packages.dir + "/layers";
+  settings.env.push_back("PYTHONPATH=" + std::string(isolation::kWorkspaceMount) + "/" +
+                         std::string(isolation::kPackagesLink) + "/python");
+  return OkStatus();
+}
+
 Status BuildEngineClients(Components& c) {
   const config::Config& cfg = c.cfg;
   c.metrics = std::make_unique<MetricsRegistry>();
@@ -106,6 +121,7 @@ Status BuildEngineClients(Components& c) {
   settings.runtime = cfg.sandbox.runtime;
   settings.nofile = cfg.sandbox.nofile;
   settings.nproc = cfg.sandbox.nproc;
+  CR_RETURN_IF_ERROR(BuildPackages(c, settings));
   c.policy = std::make_unique<isolation::ContainerPolicy>(settings, cfg.instance);
   isolation::RunnerOptions runner_options;
   runner_options.workspace_root = cfg.workspace_dir;
@@ -192,6 +208,7 @@ jobs::JobServiceDeps JobServiceDepsOf(Components& c) {
   d.volumes = c.native() ? nullptr : c.volume_service.get();
   d.intents = c.pipeline.get();
   d.judge = c.judge.get();
+  d.packages = c.packages.get();
   d.pool = c.cfg.pool.enabled && !c.native() ? c.pool.get() : nullptr;
   d.dispatch = c.dispatch.get();
   d.outbox = c.store.outbox;

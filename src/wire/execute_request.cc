@@ -6,6 +6,7 @@
 
 #include "coderunner/common/base64.h"
 #include "coderunner/isolation/file_path.h"
+#include "coderunner/packages/package_policy.h"
 
 namespace coderunner::wire {
 namespace {
@@ -95,12 +96,27 @@ Status ParseFiles(const json& files, const RequestCaps& caps, ExecuteRequest* re
   return OkStatus();
 }
 
+// "packages": {"python": ["name==version", ...]}. The entries are checked
+// against the policy where the job is built (BuildJobSpec).
+Status ParsePackages(const json& packages, ExecuteRequest* req) {
+  if (!packages.is_object()) return Bad("packages", "must be an object");
+  CR_RETURN_IF_ERROR(CheckKnown(packages, "packages.", {"python"}));
+  auto python = packages.find("python");
+  if (python == packages.end() || python->is_null()) return OkStatus();
+  if (!python->is_array()) return Bad("packages.python", "must be an array of strings");
+  for (const auto& entry : *python) {
+    if (!entry.is_string()) return Bad("packages.python", "must be an array of strings");
+    req->python_packages.push_back(entry.get<std::string>());
+  }
+  return OkStatus();
+}
+
 StatusOr<ExecuteRequest> FromJson(const json& body, const RequestCaps& caps) {
   if (!body.is_object()) return Bad("body", "must be a JSON object");
   CR_RETURN_IF_ERROR(
       CheckKnown(body, "",
                  {"language", "code", "stdin", "args", "files", "limits", "output_encoding",
-                  "inputs", "volume_id", "cases", "compare", "stop_at_first_failure"}));
+                  "inputs", "volume_id", "cases", "compare", "stop_at_first_failure", "packages"}));
   ExecuteRequest req;
   auto code = body.find("code");
   if (code == body.end() || code->is_null()) return Bad("code", "is required");
@@ -156,6 +172,9 @@ StatusOr<ExecuteRequest> FromJson(const json& body, const RequestCaps& caps) {
     }
   }
   CR_RETURN_IF_ERROR(GetString(body, "volume_id", "", &req.volume_id));
+  if (auto packages = body.find("packages"); packages != body.end() && !packages->is_null()) {
+    CR_RETURN_IF_ERROR(ParsePackages(*packages, &req));
+  }
   std::string encoding = "utf8";
   CR_RETURN_IF_ERROR(GetString(body, "output_encoding", "", &encoding));
   if (encoding == "base64") {
@@ -237,6 +256,9 @@ StatusOr<isolation::JobSpec> BuildJobSpec(const ExecuteRequest& request,
   // for), then the language (what the image needs); "" leaves it to
   // sandbox.runtime.
   job.runtime = tier != nullptr && !tier->runtime.empty() ? tier->runtime : lang->runtime;
+  CR_ASSIGN_OR_RETURN(std::vector<packages::Requirement> wanted,
+                      packages::CheckPythonRequest(request.python_packages, config, tier));
+  for (const auto& r : wanted) job.python_packages.push_back(r.Text());
   return job;
 }
 

@@ -165,6 +165,12 @@ struct TierConfig {
   // tier).
   int64_t max_retained_artifact_bytes = 256LL << 20;
   int64_t max_retained_output_bytes = 64LL << 20;
+  // Packages (PackagesConfig): this tier's own index ("" = packages.*'s),
+  // its own allowlist (empty = packages.allow), and names refused besides
+  // packages.deny.
+  std::string python_index_url;
+  std::vector<std::string> package_allow;
+  std::vector<std::string> package_deny;
 };
 
 // One API key. Only its SHA-256 is stored.
@@ -220,6 +226,33 @@ struct VolumesConfig {
   int64_t max_size_bytes = 1LL << 30;  // Largest size_bytes a volume may have. Bytes; 1 GiB.
   int max_files = 10000;               // Entries (files and directories) per volume. 10000.
   int max_per_tenant = 20;             // Volumes per tenant. 20.
+};
+
+// Packages from mirrors the operator runs (docs/packages.md). A job asks
+// for them ("packages"); the service installs them outside the job, from
+// wheels only, and mounts the result read-only.
+struct PackagesConfig {
+  // Host directory of the installed layers (layers/, mounted read-only into
+  // every container) and of installs under way (staging/). Absolute.
+  std::string dir = "/var/lib/coderunner/packages";
+  // A PEP 503 "simple" index (devpi, a proxy of PyPI, a directory of wheels
+  // behind a web server), e.g. "http://mirror:3141/root/pypi/+simple/".
+  // "" (default): no Python packages, unless a tier names its own.
+  std::string python_index_url;
+  // How the host runs pip: Debian's python3-pip by default.
+  std::vector<std::string> pip_command = {"/usr/bin/python3", "-m", "pip"};
+  // The Python that jobs run, for which pip picks wheels: its version and
+  // platform tags (pip --python-version, --platform; Debian 12's by default).
+  std::string python_version = "3.11";
+  std::vector<std::string> python_platforms = {"manylinux_2_36_x86_64", "linux_x86_64"};
+  // Project names (any case, "-", "_" and "." alike). With `allow`, only
+  // these may be installed, dependencies included; `deny` never is.
+  std::vector<std::string> allow;
+  std::vector<std::string> deny;
+  int max_packages = 50;                      // Per set, dependencies included. Count.
+  int64_t max_installed_bytes = 512LL << 20;  // One set, downloads included. Bytes.
+  int64_t install_timeout_ms = 120000;        // One install. ms.
+  int max_requirements = 20;                  // Names one request may give. Count.
 };
 
 // Webhook deliveries (a job's callback_url).
@@ -364,6 +397,7 @@ struct Config {
   FilesConfig files;
   ArtifactsConfig artifacts;
   VolumesConfig volumes;
+  PackagesConfig packages;  // packages.*
   LlmConfig llm;
   IntentsConfig intents;
   AuthConfig auth;

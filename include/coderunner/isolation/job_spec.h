@@ -57,6 +57,14 @@ struct JobSpec {
   // where the E2B SDKs expect their processes to start. It counts against
   // the memory limit like /tmp. 0: none.
   int64_t home_bytes = 0;
+  // Python packages the request asked for ("packages": {"python": [...]}),
+  // as checked requirements ("tabulate==0.9.0"); installed before the run,
+  // outside the job (coderunner/packages/package_installer.h).
+  std::vector<std::string> python_packages;
+  // The layer they were installed as: a directory name under the packages
+  // mount (kPackagesMount), linked into the workspace as kPackagesLink.
+  // "" = none.
+  std::string package_layer;
 };
 
 // RunResult::runtime of a job that ran as a host process (NativeRunner).

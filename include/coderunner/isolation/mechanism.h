@@ -23,6 +23,9 @@ namespace coderunner::isolation {
 inline constexpr char kReasonPolicyNotApplied[] = "policy_not_applied";
 
 // Fixed paths inside every container.
+// The installed package layers (packages.dir/layers), read-only; a job
+// reaches only the layer its workspace links to (kPackagesLink).
+inline constexpr std::string_view kPackagesMount = "/opt/coderunner/packages";
 inline constexpr std::string_view kWorkspaceMount = "/workspace";
 inline constexpr std::string_view kInitMount = "/.coderunner-init";
 // The job's one persistent-or-artifact writable directory.
@@ -42,6 +45,9 @@ inline constexpr std::string_view kStdinFile = ".coderunner-stdin";
 // Name of the warm pool's "go" FIFO inside a pooled container's workspace
 // (same reserved prefix).
 inline constexpr std::string_view kGoFifo = ".coderunner-go";
+// A symlink in the workspace to the job's package layer under
+// kPackagesMount (same reserved prefix); PYTHONPATH names its python/.
+inline constexpr std::string_view kPackagesLink = ".coderunner-packages";
 
 // Service-wide settings the mechanisms need besides the job.
 struct PolicySettings {
@@ -53,6 +59,9 @@ struct PolicySettings {
   // jobs; PidsLimit is the per-job bound, this only a host-wide backstop.
   int64_t nproc = 4096;
   std::string runtime;  // OCI runtime name ("" = engine default, "runsc" = gVisor).
+  // Host directory bound read-only at kPackagesMount in every container
+  // ("" = none: no packages configured).
+  std::string packages_host_dir;
 };
 
 // What backs /output, and its bounds: coderunner-init enforces them from

@@ -50,6 +50,10 @@ class Workspace {
   // first, never following a symlink).
   Status ReplaceFile(std::string_view relative_path, std::string_view content, int max_depth = 16);
 
+  // Creates a symlink `name` (a single component) to `target`, owned by
+  // root: the job follows it in its container, the service never does.
+  // An existing entry is AlreadyExists.
+  Status CreateSymlink(std::string_view name, const std::string& target);
   // The destructor leaves the directory in place (it outlives this process,
   // e.g. a stateful sandbox's). Remove() still removes it.
   void Keep() { keep_ = true; }

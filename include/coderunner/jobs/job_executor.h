@@ -20,6 +20,7 @@
 #include "coderunner/jobs/tenant_footprint.h"
 #include "coderunner/jobs/webhook_sender.h"
 #include "coderunner/judge/submission_judge.h"
+#include "coderunner/packages/package_installer.h"
 #include "coderunner/store/job_notices.h"
 #include "coderunner/store/job_store.h"
 #include "coderunner/volumes/volume_service.h"
@@ -61,6 +62,9 @@ struct JobExecutorDeps {
   // Judges requests with "cases"; nullptr: such a job ends as error
   // judge_unavailable.
   const judge::SubmissionJudge* judge = nullptr;
+  // Installs the packages a job asks for, before it runs; nullptr: such a
+  // job ends as error packages_unavailable.
+  packages::PackageInstaller* packages = nullptr;
   // Fleet mode: this node's name (config `instance`). A job it executes
   // was claimed by it (already running, owned by `node`), and every
   // Transition it makes is fenced by `node` (a lost lease refuses it).
@@ -164,6 +168,10 @@ class JobExecutor {
   // the stored request, its volume resolved again; an Attempt whose result
   // is already an error when it cannot run.
   Attempt Prepare(const store::JobRecord& record, JobChannel& channel);
+  // Installs the packages `attempt.spec` asks for (deps.packages) under the
+  // policy of the tier its request was accepted under, and links the job
+  // to their layer; the install's error otherwise.
+  Status InstallPackages(const store::JobRecord& record, Attempt& attempt);
   // Serializes `attempt`'s result into `raw_text` and, if redacting its
   // output changed anything, the redacted one into `stored_text` (returns
   // true then). Frees the result's output.

@@ -14,6 +14,7 @@
 #include "coderunner/config/config.h"
 #include "coderunner/jobs/job_channel.h"
 #include "coderunner/judge/submission_judge.h"
+#include "coderunner/packages/package_installer.h"
 #include "coderunner/store/job_store.h"
 #include "coderunner/store/webhook_outbox.h"
 #include "coderunner/wire/job_submission.h"
@@ -83,6 +84,8 @@ struct JobServiceDeps {
   IntentRunner* intents = nullptr;
   // Judges requests with "cases" (JobExecutorDeps::judge).
   const judge::SubmissionJudge* judge = nullptr;
+  // Installs a job's packages (JobExecutorDeps::packages).
+  packages::PackageInstaller* packages = nullptr;
   // The warm pool, whose containers recovery and the janitor leave alone;
   // nullptr when there is none.
   const isolation::WarmPool* pool = nullptr;

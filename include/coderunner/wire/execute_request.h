@@ -35,6 +35,9 @@ struct ExecuteRequest {
   // "cases" (and "compare", "stop_at_first_failure"): judge the program
   // against them (judge_request.h).
   std::optional<JudgeRequest> judge;
+  // "packages": {"python": [...]}: requirements as given; BuildJobSpec
+  // checks them (packages::CheckPythonRequest).
+  std::vector<std::string> python_packages;
 };
 
 // Name of the inputs file in the workspace.
@@ -75,8 +78,10 @@ StatusOr<ExecuteRequest> ExecuteRequestFromJson(const nlohmann::json& body,
 // given, supplies the maxima for timeout_ms, cpu_ms (its budget) and
 // memory_bytes (replacing limits.max) and is named in the error; `use`
 // picks the defaults (config::TierLimitBounds: Execute mode's runs default
-// to the budget). The job's runtime is the tier's runtime if set, else the
-// language's, else "" (sandbox.runtime applies).
+// to the budget). Packages are checked against the policy of packages.*
+// and the tier (packages::CheckPythonRequest's errors). The job's runtime
+// is the tier's runtime if set, else the language's, else ""
+// (sandbox.runtime applies).
 StatusOr<isolation::JobSpec> BuildJobSpec(const ExecuteRequest& request,
                                           const config::Config& config, std::string job_id,
                                           const config::TierConfig* tier = nullptr,

@@ -477,6 +477,40 @@ TEST_F(ContainerPolicyTest, VerifyRejectsEveryWeakenedSetting) {
   }
 }
 
+// With packages configured, every container binds the layers read-only,
+// and Verify refuses one whose engine mounted them writable, from
+// elsewhere, or not at all.
+TEST(ContainerPolicyPackagesTest, TheLayersAreBoundReadOnlyAndVerified) {
+  constexpr const char* kLayers = "/var/lib/coderunner/packages/layers";
+  PolicySettings settings = SampleSettings();
+  settings.packages_host_dir = kLayers;
+  ContainerPolicy policy(settings, "test");
+  JobSpec job = SampleJob();
+  ContainerContext ctx(job, kWorkspace, false, {});
+  json create = policy.BuildCreateBody(ctx);
+  EXPECT_THAT(create["HostConfig"]["Binds"].dump(),
+              HasSubstr(std::string(kLayers) + ":/opt/coderunner/packages:ro"));
+  json inspect = InspectFrom(create, kWorkspace);
+  const json layers = {{"Type", "bind"},
+                       {"Source", kLayers},
+                       {"Destination", "/opt/coderunner/packages"},
+                       {"RW", false}};
+  inspect["Mounts"].push_back(layers);
+  EXPECT_TRUE(policy.Verify(ctx, inspect).ok()) << policy.Verify(ctx, inspect).ToString();
+  const std::vector<std::pair<const char*, std::function<void(json&)>>> weakened = {
+      {"writable", [](json& m) { m["RW"] = true; }},
+      {"from elsewhere", [](json& m) { m["Source"] = "/"; }},
+      {"not mounted", [](json& m) { m["Destination"] = "/elsewhere"; }},
+  };
+  for (const auto& [name, weaken] : weakened) {
+    SCOPED_TRACE(name);
+    json bad = inspect;
+    weaken(bad["Mounts"].back());
+    Status s = policy.Verify(ctx, bad);
+    EXPECT_EQ(s.reason(), "policy_not_applied");
+  }
+}
+
 TEST_F(ContainerPolicyTest, VerifyRejectsNonObjectInspectWithoutThrowing) {
   for (const json& inspect : {json(nullptr), json::array(), json("x"), json::object()}) {
     SCOPED_TRACE(inspect.dump());

@@ -1,0 +1,78 @@
+// PackageInstaller: turns the packages a job asks for into a read-only
+// layer the job's container mounts, outside the job (docs/packages.md).
+#ifndef CODERUNNER_PACKAGES_PACKAGE_INSTALLER_H_
+#define CODERUNNER_PACKAGES_PACKAGE_INSTALLER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "coderunner/common/status.h"
+#include "coderunner/config/config.h"
+#include "coderunner/isolation/uid_pool.h"
+#include "coderunner/packages/package_policy.h"
+#include "coderunner/packages/requirement.h"
+
+namespace coderunner::packages {
+
+// Error codes of an install that did not give a layer. Each message names
+// the package when one is to blame.
+inline constexpr char kReasonPackageNotFound[] = "package_not_found";  // No such name or version.
+inline constexpr char kReasonPackageConflict[] = "package_conflict";   // Requirements disagree.
+inline constexpr char kReasonMirrorUnavailable[] = "package_mirror_unavailable";
+inline constexpr char kReasonPackagesTooLarge[] = "packages_too_large";
+inline constexpr char kReasonTooManyPackages[] = "too_many_packages";
+inline constexpr char kReasonInstallTimeout[] = "package_install_timeout";
+inline constexpr char kReasonInstallFailed[] = "package_install_failed";
+
+// How long the layer of a request is reused without asking the index
+// again, which may since have a newer version that a range admits.
+inline constexpr int64_t kResolveForMs = 10 * 60 * 1000;
+
+// One installed package, as the lock records it.
+struct LockedPackage {
+  std::string name;     // Normalized.
+  std::string version;  // As the index gave it.
+  std::string sha256;   // Of the file installed, lower-case hex.
+  bool operator==(const LockedPackage&) const = default;
+};
+
+// A layer ready to mount.
+struct InstalledSet {
+  // The layer's directory name under packages.dir/layers: a keyed hash of
+  // the lock, which no job can guess or list.
+  std::string layer;
+  std::vector<LockedPackage> lock;  // Sorted by name.
+  bool cached = false;              // Nothing was installed for this job.
+  int64_t install_ms = 0;           // Time this call took.
+};
+
+class PackageInstaller {
+ public:
+  virtual ~PackageInstaller() = default;
+  // Installs `requirements` (checked: packages::CheckPythonRequest) from
+  // policy.python_index_url for `tenant`, with their dependencies, each of
+  // which the policy must allow too. The same tenant's same requirements
+  // under the same index give the layer already made, without asking the
+  // index again, for ten minutes (kResolveForMs). Another tenant's install
+  // of the same set runs pip again (and reports cached: false), so that
+  // nothing tells a tenant what another one installed; the layer on disk
+  // is shared. Errors: the reasons above, and package_refused
+  // for a refused dependency. Blocks for up to packages.install_timeout_ms.
+  // Thread-safe.
+  virtual StatusOr<InstalledSet> InstallPython(const std::string& tenant,
+                                               const PackagePolicy& policy,
+                                               const std::vector<Requirement>& requirements) = 0;
+};
+
+// Installs with the host's pip (packages.pip_command), wheels only, as a
+// uid of its own from `uids`, into packages.dir. Prepares packages.dir
+// (layers/ 0711, staging/ 0700, the layer key) now: Internal
+// "packages_dir_unusable" if it cannot.
+StatusOr<std::unique_ptr<PackageInstaller>> MakePipInstaller(const config::PackagesConfig& config,
+                                                             isolation::UidPool& uids);
+
+}  // namespace coderunner::packages
+
+#endif  // CODERUNNER_PACKAGES_PACKAGE_INSTALLER_H_

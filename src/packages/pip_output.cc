@@ -1,0 +1,117 @@
+#include "pip_output.h"
+
+#include <algorithm>
+#include <regex>
+#include <sstream>
+
+#include "coderunner/common/bounded_json.h"
+
+namespace coderunner::packages {
+namespace {
+
+// pip's report of a few hundred packages is well under this.
+constexpr int64_t kMaxReportBytes = 8 << 20;
+// The most of pip's own words an error message quotes.
+constexpr size_t kMaxQuotedBytes = 600;
+
+bool IsHex64(const std::string& s) {
+  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+Status BadReport(const std::string& why) {
+  return InternalError("pip's installation report " + why, kReasonInstallFailed);
+}
+
+std::string Sha256Of(const nlohmann::json& item) {
+  const auto& info = item.value("download_info", nlohmann::json::object());
+  const auto& archive = info.value("archive_info", nlohmann::json::object());
+  const auto& hashes = archive.value("hashes", nlohmann::json::object());
+  if (hashes.is_object() && hashes.contains("sha256") && hashes["sha256"].is_string()) {
+    return hashes["sha256"];
+  }
+  std::string hash = archive.value("hash", "");
+  return hash.rfind("sha256=", 0) == 0 ? hash.substr(7) : "";
+}
+
+std::string Quoted(std::string text) {
+  if (text.size() > kMaxQuotedBytes) text = text.substr(0, kMaxQuotedBytes) + "...";
+  return text;
+}
+
+}  // namespace
+
+StatusOr<std::vector<LockedPackage>> ParsePipReport(std::string_view report_json) {
+  auto parsed = ParseBoundedJson(report_json, {.max_depth = 32, .max_bytes = kMaxReportBytes});
+  if (!parsed.ok()) return BadReport("is not JSON: " + parsed.status().message());
+  const nlohmann::json& report = *parsed;
+  if (!report.is_object() || !report.contains("install") || !report["install"].is_array()) {
+    return BadReport("lists no installation");
+  }
+  std::vector<LockedPackage> out;
+  for (const auto& item : report["install"]) {
+    if (!item.is_object() || !item.contains("metadata") || !item["metadata"].is_object()) {
+      return BadReport("has an entry without metadata");
+    }
+    const auto& meta = item["metadata"];
+    auto name = meta.find("name");
+    auto version = meta.find("version");
+    if (name == meta.end() || !name->is_string() || version == meta.end() ||
+        !version->is_string()) {
+      return BadReport("has an entry without a name and version");
+    }
+    auto req = ParseRequirement(name->get<std::string>() + "==" + version->get<std::string>());
+    if (!req.ok()) return BadReport("names a package oddly: " + req.status().message());
+    std::string sha = Sha256Of(item);
+    if (!IsHex64(sha)) return BadReport("gives no sha256 for " + req->name);
+    out.push_back({req->name, version->get<std::string>(), sha});
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  return out;
+}
+
+Status PipFailure(int exit_code, std::string_view output) {
+  const std::string text(output);
+  static const std::regex kNoVersion(
+      R"(Could not find a version that satisfies the requirement (\S+) \(from versions: ([^)]*)\))");
+  std::smatch m;
+  if (std::regex_search(text, m, kNoVersion)) {
+    const std::string versions = m[2].str();
+    if (versions == "none") {
+      return NotFoundError("package '" + m[1].str() + "': the index has no such package",
+                           kReasonPackageNotFound);
+    }
+    return NotFoundError(
+        "package '" + m[1].str() + "': no version matches; the index has " + Quoted(versions),
+        kReasonPackageNotFound);
+  }
+  if (text.find("ResolutionImpossible") != std::string::npos ||
+      text.find("conflicting dependencies") != std::string::npos) {
+    static const std::regex kDepends(R"(\n\s*(\S+ \S+ depends on \S+))");
+    std::string why;
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), kDepends);
+         it != std::sregex_iterator(); ++it) {
+      why += (why.empty() ? "" : "; ") + (*it)[1].str();
+    }
+    return FailedPreconditionError(
+        "the packages asked for conflict" + (why.empty() ? std::string() : ": " + Quoted(why)),
+        kReasonPackageConflict);
+  }
+  // RLIMIT_FSIZE refused a write (EFBIG), and pip said so.
+  if (text.find("[Errno 27]") != std::string::npos) {
+    return ResourceExhaustedError(
+        "a file of the packages is larger than the service allows (packages.max_installed_bytes)",
+        kReasonPackagesTooLarge);
+  }
+  std::string last;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("ERROR:", 0) == 0) last = line;
+  }
+  return InternalError("pip failed (exit code " + std::to_string(exit_code) + ")" +
+                           (last.empty() ? std::string() : ": " + Quoted(last)),
+                       kReasonInstallFailed);
+}
+
+}  // namespace coderunner::packages

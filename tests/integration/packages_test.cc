@@ -1,0 +1,269 @@
+// Packages from a mirror, on a real engine: a job names Python packages,
+// the service installs them with the host's pip from a real PEP 503 index
+// (a directory of wheels the test builds, behind an HTTP server), outside
+// the job, and the job imports them from a read-only layer. What is
+// checked is what crossed: the index's own request log, the lock against
+// the wheels' bytes, the layer's owner and modes on the host's disk, the
+// errno a job meets at its layer, and nothing left in staging.
+#include <httplib.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "coderunner/common/sha256.h"
+#include "engine_fixture.h"
+
+namespace coderunner::testing {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+// The index: tests/testdata/packages/make_python_mirror.py's wheels,
+// served as static files on 127.0.0.1, every request path recorded.
+class PythonMirror {
+ public:
+  PythonMirror() {
+    char tmpl[] = "/tmp/coderunner-mirror-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+    const std::string make = std::string("python3 ") + CODERUNNER_TESTDATA_DIR +
+                             "/packages/make_python_mirror.py " + dir_;
+    built_ = std::system(make.c_str()) == 0;
+    server_.set_mount_point("/", dir_);
+    server_.set_logger([this](const httplib::Request& req, const httplib::Response&) {
+      std::lock_guard lock(mu_);
+      paths_.push_back(req.path);
+    });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+  }
+  ~PythonMirror() {
+    server_.stop();
+    thread_.join();
+    fs::remove_all(dir_);
+  }
+  bool built() const { return built_; }
+  std::string IndexUrl() const { return "http://127.0.0.1:" + std::to_string(port_) + "/simple/"; }
+  size_t Requests() {
+    std::lock_guard lock(mu_);
+    return paths_.size();
+  }
+  // The sha256 of a wheel as the index serves it.
+  std::string WheelSha256(const std::string& file) const {
+    std::ifstream in(dir_ + "/files/" + file, std::ios::binary);
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    return Sha256Hex(bytes.str());
+  }
+
+ private:
+  std::string dir_;
+  bool built_ = false;
+  httplib::Server server_;
+  int port_ = 0;
+  std::thread thread_;
+  std::mutex mu_;
+  std::vector<std::string> paths_;
+};
+
+// A loopback port nothing listens on: a mirror that is down.
+int ClosedPort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  socklen_t len = sizeof(addr);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+// Bytes a file of crbig holds: over the bound below.
+constexpr int64_t kMaxInstalledBytes = 2 << 20;
+
+class PackagesTest : public EngineTest {
+ protected:
+  static void SetUpTestSuite() { mirror_ = new PythonMirror(); }
+  static void TearDownTestSuite() {
+    delete mirror_;
+    mirror_ = nullptr;
+  }
+  void SetUp() override {
+    ASSERT_TRUE(mirror_->built()) << "make_python_mirror.py failed";
+    char tmpl[] = "/tmp/coderunner-packages-XXXXXX";
+    packages_dir_ = mkdtemp(tmpl);
+    EngineTest::SetUp();
+  }
+  void TearDown() override {
+    EngineTest::TearDown();
+    // Every install, finished or refused, left nothing in staging.
+    EXPECT_TRUE(fs::is_empty(packages_dir_ + "/staging")) << packages_dir_;
+    fs::remove_all(packages_dir_);
+  }
+  std::string ExtraConfig() const override {
+    return PackagesYaml(mirror_->IndexUrl()) + "jobs: {cache_ttl_s: 0}\n";
+  }
+  std::string PackagesYaml(const std::string& index) const {
+    return "packages: {dir: \"" + packages_dir_ + "\", python_index_url: \"" + index +
+           "\", deny: [crrefused], max_installed_bytes: " + std::to_string(kMaxInstalledBytes) +
+           "}\n";
+  }
+  json WithPackages(const json& python) { return {{"packages", {{"python", python}}}}; }
+
+  static PythonMirror* mirror_;
+  std::string packages_dir_;
+};
+
+PythonMirror* PackagesTest::mirror_ = nullptr;
+
+constexpr const char* kShoutPy =
+    "import crdepends, crtiny\nprint(crdepends.shout('x'), crtiny.VERSION, crtiny.__file__)\n";
+
+TEST_F(PackagesTest, ASetIsInstalledOnceAndItsLockNamesTheWheelsBytes) {
+  json first = RunUncached("python", kShoutPy, WithPackages({"crdepends==2.0"}));
+  ASSERT_EQ(first["status"], "succeeded") << first.dump();
+  EXPECT_EQ(first["stdout"],
+            "HELLO, X! 1.1 /workspace/.coderunner-packages/python/crtiny/__init__.py\n");
+  const json& installed = first["packages"];
+  EXPECT_EQ(installed["cached"], false);
+  // The dependency's range chose the newest version, and the lock records
+  // the very files the index served.
+  EXPECT_EQ(installed["python"],
+            json::array({{{"name", "crdepends"},
+                          {"version", "2.0"},
+                          {"sha256", mirror_->WheelSha256("crdepends-2.0-py3-none-any.whl")}},
+                         {{"name", "crtiny"},
+                          {"version", "1.1"},
+                          {"sha256", mirror_->WheelSha256("crtiny-1.1-py3-none-any.whl")}}}));
+  // The second job with the same set asks the index nothing.
+  const size_t asked = mirror_->Requests();
+  json second = RunUncached("python", kShoutPy, WithPackages({"crdepends==2.0"}));
+  ASSERT_EQ(second["status"], "succeeded") << second.dump();
+  EXPECT_EQ(second["packages"]["cached"], true);
+  EXPECT_EQ(second["packages"]["python"], installed["python"]);
+  EXPECT_EQ(mirror_->Requests(), asked);
+  // One layer on disk, every entry root's and read-only to all.
+  int layers = 0;
+  for (const auto& layer : fs::directory_iterator(packages_dir_ + "/layers")) {
+    ++layers;
+    for (const auto& e : fs::recursive_directory_iterator(layer.path())) {
+      struct stat st;
+      ASSERT_EQ(lstat(e.path().c_str(), &st), 0);
+      EXPECT_EQ(st.st_uid, 0u) << e.path();
+      EXPECT_TRUE(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) << e.path();
+      EXPECT_EQ(st.st_mode & 07022, 0u) << e.path();
+    }
+  }
+  EXPECT_EQ(layers, 1);
+}
+
+TEST_F(PackagesTest, AJobMeetsItsLayerReadOnlyAndSeesNoOther) {
+  json r = RunHostile("python", "package_layer_escape.py", WithPackages({"crtiny==1.0"}));
+  ASSERT_EQ(r["status"], "succeeded") << r.dump();
+  auto out = StdoutFields(r);
+  // Two walls: the files are root's and 0644 (EACCES comes first), and
+  // the mount is read-only (EROFS wherever permission would not stop it
+  // first).
+  EXPECT_EQ(out["WRITE"], "EACCES") << r["stdout"];
+  EXPECT_EQ(out["PLANT"], "EROFS") << r["stdout"];
+  EXPECT_EQ(out["CHMOD"], "EROFS") << r["stdout"];
+  EXPECT_EQ(out["LIST"], "EACCES") << r["stdout"];
+  EXPECT_EQ(out["RELINK"], "EROFS") << r["stdout"];
+  EXPECT_EQ(out["VERSION"], "1.0") << r["stdout"];
+  // A job that asked for none has no link, and imports nothing of them.
+  json plain = RunUncached("python",
+                           "import os\nprint(os.path.lexists('/workspace/.coderunner-packages'))\n"
+                           "import crtiny\n");
+  EXPECT_EQ(plain["stdout"], "False\n") << plain.dump();
+  EXPECT_NE(plain["stderr"].get<std::string>().find("ModuleNotFoundError"), std::string::npos);
+}
+
+struct Refusal {
+  json python;
+  const char* code;
+  const char* named;  // In the message.
+};
+
+TEST_F(PackagesTest, WhatCannotBeInstalledIsAnErrorNamingThePackageAndNothingRuns) {
+  const Refusal kCases[] = {
+      {{"nosuchpkg"}, "package_not_found", "nosuchpkg"},
+      {{"crtiny==9.0"}, "package_not_found", "1.0, 1.1"},
+      {{"crdepends==2.0", "crpinned==1.0"}, "package_conflict", "crtiny==1.0"},
+      {{"crsneaky"}, "package_refused", "crrefused"},  // A dependency.
+      {{"crbig"}, "packages_too_large", "max_installed_bytes"},
+  };
+  for (const auto& c : kCases) {
+    SCOPED_TRACE(c.python.dump());
+    json r = RunUncached("python", "print('ran')", WithPackages(c.python));
+    EXPECT_EQ(r["status"], "error") << r.dump();
+    EXPECT_EQ(r["error"]["code"], c.code) << r.dump();
+    EXPECT_NE(r["error"]["message"].get<std::string>().find(c.named), std::string::npos)
+        << r.dump();
+    EXPECT_EQ(r["stdout"], "");
+    EXPECT_EQ(r["metrics"]["run_ms"], 0);
+  }
+  EXPECT_TRUE(fs::is_empty(packages_dir_ + "/layers"));
+  // Refused where the request enters: a name the policy denies, and
+  // anything but a name and version clauses (no options reach pip).
+  const std::pair<json, const char*> kAtTheEdge[] = {
+      {{"crrefused"}, "package_refused"},
+      {{"--index-url=http://example.com/"}, "invalid_package"},
+      {{"crtiny @ file:///etc/passwd"}, "invalid_package"},
+      {{"crtiny; os_name == 'posix'"}, "invalid_package"},
+  };
+  for (const auto& [python, code] : kAtTheEdge) {
+    json body = WithPackages(python);
+    body["cache"] = false;
+    HttpAnswer a = server_->Execute("python", "print('ran')", body);
+    EXPECT_TRUE(a.status == 400 || a.status == 422) << a.body;
+    EXPECT_EQ(a.json["error"]["code"], code) << a.body;
+  }
+}
+
+// Layers are shared on disk, but what a request resolved to is each
+// tenant's own: a tenant learns nothing of another's sets.
+TEST_F(PackagesTest, AnotherTenantsSameSetTellsItNothing) {
+  constexpr const char* kAcme = "acme-packages-key-0123456789";
+  constexpr const char* kGlobex = "globex-packages-key-0123456789";
+  ServerProcess keyed(ApiKeysYaml({{"acme", "pro", kAcme}, {"globex", "pro", kGlobex}}) +
+                      PackagesYaml(mirror_->IndexUrl()) + "jobs: {cache_ttl_s: 0}\n");
+  ASSERT_TRUE(keyed.started()) << keyed.log();
+  auto run = [&](const char* key) {
+    json body = {{"language", "python"},
+                 {"code", "import crtiny; print(crtiny.VERSION)"},
+                 {"packages", {{"python", {"crtiny==1.1"}}}}};
+    return keyed.Call("POST", "/v1/execute", key, body.dump()).json;
+  };
+  json acme = run(kAcme);
+  ASSERT_EQ(acme["stdout"], "1.1\n") << acme.dump();
+  EXPECT_EQ(acme["packages"]["cached"], false);
+  const size_t asked = mirror_->Requests();
+  json globex = run(kGlobex);
+  ASSERT_EQ(globex["stdout"], "1.1\n") << globex.dump();
+  EXPECT_EQ(globex["packages"]["cached"], false);  // pip ran for globex too...
+  EXPECT_GT(mirror_->Requests(), asked);
+  EXPECT_EQ(globex["packages"]["python"], acme["packages"]["python"]);
+  EXPECT_EQ(run(kAcme)["packages"]["cached"], true);  // ...and acme's stays acme's.
+  EXPECT_TRUE(keyed.Stop());
+}
+
+TEST_F(PackagesTest, AMirrorThatIsDownIsNotAPackageThatIsMissing) {
+  const std::string down = "http://127.0.0.1:" + std::to_string(ClosedPort()) + "/simple/";
+  ServerProcess other(PackagesYaml(down));
+  ASSERT_TRUE(other.started()) << other.log();
+  HttpAnswer a = other.Execute("python", "print('ran')",
+                               {{"cache", false}, {"packages", {{"python", {"crtiny"}}}}});
+  EXPECT_EQ(a.json["status"], "error") << a.body;
+  EXPECT_EQ(a.json["error"]["code"], "package_mirror_unavailable") << a.body;
+  EXPECT_NE(a.body.find(down), std::string::npos) << a.body;
+  EXPECT_TRUE(other.Stop());
+}
+
+}  // namespace
+}  // namespace coderunner::testing
