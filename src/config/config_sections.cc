@@ -78,7 +78,7 @@ const Field<VolumesConfig> kVolumesFields[] = {
 const Field<PackagesConfig> kPackagesFields[] = {
     {"dir", &PackagesConfig::dir, U::kNone, {}, CheckAbsolute},
     {"python_index_url", &PackagesConfig::python_index_url, U::kNone, {}, CheckHttpUrl},
-    {"pip_command", &PackagesConfig::pip_command},
+    {"pip_python", &PackagesConfig::pip_python, U::kNone, {}, CheckAbsolute},
     {"python_version", &PackagesConfig::python_version},
     {"python_platforms", &PackagesConfig::python_platforms},
     {"allow", &PackagesConfig::allow},

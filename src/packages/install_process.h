@@ -1,10 +1,12 @@
-// InstallProcess: runs an installer (pip) on the host as a uid of its own,
-// bounded in time and in the bytes it writes. Private to src/packages.
+// What an install is asked to run and what came of it (PipZygote::Run), and
+// the measures the service takes of it from outside. Private to
+// src/packages.
 #ifndef CODERUNNER_SRC_PACKAGES_INSTALL_PROCESS_H_
 #define CODERUNNER_SRC_PACKAGES_INSTALL_PROCESS_H_
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -13,35 +15,36 @@
 namespace coderunner::packages {
 
 struct InstallCommand {
-  std::vector<std::string> argv;  // argv[0] is an absolute path.
-  std::vector<std::string> env;   // The whole environment.
+  // kZygotePip and pip's arguments, or an absolute path and its arguments.
+  std::vector<std::string> argv;
+  std::map<std::string, std::string> env;  // The whole environment.
   std::string cwd;
   int64_t uid = -1;  // And gid; no supplementary groups.
+  // Its stdout and stderr, a file it creates (as `uid`, never following a
+  // link) in a directory of its own.
+  std::string output_path;
   // Every byte the process writes lands under this directory, which the
-  // watch measures (allocated blocks) while it runs.
+  // service measures (allocated blocks) while it runs.
   std::string watched_dir;
-  int64_t max_bytes = 0;
+  int64_t max_bytes = 0;  // Also its RLIMIT_FSIZE.
   std::chrono::milliseconds timeout{0};
 };
 
 struct InstallRun {
   int exit_code = -1;  // -1 when it did not exit on its own.
   bool timed_out = false;
-  bool too_large = false;  // watched_dir passed max_bytes: killed.
-  std::string output;      // Its stdout and stderr together, the last 16 KiB.
+  bool too_large = false;  // watched_dir passed max_bytes, or a write RLIMIT_FSIZE.
+  std::string output;      // The last 16 KiB of its stdout and stderr.
 };
-
-// Starts the command in a process group of its own (stdin /dev/null, umask
-// 022, RLIMIT_FSIZE max_bytes, no core), and kills the whole group at the
-// timeout or once watched_dir holds more than max_bytes. Blocks until the
-// process is reaped. Internal "install_spawn_failed" when it could not be
-// started. Thread-safe (fork and exec only; the child calls only
-// async-signal-safe functions).
-StatusOr<InstallRun> RunInstall(const InstallCommand& command);
 
 // Bytes the tree at `dir` takes on disk (allocated blocks, a file at least
 // its size), never following a symlink; 0 if it is missing.
 int64_t TreeBytes(const std::string& dir);
+
+// The last `max_bytes` of the regular file at `path`, opened without
+// following a link (what the install's uid left there is not trusted); ""
+// if it is missing or not a regular file.
+std::string ReadTail(const std::string& path, int64_t max_bytes);
 
 }  // namespace coderunner::packages
 

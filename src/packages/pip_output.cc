@@ -9,8 +9,6 @@
 namespace coderunner::packages {
 namespace {
 
-// pip's report of a few hundred packages is well under this.
-constexpr int64_t kMaxReportBytes = 8 << 20;
 // The most of pip's own words an error message quotes.
 constexpr size_t kMaxQuotedBytes = 600;
 
@@ -43,7 +41,7 @@ std::string Quoted(std::string text) {
 }  // namespace
 
 StatusOr<std::vector<LockedPackage>> ParsePipReport(std::string_view report_json) {
-  auto parsed = ParseBoundedJson(report_json, {.max_depth = 32, .max_bytes = kMaxReportBytes});
+  auto parsed = ParseBoundedJson(report_json, {.max_depth = 32, .max_bytes = kMaxPipReportBytes});
   if (!parsed.ok()) return BadReport("is not JSON: " + parsed.status().message());
   const nlohmann::json& report = *parsed;
   if (!report.is_object() || !report.contains("install") || !report["install"].is_array()) {

@@ -4,6 +4,7 @@
 #ifndef CODERUNNER_SRC_PACKAGES_PIP_OUTPUT_H_
 #define CODERUNNER_SRC_PACKAGES_PIP_OUTPUT_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,6 +13,10 @@
 #include "coderunner/packages/package_installer.h"
 
 namespace coderunner::packages {
+
+// The longest report taken: pip's report of a few hundred packages is well
+// under it.
+inline constexpr int64_t kMaxPipReportBytes = 8 << 20;
 
 // The packages of a pip installation report (format version 1), sorted by
 // name: each with its normalized name, version and the sha256 of the file
@@ -23,9 +28,7 @@ StatusOr<std::vector<LockedPackage>> ParsePipReport(std::string_view report_json
 // package_not_found naming the requirement (and the versions the index
 // has), package_conflict quoting what depends on what, packages_too_large
 // when a write passed RLIMIT_FSIZE (EFBIG), else
-// package_install_failed with pip's last error line, or its exit code
-// (126: it could not be started as its uid; 127: no pip at
-// packages.pip_command).
+// package_install_failed with pip's last error line and its exit code.
 Status PipFailure(int exit_code, std::string_view output);
 
 }  // namespace coderunner::packages

@@ -239,8 +239,9 @@ struct PackagesConfig {
   // behind a web server), e.g. "http://mirror:3141/root/pypi/+simple/".
   // "" (default): no Python packages, unless a tier names its own.
   std::string python_index_url;
-  // How the host runs pip: Debian's python3-pip by default.
-  std::vector<std::string> pip_command = {"/usr/bin/python3", "-m", "pip"};
+  // The host's Python whose pip installs (Debian's python3-pip by
+  // default). Absolute.
+  std::string pip_python = "/usr/bin/python3";
   // The Python that jobs run, for which pip picks wheels: its version and
   // platform tags (pip --python-version, --platform; Debian 12's by default).
   std::string python_version = "3.11";

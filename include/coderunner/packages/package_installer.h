@@ -66,10 +66,11 @@ class PackageInstaller {
                                                const std::vector<Requirement>& requirements) = 0;
 };
 
-// Installs with the host's pip (packages.pip_command), wheels only, as a
+// Installs with the host's pip (packages.pip_python's), wheels only, as a
 // uid of its own from `uids`, into packages.dir. Prepares packages.dir
-// (layers/ 0711, staging/ 0700, the layer key) now: Internal
-// "packages_dir_unusable" if it cannot.
+// (layers/ and staging/ 0711, the layer key) and starts pip (imported once,
+// forked per install) now: Internal "packages_dir_unusable" or
+// "install_spawn_failed" if it cannot.
 StatusOr<std::unique_ptr<PackageInstaller>> MakePipInstaller(const config::PackagesConfig& config,
                                                              isolation::UidPool& uids);
 
