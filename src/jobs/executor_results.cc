@@ -64,8 +64,11 @@ Status JobExecutor::InstallPackages(const store::JobRecord& record, Attempt& att
     CR_RETURN_IF_ERROR(packages::CheckAllowed(policy, r.name));
     wanted.push_back(std::move(r));
   }
+  // A replay installs exactly what the original did.
+  CR_ASSIGN_OR_RETURN(std::vector<packages::LockedPackage> pinned,
+                      packages::ParseLock(stored.pin_packages));
   CR_ASSIGN_OR_RETURN(packages::InstalledSet set,
-                      deps_.packages->InstallPython(record.tenant, policy, wanted));
+                      deps_.packages->InstallPython(record.tenant, policy, wanted, pinned));
   attempt.spec.package_layer = set.layer;
   attempt.packages = std::move(set);
   return OkStatus();
@@ -74,11 +77,9 @@ Status JobExecutor::InstallPackages(const store::JobRecord& record, Attempt& att
 // The result's "packages": what was installed, exactly (name, version,
 // sha256 of the file), whether the layer was already there, and the time.
 static nlohmann::json InstalledJson(const packages::InstalledSet& set) {
-  nlohmann::json lock = nlohmann::json::array();
-  for (const auto& p : set.lock) {
-    lock.push_back({{"name", p.name}, {"version", p.version}, {"sha256", p.sha256}});
-  }
-  return {{"python", std::move(lock)}, {"cached", set.cached}, {"install_ms", set.install_ms}};
+  return {{"python", packages::LockToJson(set.lock)},
+          {"cached", set.cached},
+          {"install_ms", set.install_ms}};
 }
 
 bool JobExecutor::Serialize(Attempt& attempt, std::string* raw_text, std::string* stored_text) {

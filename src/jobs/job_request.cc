@@ -43,8 +43,9 @@ std::string EncodeStoredRequest(const std::string& body_json, const std::string&
 }
 
 std::string EncodeStoredBody(const json& body, const std::string& pin_image, bool fail_fast,
-                             const std::string& tier) {
+                             const std::string& tier, const json& pin_packages) {
   json stored = {{"request", body}};
+  if (pin_packages.is_array()) stored["pin_packages"] = pin_packages;
   if (!pin_image.empty()) stored["pin_image"] = pin_image;
   if (fail_fast) stored["fail_fast"] = true;
   if (!tier.empty()) stored["tier"] = tier;
@@ -62,6 +63,9 @@ StatusOr<StoredRequest> ParseStoredRequest(const std::string& stored) {
   if (auto p = j.find("pin_image"); p != j.end() && p->is_string()) out.pin_image = *p;
   if (auto f = j.find("fail_fast"); f != j.end() && f->is_boolean()) out.fail_fast = *f;
   if (auto t = j.find("tier"); t != j.end() && t->is_string()) out.tier = *t;
+  if (auto p = j.find("pin_packages"); p != j.end() && p->is_array()) {
+    out.pin_packages = std::move(*p);
+  }
   return out;
 }
 

@@ -188,7 +188,8 @@ std::vector<StatusOr<Accepted>> JobServiceImpl::SubmitBatch(
 StatusOr<Accepted> JobServiceImpl::Accept(const std::string& tenant, wire::JobSubmission submission,
                                           const std::string& pin_image,
                                           const std::string& replay_of, bool fail_fast,
-                                          const config::TierConfig* tier, size_t batch_hits) {
+                                          const config::TierConfig* tier, size_t batch_hits,
+                                          const nlohmann::json& pin_packages) {
   const wire::ExecuteRequest& req = submission.request;
   store::JobRecord rec;
   rec.id = NewId("job");
@@ -207,8 +208,8 @@ StatusOr<Accepted> JobServiceImpl::Accept(const std::string& tenant, wire::JobSu
   int64_t now = NowMs();
   rec.tenant = tenant;
   rec.language = job.language.name;
-  rec.request_json =
-      EncodeStoredBody(submission.body, pin_image, fail_fast, tier != nullptr ? tier->name : "");
+  rec.request_json = EncodeStoredBody(submission.body, pin_image, fail_fast,
+                                      tier != nullptr ? tier->name : "", pin_packages);
   rec.code_sha256 = Sha256Hex(job.code);
   rec.inputs_sha256 = InputsSha256(job);
   rec.image = image_name;
@@ -429,7 +430,13 @@ StatusOr<Accepted> JobServiceImpl::Replay(const std::string& id, const std::stri
   CR_ASSIGN_OR_RETURN(wire::JobSubmission submission,
                       wire::JobSubmissionFromJson(std::move(stored.body), rules_));
   submission.use_cache = false;  // A replay re-runs; it never answers from the cache.
-  return Accept(tenant, std::move(submission), pin, id, false, tier);
+  // Its packages too: exactly the files the original installed, by hash.
+  nlohmann::json packages = stored.pin_packages;
+  if (auto result = nlohmann::json::parse(rec.result_json, nullptr, false);
+      result.is_object() && result.contains("packages") && result["packages"].is_object()) {
+    packages = result["packages"].value("python", nlohmann::json());
+  }
+  return Accept(tenant, std::move(submission), pin, id, false, tier, 0, packages);
 }
 
 Status JobServiceImpl::CheckVolume(const std::string& tenant, const config::TierConfig* tier,

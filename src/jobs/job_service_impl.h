@@ -73,7 +73,8 @@ class JobServiceImpl final : public JobService {
   // when they run, so that a full queue holds no request bodies in memory.
   StatusOr<Accepted> Accept(const std::string& tenant, wire::JobSubmission submission,
                             const std::string& pin_image, const std::string& replay_of,
-                            bool fail_fast, const config::TierConfig* tier, size_t batch_hits = 0);
+                            bool fail_fast, const config::TierConfig* tier, size_t batch_hits = 0,
+                            const nlohmann::json& pin_packages = nullptr);
   // Answers `rec` from the cached result `cached_json` if it holds a
   // cacheable status and the job is admitted (the dispatch's Reserve): the
   // record is committed as cached and returned. nullopt (and `rec` untouched) when

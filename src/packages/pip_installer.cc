@@ -1,6 +1,8 @@
 // PipInstaller: the host's pip, wheels only, as a uid of its own, into a
 // staging directory no container sees; the result becomes a layer.
+#include <fcntl.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -30,13 +32,27 @@ int64_t MsSince(Clock::time_point start) {
 }
 
 std::string RequestKey(const std::string& tenant, const PackagePolicy& policy,
-                       const std::vector<Requirement>& reqs) {
+                       const std::vector<Requirement>& reqs,
+                       const std::vector<LockedPackage>& pinned) {
   std::vector<std::string> texts;
   for (const auto& r : reqs) texts.push_back(r.Text());
   std::sort(texts.begin(), texts.end());
   std::string key = tenant + "\n" + policy.python_index_url;
   for (const auto& t : texts) key += "\n" + t;
+  for (const auto& p : pinned) key += "\npinned " + p.name + " " + p.version + " " + p.sha256;
   return Sha256Hex(key);
+}
+
+// A replay's requirements file: each pinned file by name, version and hash
+// (pip --require-hashes), written by the service before pip runs.
+Status WritePins(const std::string& path, const std::vector<LockedPackage>& pinned) {
+  std::string text;
+  for (const auto& p : pinned)
+    text += p.name + "==" + p.version + " --hash=sha256:" + p.sha256 + "\n";
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  bool ok = fd >= 0 && write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  if (fd >= 0) close(fd);
+  return ok ? OkStatus() : InternalError("cannot write " + path, kReasonInstallFailed);
 }
 
 // "3.11" -> "cp311": the ABI of CPython wheels built for that version.
@@ -55,9 +71,10 @@ class PipInstaller : public PackageInstaller {
       : config_(config), uids_(uids), store_(std::move(store)), pip_(std::move(pip)) {}
 
   StatusOr<InstalledSet> InstallPython(const std::string& tenant, const PackagePolicy& policy,
-                                       const std::vector<Requirement>& reqs) override {
+                                       const std::vector<Requirement>& reqs,
+                                       const std::vector<LockedPackage>& pinned) override {
     const auto start = Clock::now();
-    const std::string key = RequestKey(tenant, policy, reqs);
+    const std::string key = RequestKey(tenant, policy, reqs, pinned);
     {
       std::unique_lock lock(mu_);
       // One install of a set at a time; the others wait for its layer.
@@ -71,7 +88,7 @@ class PipInstaller : public PackageInstaller {
       }
       in_flight_.insert(key);
     }
-    StatusOr<InstalledSet> made = InstallNow(policy, reqs);
+    StatusOr<InstalledSet> made = InstallNow(policy, reqs, pinned);
     std::lock_guard lock(mu_);
     in_flight_.erase(key);
     cv_.notify_all();
@@ -100,20 +117,34 @@ class PipInstaller : public PackageInstaller {
   }
 
   StatusOr<InstalledSet> InstallNow(const PackagePolicy& policy,
-                                    const std::vector<Requirement>& reqs) {
+                                    const std::vector<Requirement>& reqs,
+                                    const std::vector<LockedPackage>& pinned) {
     CR_RETURN_IF_ERROR(ProbeMirror(policy.python_index_url));
     CR_ASSIGN_OR_RETURN(isolation::UidLease uid, uids_.Lease());
     CR_ASSIGN_OR_RETURN(std::string staging, store_.NewStaging(uid.uid()));
-    StatusOr<InstalledSet> out = InstallIn(staging, uid.uid(), policy, reqs);
+    // What pip is asked for: the requirements, or a replay's pinned files.
+    std::vector<std::string> wanted;
+    for (const auto& r : reqs) wanted.push_back(r.Text());
+    Status pins_written = OkStatus();
+    if (!pinned.empty()) {
+      pins_written = WritePins(staging + "/pins.txt", pinned);
+      wanted = {"--no-deps", "--require-hashes", "-r", staging + "/pins.txt"};
+    }
+    StatusOr<InstalledSet> out = pins_written.ok() ? InstallIn(staging, uid.uid(), policy, wanted)
+                                                   : StatusOr<InstalledSet>(pins_written);
+    if (out.ok() && !pinned.empty() && out->lock != pinned) {
+      out = FailedPreconditionError("the replayed packages are no longer those the index serves",
+                                    kReasonPackageChanged);
+    }
     (void)isolation::RemoveTree(staging);
     return out;
   }
 
   StatusOr<InstalledSet> InstallIn(const std::string& staging, int64_t uid,
                                    const PackagePolicy& policy,
-                                   const std::vector<Requirement>& reqs) {
+                                   const std::vector<std::string>& wanted) {
     InstallCommand cmd;
-    cmd.argv = PipArgs(staging, policy, reqs);
+    cmd.argv = PipArgs(staging, policy, wanted);
     cmd.env = {{"PATH", "/usr/bin:/bin"},
                {"HOME", staging},
                {"TMPDIR", staging},
@@ -167,7 +198,7 @@ class PipInstaller : public PackageInstaller {
   }
 
   std::vector<std::string> PipArgs(const std::string& staging, const PackagePolicy& policy,
-                                   const std::vector<Requirement>& reqs) const {
+                                   const std::vector<std::string>& wanted) const {
     std::vector<std::string> argv = {kZygotePip};
     // --no-warn-conflicts: pip would check the set against every package
     // of the host's own Python (measured: nine tenths of an install's
@@ -186,7 +217,7 @@ class PipInstaller : public PackageInstaller {
     }
     argv.insert(argv.end(), {"--target", staging + "/" + kPythonSubdir});
     argv.insert(argv.end(), {"--report", staging + "/report.json"});
-    for (const auto& r : reqs) argv.push_back(r.Text());
+    argv.insert(argv.end(), wanted.begin(), wanted.end());
     return argv;
   }
 

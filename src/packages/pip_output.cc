@@ -96,6 +96,12 @@ Status PipFailure(int exit_code, std::string_view output) {
         "the packages asked for conflict" + (why.empty() ? std::string() : ": " + Quoted(why)),
         kReasonPackageConflict);
   }
+  // A replay's pinned file is not the one the index serves now.
+  if (text.find("DO NOT MATCH THE HASHES") != std::string::npos) {
+    return FailedPreconditionError(
+        "a package of the replayed set is no longer the file it was on the index",
+        kReasonPackageChanged);
+  }
   // RLIMIT_FSIZE refused a write (EFBIG), and pip said so.
   if (text.find("[Errno 27]") != std::string::npos) {
     return ResourceExhaustedError(

@@ -17,6 +17,7 @@
 
 #include "coderunner/common/sha256.h"
 #include "engine_fixture.h"
+#include "job_requests.h"
 
 namespace coderunner::testing {
 namespace {
@@ -31,9 +32,7 @@ class PythonMirror {
   PythonMirror() {
     char tmpl[] = "/tmp/coderunner-mirror-XXXXXX";
     dir_ = mkdtemp(tmpl);
-    const std::string make = std::string("python3 ") + CODERUNNER_TESTDATA_DIR +
-                             "/packages/make_python_mirror.py " + dir_;
-    built_ = std::system(make.c_str()) == 0;
+    built_ = Rebuild("");
     server_.set_mount_point("/", dir_);
     server_.set_logger([this](const httplib::Request& req, const httplib::Response&) {
       std::lock_guard lock(mu_);
@@ -48,6 +47,13 @@ class PythonMirror {
     fs::remove_all(dir_);
   }
   bool built() const { return built_; }
+  // Builds the index again over the same directory, with make_python_mirror.py's
+  // `flags` (--newer, --tamper): a mirror updated in place.
+  bool Rebuild(const std::string& flags) {
+    const std::string make = std::string("python3 ") + CODERUNNER_TESTDATA_DIR +
+                             "/packages/make_python_mirror.py " + dir_ + " " + flags;
+    return std::system(make.c_str()) == 0;
+  }
   std::string IndexUrl() const { return "http://127.0.0.1:" + std::to_string(port_) + "/simple/"; }
   size_t Requests() {
     std::lock_guard lock(mu_);
@@ -224,6 +230,49 @@ TEST_F(PackagesTest, WhatCannotBeInstalledIsAnErrorNamingThePackageAndNothingRun
     EXPECT_TRUE(a.status == 400 || a.status == 422) << a.body;
     EXPECT_EQ(a.json["error"]["code"], code) << a.body;
   }
+}
+
+// A replay installs exactly the files the original did, by hash, even
+// after the index gained a newer version its range admits; and refuses to
+// run when the file under that name changed.
+TEST_F(PackagesTest, AReplayInstallsTheOriginalsFilesByHash) {
+  PythonMirror mirror;  // Its own: this test changes it.
+  ASSERT_TRUE(mirror.built());
+  ServerProcess own(PackagesYaml(mirror.IndexUrl()) + "jobs: {cache_ttl_s: 0}\n");
+  ASSERT_TRUE(own.started()) << own.log();
+  const json request = {{"cache", false}, {"packages", {{"python", {"crtiny>=1.0"}}}}};
+  const char* kCode = "import crtiny; print(crtiny.VERSION)";
+  HttpAnswer first = own.Execute("python", kCode, request);
+  ASSERT_EQ(first.json["stdout"], "1.1\n") << first.body;
+  const json lock = first.json["packages"]["python"];
+  ASSERT_TRUE(mirror.Rebuild("--newer"));
+  // A fresh resolution now finds 1.2 ...
+  HttpAnswer fresh = own.Execute(
+      "python", kCode, {{"cache", false}, {"packages", {{"python", {"crtiny>=1.0,<9"}}}}});
+  EXPECT_EQ(fresh.json["stdout"], "1.2\n") << fresh.body;
+  // ... and the replay, 1.1, the very file. The layers are first removed
+  // from this node's disk (as on another node, or after a cleanup), so
+  // that each replay asks the index.
+  auto replay = [&] {
+    for (const auto& layer : fs::directory_iterator(packages_dir_ + "/layers")) {
+      fs::remove_all(layer.path());
+    }
+    HttpAnswer a = own.Post("/v1/jobs/" + first.json["id"].get<std::string>() + "/replay", "");
+    EXPECT_EQ(a.status, 202) << a.body;
+    return WaitTerminal(own, a.json.value("id", ""));
+  };
+  json again = replay();
+  EXPECT_EQ(again["result"]["stdout"], "1.1\n") << again.dump();
+  EXPECT_EQ(again["result"]["packages"]["python"], lock) << again.dump();
+  // The file under 1.1's name changes: the replay ends before anything
+  // runs. (With the layer still on disk it would run from it: its files
+  // are the original's, by hash.)
+  ASSERT_TRUE(mirror.Rebuild("--newer --tamper"));
+  json changed = replay();
+  EXPECT_EQ(changed["status"], "error") << changed.dump();
+  EXPECT_EQ(changed["result"]["error"]["code"], "package_changed") << changed.dump();
+  EXPECT_EQ(changed["result"]["stdout"], "");
+  EXPECT_TRUE(own.Stop());
 }
 
 // Layers are shared on disk, but what a request resolved to is each

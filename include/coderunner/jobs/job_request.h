@@ -33,9 +33,13 @@ struct SubmitOptions {
 // `body_json` must be valid JSON (it was parsed before).
 std::string EncodeStoredRequest(const std::string& body_json, const std::string& pin_image,
                                 bool fail_fast, const std::string& tier);
+// A replay's packages are pinned too: "pin_packages", the original run's
+// lock (its result's packages.python: [{name, version, sha256}]), which the
+// replay installs exactly, by hash.
 // EncodeStoredRequest for a body already parsed (a wire::JobSubmission's).
 std::string EncodeStoredBody(const nlohmann::json& body, const std::string& pin_image,
-                             bool fail_fast, const std::string& tier);
+                             bool fail_fast, const std::string& tier,
+                             const nlohmann::json& pin_packages = nullptr);
 
 // A stored request (EncodeStoredRequest's envelope), read in one parse.
 struct StoredRequest {
@@ -43,6 +47,8 @@ struct StoredRequest {
   std::string pin_image;  // "" if none.
   bool fail_fast = false;
   std::string tier;  // "" if none.
+  // The lock a replay installs exactly (an array; null if none).
+  nlohmann::json pin_packages;
 };
 
 // Reads `stored`; fields of the wrong type are taken as absent.

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@ inline constexpr char kReasonPackagesTooLarge[] = "packages_too_large";
 inline constexpr char kReasonTooManyPackages[] = "too_many_packages";
 inline constexpr char kReasonInstallTimeout[] = "package_install_timeout";
 inline constexpr char kReasonInstallFailed[] = "package_install_failed";
+inline constexpr char kReasonPackageChanged[] = "package_changed";  // A pinned file is not there.
 
 // How long the layer of a request is reused without asking the index
 // again, which may since have a newer version that a range admits.
@@ -37,6 +39,13 @@ struct LockedPackage {
   std::string sha256;   // Of the file installed, lower-case hex.
   bool operator==(const LockedPackage&) const = default;
 };
+
+// A lock as results record it ([{"name", "version", "sha256"}], sorted by
+// name), and back. ParseLock refuses (InvalidArgument "invalid_package")
+// an entry whose name and version are not a requirement, or whose sha256
+// is not 64 lower-case hex digits. Pure.
+nlohmann::json LockToJson(const std::vector<LockedPackage>& lock);
+StatusOr<std::vector<LockedPackage>> ParseLock(const nlohmann::json& lock);
 
 // A layer ready to mount.
 struct InstalledSet {
@@ -61,9 +70,13 @@ class PackageInstaller {
   // is shared. Errors: the reasons above, and package_refused
   // for a refused dependency. Blocks for up to packages.install_timeout_ms.
   // Thread-safe.
+  // With `pinned` (a replay's: the original's lock), exactly those files
+  // are installed, by hash, and nothing else (package_changed when the
+  // index no longer serves one of them).
   virtual StatusOr<InstalledSet> InstallPython(const std::string& tenant,
                                                const PackagePolicy& policy,
-                                               const std::vector<Requirement>& requirements) = 0;
+                                               const std::vector<Requirement>& requirements,
+                                               const std::vector<LockedPackage>& pinned) = 0;
 };
 
 // Installs with the host's pip (packages.pip_python's), wheels only, as a

@@ -2,7 +2,11 @@
 """Builds a PEP 503 "simple" package index of small wheels, for the tests of
 packages from a mirror (tests/integration/packages_test.cc).
 
-Usage: make_python_mirror.py DIR
+Usage: make_python_mirror.py DIR [--newer] [--tamper]
+
+--newer adds crtiny 1.2 (what a range then resolves to); --tamper builds
+crtiny 1.1 with other bytes (a file changed under its name). Run again
+over DIR, either changes the index in place, as a mirror's update would.
 
 DIR/simple/index.html lists every project; DIR/simple/<name>/index.html
 links each of its wheels under DIR/files/ with a #sha256= fragment, as
@@ -104,4 +108,8 @@ def main():
 
 if __name__ == "__main__":
     OUT = sys.argv[1]
+    if "--newer" in sys.argv:
+        PROJECTS["crtiny"]["1.2"] = ({"crtiny/__init__.py": "VERSION = '1.2'\n"}, [])
+    if "--tamper" in sys.argv:
+        PROJECTS["crtiny"]["1.1"] = ({"crtiny/__init__.py": "VERSION = 'tampered'\n"}, [])
     main()

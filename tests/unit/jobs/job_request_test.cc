@@ -66,6 +66,22 @@ TEST(StoredRequestTest, EnvelopeHasDocumentedShapeAndOmitsDefaults) {
   EXPECT_EQ(full.size(), 4u);
 }
 
+TEST(StoredRequestTest, AReplaysPackagesArePinnedInTheEnvelope) {
+  const json lock = json::parse(R"([{"name":"crtiny","version":"1.1","sha256":"ab"}])");
+  const std::string stored =
+      EncodeStoredBody(json::parse(R"({"code":"x"})"), kDigest, false, "", lock);
+  EXPECT_EQ(json::parse(stored)["pin_packages"], lock);
+  auto parsed = ParseStoredRequest(stored);
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed->pin_packages, lock);
+  // Not an array: no pins.
+  auto odd = ParseStoredRequest(R"({"request":{"code":"x"},"pin_packages":{"a":1}})");
+  ASSERT_TRUE(odd.ok());
+  EXPECT_TRUE(odd->pin_packages.is_null());
+  EXPECT_FALSE(
+      json::parse(EncodeStoredRequest(R"({"code":"x"})", "", false, "")).contains("pin_packages"));
+}
+
 TEST(StoredRequestTest, DecodeRejectsCorruptEnvelopes) {
   for (const char* stored : {"", "not json", "[]", "5", R"({"pin_image":"x"})", "{}"}) {
     SCOPED_TRACE(stored);

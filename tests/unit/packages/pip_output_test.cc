@@ -69,6 +69,11 @@ TEST(PipOutputTest, FailuresNameThePackageAndWhy) {
        "ResolutionImpossible: for help visit https://pip.pypa.io/\n",
        kReasonPackageConflict,
        "conflict: crdepends 2.0 depends on crtiny>=1.1; crpinned 1.0 depends on crtiny==1.0"},
+      {"ERROR: THESE PACKAGES DO NOT MATCH THE HASHES FROM THE REQUIREMENTS FILE. If you have "
+       "updated the package versions, please update the hashes.\n    crtiny==1.1 from "
+       "http://127.0.0.1/files/crtiny-1.1-py3-none-any.whl:\n        Expected sha256 ee93\n "
+       "            Got        3b58\n",
+       kReasonPackageChanged, "no longer the file it was"},
       {"ERROR: Could not install packages due to an OSError: [Errno 27] File too large\n",
        kReasonPackagesTooLarge, "packages.max_installed_bytes"},
       {"Collecting x\nERROR: Exception:\nTraceback...\nERROR: something else broke\n",
