@@ -19,6 +19,7 @@
 #include "mirror_probe.h"
 #include "pip_output.h"
 #include "pip_zygote.h"
+#include "platform_tags.h"
 
 namespace coderunner::packages {
 namespace {
@@ -212,7 +213,7 @@ class PipInstaller : public PackageInstaller {
     argv.insert(argv.end(), {"--index-url", policy.python_index_url});
     argv.insert(argv.end(), {"--python-version", config_.python_version});
     argv.insert(argv.end(), {"--abi", CpythonAbi(config_.python_version)});
-    for (const auto& platform : config_.python_platforms) {
+    for (const auto& platform : ExpandPlatforms(config_.python_platforms)) {
       argv.insert(argv.end(), {"--platform", platform});
     }
     argv.insert(argv.end(), {"--target", staging + "/" + kPythonSubdir});

@@ -169,6 +169,16 @@ TEST_F(PackagesTest, ASetIsInstalledOnceAndItsLockNamesTheWheelsBytes) {
   EXPECT_EQ(layers, 1);
 }
 
+// Most compiled wheels are tagged for an older glibc than the image's
+// (manylinux2014: glibc 2.17); the image runs them, so they install.
+TEST_F(PackagesTest, AWheelBuiltForAnOlderGlibcInstalls) {
+  json r = RunUncached("python", "import crnative; print(crnative.KIND)",
+                       WithPackages({"crnative==1.0"}));
+  EXPECT_EQ(r["stdout"], "native\n") << r.dump();
+  EXPECT_EQ(r["packages"]["python"][0]["sha256"],
+            mirror_->WheelSha256("crnative-1.0-cp311-cp311-manylinux_2_17_x86_64.whl"));
+}
+
 TEST_F(PackagesTest, AJobMeetsItsLayerReadOnlyAndSeesNoOther) {
   json r = RunHostile("python", "package_layer_escape.py", WithPackages({"crtiny==1.0"}));
   ASSERT_EQ(r["status"], "succeeded") << r.dump();

@@ -47,6 +47,12 @@ PROJECTS = {
     "crrefused": {
         "1.0": ({"crrefused/__init__.py": "SECRET = 1\n"}, []),
     },
+    # Tagged as a CPython 3.11 binary for glibc 2.17 (manylinux2014), as
+    # most compiled wheels are: only a Python told every manylinux tag up to
+    # its glibc's takes it.
+    "crnative": {
+        "1.0": ({"crnative/__init__.py": "KIND = 'native'\n"}, []),
+    },
     # 3 MiB that do not compress: over the tests' installed-bytes bound.
     "crbig": {
         "1.0": ({"crbig/__init__.py": "", "crbig/blob.bin": None}, []),
@@ -54,6 +60,8 @@ PROJECTS = {
 }
 
 BIG_BYTES = 3 << 20
+# Wheel tags other than pure Python's.
+TAGS = {"crnative": "cp311-cp311-manylinux_2_17_x86_64"}
 EPOCH = (2020, 1, 1, 0, 0, 0)
 
 
@@ -63,6 +71,7 @@ def record_hash(data):
 
 
 def wheel_bytes(name, version, modules, requires):
+    tag = TAGS.get(name, "py3-none-any")
     entries = []
     for path, text in sorted(modules.items()):
         if text is None:
@@ -74,12 +83,13 @@ def wheel_bytes(name, version, modules, requires):
     metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
     metadata += "".join(f"Requires-Dist: {r}\n" for r in requires)
     entries.append((f"{info}/METADATA", metadata.encode()))
-    entries.append((f"{info}/WHEEL", b"Wheel-Version: 1.0\nGenerator: coderunner-tests\n"
-                    b"Root-Is-Purelib: true\nTag: py3-none-any\n"))
+    purelib = "true" if tag == "py3-none-any" else "false"
+    entries.append((f"{info}/WHEEL", (f"Wheel-Version: 1.0\nGenerator: coderunner-tests\n"
+                                      f"Root-Is-Purelib: {purelib}\nTag: {tag}\n").encode()))
     record = "".join(f"{p},{record_hash(d)},{len(d)}\n" for p, d in entries)
     record += f"{info}/RECORD,,\n"
     entries.append((f"{info}/RECORD", record.encode()))
-    out_path = os.path.join(OUT, "files", f"{name}-{version}-py3-none-any.whl")
+    out_path = os.path.join(OUT, "files", f"{name}-{version}-{tag}.whl")
     with zipfile.ZipFile(out_path, "w", zipfile.ZIP_DEFLATED) as z:
         for path, data in entries:
             z.writestr(zipfile.ZipInfo(path, EPOCH), data)
