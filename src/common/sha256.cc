@@ -118,4 +118,10 @@ std::string Sha256Hex(std::string_view data) {
   return h.HexDigest();
 }
 
+bool IsSha256Hex(std::string_view text) {
+  return text.size() == 64 && std::all_of(text.begin(), text.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
 }  // namespace coderunner

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "code_runner_section.h"
+#include "coderunner/common/sha256.h"
 #include "coderunner/config/limits.h"
 #include "coderunner/config/uid_range.h"
 #include "config_table.h"
@@ -93,9 +94,7 @@ Status CheckEnvName(const std::string& v, const std::string& path) {
 }
 
 Status CheckKeySha256(const std::string& v, const std::string& path) {
-  bool hex = v.size() == 64;
-  for (char c : v) hex = hex && ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
-  if (!hex) return Bad(path, "must be 64 lower-case hex characters (sha256 of the key)");
+  if (!IsSha256Hex(v)) return Bad(path, "must be 64 lower-case hex characters (sha256 of the key)");
   return OkStatus();
 }
 

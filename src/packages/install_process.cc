@@ -1,26 +1,19 @@
 #include "install_process.h"
 
 #include <fcntl.h>
-#include <fts.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 
+#include "coderunner/isolation/output_usage.h"
+
 namespace coderunner::packages {
 
 int64_t TreeBytes(const std::string& dir) {
-  char* paths[] = {const_cast<char*>(dir.c_str()), nullptr};
-  FTS* fts = fts_open(paths, FTS_PHYSICAL | FTS_NOCHDIR | FTS_XDEV, nullptr);
-  if (fts == nullptr) return 0;
-  int64_t total = 0;
-  while (FTSENT* e = fts_read(fts)) {
-    if (e->fts_info == FTS_DP || e->fts_statp == nullptr) continue;
-    const struct stat& st = *e->fts_statp;
-    total += std::max<int64_t>(st.st_blocks * 512, S_ISREG(st.st_mode) ? st.st_size : 0);
-  }
-  fts_close(fts);
-  return total;
+  // The walk that bounds a job's /output, unbounded here: it never follows
+  // anything and counts each entry's charge.
+  return isolation::MeasureOutput(dir, isolation::OutputLimits{}).used_bytes;
 }
 
 std::string ReadTail(const std::string& path, int64_t max_bytes) {

@@ -37,8 +37,9 @@ struct InstallRun {
   std::string output;      // The last 16 KiB of its stdout and stderr.
 };
 
-// Bytes the tree at `dir` takes on disk (allocated blocks, a file at least
-// its size), never following a symlink; 0 if it is missing.
+// Bytes the tree below `dir` takes on disk (isolation::MeasureOutput's
+// charge: allocated blocks, a file at least its size), never following a
+// symlink; 0 if it is missing.
 int64_t TreeBytes(const std::string& dir);
 
 // The last `max_bytes` of the regular file at `path`, opened without

@@ -1,18 +1,10 @@
 // The lock as results record it, and as a replay reads it back.
 #include <algorithm>
 
+#include "coderunner/common/sha256.h"
 #include "coderunner/packages/package_installer.h"
 
 namespace coderunner::packages {
-namespace {
-
-bool IsLowerHex64(const std::string& s) {
-  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) {
-           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-         });
-}
-
-}  // namespace
 
 nlohmann::json LockToJson(const std::vector<LockedPackage>& lock) {
   nlohmann::json out = nlohmann::json::array();
@@ -33,7 +25,7 @@ StatusOr<std::vector<LockedPackage>> ParseLock(const nlohmann::json& lock) {
     const std::string version = entry.value("version", "");
     const std::string sha = entry.value("sha256", "");
     CR_ASSIGN_OR_RETURN(Requirement req, ParseRequirement(name + "==" + version));
-    if (!IsLowerHex64(sha)) {
+    if (!IsSha256Hex(sha)) {
       return InvalidArgumentError("lock entry " + req.name + ": sha256 is not 64 hex digits",
                                   kReasonInvalidPackage);
     }

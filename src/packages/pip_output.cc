@@ -1,6 +1,5 @@
 #include "pip_output.h"
 
-#include <algorithm>
 #include <regex>
 #include <sstream>
 
@@ -11,12 +10,6 @@ namespace {
 
 // The most of pip's own words an error message quotes.
 constexpr size_t kMaxQuotedBytes = 600;
-
-bool IsHex64(const std::string& s) {
-  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) {
-           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-         });
-}
 
 Status BadReport(const std::string& why) {
   return InternalError("pip's installation report " + why, kReasonInstallFailed);
@@ -47,7 +40,9 @@ StatusOr<std::vector<LockedPackage>> ParsePipReport(std::string_view report_json
   if (!report.is_object() || !report.contains("install") || !report["install"].is_array()) {
     return BadReport("lists no installation");
   }
-  std::vector<LockedPackage> out;
+  // Each entry as a lock records it, read back as a replay's lock is:
+  // names, versions and hashes only, sorted by name.
+  nlohmann::json lock = nlohmann::json::array();
   for (const auto& item : report["install"]) {
     if (!item.is_object() || !item.contains("metadata") || !item["metadata"].is_object()) {
       return BadReport("has an entry without metadata");
@@ -59,13 +54,10 @@ StatusOr<std::vector<LockedPackage>> ParsePipReport(std::string_view report_json
         !version->is_string()) {
       return BadReport("has an entry without a name and version");
     }
-    auto req = ParseRequirement(name->get<std::string>() + "==" + version->get<std::string>());
-    if (!req.ok()) return BadReport("names a package oddly: " + req.status().message());
-    std::string sha = Sha256Of(item);
-    if (!IsHex64(sha)) return BadReport("gives no sha256 for " + req->name);
-    out.push_back({req->name, version->get<std::string>(), sha});
+    lock.push_back({{"name", *name}, {"version", *version}, {"sha256", Sha256Of(item)}});
   }
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  auto out = ParseLock(lock);
+  if (!out.ok()) return BadReport("names a package oddly: " + out.status().message());
   return out;
 }
 

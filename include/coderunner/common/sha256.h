@@ -36,6 +36,9 @@ std::string LowerHex(std::string_view bytes);
 // Lower-case hex SHA-256 of `data`. Pure; thread-safe.
 std::string Sha256Hex(std::string_view data);
 
+// Whether `text` has Sha256Hex's form: 64 lower-case hex digits. Pure.
+bool IsSha256Hex(std::string_view text);
+
 }  // namespace coderunner
 
 #endif  // CODERUNNER_COMMON_SHA256_H_
