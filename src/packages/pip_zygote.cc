@@ -169,6 +169,9 @@ StatusOr<InstallRun> PipZygote::Run(const InstallCommand& command) {
   if (p.exit_code == kSetupFailed) {
     return SpawnFailed("the install could not start as uid " + std::to_string(command.uid));
   }
+  // An install that ended between two looks is measured once more: what
+  // it left is what would become the layer.
+  if (!run.timed_out && TreeBytes(command.watched_dir) > command.max_bytes) run.too_large = true;
   if (!run.timed_out && !run.too_large && p.signal == 0) run.exit_code = p.exit_code;
   if (p.signal == SIGXFSZ) run.too_large = true;
   run.output = ReadTail(command.output_path, kKeptOutputBytes);

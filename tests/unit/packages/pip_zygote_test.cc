@@ -105,6 +105,17 @@ TEST_F(PipZygoteTest, WritingPastTheBoundEndsIt) {
   EXPECT_FALSE(many->timed_out);
 }
 
+TEST_F(PipZygoteTest, AnInstallThatEndsPastTheBoundBeforeAnyWatchIsTooLarge) {
+  // Two files under the bound each, together over it, written and done
+  // long before the watch's first look (an npm install of one big
+  // package: its tarball in the cache, and unpacked).
+  auto run = zygote_->Run(
+      Shell("head -c 700000 /dev/urandom > a; head -c 700000 /dev/urandom > b; exit 0"));
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_TRUE(run->too_large);
+  EXPECT_EQ(run->exit_code, -1);
+}
+
 TEST_F(PipZygoteTest, InstallsRunSideBySide) {
   std::vector<std::thread> threads;
   std::vector<int> codes(4, -2);
