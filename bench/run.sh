@@ -80,6 +80,7 @@ cleanup() {
     [[ -n $pgdir ]] && cp "$pgdir/server.log" "$KEEP_LOGS/postgres.log" 2>/dev/null
   fi
   kill "${pids[@]}" 2>/dev/null; wait "${pids[@]}" 2>/dev/null
+  [[ -d $dir/npm-mirror ]] && python3 tests/testdata/packages/npm_mirror.py stop --dir "$dir/npm-mirror"
   for m in "$dir"/*{artifacts,volumes}; do umount -l "$m" 2>/dev/null; done; rm -rf "$dir"
   if [[ -n $pgdir ]]; then
     runuser -u postgres -- "$pgbin/pg_ctl" -D "$pgdir/data" -m fast -w stop >/dev/null 2>&1
@@ -134,8 +135,12 @@ if [[ $sections == *packages* ]]; then
   python3 -m http.server 18194 --bind 127.0.0.1 --directory "$dir/mirror" >"$dir/mirror.log" 2>&1 &
   pids+=($!)
   for _ in $(seq 50); do curl -fsS http://127.0.0.1:18194/simple/ >/dev/null 2>&1 && break; sleep 0.1; done
-  echo "packages: {dir: $dir/packages, python_index_url: \"http://127.0.0.1:18194/simple/\"}" \
-    >>"$dir/config.yaml"
+  # And from a verdaccio of the tests' own npm packages (scripts/install-deps.sh
+  # installs it).
+  python3 tests/testdata/packages/npm_mirror.py start --verdaccio-dir /var/cache/coderunner/npm-mirror \
+    --dir "$dir/npm-mirror" --port 18193 >/dev/null
+  echo "packages: {dir: $dir/packages, python_index_url: \"http://127.0.0.1:18194/simple/\"," \
+    "npm_registry_url: \"http://127.0.0.1:18193/\"}" >>"$dir/config.yaml"
 fi
 source bench/fleet.sh
 build/coderunner serve --config "$dir/config.yaml" >"$dir/server.log" 2>&1 &

@@ -86,3 +86,7 @@ npm_ci_locked "the MCP clients" "${repo_dir}/tests/mcp" /var/cache/coderunner/mc
 # CODERUNNER_E2B_CLIENTS_DIR (tests/integration/CMakeLists.txt).
 npm_ci_locked "the E2B SDKs" "${repo_dir}/tests/e2b" /var/cache/coderunner/e2b-clients \
   node_modules/e2b/dist/index.js
+# verdaccio, the local npm registry that NpmPackagesTest starts through
+# tests/testdata/packages/npm_mirror.py (tests/npm-mirror/).
+npm_ci_locked "the npm mirror (verdaccio)" "${repo_dir}/tests/npm-mirror" /var/cache/coderunner/npm-mirror \
+  node_modules/verdaccio/bin/verdaccio

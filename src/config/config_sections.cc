@@ -83,6 +83,10 @@ const Field<PackagesConfig> kPackagesFields[] = {
     {"python_platforms", &PackagesConfig::python_platforms},
     {"allow", &PackagesConfig::allow},
     {"deny", &PackagesConfig::deny},
+    {"npm_registry_url", &PackagesConfig::npm_registry_url, U::kNone, {}, CheckHttpUrl},
+    {"npm_command", &PackagesConfig::npm_command, U::kNone, {}, CheckAbsolute},
+    {"npm_allow", &PackagesConfig::npm_allow},
+    {"npm_deny", &PackagesConfig::npm_deny},
     {"max_packages", &PackagesConfig::max_packages, U::kCount, Between(1, 1000)},
     {"max_installed_bytes", &PackagesConfig::max_installed_bytes, U::kBytes, AtLeast(1 << 20)},
     {"install_timeout_ms", &PackagesConfig::install_timeout_ms, U::kMillis, AtLeast(1000)},
@@ -221,6 +225,9 @@ const Field<TierConfig> kTierFields[] = {
     {"python_index_url", &TierConfig::python_index_url, U::kNone, {}, CheckHttpUrl},
     {"package_allow", &TierConfig::package_allow},
     {"package_deny", &TierConfig::package_deny},
+    {"npm_registry_url", &TierConfig::npm_registry_url, U::kNone, {}, CheckHttpUrl},
+    {"npm_package_allow", &TierConfig::npm_package_allow},
+    {"npm_package_deny", &TierConfig::npm_package_deny},
 };
 
 // languages.<name>; CheckLanguage checks what must be given.

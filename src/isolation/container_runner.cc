@@ -236,8 +236,11 @@ StatusOr<RunResult> ContainerRunner::RunCold(const JobSpec& job, const RunHooks&
 Status ContainerRunner::WriteJobFiles(const JobSpec& job, Workspace& ws) {
   Status written = ws.WriteFile(job.language.file, job.code);
   if (written.ok() && !job.package_layer.empty()) {
-    written =
-        ws.CreateSymlink(kPackagesLink, std::string(kPackagesMount) + "/" + job.package_layer);
+    const std::string layer = std::string(kPackagesMount) + "/" + job.package_layer;
+    written = ws.CreateSymlink(kPackagesLink, layer);
+    if (written.ok() && !job.npm_packages.empty()) {
+      written = ws.CreateSymlink(kNodeModulesLink, layer + "/node_modules");
+    }
   }
   if (written.ok() && !job.stdin_data.empty()) written = ws.WriteFile(kStdinFile, job.stdin_data);
   for (const auto& f : job.files) {

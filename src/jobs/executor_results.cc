@@ -57,18 +57,21 @@ Status JobExecutor::InstallPackages(const store::JobRecord& record, Attempt& att
   CR_ASSIGN_OR_RETURN(StoredRequest stored, ParseStoredRequest(record.request_json));
   const config::TierConfig* tier =
       stored.tier.empty() ? nullptr : deps_.config->FindTier(stored.tier);
-  packages::PackagePolicy policy = packages::PolicyFor(*deps_.config, tier);
+  const bool npm = !attempt.spec.npm_packages.empty();
+  const packages::Ecosystem ecosystem =
+      npm ? packages::Ecosystem::kNpm : packages::Ecosystem::kPython;
+  const packages::SourcePolicy policy = packages::PolicyFor(*deps_.config, tier).Of(ecosystem);
   std::vector<packages::Requirement> wanted;
-  for (const auto& text : attempt.spec.python_packages) {
-    CR_ASSIGN_OR_RETURN(packages::Requirement r, packages::ParseRequirement(text));
+  for (const auto& text : npm ? attempt.spec.npm_packages : attempt.spec.python_packages) {
+    CR_ASSIGN_OR_RETURN(packages::Requirement r, packages::ParseRequirementOf(ecosystem, text));
     CR_RETURN_IF_ERROR(packages::CheckAllowed(policy, r.name));
     wanted.push_back(std::move(r));
   }
   // A replay installs exactly what the original did.
   CR_ASSIGN_OR_RETURN(std::vector<packages::LockedPackage> pinned,
-                      packages::ParseLock(stored.pin_packages));
+                      packages::ParseLock(ecosystem, stored.pin_packages));
   CR_ASSIGN_OR_RETURN(packages::InstalledSet set,
-                      deps_.packages->InstallPython(record.tenant, policy, wanted, pinned));
+                      deps_.packages->Install(record.tenant, ecosystem, policy, wanted, pinned));
   attempt.spec.package_layer = set.layer;
   attempt.packages = std::move(set);
   return OkStatus();
@@ -77,7 +80,7 @@ Status JobExecutor::InstallPackages(const store::JobRecord& record, Attempt& att
 // The result's "packages": what was installed, exactly (name, version,
 // sha256 of the file), whether the layer was already there, and the time.
 static nlohmann::json InstalledJson(const packages::InstalledSet& set) {
-  return {{"python", packages::LockToJson(set.lock)},
+  return {{packages::EcosystemName(set.ecosystem), packages::LockToJson(set.lock)},
           {"cached", set.cached},
           {"install_ms", set.install_ms}};
 }

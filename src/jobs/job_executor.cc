@@ -303,7 +303,8 @@ JobExecutor::Attempt JobExecutor::Prepare(const store::JobRecord& record, JobCha
       attempt.result.image = attempt.spec.language.image;
     }
   }
-  if (attempt.result.error.ok() && !attempt.spec.python_packages.empty()) {
+  if (attempt.result.error.ok() &&
+      (!attempt.spec.python_packages.empty() || !attempt.spec.npm_packages.empty())) {
     Status installed = InstallPackages(record, attempt);
     if (!installed.ok()) {
       attempt.result.status = isolation::RunStatus::kError;

@@ -130,6 +130,7 @@ std::string CacheKey(const isolation::JobSpec& job, const std::string& tenant,
   if (!job.runtime.empty()) Field(buf, "runtime=" + job.runtime);
   // Likewise packages, in request order (the order pip is given them).
   for (const auto& p : job.python_packages) Field(buf, "python-package=" + p);
+  for (const auto& p : job.npm_packages) Field(buf, "npm-package=" + p);
   return Sha256Hex(buf);
 }
 

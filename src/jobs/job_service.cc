@@ -434,7 +434,9 @@ StatusOr<Accepted> JobServiceImpl::Replay(const std::string& id, const std::stri
   nlohmann::json packages = stored.pin_packages;
   if (auto result = nlohmann::json::parse(rec.result_json, nullptr, false);
       result.is_object() && result.contains("packages") && result["packages"].is_object()) {
-    packages = result["packages"].value("python", nlohmann::json());
+    const nlohmann::json& installed = result["packages"];
+    packages =
+        installed.contains("npm") ? installed["npm"] : installed.value("python", nlohmann::json());
   }
   return Accept(tenant, std::move(submission), pin, id, false, tier, 0, packages);
 }

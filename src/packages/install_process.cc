@@ -9,6 +9,17 @@
 #include "coderunner/isolation/output_usage.h"
 
 namespace coderunner::packages {
+namespace {
+
+// The most of an installer's own words an error message quotes.
+constexpr size_t kMaxQuotedBytes = 600;
+
+}  // namespace
+
+std::string QuoteInstallerWords(std::string text) {
+  if (text.size() > kMaxQuotedBytes) text = text.substr(0, kMaxQuotedBytes) + "...";
+  return text;
+}
 
 int64_t TreeBytes(const std::string& dir) {
   // The walk that bounds a job's /output, unbounded here: it never follows

@@ -42,6 +42,10 @@ struct InstallRun {
 // symlink; 0 if it is missing.
 int64_t TreeBytes(const std::string& dir);
 
+// An installer's own words as an error message quotes them: at most 600
+// bytes, "..." after a cut.
+std::string QuoteInstallerWords(std::string text);
+
 // The last `max_bytes` of the regular file at `path`, opened without
 // following a link (what the install's uid left there is not trusted); ""
 // if it is missing or not a regular file.

@@ -113,7 +113,10 @@ std::string LayerStore::NameOf(const std::string& ecosystem,
                                const std::vector<LockedPackage>& lock) const {
   std::ostringstream canonical;
   canonical << ecosystem << '\n';
-  for (const auto& p : lock) canonical << p.name << ' ' << p.version << ' ' << p.sha256 << '\n';
+  for (const auto& p : lock) {
+    canonical << p.name << ' ' << p.version << ' ' << p.sha256 << p.integrity << ' ' << p.path
+              << '\n';
+  }
   return HmacSha256Hex(key_, canonical.str());
 }
 

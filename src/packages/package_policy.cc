@@ -17,23 +17,34 @@ bool Contains(const std::vector<std::string>& list, std::string_view name) {
   return std::find(list.begin(), list.end(), name) != list.end();
 }
 
+// The service's lists, overridden (index, allowlist) or extended (deny)
+// by the tier's.
+SourcePolicy Merged(SourcePolicy service, const std::string& tier_url,
+                    std::vector<std::string> tier_allow,
+                    const std::vector<std::string>& tier_deny) {
+  if (!tier_url.empty()) service.index_url = tier_url;
+  if (!tier_allow.empty()) service.allow = std::move(tier_allow);
+  service.deny.insert(service.deny.end(), tier_deny.begin(), tier_deny.end());
+  return service;
+}
+
 }  // namespace
 
 PackagePolicy PolicyFor(const config::Config& config, const config::TierConfig* tier) {
   const config::PackagesConfig& p = config.packages;
   PackagePolicy out;
-  out.python_index_url = p.python_index_url;
-  out.allow = Normalized(p.allow);
-  out.deny = Normalized(p.deny);
+  out.python = {p.python_index_url, Normalized(p.allow), Normalized(p.deny)};
+  out.npm = {p.npm_registry_url, p.npm_allow, p.npm_deny};
   if (tier != nullptr) {
-    if (!tier->python_index_url.empty()) out.python_index_url = tier->python_index_url;
-    if (!tier->package_allow.empty()) out.allow = Normalized(tier->package_allow);
-    for (auto& name : Normalized(tier->package_deny)) out.deny.push_back(std::move(name));
+    out.python = Merged(std::move(out.python), tier->python_index_url,
+                        Normalized(tier->package_allow), Normalized(tier->package_deny));
+    out.npm = Merged(std::move(out.npm), tier->npm_registry_url, tier->npm_package_allow,
+                     tier->npm_package_deny);
   }
   return out;
 }
 
-Status CheckAllowed(const PackagePolicy& policy, std::string_view normalized_name) {
+Status CheckAllowed(const SourcePolicy& policy, std::string_view normalized_name) {
   const std::string name(normalized_name);
   if (Contains(policy.deny, name)) {
     return FailedPreconditionError("package '" + name + "' is refused by this service's policy",
@@ -47,24 +58,29 @@ Status CheckAllowed(const PackagePolicy& policy, std::string_view normalized_nam
   return OkStatus();
 }
 
-StatusOr<std::vector<Requirement>> CheckPythonRequest(const std::vector<std::string>& texts,
-                                                      const config::Config& config,
-                                                      const config::TierConfig* tier) {
+StatusOr<std::vector<Requirement>> CheckPackageRequest(Ecosystem ecosystem,
+                                                       const std::vector<std::string>& texts,
+                                                       const config::Config& config,
+                                                       const config::TierConfig* tier) {
   std::vector<Requirement> out;
   if (texts.empty()) return out;
-  PackagePolicy policy = PolicyFor(config, tier);
-  if (policy.python_index_url.empty()) {
-    return FailedPreconditionError("this service has no Python package index configured",
+  const PackagePolicy all = PolicyFor(config, tier);
+  const SourcePolicy& policy = all.Of(ecosystem);
+  const std::string field = std::string("packages.") + EcosystemName(ecosystem);
+  if (policy.index_url.empty()) {
+    return FailedPreconditionError(ecosystem == Ecosystem::kNpm
+                                       ? "this service has no npm registry configured"
+                                       : "this service has no Python package index configured",
                                    kReasonPackagesUnavailable);
   }
   const int most = config.packages.max_requirements;
   if (static_cast<int64_t>(texts.size()) > most) {
-    return InvalidArgumentError(
-        "packages.python: at most " + std::to_string(most) + " requirements", "invalid_request");
+    return InvalidArgumentError(field + ": at most " + std::to_string(most) + " requirements",
+                                "invalid_request");
   }
   std::set<std::string> seen;
   for (const auto& text : texts) {
-    CR_ASSIGN_OR_RETURN(Requirement req, ParseRequirement(text));
+    CR_ASSIGN_OR_RETURN(Requirement req, ParseRequirementOf(ecosystem, text));
     CR_RETURN_IF_ERROR(CheckAllowed(policy, req.name));
     if (!seen.insert(req.name).second) {
       return InvalidArgumentError("package '" + req.name + "' is named twice",

@@ -4,12 +4,10 @@
 #include <sstream>
 
 #include "coderunner/common/bounded_json.h"
+#include "install_process.h"
 
 namespace coderunner::packages {
 namespace {
-
-// The most of pip's own words an error message quotes.
-constexpr size_t kMaxQuotedBytes = 600;
 
 Status BadReport(const std::string& why) {
   return InternalError("pip's installation report " + why, kReasonInstallFailed);
@@ -24,11 +22,6 @@ std::string Sha256Of(const nlohmann::json& item) {
   }
   std::string hash = archive.value("hash", "");
   return hash.rfind("sha256=", 0) == 0 ? hash.substr(7) : "";
-}
-
-std::string Quoted(std::string text) {
-  if (text.size() > kMaxQuotedBytes) text = text.substr(0, kMaxQuotedBytes) + "...";
-  return text;
 }
 
 }  // namespace
@@ -56,7 +49,7 @@ StatusOr<std::vector<LockedPackage>> ParsePipReport(std::string_view report_json
     }
     lock.push_back({{"name", *name}, {"version", *version}, {"sha256", Sha256Of(item)}});
   }
-  auto out = ParseLock(lock);
+  auto out = ParseLock(Ecosystem::kPython, lock);
   if (!out.ok()) return BadReport("names a package oddly: " + out.status().message());
   return out;
 }
@@ -72,9 +65,9 @@ Status PipFailure(int exit_code, std::string_view output) {
       return NotFoundError("package '" + m[1].str() + "': the index has no such package",
                            kReasonPackageNotFound);
     }
-    return NotFoundError(
-        "package '" + m[1].str() + "': no version matches; the index has " + Quoted(versions),
-        kReasonPackageNotFound);
+    return NotFoundError("package '" + m[1].str() + "': no version matches; the index has " +
+                             QuoteInstallerWords(versions),
+                         kReasonPackageNotFound);
   }
   if (text.find("ResolutionImpossible") != std::string::npos ||
       text.find("conflicting dependencies") != std::string::npos) {
@@ -85,7 +78,8 @@ Status PipFailure(int exit_code, std::string_view output) {
       why += (why.empty() ? "" : "; ") + (*it)[1].str();
     }
     return FailedPreconditionError(
-        "the packages asked for conflict" + (why.empty() ? std::string() : ": " + Quoted(why)),
+        "the packages asked for conflict" +
+            (why.empty() ? std::string() : ": " + QuoteInstallerWords(why)),
         kReasonPackageConflict);
   }
   // A replay's pinned file is not the one the index serves now.
@@ -106,7 +100,7 @@ Status PipFailure(int exit_code, std::string_view output) {
     if (line.rfind("ERROR:", 0) == 0) last = line;
   }
   return InternalError("pip failed (exit code " + std::to_string(exit_code) + ")" +
-                           (last.empty() ? std::string() : ": " + Quoted(last)),
+                           (last.empty() ? std::string() : ": " + QuoteInstallerWords(last)),
                        kReasonInstallFailed);
 }
 

@@ -34,7 +34,30 @@ size_t ClauseLength(std::string_view rest) {
   return 0;
 }
 
+bool IsNpmNameChar(char c) { return IsAlnum(c) || c == '-' || c == '.' || c == '_' || c == '~'; }
+bool IsNpmRangeChar(char c) {
+  return IsAlnum(c) || c == '.' || c == '*' || c == '+' || c == '^' || c == '~' || c == '<' ||
+         c == '>' || c == '=' || c == '|' || c == '-' || c == ' ';
+}
+
+// One part of an npm name: a scope's or the package's own. It starts with
+// a letter or digit, so that no name reads as an option ("--registry").
+bool IsNpmNamePart(std::string_view part) {
+  if (part.empty() || !IsAlnum(part.front())) return false;
+  for (char c : part) {
+    if (!IsNpmNameChar(c)) return false;
+  }
+  return true;
+}
+
+// The longest npm name: the registry's own limit.
+constexpr size_t kMaxNpmNameBytes = 214;
+
 }  // namespace
+
+const char* EcosystemName(Ecosystem ecosystem) {
+  return ecosystem == Ecosystem::kNpm ? "npm" : "python";
+}
 
 std::string NormalizeProjectName(std::string_view name) {
   std::string out;
@@ -75,6 +98,40 @@ StatusOr<Requirement> ParseRequirement(std::string_view text) {
     rest.remove_prefix(1);
   }
   return Requirement{NormalizeProjectName(name), std::string(specifier)};
+}
+
+StatusOr<Requirement> ParseNpmRequirement(std::string_view text) {
+  if (text.empty()) return Invalid(text, "it is empty");
+  if (text.size() > kMaxRequirementBytes) {
+    return Invalid(text.substr(0, 40), "longer than " + std::to_string(kMaxRequirementBytes));
+  }
+  // "@scope/name@range": the name ends at the first "@" after its start.
+  size_t at = text.find('@', 1);
+  std::string_view name = text.substr(0, at);
+  std::string_view range = at == std::string_view::npos ? "" : text.substr(at + 1);
+  std::string_view own = name;
+  if (name.front() == '@') {
+    size_t slash = name.find('/');
+    if (slash == std::string_view::npos || !IsNpmNamePart(name.substr(1, slash - 1))) {
+      return Invalid(text, "a scoped name is @scope/name");
+    }
+    own = name.substr(slash + 1);
+  }
+  if (!IsNpmNamePart(own) || name.size() > kMaxNpmNameBytes) {
+    return Invalid(text, "a name is letters, digits, '-', '.', '_' and '~'");
+  }
+  if (at != std::string_view::npos) {
+    bool ok = !range.empty() && range.front() != ' ' && range.back() != ' ' &&
+              range.find("  ") == std::string_view::npos;
+    for (char c : range) ok = ok && IsNpmRangeChar(c);
+    if (!ok) return Invalid(text, "after '@' only a version range such as 4, ^1.2 or >=1 <2");
+  }
+  return Requirement{std::string(name),
+                     at == std::string_view::npos ? "" : "@" + std::string(range)};
+}
+
+StatusOr<Requirement> ParseRequirementOf(Ecosystem ecosystem, std::string_view text) {
+  return ecosystem == Ecosystem::kNpm ? ParseNpmRequirement(text) : ParseRequirement(text);
 }
 
 }  // namespace coderunner::packages

@@ -89,10 +89,13 @@ void BuildNativeRunner(Components& c) {
 // PYTHONPATH naming the layer a job's workspace links to.
 Status BuildPackages(Components& c, isolation::PolicySettings& settings) {
   const config::Config& cfg = c.cfg;
-  bool configured = !cfg.packages.python_index_url.empty();
-  for (const auto& t : cfg.tiers) configured |= !t.python_index_url.empty();
+  bool configured =
+      !cfg.packages.python_index_url.empty() || !cfg.packages.npm_registry_url.empty();
+  for (const auto& t : cfg.tiers) {
+    configured |= !t.python_index_url.empty() || !t.npm_registry_url.empty();
+  }
   if (!configured || c.native()) return OkStatus();
-  CR_ASSIGN_OR_RETURN(c.packages, packages::MakePipInstaller(cfg.packages, *c.uids));
+  CR_ASSIGN_OR_RETURN(c.packages, packages::MakePackageInstaller(cfg.packages, *c.uids));
   settings.packages_host_dir = cfg.packages.dir + "/layers";
   settings.env.push_back("PYTHONPATH=" + std::string(isolation::kWorkspaceMount) + "/" +
                          std::string(isolation::kPackagesLink) + "/python");

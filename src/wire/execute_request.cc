@@ -6,6 +6,7 @@
 
 #include "coderunner/common/base64.h"
 #include "coderunner/isolation/file_path.h"
+#include "coderunner/isolation/mechanism.h"
 #include "coderunner/packages/package_policy.h"
 
 namespace coderunner::wire {
@@ -96,17 +97,29 @@ Status ParseFiles(const json& files, const RequestCaps& caps, ExecuteRequest* re
   return OkStatus();
 }
 
-// "packages": {"python": ["name==version", ...]}. The entries are checked
-// against the policy where the job is built (BuildJobSpec).
+// One ecosystem's list of "packages": strings.
+Status ParsePackageList(const json& packages, const char* key, std::vector<std::string>* out) {
+  auto list = packages.find(key);
+  if (list == packages.end() || list->is_null()) return OkStatus();
+  const std::string field = std::string("packages.") + key;
+  if (!list->is_array()) return Bad(field, "must be an array of strings");
+  for (const auto& entry : *list) {
+    if (!entry.is_string()) return Bad(field, "must be an array of strings");
+    out->push_back(entry.get<std::string>());
+  }
+  return OkStatus();
+}
+
+// "packages": {"python": ["name==version", ...]} or {"npm": ["name@range",
+// ...]}: one ecosystem per job (its layer is one tree). The entries are
+// checked against the policy where the job is built (BuildJobSpec).
 Status ParsePackages(const json& packages, ExecuteRequest* req) {
   if (!packages.is_object()) return Bad("packages", "must be an object");
-  CR_RETURN_IF_ERROR(CheckKnown(packages, "packages.", {"python"}));
-  auto python = packages.find("python");
-  if (python == packages.end() || python->is_null()) return OkStatus();
-  if (!python->is_array()) return Bad("packages.python", "must be an array of strings");
-  for (const auto& entry : *python) {
-    if (!entry.is_string()) return Bad("packages.python", "must be an array of strings");
-    req->python_packages.push_back(entry.get<std::string>());
+  CR_RETURN_IF_ERROR(CheckKnown(packages, "packages.", {"python", "npm"}));
+  CR_RETURN_IF_ERROR(ParsePackageList(packages, "python", &req->python_packages));
+  CR_RETURN_IF_ERROR(ParsePackageList(packages, "npm", &req->npm_packages));
+  if (!req->python_packages.empty() && !req->npm_packages.empty()) {
+    return Bad("packages", "names packages of one ecosystem per job: python or npm");
   }
   return OkStatus();
 }
@@ -256,9 +269,23 @@ StatusOr<isolation::JobSpec> BuildJobSpec(const ExecuteRequest& request,
   // for), then the language (what the image needs); "" leaves it to
   // sandbox.runtime.
   job.runtime = tier != nullptr && !tier->runtime.empty() ? tier->runtime : lang->runtime;
-  CR_ASSIGN_OR_RETURN(std::vector<packages::Requirement> wanted,
-                      packages::CheckPythonRequest(request.python_packages, config, tier));
-  for (const auto& r : wanted) job.python_packages.push_back(r.Text());
+  CR_ASSIGN_OR_RETURN(std::vector<packages::Requirement> python,
+                      packages::CheckPackageRequest(packages::Ecosystem::kPython,
+                                                    request.python_packages, config, tier));
+  for (const auto& r : python) job.python_packages.push_back(r.Text());
+  CR_ASSIGN_OR_RETURN(
+      std::vector<packages::Requirement> npm,
+      packages::CheckPackageRequest(packages::Ecosystem::kNpm, request.npm_packages, config, tier));
+  for (const auto& r : npm) job.npm_packages.push_back(r.Text());
+  // npm's packages are found through the workspace's node_modules, which
+  // is the layer's: no request file may be there.
+  for (const auto& f : job.files) {
+    if (!npm.empty() && (f.path == isolation::kNodeModulesLink ||
+                         f.path.rfind(std::string(isolation::kNodeModulesLink) + "/", 0) == 0)) {
+      return InvalidArgumentError("files: '" + f.path + "' is where a job's npm packages are",
+                                  "invalid_path");
+    }
+  }
   return job;
 }
 

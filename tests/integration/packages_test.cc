@@ -6,7 +6,6 @@
 // the wheels' bytes, the layer's owner and modes on the host's disk, the
 // errno a job meets at its layer, and nothing left in staging.
 #include <httplib.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include <filesystem>
@@ -18,6 +17,7 @@
 #include "coderunner/common/sha256.h"
 #include "engine_fixture.h"
 #include "job_requests.h"
+#include "package_layers.h"
 
 namespace coderunner::testing {
 namespace {
@@ -76,19 +76,6 @@ class PythonMirror {
   std::mutex mu_;
   std::vector<std::string> paths_;
 };
-
-// A loopback port nothing listens on: a mirror that is down.
-int ClosedPort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
-  return ntohs(addr.sin_port);
-}
 
 // Bytes a file of crbig holds: over the bound below.
 constexpr int64_t kMaxInstalledBytes = 2 << 20;
@@ -155,17 +142,7 @@ TEST_F(PackagesTest, ASetIsInstalledOnceAndItsLockNamesTheWheelsBytes) {
   EXPECT_EQ(second["packages"]["python"], installed["python"]);
   EXPECT_EQ(mirror_->Requests(), asked);
   // One layer on disk, every entry root's and read-only to all.
-  int layers = 0;
-  for (const auto& layer : fs::directory_iterator(packages_dir_ + "/layers")) {
-    ++layers;
-    for (const auto& e : fs::recursive_directory_iterator(layer.path())) {
-      struct stat st;
-      ASSERT_EQ(lstat(e.path().c_str(), &st), 0);
-      EXPECT_EQ(st.st_uid, 0u) << e.path();
-      EXPECT_TRUE(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) << e.path();
-      EXPECT_EQ(st.st_mode & 07022, 0u) << e.path();
-    }
-  }
+  const int layers = CheckedLayers(packages_dir_ + "/layers");
   EXPECT_EQ(layers, 1);
 }
 
@@ -216,13 +193,8 @@ TEST_F(PackagesTest, WhatCannotBeInstalledIsAnErrorNamingThePackageAndNothingRun
   };
   for (const auto& c : kCases) {
     SCOPED_TRACE(c.python.dump());
-    json r = RunUncached("python", "print('ran')", WithPackages(c.python));
-    EXPECT_EQ(r["status"], "error") << r.dump();
-    EXPECT_EQ(r["error"]["code"], c.code) << r.dump();
-    EXPECT_NE(r["error"]["message"].get<std::string>().find(c.named), std::string::npos)
-        << r.dump();
-    EXPECT_EQ(r["stdout"], "");
-    EXPECT_EQ(r["metrics"]["run_ms"], 0);
+    ExpectRefusedBeforeRun(RunUncached("python", "print('ran')", WithPackages(c.python)), c.code,
+                           c.named);
   }
   EXPECT_TRUE(fs::is_empty(packages_dir_ + "/layers"));
   // Refused where the request enters: a name the policy denies, and

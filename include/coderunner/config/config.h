@@ -167,10 +167,13 @@ struct TierConfig {
   int64_t max_retained_output_bytes = 64LL << 20;
   // Packages (PackagesConfig): this tier's own index ("" = packages.*'s),
   // its own allowlist (empty = packages.allow), and names refused besides
-  // packages.deny.
+  // packages.deny; likewise for npm.
   std::string python_index_url;
   std::vector<std::string> package_allow;
   std::vector<std::string> package_deny;
+  std::string npm_registry_url;
+  std::vector<std::string> npm_package_allow;
+  std::vector<std::string> npm_package_deny;
 };
 
 // One API key. Only its SHA-256 is stored.
@@ -250,6 +253,16 @@ struct PackagesConfig {
   // these may be installed, dependencies included; `deny` never is.
   std::vector<std::string> allow;
   std::vector<std::string> deny;
+  // An npm registry (verdaccio, a proxy of registry.npmjs.org), e.g.
+  // "http://mirror:4873/". "" (default): no npm packages, unless a tier
+  // names its own.
+  std::string npm_registry_url;
+  // The host's npm, which installs with --ignore-scripts (no package's
+  // install script ever runs). Absolute.
+  std::string npm_command = "/usr/bin/npm";
+  // npm package names, exactly ("@scope/name"): as allow and deny.
+  std::vector<std::string> npm_allow;
+  std::vector<std::string> npm_deny;
   int max_packages = 50;                      // Per set, dependencies included. Count.
   int64_t max_installed_bytes = 512LL << 20;  // One set, downloads included. Bytes.
   int64_t install_timeout_ms = 120000;        // One install. ms.

@@ -61,9 +61,12 @@ struct JobSpec {
   // as checked requirements ("tabulate==0.9.0"); installed before the run,
   // outside the job (coderunner/packages/package_installer.h).
   std::vector<std::string> python_packages;
+  // npm packages ("packages": {"npm": [...]}), likewise ("lodash@^4"); a
+  // job has packages of one ecosystem at most.
+  std::vector<std::string> npm_packages;
   // The layer they were installed as: a directory name under the packages
-  // mount (kPackagesMount), linked into the workspace as kPackagesLink.
-  // "" = none.
+  // mount (kPackagesMount), linked into the workspace as kPackagesLink,
+  // and its node_modules as kNodeModulesLink for npm's. "" = none.
   std::string package_layer;
 };
 

@@ -48,6 +48,10 @@ inline constexpr std::string_view kGoFifo = ".coderunner-go";
 // A symlink in the workspace to the job's package layer under
 // kPackagesMount (same reserved prefix); PYTHONPATH names its python/.
 inline constexpr std::string_view kPackagesLink = ".coderunner-packages";
+// A symlink in the workspace to the node_modules of a job's npm layer:
+// Node resolves both require() and import from a directory named so next
+// to the program, or above it.
+inline constexpr std::string_view kNodeModulesLink = "node_modules";
 
 // Service-wide settings the mechanisms need besides the job.
 struct PolicySettings {

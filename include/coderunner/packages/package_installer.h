@@ -34,25 +34,34 @@ inline constexpr int64_t kResolveForMs = 10 * 60 * 1000;
 
 // One installed package, as the lock records it.
 struct LockedPackage {
-  std::string name;     // Normalized.
+  std::string name;     // Python: normalized. npm: as the registry has it.
   std::string version;  // As the index gave it.
-  std::string sha256;   // Of the file installed, lower-case hex.
+  std::string sha256;   // Python: of the wheel installed, lower-case hex.
+  // npm: the registry's integrity of the tarball ("sha512-<base64>"), and
+  // where npm put it ("node_modules/a", "node_modules/a/node_modules/b").
+  std::string integrity;
+  std::string path;
   bool operator==(const LockedPackage&) const = default;
 };
 
-// A lock as results record it ([{"name", "version", "sha256"}], sorted by
-// name), and back. ParseLock refuses (InvalidArgument "invalid_package")
-// an entry whose name and version are not a requirement, or whose sha256
-// is not 64 lower-case hex digits. Pure.
+// A lock as results record it, and back: Python's [{"name", "version",
+// "sha256"}] sorted by name; npm's [{"name", "version", "integrity",
+// "path"}] sorted by path. ParseLock refuses (InvalidArgument
+// "invalid_package") an entry whose name and version are not a
+// requirement, whose sha256 is not 64 lower-case hex digits, whose
+// integrity is not a sha512, or whose path is not node_modules/ paths
+// ending in its name. Pure.
 nlohmann::json LockToJson(const std::vector<LockedPackage>& lock);
-StatusOr<std::vector<LockedPackage>> ParseLock(const nlohmann::json& lock);
+StatusOr<std::vector<LockedPackage>> ParseLock(Ecosystem ecosystem, const nlohmann::json& lock);
 
 // A layer ready to mount.
 struct InstalledSet {
+  Ecosystem ecosystem = Ecosystem::kPython;
   // The layer's directory name under packages.dir/layers: a keyed hash of
-  // the lock, which no job can guess or list.
+  // the lock, which no job can guess or list. It holds python/ (Python's
+  // packages) or node_modules/ (npm's).
   std::string layer;
-  std::vector<LockedPackage> lock;  // Sorted by name.
+  std::vector<LockedPackage> lock;  // Sorted as ParseLock sorts.
   bool cached = false;              // Nothing was installed for this job.
   int64_t install_ms = 0;           // Time this call took.
 };
@@ -60,32 +69,33 @@ struct InstalledSet {
 class PackageInstaller {
  public:
   virtual ~PackageInstaller() = default;
-  // Installs `requirements` (checked: packages::CheckPythonRequest) from
-  // policy.python_index_url for `tenant`, with their dependencies, each of
-  // which the policy must allow too. The same tenant's same requirements
-  // under the same index give the layer already made, without asking the
-  // index again, for ten minutes (kResolveForMs). Another tenant's install
-  // of the same set runs pip again (and reports cached: false), so that
-  // nothing tells a tenant what another one installed; the layer on disk
-  // is shared. Errors: the reasons above, and package_refused
-  // for a refused dependency. Blocks for up to packages.install_timeout_ms.
-  // Thread-safe.
+  // Installs `requirements` of `ecosystem` (checked:
+  // packages::CheckPackageRequest) from policy.index_url for `tenant`, with
+  // their dependencies, each of which the policy must allow too. The same
+  // tenant's same requirements under the same index give the layer already
+  // made, without asking the index again, for ten minutes (kResolveForMs).
+  // Another tenant's install of the same set runs the installer again (and
+  // reports cached: false), so that nothing tells a tenant what another one
+  // installed; the layer on disk is shared. Errors: the reasons above, and
+  // package_refused for a refused dependency. Blocks for up to
+  // packages.install_timeout_ms. Thread-safe.
   // With `pinned` (a replay's: the original's lock), exactly those files
   // are installed, by hash, and nothing else (package_changed when the
   // index no longer serves one of them).
-  virtual StatusOr<InstalledSet> InstallPython(const std::string& tenant,
-                                               const PackagePolicy& policy,
-                                               const std::vector<Requirement>& requirements,
-                                               const std::vector<LockedPackage>& pinned) = 0;
+  virtual StatusOr<InstalledSet> Install(const std::string& tenant, Ecosystem ecosystem,
+                                         const SourcePolicy& policy,
+                                         const std::vector<Requirement>& requirements,
+                                         const std::vector<LockedPackage>& pinned) = 0;
 };
 
-// Installs with the host's pip (packages.pip_python's), wheels only, as a
-// uid of its own from `uids`, into packages.dir. Prepares packages.dir
-// (layers/ and staging/ 0711, the layer key) and starts pip (imported once,
-// forked per install) now: Internal "packages_dir_unusable" or
-// "install_spawn_failed" if it cannot.
-StatusOr<std::unique_ptr<PackageInstaller>> MakePipInstaller(const config::PackagesConfig& config,
-                                                             isolation::UidPool& uids);
+// Installs into packages.dir, each install as a uid of its own from `uids`:
+// Python packages with the host's pip (packages.pip_python's), wheels only;
+// npm packages with the host's npm (packages.npm_command), whose install
+// scripts never run. Prepares packages.dir (layers/ and staging/ 0711, the
+// layer key) and starts pip (imported once, forked per install) now:
+// Internal "packages_dir_unusable" or "install_spawn_failed" if it cannot.
+StatusOr<std::unique_ptr<PackageInstaller>> MakePackageInstaller(
+    const config::PackagesConfig& config, isolation::UidPool& uids);
 
 }  // namespace coderunner::packages
 

@@ -17,30 +17,40 @@ namespace coderunner::packages {
 inline constexpr char kReasonPackagesUnavailable[] = "packages_unavailable";
 inline constexpr char kReasonPackageRefused[] = "package_refused";
 
-struct PackagePolicy {
-  std::string python_index_url;    // "" = no Python packages.
+// Where one ecosystem's packages come from, and which a tenant may have.
+struct SourcePolicy {
+  std::string index_url;           // The index or registry; "" = none.
   std::vector<std::string> allow;  // Normalized; empty = every name not denied.
   std::vector<std::string> deny;   // Normalized.
 };
 
-// The tier's index if it names one, else packages.python_index_url; the
-// tier's allowlist if it has one, else packages.allow; packages.deny and the
-// tier's deny together. `tier` may be null. Pure.
+struct PackagePolicy {
+  SourcePolicy python;
+  SourcePolicy npm;
+  const SourcePolicy& Of(Ecosystem ecosystem) const {
+    return ecosystem == Ecosystem::kNpm ? npm : python;
+  }
+};
+
+// For each ecosystem: the tier's index if it names one, else packages.*'s;
+// the tier's allowlist if it has one, else packages.*'s; packages.*'s deny
+// and the tier's together. `tier` may be null. Pure.
 PackagePolicy PolicyFor(const config::Config& config, const config::TierConfig* tier);
 
 // OK when `normalized_name` may be installed: FailedPrecondition
 // "package_refused" naming it and the list that refuses it otherwise. Pure.
-Status CheckAllowed(const PackagePolicy& policy, std::string_view normalized_name);
+Status CheckAllowed(const SourcePolicy& policy, std::string_view normalized_name);
 
-// What a request's "packages.python" list must pass before the job is
-// accepted: a configured index (FailedPrecondition "packages_unavailable"),
-// at most packages.max_requirements entries (InvalidArgument
-// "invalid_request"), each a requirement (ParseRequirement) the policy
-// allows (CheckAllowed), no project twice ("invalid_package"). Returns them
-// parsed, in request order. Pure.
-StatusOr<std::vector<Requirement>> CheckPythonRequest(const std::vector<std::string>& texts,
-                                                      const config::Config& config,
-                                                      const config::TierConfig* tier);
+// What a request's "packages.python" or "packages.npm" list must pass
+// before the job is accepted: a configured index (FailedPrecondition
+// "packages_unavailable"), at most packages.max_requirements entries
+// (InvalidArgument "invalid_request"), each a requirement
+// (ParseRequirementOf) the policy allows (CheckAllowed), no package twice
+// ("invalid_package"). Returns them parsed, in request order. Pure.
+StatusOr<std::vector<Requirement>> CheckPackageRequest(Ecosystem ecosystem,
+                                                       const std::vector<std::string>& texts,
+                                                       const config::Config& config,
+                                                       const config::TierConfig* tier);
 
 }  // namespace coderunner::packages
 

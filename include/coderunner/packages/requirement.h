@@ -1,11 +1,13 @@
-// Requirement: a package a job asks for ("tabulate==0.9.0", "crtiny>=1,<2"),
-// read strictly at the edge, so that nothing but a project name and a
-// version specifier ever reaches the installer's command line.
+// Requirement: a package a job asks for ("tabulate==0.9.0", "crtiny>=1,<2";
+// "lodash@4", "@scope/name@^1.2"), read strictly at the edge, so that
+// nothing but a name and a version range ever reaches an installer's
+// command line.
 #ifndef CODERUNNER_PACKAGES_REQUIREMENT_H_
 #define CODERUNNER_PACKAGES_REQUIREMENT_H_
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "coderunner/common/status.h"
 
@@ -15,10 +17,18 @@ namespace coderunner::packages {
 // the field; this names the package).
 inline constexpr char kReasonInvalidPackage[] = "invalid_package";
 
+// Where a package comes from: a Python index (pip) or an npm registry.
+enum class Ecosystem { kPython, kNpm };
+// "python", "npm": the key of the request's and the result's "packages".
+const char* EcosystemName(Ecosystem ecosystem);
+inline constexpr Ecosystem kEcosystems[] = {Ecosystem::kPython, Ecosystem::kNpm};
+
 struct Requirement {
-  std::string name;       // Normalized (NormalizeProjectName).
-  std::string specifier;  // "" (any version) or clauses: "==0.9.0", ">=1,<2".
-  // What pip is given: name and specifier, e.g. "tabulate==0.9.0".
+  std::string name;  // Python: normalized (NormalizeProjectName). npm: as given.
+  // What follows the name in the ecosystem's own syntax: "" (any version),
+  // Python clauses ("==0.9.0", ">=1,<2"), or npm's "@" and a range ("@^4").
+  std::string specifier;
+  // What the installer is given, e.g. "tabulate==0.9.0", "lodash@^4".
   std::string Text() const { return name + specifier; }
 };
 
@@ -35,6 +45,18 @@ std::string NormalizeProjectName(std::string_view name);
 // spaces, extras, markers, URLs, paths or options: InvalidArgument
 // "invalid_package" naming `text` otherwise. Pure; thread-safe.
 StatusOr<Requirement> ParseRequirement(std::string_view text);
+
+// An npm package name (letters, digits, "-", ".", "_" and "~", starting
+// with a letter or digit: new names are lower-case, older ones such as
+// "JSONStream" not; optionally "@scope/" before it), then
+// optionally "@" and a version range of digits, letters and . * + ^ ~ < > =
+// | - and single spaces (">=1.2 <2", "1 || 2"), or a dist-tag ("latest").
+// No URL, path, git, alias ("npm:") or option: InvalidArgument
+// "invalid_package" naming `text` otherwise. Pure; thread-safe.
+StatusOr<Requirement> ParseNpmRequirement(std::string_view text);
+
+// ParseRequirement or ParseNpmRequirement. Pure; thread-safe.
+StatusOr<Requirement> ParseRequirementOf(Ecosystem ecosystem, std::string_view text);
 
 }  // namespace coderunner::packages
 

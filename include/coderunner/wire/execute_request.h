@@ -35,9 +35,10 @@ struct ExecuteRequest {
   // "cases" (and "compare", "stop_at_first_failure"): judge the program
   // against them (judge_request.h).
   std::optional<JudgeRequest> judge;
-  // "packages": {"python": [...]}: requirements as given; BuildJobSpec
-  // checks them (packages::CheckPythonRequest).
+  // "packages": {"python": [...]} or {"npm": [...]}: requirements as
+  // given; BuildJobSpec checks them (packages::CheckPackageRequest).
   std::vector<std::string> python_packages;
+  std::vector<std::string> npm_packages;
 };
 
 // Name of the inputs file in the workspace.
@@ -79,7 +80,7 @@ StatusOr<ExecuteRequest> ExecuteRequestFromJson(const nlohmann::json& body,
 // memory_bytes (replacing limits.max) and is named in the error; `use`
 // picks the defaults (config::TierLimitBounds: Execute mode's runs default
 // to the budget). Packages are checked against the policy of packages.*
-// and the tier (packages::CheckPythonRequest's errors). The job's runtime
+// and the tier (packages::CheckPackageRequest's errors). The job's runtime
 // is the tier's runtime if set, else the language's, else ""
 // (sandbox.runtime applies).
 StatusOr<isolation::JobSpec> BuildJobSpec(const ExecuteRequest& request,

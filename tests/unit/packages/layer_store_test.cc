@@ -29,7 +29,7 @@ class LayerStoreTest : public ::testing::Test {
   std::string dir_;
 };
 
-const std::vector<LockedPackage> kLock = {{"crtiny", "1.0", std::string(64, 'a')}};
+const std::vector<LockedPackage> kLock = {{"crtiny", "1.0", std::string(64, 'a'), "", ""}};
 
 mode_t ModeOf(const std::string& path) {
   struct stat st;

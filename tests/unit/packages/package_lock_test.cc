@@ -13,11 +13,12 @@ using nlohmann::json;
 const std::string kSha(64, 'a');
 
 TEST(PackageLockTest, ALockReadsBackAsItWasRecordedSortedByName) {
-  const std::vector<LockedPackage> lock = {{"crtiny", "1.1", kSha}, {"crdepends", "2.0", kSha}};
-  auto back = ParseLock(LockToJson(lock));
+  const std::vector<LockedPackage> lock = {{"crtiny", "1.1", kSha, "", ""},
+                                           {"crdepends", "2.0", kSha, "", ""}};
+  auto back = ParseLock(Ecosystem::kPython, LockToJson(lock));
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(*back, (std::vector<LockedPackage>{lock[1], lock[0]}));
-  EXPECT_TRUE(ParseLock(nullptr)->empty());  // No pins.
+  EXPECT_TRUE(ParseLock(Ecosystem::kPython, nullptr)->empty());  // No pins.
 }
 
 TEST(PackageLockTest, AnEntryThatIsNotANameAVersionAndAHashIsRefused) {
@@ -33,7 +34,7 @@ TEST(PackageLockTest, AnEntryThatIsNotANameAVersionAndAHashIsRefused) {
   };
   for (const auto& bad : kBad) {
     SCOPED_TRACE(bad.dump());
-    auto lock = ParseLock(bad);
+    auto lock = ParseLock(Ecosystem::kPython, bad);
     ASSERT_FALSE(lock.ok());
     EXPECT_EQ(lock.status().reason(), kReasonInvalidPackage);
   }

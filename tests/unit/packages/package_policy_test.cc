@@ -34,15 +34,15 @@ TEST(PackagePolicyTest, TheTierNarrowsAndAddsToTheServiceWideLists) {
   for (const auto& k : kCases) {
     SCOPED_TRACE(k.name);
     PackagePolicy policy = PolicyFor(c, k.tier);
-    Status s = CheckAllowed(policy, k.name);
+    Status s = CheckAllowed(policy.python, k.name);
     EXPECT_EQ(s.ok(), k.allowed) << s.ToString();
     if (!s.ok()) {
       EXPECT_EQ(s.reason(), kReasonPackageRefused);
       EXPECT_NE(s.message().find(k.name), std::string::npos);
     }
   }
-  EXPECT_EQ(PolicyFor(c, &tier).python_index_url, "https://tier-mirror/simple/");
-  EXPECT_EQ(PolicyFor(c, nullptr).python_index_url, "http://mirror/simple/");
+  EXPECT_EQ(PolicyFor(c, &tier).python.index_url, "https://tier-mirror/simple/");
+  EXPECT_EQ(PolicyFor(c, nullptr).python.index_url, "http://mirror/simple/");
 }
 
 TEST(PackagePolicyTest, ARequestIsCheckedWholeBeforeTheJobIsAccepted) {
@@ -63,13 +63,13 @@ TEST(PackagePolicyTest, ARequestIsCheckedWholeBeforeTheJobIsAccepted) {
   };
   for (const auto& k : kCases) {
     SCOPED_TRACE(::testing::PrintToString(k.texts));
-    auto r = CheckPythonRequest(k.texts, c, nullptr);
+    auto r = CheckPackageRequest(Ecosystem::kPython, k.texts, c, nullptr);
     EXPECT_EQ(r.ok() ? "" : r.status().reason(), std::string(k.reason));
   }
   config::Config none = config::DefaultConfig();
-  EXPECT_EQ(CheckPythonRequest({"crtiny"}, none, nullptr).status().reason(),
+  EXPECT_EQ(CheckPackageRequest(Ecosystem::kPython, {"crtiny"}, none, nullptr).status().reason(),
             kReasonPackagesUnavailable);
-  EXPECT_TRUE(CheckPythonRequest({}, none, nullptr).ok());
+  EXPECT_TRUE(CheckPackageRequest(Ecosystem::kPython, {}, none, nullptr).ok());
 }
 
 }  // namespace

@@ -21,11 +21,12 @@ TEST(PipOutputTest, AReportBecomesALockSortedByName) {
   // pip install --report of crdepends==2.0 from make_python_mirror.py's index.
   auto lock = ParsePipReport(Testdata("pip_report.json"));
   ASSERT_TRUE(lock.ok()) << lock.status().ToString();
-  EXPECT_EQ(
-      *lock,
-      (std::vector<LockedPackage>{
-          {"crdepends", "2.0", "5a92d954192dd6e2f0052837816e7e882865b9388d32ce5ae26bb0abceec30c8"},
-          {"crtiny", "1.1", "ee93c633408e4976896ce7f3ba8f3a7fd9a65a60b0ae645eb94d4a5c58076988"}}));
+  EXPECT_EQ(*lock,
+            (std::vector<LockedPackage>{
+                {"crdepends", "2.0",
+                 "5a92d954192dd6e2f0052837816e7e882865b9388d32ce5ae26bb0abceec30c8", "", ""},
+                {"crtiny", "1.1",
+                 "ee93c633408e4976896ce7f3ba8f3a7fd9a65a60b0ae645eb94d4a5c58076988", "", ""}}));
 }
 
 TEST(PipOutputTest, AReportThatIsNotOneIsRefused) {

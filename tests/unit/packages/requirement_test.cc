@@ -69,5 +69,64 @@ TEST(RequirementTest, AnythingElseIsRefusedNamingIt) {
   EXPECT_TRUE(ParseRequirement(std::string(kMaxRequirementBytes, 'a')).ok());
 }
 
+TEST(RequirementTest, NpmNamesAndRangesAreTakenAsGiven) {
+  const struct {
+    const char* text;
+    const char* name;
+    const char* specifier;
+  } kCases[] = {
+      {"lodash", "lodash", ""},
+      {"JSONStream@1", "JSONStream", "@1"},
+      {"lodash@4", "lodash", "@4"},
+      {"lodash@^4.17.21", "lodash", "@^4.17.21"},
+      {"@types/node@~20.1", "@types/node", "@~20.1"},
+      {"left-pad@>=1.0.0 <2", "left-pad", "@>=1.0.0 <2"},
+      {"a.b_c~d@1 || 2", "a.b_c~d", "@1 || 2"},
+      {"react@latest", "react", "@latest"},
+      {"x@1.0.0-rc.1+build.5", "x", "@1.0.0-rc.1+build.5"},
+  };
+  for (const auto& c : kCases) {
+    SCOPED_TRACE(c.text);
+    auto r = ParseRequirementOf(Ecosystem::kNpm, c.text);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(r->name, c.name);
+    EXPECT_EQ(r->specifier, c.specifier);
+    EXPECT_EQ(r->Text(), c.text);
+  }
+}
+
+TEST(RequirementTest, AnNpmSpecThatIsNotANameAndARangeIsRefused) {
+  const char* kRefused[] = {
+      "",
+      "--registry=http://evil/",
+      "--foreground-scripts",
+      "-g",
+      "lodash@",
+      "lodash@ 4",
+      "lodash@4 ",
+      "lodash@1  2",
+      ".hidden",
+      "_private",
+      "@scope",
+      "@scope/",
+      "@/name",
+      "lodash@npm:evil@1",
+      "lodash@git+https://evil/x.git",
+      "lodash@file:../../etc",
+      "lodash@https://evil/x.tgz",
+      "evil/repo",
+      "lodash@4\n--registry=x",
+      "lodash@4#semver:1",
+      "lo dash",
+      "lodash@4;rm",
+  };
+  for (const char* text : kRefused) {
+    SCOPED_TRACE(text);
+    auto r = ParseRequirementOf(Ecosystem::kNpm, text);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().reason(), kReasonInvalidPackage);
+  }
+}
+
 }  // namespace
 }  // namespace coderunner::packages
