@@ -422,18 +422,19 @@ TEST_F(ManyWaitersTest, AThousandWaitersOfOneTenantAreAllAnswered) {
   EXPECT_EQ(other_wait.json["status"], "succeeded") << other_wait.body;
 
   // The job reads /output/.go once it runs; its /output (this directory)
-  // is made when it starts, so a file written while it is still queued
-  // would land nowhere (the job then runs to its timeout, and every
-  // waiter with it). Under a loaded machine the thousand waiters can be
-  // held before the job starts.
-  bool running = false;
-  for (int i = 0; i < 6000 && !running; ++i) {
-    HttpAnswer now = server_->Call("GET", "/v1/jobs/" + id, kHarnessKey);
-    running = now.json.is_object() && now.json.value("status", "") == "running";
-    if (!running) std::this_thread::sleep_for(10ms);
+  // is made as its container is prepared, after the job is marked running,
+  // so a file written before would land nowhere (the job then runs to its
+  // timeout, and every waiter with it: seen once in CI, the job "running"
+  // and the directory not there yet). Under a loaded machine the thousand
+  // waiters can be held before the job starts: wait for the directory.
+  const std::string output = server_->artifacts_dir() + "/" + id;
+  bool prepared = false;
+  for (int i = 0; i < 6000 && !prepared; ++i) {
+    prepared = std::filesystem::is_directory(output);
+    if (!prepared) std::this_thread::sleep_for(10ms);
   }
-  EXPECT_TRUE(running) << "the gated job never started";
-  const std::string go = server_->artifacts_dir() + "/" + id + "/.go";
+  EXPECT_TRUE(prepared) << "the gated job's /output never appeared: " << output;
+  const std::string go = output + "/.go";
   std::ofstream(go).close();
   EXPECT_TRUE(std::filesystem::exists(go)) << go;
   for (auto& t : waiters) t.join();
