@@ -55,6 +55,8 @@ StatusOr<std::string> SandboxRelayPath(const SandboxTarget& target) {
       return path + "/execute";
     case SandboxRoute::kFiles:
       return path + "/files";
+    case SandboxRoute::kPackages:
+      return path + "/packages";
     case SandboxRoute::kFile: {
       CR_ASSIGN_OR_RETURN(std::string suffix, FileSuffix(target.file));
       return path + "/files" + suffix;

@@ -18,10 +18,11 @@ namespace coderunner::api {
 
 // The routes on one sandbox that a relay reaches.
 enum class SandboxRoute {
-  kRecord,   // GET, DELETE /v1/sandboxes/{id}
-  kExecute,  // POST /v1/sandboxes/{id}/execute
-  kFiles,    // GET /v1/sandboxes/{id}/files
-  kFile,     // GET /v1/sandboxes/{id}/files/{path}
+  kRecord,    // GET, DELETE /v1/sandboxes/{id}
+  kExecute,   // POST /v1/sandboxes/{id}/execute
+  kFiles,     // GET /v1/sandboxes/{id}/files
+  kFile,      // GET /v1/sandboxes/{id}/files/{path}
+  kPackages,  // POST /v1/sandboxes/{id}/packages
 };
 
 // A request on one sandbox, as its route matched it.

@@ -30,6 +30,7 @@ json SandboxJson(const sandboxes::SandboxRecord& r) {
               {"memory_peak_bytes",
                r.memory_peak_bytes < 0 ? json(nullptr) : json(r.memory_peak_bytes)}}}};
   if (!r.runtime.empty()) j["runtime"] = r.runtime;
+  if (!r.packages.empty()) j["packages"] = r.packages;
   if (r.state != sandboxes::SandboxState::kRunning) {
     j["ended_at"] = wire::Rfc3339(r.ended_at_ms);
     if (!r.stopped_reason.empty()) j["reason"] = r.stopped_reason;

@@ -118,6 +118,37 @@ StatusOr<Answer> ExecuteAnswer(sandboxes::SandboxManager& manager, const config:
   return Answer::Json(200, CallJson(out));
 }
 
+// POST /v1/sandboxes/{id}/packages: {"python": [...]} or {"npm": [...]},
+// installed into the sandbox for the rest of its life, as its `pip
+// install` or `npm install` would.
+StatusOr<Answer> PackagesAnswer(sandboxes::SandboxManager& manager, const auth::Principal& p,
+                                const std::string& id, const json& body) {
+  auto bad = [](const std::string& why) {
+    return InvalidArgumentError("body " + why, "invalid_request");
+  };
+  if (!body.is_object() || body.size() != 1) {
+    return bad("is {\"python\": [string]} or {\"npm\": [string]}");
+  }
+  const std::string key = body.begin().key();
+  if (key != "python" && key != "npm") return bad("names python or npm packages");
+  const json& list = body.begin().value();
+  if (!list.is_array() || list.empty()) return bad("lists the packages as strings");
+  std::vector<std::string> names;
+  for (const auto& n : list) {
+    if (!n.is_string()) return bad("lists the packages as strings");
+    names.push_back(n.get<std::string>());
+  }
+  const auto ecosystem = key == "npm" ? packages::Ecosystem::kNpm : packages::Ecosystem::kPython;
+  CR_ASSIGN_OR_RETURN(packages::InstalledSet set, manager.AddPackages(p, id, ecosystem, names));
+  CR_ASSIGN_OR_RETURN(sandboxes::SandboxRecord rec, manager.Get(p.tenant, id));
+  return Answer::Json(200, {{"id", id},
+                            {"requested", rec.packages},
+                            {"packages",
+                             {{key, packages::LockToJson(set.lock)},
+                              {"cached", set.cached},
+                              {"install_ms", set.install_ms}}}});
+}
+
 }  // namespace
 
 StatusOr<sandboxes::SandboxRecord> CreatePlaced(sandboxes::SandboxManager& manager,
@@ -169,6 +200,14 @@ void RegisterSandboxRoutes(RouteTable& http, sandboxes::SandboxManager& manager,
                                                                       const json& body) {
                                   return ExecuteAnswer(manager, config, auth, p, req, body);
                                 }))));
+
+  http.Post(
+      "/v1/sandboxes/" + id_re + "/packages",
+      auth.WrapJson(Owned(manager, forwarder, auth, SandboxRoute::kPackages,
+                          JsonHandler([&manager](const auth::Principal& p,
+                                                 const httplib::Request& req, const json& body) {
+                            return PackagesAnswer(manager, p, req.matches[1], body);
+                          }))));
 
   http.Get(
       "/v1/sandboxes/" + id_re + "/files",

@@ -115,6 +115,24 @@ Status Workspace::CreateSymlink(std::string_view name, const std::string& target
   return OkStatus();
 }
 
+Status Workspace::ReplaceSymlinkIn(const std::string& dir, std::string_view name,
+                                   const std::string& target) {
+  CR_ASSIGN_OR_RETURN(std::vector<std::string> parts, SplitSafeRelativePath(name, 1));
+  int dir_fd = open(dir.c_str(), O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dir_fd < 0) return ErrnoStatus("open " + dir, errno);
+  const std::string fresh = parts[0] + ".new";
+  (void)unlinkat(dir_fd, fresh.c_str(), 0);
+  Status out = OkStatus();
+  if (symlinkat(target.c_str(), dir_fd, fresh.c_str()) != 0) {
+    out = ErrnoStatus("symlink " + fresh, errno);
+  } else if (renameat(dir_fd, fresh.c_str(), dir_fd, parts[0].c_str()) != 0) {
+    out = ErrnoStatus("rename " + fresh, errno);
+    (void)unlinkat(dir_fd, fresh.c_str(), 0);
+  }
+  close(dir_fd);
+  return out;
+}
+
 Status Workspace::WriteProgram(std::string_view relative_path, std::string_view content) {
   return WriteWithMode(relative_path, content, kMaxProgramDepth, kProgramMode);
 }

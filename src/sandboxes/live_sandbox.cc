@@ -11,6 +11,7 @@
 #include "coderunner/isolation/container_removal.h"
 #include "coderunner/isolation/safe_tree.h"
 #include "coderunner/sandboxes/marker_cut.h"
+#include "package_gateway.h"
 
 namespace coderunner::sandboxes {
 namespace {
@@ -57,7 +58,8 @@ LiveSandbox::LiveSandbox(engine::ContainerClient& containers,
 
 LiveSandbox::~LiveSandbox() {
   // The container lives on (a restart re-adopts it and watches it again):
-  // end our watch and stream only.
+  // end our watch, stream and gateway only.
+  if (layout_.gateway != nullptr) layout_.gateway->Close(spec_.id);
   watch_.reset();
   if (attach_) {
     attach_->Abort();
@@ -88,6 +90,8 @@ StatusOr<std::unique_ptr<LiveSandbox>> LiveSandbox::Launch(engine::ContainerClie
   };
   Status written = s->workspace_->WriteFile(s->driver_.workspace_name, s->driver_.source);
   if (!written.ok()) return fail(written);
+  Status gateway = s->OpenGateway(true);
+  if (!gateway.ok()) return fail(gateway);
   Status channel = s->NewChannel();
   if (!channel.ok()) return fail(channel);
   if (!s->spec_.volume.id.empty()) {
@@ -125,6 +129,7 @@ StatusOr<std::unique_ptr<LiveSandbox>> LiveSandbox::Adopt(
   if (!ws.ok()) return ws.status();
   s->workspace_ = std::move(*ws);
   s->workspace_->Keep();
+  CR_RETURN_IF_ERROR(s->OpenGateway(false));
   s->own_output_ = s->spec_.volume.id.empty();
   s->output_dir_ = s->own_output_ ? layout.output_root + "/" + s->spec_.id : volume_dir;
   if (!s->own_output_) {
@@ -136,6 +141,18 @@ StatusOr<std::unique_ptr<LiveSandbox>> LiveSandbox::Adopt(
   CR_RETURN_IF_ERROR(s->AttachTo(container_id));
   s->WatchOutput();
   return s;
+}
+
+Status LiveSandbox::OpenGateway(bool write_shims) {
+  if (layout_.gateway == nullptr || driver_.package_ecosystem.empty()) return OkStatus();
+  // The shims go first on PATH (kShimDir): `pip install` and `npm install`
+  // ask the gateway; their other commands run the image's own.
+  for (const auto& [name, file] : driver_.shims) {
+    if (!write_shims) break;
+    CR_RETURN_IF_ERROR(
+        workspace_->WriteProgram(std::string(kShimDir) + "/" + name, DriverSource(file)));
+  }
+  return layout_.gateway->Open(spec_.id, workspace_->path(), uid_);
 }
 
 Status LiveSandbox::NewChannel() {

@@ -13,12 +13,16 @@ StatusOr<ReplDriver> DriverFor(const isolation::LanguageSpec& language) {
     d.command = {interpreter.empty() ? "python3" : interpreter, "-u",
                  "/workspace/" + d.workspace_name, fifo};
     d.interrupts_calls = true;
+    d.package_ecosystem = "python";
+    d.shims = {{"pip", "pip.py"}, {"pip3", "pip.py"}};
   } else if (language.name == "javascript") {
     d.workspace_name = ".coderunner-repl.js";
     d.source = DriverSource("repl.js");
     d.command = {interpreter.empty() ? "node" : interpreter, "/workspace/" + d.workspace_name,
                  fifo};
     d.interrupts_calls = true;
+    d.package_ecosystem = "npm";
+    d.shims = {{"npm", "npm.js"}};
   } else if (language.name == "typescript") {
     // JavaScript's driver, compiling each cell with the esbuild tsx uses.
     // The language's interpreter is tsx: the driver itself runs on node.
@@ -26,6 +30,8 @@ StatusOr<ReplDriver> DriverFor(const isolation::LanguageSpec& language) {
     d.source = DriverSource("repl.js");
     d.command = {"node", "/workspace/" + d.workspace_name, "--typescript", fifo};
     d.interrupts_calls = true;
+    d.package_ecosystem = "npm";
+    d.shims = {{"npm", "npm.js"}};
   } else if (language.name == "bash") {
     d.workspace_name = ".coderunner-repl.sh";
     d.source = DriverSource("repl.sh");

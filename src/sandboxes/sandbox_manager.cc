@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "package_gateway.h"
 #include "sandbox_pool.h"
 #include "wall_clock.h"
 
@@ -24,15 +25,25 @@ constexpr auto kBreachRetry = std::chrono::milliseconds(100);
 SandboxManager::SandboxManager(const config::Config& config, engine::ContainerClient& containers,
                                const isolation::ContainerPolicy& policy, SandboxStore& store,
                                MetricsRegistry* metrics, SandboxLayout layout,
-                               volumes::VolumeService* volumes)
+                               volumes::VolumeService* volumes,
+                               packages::PackageInstaller* installer)
     : config_(config),
       containers_(containers),
       policy_(policy),
       store_(store),
       metrics_(metrics),
       layout_(std::move(layout)),
-      volumes_(volumes) {
+      volumes_(volumes),
+      installer_(installer) {
   layout_.on_output_breach = [this](const std::string& id) { OnOutputBreach(id); };
+  if (installer_ != nullptr) {
+    gateway_ =
+        std::make_unique<PackageGateway>([this](const std::string& id, const std::string& ecosystem,
+                                                const std::vector<std::string>& names) {
+          return GatewayAnswer(id, ecosystem, names);
+        });
+    layout_.gateway = gateway_.get();
+  }
   if (metrics_ != nullptr) {
     metrics_->DeclareGauge("coderunner_sandboxes", "Stateful sandboxes by state.");
     metrics_->DeclareCounter("coderunner_sandbox_executions_total",
@@ -47,7 +58,10 @@ SandboxManager::SandboxManager(const config::Config& config, engine::ContainerCl
   }
 }
 
-SandboxManager::~SandboxManager() { Stop(); }
+SandboxManager::~SandboxManager() {
+  Stop();            // Every LiveSandbox is gone: none listens on the gateway.
+  gateway_.reset();  // Waits for the requests in service.
+}
 
 void SandboxManager::Start() {
   std::vector<SandboxRecord> records = store_.LoadAll();

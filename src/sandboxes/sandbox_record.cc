@@ -54,7 +54,8 @@ json RecordToJson(const SandboxRecord& r) {
           {"metadata", r.metadata},
           {"envs", r.envs},
           {"access_token", r.access_token},
-          {"tier", r.tier}};
+          {"tier", r.tier},
+          {"packages", r.packages}};
 }
 
 StatusOr<SandboxRecord> RecordFromJson(const json& j) {
@@ -93,6 +94,7 @@ StatusOr<SandboxRecord> RecordFromJson(const json& j) {
     r.envs = j.value("envs", std::map<std::string, std::string>{});
     r.access_token = j.value("access_token", "");
     r.tier = j.value("tier", "");
+    r.packages = j.value("packages", std::vector<std::string>{});
     return r;
   } catch (const json::exception& e) {
     return InvalidArgumentError(std::string("sandbox record: ") + e.what());

@@ -97,8 +97,17 @@ Status BuildPackages(Components& c, isolation::PolicySettings& settings) {
   if (!configured || c.native()) return OkStatus();
   CR_ASSIGN_OR_RETURN(c.packages, packages::MakePackageInstaller(cfg.packages, *c.uids));
   settings.packages_host_dir = cfg.packages.dir + "/layers";
-  settings.env.push_back("PYTHONPATH=" + std::string(isolation::kWorkspaceMount) + "/" +
-                         std::string(isolation::kPackagesLink) + "/python");
+  const std::string workspace(isolation::kWorkspaceMount);
+  settings.env.push_back("PYTHONPATH=" + workspace + "/" + std::string(isolation::kPackagesLink) +
+                         "/python");
+  // require() from anywhere (a sandbox's commands run in /home/user), and a
+  // sandbox's pip and npm shims first on PATH (a job's workspace has none).
+  settings.env.push_back("NODE_PATH=" + workspace + "/" + std::string(isolation::kNodeModulesLink));
+  for (auto& var : settings.env) {
+    if (var.rfind("PATH=", 0) == 0) {
+      var = "PATH=" + workspace + "/" + sandboxes::kShimDir + ":" + var.substr(5);
+    }
+  }
   return OkStatus();
 }
 
@@ -289,9 +298,9 @@ Status StartSandboxes(Components& c) {
   layout.output_caps = cfg.ArtifactCapsFromConfig();
   layout.uids = c.uids.get();
   layout.output_watch = c.output_watch.get();
-  c.sandboxes =
-      std::make_unique<sandboxes::SandboxManager>(cfg, *c.containers, *c.policy, *c.sandbox_store,
-                                                  c.metrics.get(), layout, c.volume_service.get());
+  c.sandboxes = std::make_unique<sandboxes::SandboxManager>(
+      cfg, *c.containers, *c.policy, *c.sandbox_store, c.metrics.get(), layout,
+      c.volume_service.get(), c.packages.get());
   c.sandboxes->Start();
   c.execs = std::make_unique<engine::ExecClient>(*c.transport,
                                                  std::chrono::milliseconds(cfg.engine.timeout_ms));

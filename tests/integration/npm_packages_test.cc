@@ -232,5 +232,41 @@ TEST_F(NpmPackagesTest, AReplayInstallsTheOriginalsTarballsByIntegrity) {
   EXPECT_EQ(changed["result"]["stdout"], "");
 }
 
+// In a sandbox, `npm install` is the service's: the shim first on PATH
+// asks the package gateway, and the set stays for the sandbox's life.
+TEST_F(NpmPackagesTest, NpmInstallInASandboxAsksTheServiceAndTheSetStaysForItsLife) {
+  HttpAnswer created = server_->Post("/v1/sandboxes", R"({"language": "javascript"})");
+  ASSERT_EQ(created.status, 201) << created.body;
+  const std::string id = created.json["id"];
+  auto call = [&](const std::string& code) {
+    HttpAnswer a = server_->Post("/v1/sandboxes/" + id + "/execute", json{{"code", code}}.dump());
+    EXPECT_EQ(a.status, 200) << a.body;
+    return a.json.value("stdout", "");
+  };
+  auto npm = [&](const std::string& args) {
+    return call("{ const r = require('child_process').spawnSync('npm install " + args +
+                "', {shell: true, encoding: 'utf8'});\n"
+                "console.log(r.status, (r.stdout + r.stderr).trim()); }");
+  };
+  EXPECT_EQ(npm("crdep@1"), "0 added 2 packages (crdep@1.0.0, crleft@1.1.0)\n");
+  EXPECT_EQ(call("console.log(require('crdep')('x'))"), "[    x]\n");
+  EXPECT_EQ(npm("@crscope/crscoped@1"),
+            "0 added 3 packages (@crscope/crscoped@1.0.0, crdep@1.0.0, crleft@1.1.0)\n");
+  // No install script ran; the policy and the grammar are the jobs' own.
+  EXPECT_EQ(npm("crscript@1"),
+            "0 added 4 packages (@crscope/crscoped@1.0.0, crdep@1.0.0, crleft@1.1.0, "
+            "crscript@1.0.0)\n");
+  EXPECT_FALSE(fs::exists(kScriptMarker));
+  EXPECT_NE(npm("crdenied").find("1 npm error package_refused"), std::string::npos);
+  EXPECT_NE(npm("--registry=http://example.com/ x").find("2 npm error npm install --registry"),
+            std::string::npos);
+  // A process started elsewhere (NODE_PATH) loads them too.
+  EXPECT_EQ(call("console.log(require('child_process').execSync(\"cd /tmp && node -e "
+                 "'console.log(require(`@crscope/crscoped`))'\").toString().trim())"),
+            "scoped\n");
+  EXPECT_EQ(server_->Call("DELETE", "/v1/sandboxes/" + id, "").status, 200);
+  std::filesystem::remove(server_->workspace_dir() + "/sandboxes");
+}
+
 }  // namespace
 }  // namespace coderunner::testing

@@ -296,5 +296,65 @@ TEST_F(PackagesTest, AMirrorThatIsDownIsNotAPackageThatIsMissing) {
   EXPECT_TRUE(other.Stop());
 }
 
+// In a sandbox, `pip install` is the service's: the shim first on PATH
+// asks the package gateway, the service installs outside the sandbox
+// under the same policy, and the set, grown by each install, stays for
+// the sandbox's life.
+TEST_F(PackagesTest, PipInstallInASandboxAsksTheServiceAndTheSetStaysForItsLife) {
+  HttpAnswer created = server_->Post("/v1/sandboxes", R"({"language": "python"})");
+  ASSERT_EQ(created.status, 201) << created.body;
+  const std::string id = created.json["id"];
+  auto call = [&](const std::string& code) {
+    HttpAnswer a = server_->Post("/v1/sandboxes/" + id + "/execute", json{{"code", code}}.dump());
+    EXPECT_EQ(a.status, 200) << a.body;
+    return a.json.value("stdout", "");
+  };
+  auto pip = [&](const std::string& args) {
+    return call("import subprocess\nr = subprocess.run('pip install " + args +
+                "', shell=True, capture_output=True, text=True)\n"
+                "print(r.returncode, (r.stdout + r.stderr).strip())");
+  };
+  EXPECT_EQ(pip("crtiny==1.0"), "0 Successfully installed crtiny-1.0\n");
+  // The interpreter that was already running imports it.
+  EXPECT_EQ(call("import crtiny; print(crtiny.VERSION)"), "1.0\n");
+  // A second install keeps the first: one set.
+  EXPECT_EQ(pip("-q crnative==1.0"), "0 Successfully installed crnative-1.0 crtiny-1.0\n");
+  // The policy, the grammar and the resolver are the jobs' own.
+  EXPECT_NE(pip("crsneaky").find("1 ERROR: package_refused"), std::string::npos);
+  EXPECT_NE(pip("--index-url=http://example.com/ x").find("2 ERROR: pip install --index-url"),
+            std::string::npos);
+  EXPECT_NE(pip("nosuchpkg").find("1 ERROR: package_not_found"), std::string::npos);
+  // The API route does the same: crtiny 1.1 replaces 1.0.
+  HttpAnswer added =
+      server_->Post("/v1/sandboxes/" + id + "/packages", R"({"python": ["crtiny==1.1"]})");
+  ASSERT_EQ(added.status, 200) << added.body;
+  EXPECT_EQ(added.json["requested"], json::array({"crnative==1.0", "crtiny==1.1"})) << added.body;
+  EXPECT_EQ(call("import subprocess\nprint(subprocess.run(['python3', '-c', "
+                 "'import crtiny, crnative; print(crtiny.VERSION, crnative.KIND)'], "
+                 "capture_output=True, text=True).stdout)"),
+            "1.1 native\n\n");
+  EXPECT_EQ(server_->Call("GET", "/v1/sandboxes/" + id, "").json["packages"],
+            added.json["requested"]);
+  // The gateway holds against the sandbox's own program.
+  HttpAnswer abuse = server_->Post(
+      "/v1/sandboxes/" + id + "/execute",
+      json{{"code", HostileProgram("gateway_abuse.py")}, {"timeout_ms", 25000}}.dump());
+  ASSERT_EQ(abuse.status, 200) << abuse.body;
+  auto out = StdoutFields(abuse.json);
+  // While one silent connection holds the sandbox's turn, the others are
+  // told so at once; alone, each abuse is refused by its code.
+  EXPECT_EQ(out["SILENT"], "8") << abuse.body;
+  EXPECT_EQ(out["REFUSED"], "sandbox_busy") << abuse.body;
+  EXPECT_TRUE(out["AGAIN_HUGE"] == "invalid_request" || out["AGAIN_HUGE"] == "closed")
+      << abuse.body;
+  EXPECT_EQ(out["AGAIN_DEEP"], "invalid_request") << abuse.body;
+  EXPECT_EQ(out["AGAIN_ECOSYSTEM"], "invalid_request") << abuse.body;
+  EXPECT_EQ(out["AGAIN_OPTION"], "invalid_package") << abuse.body;
+  EXPECT_EQ(out["AGAIN_REFUSED"], "package_refused") << abuse.body;
+  EXPECT_EQ(out["INSTALL"], "ok") << abuse.body;
+  EXPECT_EQ(server_->Call("DELETE", "/v1/sandboxes/" + id, "").status, 200);
+  std::filesystem::remove(server_->workspace_dir() + "/sandboxes");
+}
+
 }  // namespace
 }  // namespace coderunner::testing

@@ -54,6 +54,12 @@ class Workspace {
   // root: the job follows it in its container, the service never does.
   // An existing entry is AlreadyExists.
   Status CreateSymlink(std::string_view name, const std::string& target);
+  // Makes `name` (a single component) in the directory `dir` a symlink to
+  // `target`, replacing what was there in one step (a new link renamed over
+  // it): a reader in the container sees the old link or the new one.
+  // Never follows a link on the host. Thread-safe (no Workspace needed).
+  static Status ReplaceSymlinkIn(const std::string& dir, std::string_view name,
+                                 const std::string& target);
   // The destructor leaves the directory in place (it outlives this process,
   // e.g. a stateful sandbox's). Remove() still removes it.
   void Keep() { keep_ = true; }

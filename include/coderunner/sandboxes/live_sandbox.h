@@ -32,6 +32,8 @@
 
 namespace coderunner::sandboxes {
 
+class PackageGateway;  // package_gateway.h
+
 // What one call returns.
 struct CallResult {
   isolation::RunStatus status =
@@ -70,6 +72,10 @@ struct SandboxLayout {
   // bound, on the watch's thread (must not block): the owner settles the
   // sandbox (SettleBreach) under its call lock.
   std::function<void(const std::string& sandbox_id)> on_output_breach;
+  // The service's package gateway: each sandbox listens on it while its
+  // LiveSandbox lives, and gets its driver's pip or npm shims (not owned;
+  // null: no packages on this service).
+  PackageGateway* gateway = nullptr;
 };
 
 // Owns the container of one sandbox (one at a time: Restart replaces it),
@@ -162,6 +168,9 @@ class LiveSandbox {
   // Opens the existing FIFO (a re-adopted sandbox's).
   Status OpenChannel();
   // Replaces the FIFO with a fresh, empty one the driver may open.
+  // Listens on the package gateway for this sandbox (after a restart too),
+  // first writing its shims into a new workspace when `write_shims`.
+  Status OpenGateway(bool write_shims);
   Status NewChannel();
   void RemoveContainer();
   // Starts the service's watch on /output for the current container.

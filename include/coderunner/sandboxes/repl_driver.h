@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "coderunner/common/status.h"
@@ -25,7 +26,17 @@ struct ReplDriver {
   std::vector<std::string> command;  // e.g. {"python3", "-u", "/workspace/...", FIFO}.
   bool interrupts_calls = false;     // A timed-out call keeps the state.
   bool allows_nul = true;            // Code may contain NUL bytes.
+  // The packages its `pip install` or `npm install` takes through the
+  // service ("python", "npm"), and the shims that ask for them, each a
+  // driver file written into the workspace's kShimDir; "" and none for
+  // bash.
+  std::string package_ecosystem;
+  std::vector<std::pair<std::string, std::string>> shims;  // {name on PATH, DriverSource file}.
 };
+
+// The workspace directory of a sandbox's pip and npm shims, first on every
+// container's PATH (a job's workspace has none).
+inline constexpr const char* kShimDir = ".coderunner-bin";
 
 // The driver for `language`: python, javascript, typescript and bash are
 // supported; the interpreter is the first word of the language's command (so

@@ -19,6 +19,7 @@
 #include "coderunner/engine/containers.h"
 #include "coderunner/isolation/container_policy.h"
 #include "coderunner/isolation/safe_tree.h"
+#include "coderunner/packages/package_installer.h"
 #include "coderunner/sandboxes/live_sandbox.h"
 #include "coderunner/sandboxes/sandbox_record.h"
 #include "coderunner/sandboxes/sandbox_spec.h"
@@ -65,7 +66,8 @@ class SandboxManager {
   SandboxManager(const config::Config& config, engine::ContainerClient& containers,
                  const isolation::ContainerPolicy& policy, SandboxStore& store,
                  MetricsRegistry* metrics, SandboxLayout layout,
-                 volumes::VolumeService* volumes = nullptr);
+                 volumes::VolumeService* volumes = nullptr,
+                 packages::PackageInstaller* installer = nullptr);
   ~SandboxManager();
 
   // Loads the records, re-attaches to the containers of running sandboxes
@@ -102,6 +104,19 @@ class SandboxManager {
   // most the tier's max_sandbox_ttl_s: FailedPrecondition "limit_exceeded"
   // past it.
   StatusOr<SandboxRecord> SetTtl(const auth::Principal& who, const std::string& id, int64_t ttl_s);
+  // Installs `names` (packages::CheckPackageRequest) into sandbox `id` for
+  // the rest of its life, with what it installed before (a name given again
+  // takes its new version): one set, installed outside the sandbox by the
+  // service's installer under the tier's policy, then linked into its
+  // workspace, where the next import or require finds it. What `pip
+  // install` and `npm install` inside the sandbox ask for through the
+  // package gateway. The sandbox's language takes one ecosystem (python:
+  // python; javascript, typescript: npm): InvalidArgument
+  // "invalid_request" otherwise; "packages_unavailable" on a service
+  // without packages; the installer's errors. Blocks for the install.
+  StatusOr<packages::InstalledSet> AddPackages(const auth::Principal& who, const std::string& id,
+                                               packages::Ecosystem ecosystem,
+                                               const std::vector<std::string>& names);
   // Removes the container, files and record (after a call in progress).
   Status Delete(const std::string& tenant, const std::string& id);
   // A file under the sandbox's /output (see OpenTreeFile).
@@ -125,6 +140,7 @@ class SandboxManager {
     std::string volume_dir;             // Host directory of its volume; "" = none. Immutable.
     int64_t uid = 0;                    // Its containers' uid, once one ran; guarded by mu_.
     bool gone = false;                  // Deleted; guarded by mu_.
+    std::mutex packages_mu;             // Held for an install into it.
   };
 
   // The tenant's sandbox `id`; NotFound "sandbox_not_found" otherwise.
@@ -143,6 +159,12 @@ class SandboxManager {
   // With sandbox.ready_sandboxes, starts launching sandboxes ahead.
   void StartPool();
   void UpdateGauges();  // Requires mu_.
+  // AddPackages on `e`, and the gateway's answer for sandbox `id`
+  // (sandbox_packages.cc).
+  StatusOr<packages::InstalledSet> InstallInto(Entry& e, packages::Ecosystem ecosystem,
+                                               const std::vector<std::string>& names);
+  nlohmann::json GatewayAnswer(const std::string& id, const std::string& ecosystem,
+                               const std::vector<std::string>& names);
   StatusOr<isolation::JobSpec> SpecOf(const SandboxRecord& record, ReplDriver* driver) const;
   // The record of a new sandbox `who` asked for with `req`, its container's
   // spec being `spec`, created at `now_ms`.
@@ -169,6 +191,9 @@ class SandboxManager {
   MetricsRegistry* metrics_;
   SandboxLayout layout_;  // Set at construction (on_output_breach too), then only read.
   volumes::VolumeService* volumes_;
+  packages::PackageInstaller* installer_;
+  // With an installer: each running sandbox's socket for its shims.
+  std::unique_ptr<PackageGateway> gateway_;
 
   std::mutex mu_;
   std::condition_variable cv_;

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "coderunner/common/status.h"
 #include "coderunner/isolation/limits.h"
@@ -56,6 +57,10 @@ struct SandboxRecord {
   // then. The record's file is the service's alone.
   std::string access_token;
   std::string tier;
+  // The packages its `pip install` or `npm install` asked for so far, as
+  // checked requirements ("crtiny==1.0", "crleft@^1"): installed together as
+  // one layer, which the workspace links to (SandboxManager::AddPackages).
+  std::vector<std::string> packages;
 
   int64_t expires_at_ms() const { return last_used_at_ms + ttl_s * 1000; }
 };

@@ -237,6 +237,9 @@ def report_error(exc):
 
 
 def run_cell(ns, code):
+    # Packages installed since the last cell (`pip install` through the
+    # service's gateway relinks the workspace's layer) import at once.
+    importlib.invalidate_caches()
     statements, last = split_last_expression(code)
     exec(statements, ns)
     if last is not None:
