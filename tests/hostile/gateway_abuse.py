@@ -10,6 +10,7 @@
 import json
 import socket
 import threading
+import time
 
 GATEWAY = "/workspace/.coderunner-gateway"
 
@@ -74,7 +75,20 @@ for s in silent:
     s.close()
 for name in cases:
     print(name, results[name])
+
+
+def ask_when_free(payload):
+    """ask(), again while the gateway says another request is in service
+    (the last silent one, until the gateway has read its end)."""
+    for _ in range(400):
+        code = ask(payload)
+        if code != "sandbox_busy":
+            return code
+        time.sleep(0.05)
+    return code
+
+
 # Once the silent ones are gone, one at a time, each is answered.
 for name, payload in cases.items():
-    print("AGAIN_" + name, ask(payload))
-print("INSTALL", ask(b'{"ecosystem": "python", "packages": ["crtiny==1.0"]}\n'))
+    print("AGAIN_" + name, ask_when_free(payload))
+print("INSTALL", ask_when_free(b'{"ecosystem": "python", "packages": ["crtiny==1.0"]}\n'))
