@@ -89,6 +89,7 @@ const Field<PackagesConfig> kPackagesFields[] = {
     {"npm_deny", &PackagesConfig::npm_deny},
     {"max_packages", &PackagesConfig::max_packages, U::kCount, Between(1, 1000)},
     {"max_installed_bytes", &PackagesConfig::max_installed_bytes, U::kBytes, AtLeast(1 << 20)},
+    {"max_layers_bytes", &PackagesConfig::max_layers_bytes, U::kBytes, AtLeast(1 << 16)},
     {"install_timeout_ms", &PackagesConfig::install_timeout_ms, U::kMillis, AtLeast(1000)},
     {"max_requirements", &PackagesConfig::max_requirements, U::kCount, Between(1, 200)},
 };

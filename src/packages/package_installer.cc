@@ -16,6 +16,7 @@
 #include "coderunner/isolation/workspace.h"
 #include "install_backend.h"
 #include "install_process.h"
+#include "layer_budget.h"
 #include "layer_store.h"
 #include "mirror_probe.h"
 #include "pip_zygote.h"
@@ -47,7 +48,11 @@ class Installer : public PackageInstaller {
  public:
   Installer(const config::PackagesConfig& config, isolation::UidPool& uids, LayerStore store,
             std::unique_ptr<PipZygote> zygote)
-      : config_(config), uids_(uids), store_(std::move(store)), zygote_(std::move(zygote)) {
+      : config_(config),
+        uids_(uids),
+        store_(std::move(store)),
+        budget_(store_.layers_dir(), config.max_layers_bytes),
+        zygote_(std::move(zygote)) {
     backends_[Ecosystem::kPython] = MakePipBackend(config);
     backends_[Ecosystem::kNpm] = MakeNpmBackend(config);
   }
@@ -77,10 +82,14 @@ class Installer : public PackageInstaller {
     cv_.notify_all();
     if (made.ok()) {
       made->install_ms = MsSince(start);
-      memo_[key] = {*made, Clock::now() + std::chrono::milliseconds(kResolveForMs)};
+      InstalledSet remembered = *made;
+      remembered.hold.reset();  // The memo does not keep a layer on disk.
+      memo_[key] = {std::move(remembered), Clock::now() + std::chrono::milliseconds(kResolveForMs)};
     }
     return made;
   }
+
+  std::shared_ptr<void> Hold(const std::string& layer) override { return budget_.Hold(layer); }
 
  private:
   struct Memo {
@@ -88,21 +97,30 @@ class Installer : public PackageInstaller {
     Clock::time_point until;
   };
 
+  // The set remembered for `key`, its layer held; none once its time is
+  // up or its layer was removed (to make room, or from the disk by hand).
   // Requires mu_.
   std::optional<InstalledSet> Remembered(const std::string& key) {
     auto it = memo_.find(key);
     if (it == memo_.end()) return std::nullopt;
-    if (Clock::now() >= it->second.until || !store_.Exists(it->second.set.layer)) {
+    std::shared_ptr<void> hold;
+    if (Clock::now() < it->second.until && store_.Exists(it->second.set.layer)) {
+      hold = budget_.Hold(it->second.set.layer);
+    }
+    if (hold == nullptr) {
       memo_.erase(it);
       return std::nullopt;
     }
-    return it->second.set;
+    InstalledSet set = it->second.set;
+    set.hold = std::move(hold);
+    return set;
   }
 
   StatusOr<InstalledSet> InstallNow(const InstallBackend& backend, Ecosystem ecosystem,
                                     const SourcePolicy& policy,
                                     const std::vector<Requirement>& reqs,
                                     const std::vector<LockedPackage>& pinned) {
+    CR_RETURN_IF_ERROR(budget_.MakeRoom());
     CR_RETURN_IF_ERROR(ProbeMirror(backend.ProbeUrl(policy.index_url)));
     CR_ASSIGN_OR_RETURN(isolation::UidLease uid, uids_.Lease());
     CR_ASSIGN_OR_RETURN(std::string staging, store_.NewStaging(uid.uid()));
@@ -127,7 +145,8 @@ class Installer : public PackageInstaller {
     cmd.watched_dir = staging;
     cmd.max_bytes = config_.max_installed_bytes;
     cmd.timeout = std::chrono::milliseconds(config_.install_timeout_ms);
-    CR_ASSIGN_OR_RETURN(InstallRun run, zygote_->Run(cmd));
+    CR_ASSIGN_OR_RETURN(std::shared_ptr<PipZygote> zygote, Zygote());
+    CR_ASSIGN_OR_RETURN(InstallRun run, zygote->Run(cmd));
     if (run.timed_out) {
       return DeadlineExceededError("installing the packages took longer than " +
                                        std::to_string(config_.install_timeout_ms) + " ms",
@@ -156,9 +175,21 @@ class Installer : public PackageInstaller {
     if (!store_.Exists(out.layer)) {
       CR_RETURN_IF_ERROR(store_.Commit(backend.Tree(staging), out.layer, backend.layer_subdir()));
     }
+    out.hold = budget_.Add(out.layer);
     spdlog::info("packages: installed {} {} package(s) as layer {}", out.lock.size(),
                  EcosystemName(ecosystem), out.layer.substr(0, 12));
     return out;
+  }
+
+  // The zygote, started again when it is gone (killed, out of memory): an
+  // install it was running fails, the next ones work.
+  StatusOr<std::shared_ptr<PipZygote>> Zygote() {
+    std::lock_guard lock(zygote_mu_);
+    if (!zygote_->gone()) return zygote_;
+    spdlog::warn("packages: the install zygote is gone; starting another");
+    CR_ASSIGN_OR_RETURN(std::unique_ptr<PipZygote> fresh, PipZygote::Start(config_.pip_python));
+    zygote_ = std::move(fresh);
+    return zygote_;
   }
 
   // Every package of the set, dependencies included, under today's policy.
@@ -170,7 +201,9 @@ class Installer : public PackageInstaller {
   const config::PackagesConfig& config_;
   isolation::UidPool& uids_;
   const LayerStore store_;
-  const std::unique_ptr<PipZygote> zygote_;
+  LayerBudget budget_;
+  std::mutex zygote_mu_;
+  std::shared_ptr<PipZygote> zygote_;  // Guarded by zygote_mu_; never null.
   std::map<Ecosystem, std::unique_ptr<InstallBackend>> backends_;
   std::mutex mu_;
   std::condition_variable cv_;

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 namespace coderunner::packages {
@@ -92,6 +93,21 @@ PipZygote::~PipZygote() {
   while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
   }
   close(from_zygote_);
+}
+
+bool PipZygote::gone() {
+  {
+    std::lock_guard lock(mu_);
+    if (gone_) return true;
+  }
+  // Dead but its stdout's end not read yet: a zombie (reaped only here, in
+  // the destructor).
+  std::ifstream stat("/proc/" + std::to_string(pid_) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return true;
+  const size_t close_paren = line.rfind(')');
+  return close_paren == std::string::npos || close_paren + 2 >= line.size() ||
+         line[close_paren + 2] == 'Z' || line[close_paren + 2] == 'X';
 }
 
 void PipZygote::ReadLoop() {

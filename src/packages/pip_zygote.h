@@ -50,6 +50,8 @@ class PipZygote {
   // "install_spawn_failed" if the zygote is gone. Thread-safe: installs
   // run side by side.
   StatusOr<InstallRun> Run(const InstallCommand& command);
+  // True once the zygote exited or was killed: start another.
+  bool gone();
 
  private:
   struct Pending {

@@ -104,6 +104,15 @@ void SandboxManager::Start() {
       }
     }
     e->record = rec;
+    // Its packages' layer stays on disk while it lives (taken before any
+    // install could make room).
+    if (installer_ != nullptr && !rec.package_layer.empty() &&
+        rec.state == SandboxState::kRunning) {
+      e->package_hold = installer_->Hold(rec.package_layer);
+      if (e->package_hold == nullptr) {
+        spdlog::warn("sandbox {}: its packages' layer is gone", rec.id);
+      }
+    }
     std::lock_guard<std::mutex> lock(mu_);
     entries_[rec.id] = std::move(e);
   }
@@ -371,6 +380,7 @@ int SandboxManager::ExpireDue(int64_t now_ms) {
       e->record.state = SandboxState::kExpired;
       e->record.ended_at_ms = now_ms;
       e->record.container_id.clear();
+      e->package_hold.reset();  // Its layer may go to make room.
       snapshot = e->record;
       UpdateGauges();
     }

@@ -115,8 +115,10 @@ StatusOr<packages::InstalledSet> SandboxManager::InstallInto(
   SandboxRecord snapshot;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    e.package_hold = set.hold;  // The layer stays while the sandbox runs.
     e.record.packages.clear();
     for (const auto& r : all) e.record.packages.push_back(r.Text());
+    e.record.package_layer = set.layer;
     e.record.last_used_at_ms = NowMs();
     snapshot = e.record;
   }

@@ -55,7 +55,8 @@ json RecordToJson(const SandboxRecord& r) {
           {"envs", r.envs},
           {"access_token", r.access_token},
           {"tier", r.tier},
-          {"packages", r.packages}};
+          {"packages", r.packages},
+          {"package_layer", r.package_layer}};
 }
 
 StatusOr<SandboxRecord> RecordFromJson(const json& j) {
@@ -95,6 +96,7 @@ StatusOr<SandboxRecord> RecordFromJson(const json& j) {
     r.access_token = j.value("access_token", "");
     r.tier = j.value("tier", "");
     r.packages = j.value("packages", std::vector<std::string>{});
+    r.package_layer = j.value("package_layer", "");
     return r;
   } catch (const json::exception& e) {
     return InvalidArgumentError(std::string("sandbox record: ") + e.what());

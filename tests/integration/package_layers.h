@@ -7,12 +7,15 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 namespace coderunner::testing {
@@ -57,6 +60,27 @@ inline int ClosedPort() {
   getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
   close(fd);
   return ntohs(addr.sin_port);
+}
+
+// A child of `parent` named `comm` that is not a zombie; 0 if none.
+inline pid_t LiveChild(pid_t parent, const std::string& comm) {
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    const std::string pid = e.path().filename();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in("/proc/" + pid + "/stat");
+    std::string line;
+    if (!std::getline(in, line)) continue;
+    const size_t open = line.find('('), close = line.rfind(')');
+    if (open == std::string::npos || close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 2));
+    char state = 0;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == parent && state != 'Z' && line.substr(open + 1, close - open - 1) == comm) {
+      return static_cast<pid_t>(std::stol(pid));
+    }
+  }
+  return 0;
 }
 
 }  // namespace coderunner::testing

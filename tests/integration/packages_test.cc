@@ -102,10 +102,11 @@ class PackagesTest : public EngineTest {
   std::string ExtraConfig() const override {
     return PackagesYaml(mirror_->IndexUrl()) + "jobs: {cache_ttl_s: 0}\n";
   }
-  std::string PackagesYaml(const std::string& index) const {
+  // packages.* with the test's index, and `more` keys in the same map.
+  std::string PackagesYaml(const std::string& index, const std::string& more = "") const {
     return "packages: {dir: \"" + packages_dir_ + "\", python_index_url: \"" + index +
            "\", deny: [crrefused], max_installed_bytes: " + std::to_string(kMaxInstalledBytes) +
-           "}\n";
+           more + "}\n";
   }
   json WithPackages(const json& python) { return {{"packages", {{"python", python}}}}; }
 
@@ -354,6 +355,62 @@ TEST_F(PackagesTest, PipInstallInASandboxAsksTheServiceAndTheSetStaysForItsLife)
   EXPECT_EQ(out["INSTALL"], "ok") << abuse.body;
   EXPECT_EQ(server_->Call("DELETE", "/v1/sandboxes/" + id, "").status, 200);
   std::filesystem::remove(server_->workspace_dir() + "/sandboxes");
+}
+
+// The layers on disk are bounded: past packages.max_layers_bytes, the ones
+// nothing holds go, least recently used first; a sandbox's stays.
+TEST_F(PackagesTest, PastTheLayersBoundUnheldLayersGoAndASandboxsStays) {
+  // Room for about one layer of these wheels (some 40 KiB each on disk).
+  ServerProcess own(PackagesYaml(mirror_->IndexUrl(), ", max_layers_bytes: 65536") +
+                    "jobs: {cache_ttl_s: 0}\n");
+  ASSERT_TRUE(own.started()) << own.log();
+  HttpAnswer created = own.Post("/v1/sandboxes", R"({"language": "python"})");
+  ASSERT_EQ(created.status, 201) << created.body;
+  const std::string id = created.json["id"];
+  HttpAnswer held = own.Post("/v1/sandboxes/" + id + "/packages", R"({"python": ["crtiny==1.0"]})");
+  ASSERT_EQ(held.status, 200) << held.body;
+  auto run = [&](const char* requirement) {
+    return own
+        .Execute("python", "print('ran')",
+                 {{"cache", false}, {"packages", {{"python", {requirement}}}}})
+        .json;
+  };
+  for (const char* requirement : {"crtiny==1.1", "crdepends==2.0", "crnative==1.0"}) {
+    json r = run(requirement);
+    EXPECT_EQ(r["stdout"], "ran\n") << r.dump();
+  }
+  // The sandbox's layer and the last job's: each earlier job's went.
+  EXPECT_EQ(CheckedLayers(packages_dir_ + "/layers"), 2);
+  HttpAnswer imported = own.Post("/v1/sandboxes/" + id + "/execute",
+                                 json{{"code", "import crtiny; print(crtiny.VERSION)"}}.dump());
+  EXPECT_EQ(imported.json["stdout"], "1.0\n") << imported.body;
+  // A set whose layer went is installed again when asked for.
+  json again = run("crtiny==1.1");
+  EXPECT_EQ(again["stdout"], "ran\n") << again.dump();
+  EXPECT_EQ(again["packages"]["cached"], false) << again.dump();
+  EXPECT_EQ(own.Call("DELETE", "/v1/sandboxes/" + id, "").status, 200);
+  std::filesystem::remove(own.workspace_dir() + "/sandboxes");
+  EXPECT_TRUE(own.Stop());
+}
+
+// The process that runs the installs (pip imported once, forked per
+// install) dies, killed or out of memory: the next install starts another.
+TEST_F(PackagesTest, AnInstallAfterTheInstallerDiedStartsAnother) {
+  json first =
+      RunUncached("python", "import crtiny; print(crtiny.VERSION)", WithPackages({"crtiny==1.0"}));
+  ASSERT_EQ(first["stdout"], "1.0\n") << first.dump();
+  const pid_t zygote = LiveChild(server_->pid(), "python3");
+  ASSERT_GT(zygote, 0) << "no install zygote under the service";
+  ASSERT_EQ(kill(zygote, SIGKILL), 0);
+  while (LiveChild(server_->pid(), "python3") == zygote) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  json second =
+      RunUncached("python", "import crtiny; print(crtiny.VERSION)", WithPackages({"crtiny==1.1"}));
+  EXPECT_EQ(second["stdout"], "1.1\n") << second.dump();
+  const pid_t next = LiveChild(server_->pid(), "python3");
+  EXPECT_GT(next, 0);
+  EXPECT_NE(next, zygote);
 }
 
 }  // namespace

@@ -265,8 +265,11 @@ struct PackagesConfig {
   std::vector<std::string> npm_deny;
   int max_packages = 50;                      // Per set, dependencies included. Count.
   int64_t max_installed_bytes = 512LL << 20;  // One set, downloads included. Bytes.
-  int64_t install_timeout_ms = 120000;        // One install. ms.
-  int max_requirements = 20;                  // Names one request may give. Count.
+  // All layers on the host's disk: past it, the layers no job or sandbox
+  // holds go, least recently used first. Bytes; 8 GiB.
+  int64_t max_layers_bytes = 8LL << 30;
+  int64_t install_timeout_ms = 120000;  // One install. ms.
+  int max_requirements = 20;            // Names one request may give. Count.
 };
 
 // Webhook deliveries (a job's callback_url).

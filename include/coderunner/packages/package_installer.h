@@ -27,6 +27,8 @@ inline constexpr char kReasonTooManyPackages[] = "too_many_packages";
 inline constexpr char kReasonInstallTimeout[] = "package_install_timeout";
 inline constexpr char kReasonInstallFailed[] = "package_install_failed";
 inline constexpr char kReasonPackageChanged[] = "package_changed";  // A pinned file is not there.
+// Layers in use fill packages.max_layers_bytes.
+inline constexpr char kReasonPackageStoreFull[] = "package_store_full";
 
 // How long the layer of a request is reused without asking the index
 // again, which may since have a newer version that a range admits.
@@ -64,6 +66,10 @@ struct InstalledSet {
   std::vector<LockedPackage> lock;  // Sorted as ParseLock sorts.
   bool cached = false;              // Nothing was installed for this job.
   int64_t install_ms = 0;           // Time this call took.
+  // Keeps the layer on disk while it (or a copy) lives: hold it for the
+  // job's run, or the sandbox's life. Unheld layers are removed, least
+  // recently used first, when the layers pass packages.max_layers_bytes.
+  std::shared_ptr<void> hold;
 };
 
 class PackageInstaller {
@@ -86,6 +92,10 @@ class PackageInstaller {
                                          const SourcePolicy& policy,
                                          const std::vector<Requirement>& requirements,
                                          const std::vector<LockedPackage>& pinned) = 0;
+  // A hold on layer `layer` (InstalledSet::hold) for a user that outlived
+  // the process that installed it (a sandbox after a restart); null when
+  // the layer is gone. Thread-safe.
+  virtual std::shared_ptr<void> Hold(const std::string& layer) = 0;
 };
 
 // Installs into packages.dir, each install as a uid of its own from `uids`:

@@ -141,6 +141,8 @@ class SandboxManager {
     int64_t uid = 0;                    // Its containers' uid, once one ran; guarded by mu_.
     bool gone = false;                  // Deleted; guarded by mu_.
     std::mutex packages_mu;             // Held for an install into it.
+    // Keeps its packages' layer on disk while it runs; guarded by mu_.
+    std::shared_ptr<void> package_hold;
   };
 
   // The tenant's sandbox `id`; NotFound "sandbox_not_found" otherwise.

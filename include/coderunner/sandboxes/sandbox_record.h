@@ -61,6 +61,7 @@ struct SandboxRecord {
   // checked requirements ("crtiny==1.0", "crleft@^1"): installed together as
   // one layer, which the workspace links to (SandboxManager::AddPackages).
   std::vector<std::string> packages;
+  std::string package_layer;  // The layer they were installed as; "" = none.
 
   int64_t expires_at_ms() const { return last_used_at_ms + ttl_s * 1000; }
 };
