@@ -18,11 +18,12 @@ GATEWAY = "/workspace/.coderunner-gateway"
 def ask(payload, timeout=20):
     """The code of the gateway's answer ("ok" for none), or what happened."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-        s.settimeout(timeout)
         try:
+            # Blocking: a full backlog makes it wait its turn, not fail.
             s.connect(GATEWAY)
         except OSError as e:
             return type(e).__name__
+        s.settimeout(timeout)
         try:
             s.sendall(payload)
             s.shutdown(socket.SHUT_WR)
@@ -82,7 +83,7 @@ def ask_when_free(payload):
     (the last silent one, until the gateway has read its end)."""
     for _ in range(400):
         code = ask(payload)
-        if code != "sandbox_busy":
+        if code not in ("sandbox_busy", "BlockingIOError"):
             return code
         time.sleep(0.05)
     return code

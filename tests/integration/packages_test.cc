@@ -345,7 +345,10 @@ TEST_F(PackagesTest, PipInstallInASandboxAsksTheServiceAndTheSetStaysForItsLife)
   // While one silent connection holds the sandbox's turn, the others are
   // told so at once; alone, each abuse is refused by its code.
   EXPECT_EQ(out["SILENT"], "8") << abuse.body;
-  EXPECT_EQ(out["REFUSED"], "sandbox_busy") << abuse.body;
+  // (Or, the gateway slower to accept than they come, by the kernel at a
+  // full backlog: seen under the sanitizers.)
+  EXPECT_TRUE(out["REFUSED"] == "sandbox_busy" || out["REFUSED"] == "BlockingIOError")
+      << abuse.body;
   EXPECT_TRUE(out["AGAIN_HUGE"] == "invalid_request" || out["AGAIN_HUGE"] == "closed")
       << abuse.body;
   EXPECT_EQ(out["AGAIN_DEEP"], "invalid_request") << abuse.body;
