@@ -369,8 +369,12 @@ constexpr const char* kOtherKey = "other-key-0123456789";      // tier pro
 // at once, while another tenant goes about its business.
 class ManyWaitersTest : public EngineTest {
  protected:
+  // No warm pool: a pooled job's /output is its container's slot directory,
+  // not artifacts/<job id>, where the test opens the gate (seen twice in
+  // CI: the gate never reached the job, which ran to its timeout).
   std::string ExtraConfig() const override {
-    return ApiKeysYaml({{"harness", "enterprise", kHarnessKey}, {"other", "pro", kOtherKey}});
+    return ApiKeysYaml({{"harness", "enterprise", kHarnessKey}, {"other", "pro", kOtherKey}}) +
+           "pool: {enabled: false}\n";
   }
 
   double Metric(const std::string& family) {
@@ -424,9 +428,9 @@ TEST_F(ManyWaitersTest, AThousandWaitersOfOneTenantAreAllAnswered) {
   // The job reads /output/.go once it runs; its /output (this directory)
   // is made as its container is prepared, after the job is marked running,
   // so a file written before would land nowhere (the job then runs to its
-  // timeout, and every waiter with it: seen once in CI, the job "running"
-  // and the directory not there yet). Under a loaded machine the thousand
-  // waiters can be held before the job starts: wait for the directory.
+  // timeout, and every waiter with it). Under a loaded machine the
+  // thousand waiters can be held before the job starts: wait for the
+  // directory.
   const std::string output = server_->artifacts_dir() + "/" + id;
   bool prepared = false;
   for (int i = 0; i < 6000 && !prepared; ++i) {
