@@ -18,6 +18,8 @@ import sys
 # Reasons that stay inside the service: each is turned into another
 # answer before any client could see it.
 NEVER_ANSWERED = {
+    "invalid_egress_rule": "an egress rule of the configuration (tiers.<name>.egress_allow), refused at startup",
+    "bad_request": "the egress proxy's reading of a job's request: the job gets a 400, the record the outcome",
     "aborted": "the service cut its own engine call short (a cancel); the job ends cancelled",
     "bind_failed": "the listener could not bind: the service does not start",
     "delivery_lost": "a webhook delivery lease moved to another node; it retries there",

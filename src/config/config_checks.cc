@@ -8,6 +8,7 @@
 #include "coderunner/common/sha256.h"
 #include "coderunner/config/limits.h"
 #include "coderunner/config/uid_range.h"
+#include "coderunner/egress/egress_policy.h"
 #include "config_table.h"
 
 namespace coderunner::config {
@@ -135,6 +136,16 @@ Status CheckLanguage(const LanguageSpec& lang, const std::string& path) {
 
 Status CheckTier(const TierConfig& t, const std::string& path) {
   if (t.max_sandbox_ttl_s < t.sandbox_ttl_s) return Bad(path, kTierSandboxCaps);
+  for (const auto& rule : t.egress_allow) {
+    if (auto r = egress::ParseEgressRule(rule); !r.ok()) {
+      return Bad(path + ".egress_allow", r.status().message());
+    }
+  }
+  for (const auto& block : t.egress_private) {
+    if (auto r = egress::ParseAddressRange(block); !r.ok()) {
+      return Bad(path + ".egress_private", r.status().message());
+    }
+  }
   return OkStatus();
 }
 

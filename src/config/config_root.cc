@@ -201,6 +201,7 @@ const std::vector<Section>& Sections() {
       Sub("artifacts", &Config::artifacts, ArtifactsFields()),
       Sub("volumes", &Config::volumes, VolumesFields()),
       Sub("packages", &Config::packages, PackagesFields()),
+      Sub("egress", &Config::egress, EgressFields()),
       Sub("llm", &Config::llm, LlmFields()),
       Sub("intents", &Config::intents, IntentsFields()),
       Sub("ui", &Config::ui, UiFields()),

@@ -75,6 +75,14 @@ const Field<VolumesConfig> kVolumesFields[] = {
     {"max_per_tenant", &VolumesConfig::max_per_tenant, U::kCount, AtLeast(1)},
 };
 
+const Field<EgressConfig> kEgressFields[] = {
+    {"max_bytes", &EgressConfig::max_bytes, U::kBytes, AtLeast(1024)},
+    {"max_connections", &EgressConfig::max_connections, U::kCount, Between(1, 256)},
+    {"connect_timeout_ms", &EgressConfig::connect_timeout_ms, U::kMillis, AtLeast(100)},
+    {"idle_timeout_ms", &EgressConfig::idle_timeout_ms, U::kMillis, AtLeast(100)},
+    {"max_log_entries", &EgressConfig::max_log_entries, U::kCount, Between(1, 10000)},
+};
+
 const Field<PackagesConfig> kPackagesFields[] = {
     {"dir", &PackagesConfig::dir, U::kNone, {}, CheckAbsolute},
     {"python_index_url", &PackagesConfig::python_index_url, U::kNone, {}, CheckHttpUrl},
@@ -229,6 +237,8 @@ const Field<TierConfig> kTierFields[] = {
     {"npm_registry_url", &TierConfig::npm_registry_url, U::kNone, {}, CheckHttpUrl},
     {"npm_package_allow", &TierConfig::npm_package_allow},
     {"npm_package_deny", &TierConfig::npm_package_deny},
+    {"egress_allow", &TierConfig::egress_allow},      // Each read: CheckTier.
+    {"egress_private", &TierConfig::egress_private},  // Likewise.
 };
 
 // languages.<name>; CheckLanguage checks what must be given.
@@ -270,6 +280,7 @@ std::span<const Field<ArtifactsConfig>> ArtifactsFields() { return kArtifactsFie
 std::span<const Field<VolumesConfig>> VolumesFields() { return kVolumesFields; }
 std::span<const Field<PoolOptions>> PoolFields() { return kPoolFields; }
 std::span<const Field<PackagesConfig>> PackagesFields() { return kPackagesFields; }
+std::span<const Field<EgressConfig>> EgressFields() { return kEgressFields; }
 std::span<const Field<StoreConfig>> StoreFields() { return kStoreFields; }
 std::span<const Field<NodeConfig>> NodeFields() { return kNodeFields; }
 std::span<const Field<JobsConfig>> JobsFields() { return kJobsFields; }

@@ -22,6 +22,7 @@ std::span<const Field<FilesConfig>> FilesFields();
 std::span<const Field<ArtifactsConfig>> ArtifactsFields();
 std::span<const Field<VolumesConfig>> VolumesFields();
 std::span<const Field<PackagesConfig>> PackagesFields();
+std::span<const Field<EgressConfig>> EgressFields();
 std::span<const Field<PoolOptions>> PoolFields();
 std::span<const Field<StoreConfig>> StoreFields();
 std::span<const Field<NodeConfig>> NodeFields();

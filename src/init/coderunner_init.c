@@ -84,7 +84,7 @@
 // CODERUNNER_EOF_NONCE), which the job never sees: the service takes a
 // trailer only with the nonce it gave, so a trailer the job prints itself
 // changes nothing. "start_error" names what kept the job from starting
-// ("policy", "stdin", "exec", "fork"): a fault of the service or the
+// ("policy", "egress", "stdin", "exec", "fork"): a fault of the service or the
 // engine, never of the program.
 #define _GNU_SOURCE
 #include <errno.h>
@@ -100,6 +100,7 @@
 #include <unistd.h>
 
 #include "case_traces.h"
+#include "egress_wait.h"
 #include "go_fifo.h"
 #include "go_message.h"
 #include "init_options.h"
@@ -431,6 +432,12 @@ int main(int argc, char** argv) {
   static const int kForwarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
   for (size_t k = 0; k < sizeof(kForwarded) / sizeof(kForwarded[0]); ++k) {
     Handle(kForwarded[k], Forward);
+  }
+  if (o.egress_port > 0 && AwaitEgressProxy(o.egress_port, &g_stop) != 0) {
+    r.start_error = "egress";
+    r.status = 126 << 8;
+    WriteTrailer(&o, &r, NULL);
+    return 126;
   }
   if (o.go_fifo == NULL) return RunJob(&o, o.command, 0, 0);
   for (int between_cases = 0;; between_cases = 1) {

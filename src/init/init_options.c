@@ -28,6 +28,9 @@ int ParseInitOptions(int argc, char** argv, InitOptions* o) {
       o->go_fifo = argv[++i];
     } else if (strcmp(a, "-c") == 0 && has_value && ParseCount(argv[i + 1]) >= 0) {
       o->cpu_limit_ms = ParseCount(argv[++i]);
+    } else if (strcmp(a, "-p") == 0 && has_value && ParseCount(argv[i + 1]) > 0 &&
+               ParseCount(argv[i + 1]) <= 65535) {
+      o->egress_port = (int)ParseCount(argv[++i]);
     } else if (strcmp(a, "-e") == 0 && has_value && nenv < kMaxEnv) {
       o->envp[nenv++] = argv[++i];
     } else if (strcmp(a, "-t") == 0 && has_value && o->nscratch < kMaxScratch) {
@@ -48,15 +51,17 @@ int ParseInitOptions(int argc, char** argv, InitOptions* o) {
       o->exec_in_place = 1;
     } else {
       dprintf(2,
-              "coderunner-init: usage: [-i FILE | -W FIFO [-t DIR]...] [-c CPU_MS] [-e K=V]... "
+              "coderunner-init: usage: [-i FILE | -W FIFO [-t DIR]...] [-c CPU_MS] [-p PORT] [-e "
+              "K=V]... "
               "[-o DIR [-q N] [-f N] [-n N] [-r] [-m]] -- CMD [ARG]...\n"
               "       coderunner-init -x -- CMD [ARG]...\n");
       return -1;
     }
   }
   o->envp[nenv] = NULL;
-  if (o->exec_in_place && (nenv > 0 || o->stdin_path != NULL || o->go_fifo != NULL ||
-                           o->nscratch > 0 || o->out.dir != NULL || o->cpu_limit_ms > 0)) {
+  if (o->exec_in_place &&
+      (nenv > 0 || o->stdin_path != NULL || o->go_fifo != NULL || o->nscratch > 0 ||
+       o->out.dir != NULL || o->cpu_limit_ms > 0 || o->egress_port > 0)) {
     dprintf(2, "coderunner-init: -x takes no other option\n");
     return -1;
   }

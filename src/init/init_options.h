@@ -20,6 +20,9 @@ typedef struct {
   const char* go_fifo;      // -W; NULL: a cold job.
   OutputBounds out;         // -o, -q, -f, -n, -r, -m.
   long long cpu_limit_ms;   // -c; 0: no watchdog.
+  // -p: the egress proxy's port on loopback, awaited before the job
+  // starts (egress_wait.h); 0: the job has no egress.
+  int egress_port;
   // -t (repeatable): writable directories (/tmp) emptied between the cases
   // of a series, as /output is.
   const char* scratch[kMaxScratch];

@@ -3,6 +3,8 @@
 // (output is taken from the attach stream, never stored by the engine). A
 // pooled container's init waits for its go message, and empties /tmp
 // between the cases of a series.
+// A job with an egress allowlist gets its proxy in HTTP(S)_PROXY, and init
+// waits for the proxy before the job starts.
 // Under gVisor it also enforces the CPU-time limit (-c), and does not ask
 // init to check /output's mount flags, which gVisor does not show (-m).
 #include "coderunner/isolation/mechanism.h"
@@ -22,6 +24,17 @@ class CleanProcess : public Mechanism {
     for (const auto& kv : settings.env) {
       cmd.push_back("-e");
       cmd.push_back(kv);
+    }
+    if (job.egress) {
+      // The proxy the service listens with inside the job's network
+      // namespace; init waits for it before the job starts (-p).
+      const std::string proxy = "http://127.0.0.1:" + std::to_string(egress::kEgressProxyPort);
+      for (const char* var : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"}) {
+        cmd.push_back("-e");
+        cmd.push_back(std::string(var) + "=" + proxy);
+      }
+      cmd.push_back("-p");
+      cmd.push_back(std::to_string(egress::kEgressProxyPort));
     }
     if (ctx.pooled) {
       cmd.push_back("-W");

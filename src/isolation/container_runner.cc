@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "coderunner/common/ids.h"
+#include "coderunner/egress/egress_proxy.h"
 #include "coderunner/isolation/artifacts.h"
 #include "coderunner/isolation/container_removal.h"
 #include "coderunner/isolation/workspace.h"
@@ -25,6 +26,20 @@ StatusOr<RunResult> CreateFailed(const JobSpec& job, Status s) {
         "image_missing");
   }
   return ErrorResult(job, s);
+}
+
+// The proxy of a job with egress, listening in the network namespace of its
+// container, which runs (init waits for the proxy before the job starts).
+StatusOr<std::unique_ptr<egress::EgressProxy>> OpenEgress(engine::ContainerClient& containers,
+                                                          const std::string& id,
+                                                          const egress::EgressPolicy& policy) {
+  CR_ASSIGN_OR_RETURN(engine::ContainerState state, containers.Inspect(id));
+  const int64_t pid = state.raw.value(nlohmann::json::json_pointer("/State/Pid"), int64_t{0});
+  if (!state.running || pid <= 0) {
+    return InternalError("egress proxy: container " + id + " is not running", "egress_unavailable");
+  }
+  return egress::EgressProxy::Open("/proc/" + std::to_string(pid) + "/ns/net",
+                                   egress::kEgressProxyPort, policy);
 }
 
 }  // namespace
@@ -187,8 +202,9 @@ StatusOr<RunResult> ContainerRunner::RunCold(const JobSpec& job, const RunHooks&
   // The service watches /output before the job can write it: the engine
   // runs the container before its start call returns.
   std::unique_ptr<OutputWatch::Handle> watch = WatchOutput(job, output, id);
+  std::unique_ptr<egress::EgressProxy> proxy;
   Supervised sv = Supervise(
-      job, hooks, attach, [&] { return containers_.Start(id); }, /*wait_for_attach=*/true);
+      job, hooks, attach, [&] { return StartCold(job, id, proxy); }, /*wait_for_attach=*/true);
 
   // Whatever happened, the attach thread must end before its captures die.
   // Removing the container (force) closes the stream if it is still open.
@@ -197,6 +213,9 @@ StatusOr<RunResult> ContainerRunner::RunCold(const JobSpec& job, const RunHooks&
       LearnEnd(job, id, attach, sv.failure.ok() && stream_done && !sv.cancelled, sv, hooks);
   if (end.engine_lost) stream_done = true;  // What came is all that will.
   Status removed = RemoveExitingContainer(containers_, id);
+  // Nothing can ask the proxy for more once the container is gone.
+  std::optional<egress::EgressLog> egress_log;
+  if (proxy != nullptr) egress_log = proxy->Finish();
   // Docker 20.10 never closes the attach stream of a container removed
   // before it started (a job cancelled while attaching): end it ourselves
   // rather than hold this worker until the attach call's own bound.
@@ -223,14 +242,28 @@ StatusOr<RunResult> ContainerRunner::RunCold(const JobSpec& job, const RunHooks&
              std::move(verdict)};
   RunResult result = BuildResult(job, output, io, f, t0);
   if (end.engine_lost) NoteEngineLoss(result);
+  result.egress = std::move(egress_log);
+  return KeepOrDiscardOutput(job, c, std::move(result), t0);
+}
+
+RunResult ContainerRunner::KeepOrDiscardOutput(const JobSpec& job, ColdSetup& c, RunResult result,
+                                               Clock::time_point t0) {
   if (result.status == RunStatus::kCancelled || result.status == RunStatus::kError) {
-    discard_output();
+    c.DiscardOutput();
   } else if (!c.output_dir.empty()) {
     // The container is gone: nothing writes the directory any more.
     CollectInto(job, c.output_dir, result);
   }
   result.metrics.wall_ms = MsSince(t0);
   return result;
+}
+
+Status ContainerRunner::StartCold(const JobSpec& job, const std::string& id,
+                                  std::unique_ptr<egress::EgressProxy>& proxy) {
+  CR_RETURN_IF_ERROR(containers_.Start(id));
+  if (!job.egress) return OkStatus();
+  CR_ASSIGN_OR_RETURN(proxy, OpenEgress(containers_, id, *job.egress));
+  return OkStatus();
 }
 
 Status ContainerRunner::WriteJobFiles(const JobSpec& job, Workspace& ws) {

@@ -82,7 +82,9 @@ std::string WarmPool::KeyOf(const JobSpec& job) const {
 }
 
 bool WarmPool::Eligible(const JobSpec& job) const {
-  if (!options_.enabled || !job.volume.id.empty()) return false;
+  // A job with egress starts cold: its proxy is made in its container's
+  // network namespace, and init waits for it before the job starts.
+  if (!options_.enabled || !job.volume.id.empty() || job.egress) return false;
   const std::string& runtime = policy_.RuntimeOf(job);
   if (!runtime.empty() && runtime != "runc") return false;
   if (!FitsGoMessage(job.args)) return false;

@@ -225,7 +225,8 @@ StatusOr<Accepted> JobServiceImpl::Accept(const std::string& tenant, wire::JobSu
   std::string digest = cache_on ? digests_.Get(job.language.image) : "";
   // A volume's contents are an input no key can capture: never cached.
   // Nor is a judgement (the key does not cover the cases).
-  rec.cache_key = cache_on && job.volume.id.empty() && !plan
+  // A job with egress answers from the world outside, which changes.
+  rec.cache_key = cache_on && job.volume.id.empty() && !job.egress && !plan
                       ? CacheKey(job, tenant, digest, req.output_encoding)
                       : "";
 

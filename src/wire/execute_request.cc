@@ -8,6 +8,7 @@
 #include "coderunner/isolation/file_path.h"
 #include "coderunner/isolation/mechanism.h"
 #include "coderunner/packages/package_policy.h"
+#include "egress_request.h"
 
 namespace coderunner::wire {
 namespace {
@@ -124,12 +125,27 @@ Status ParsePackages(const json& packages, ExecuteRequest* req) {
   return OkStatus();
 }
 
+// "network": "none" (the default) or "allowlist"; a judged program runs
+// without (its cases run in one container, one after another).
+Status ParseNetwork(const json& body, ExecuteRequest* req) {
+  std::string network = "none";
+  CR_RETURN_IF_ERROR(GetString(body, "network", "", &network));
+  if (network != "none" && network != "allowlist") {
+    return Bad("network", "must be \"none\" or \"allowlist\"");
+  }
+  req->network_allowlist = network == "allowlist";
+  if (req->network_allowlist && req->judge) {
+    return Bad("network", "a judged program runs without a network (\"cases\")");
+  }
+  return OkStatus();
+}
+
 StatusOr<ExecuteRequest> FromJson(const json& body, const RequestCaps& caps) {
   if (!body.is_object()) return Bad("body", "must be a JSON object");
-  CR_RETURN_IF_ERROR(
-      CheckKnown(body, "",
-                 {"language", "code", "stdin", "args", "files", "limits", "output_encoding",
-                  "inputs", "volume_id", "cases", "compare", "stop_at_first_failure", "packages"}));
+  CR_RETURN_IF_ERROR(CheckKnown(
+      body, "",
+      {"language", "code", "stdin", "args", "files", "limits", "output_encoding", "inputs",
+       "volume_id", "cases", "compare", "stop_at_first_failure", "packages", "network"}));
   ExecuteRequest req;
   auto code = body.find("code");
   if (code == body.end() || code->is_null()) return Bad("code", "is required");
@@ -196,6 +212,7 @@ StatusOr<ExecuteRequest> FromJson(const json& body, const RequestCaps& caps) {
     return Bad("output_encoding", "must be \"utf8\" or \"base64\"");
   }
   CR_ASSIGN_OR_RETURN(req.judge, ParseJudgeFields(body, caps));
+  CR_RETURN_IF_ERROR(ParseNetwork(body, &req));
   if (req.judge && !req.volume_id.empty()) {
     return Bad("cases", "a judged program runs without a volume (\"volume_id\")");
   }
@@ -277,6 +294,8 @@ StatusOr<isolation::JobSpec> BuildJobSpec(const ExecuteRequest& request,
       std::vector<packages::Requirement> npm,
       packages::CheckPackageRequest(packages::Ecosystem::kNpm, request.npm_packages, config, tier));
   for (const auto& r : npm) job.npm_packages.push_back(r.Text());
+  CR_ASSIGN_OR_RETURN(job.egress,
+                      EgressPolicyOf(request.network_allowlist, config, tier, job.runtime));
   // npm's packages are found through the workspace's node_modules, which
   // is the layer's: no request file may be there.
   for (const auto& f : job.files) {

@@ -89,6 +89,21 @@ nlohmann::json CompileToJson(const isolation::CompileOutcome& c, const Render& r
           {"metrics", MetricsJson(c.metrics)}};
 }
 
+// Every request through the job's egress proxy, and their sums.
+nlohmann::json EgressToJson(const egress::EgressLog& log) {
+  nlohmann::json requests = nlohmann::json::array();
+  for (const auto& r : log.requests) {
+    nlohmann::json one = {
+        {"method", r.method},          {"host", r.host},         {"port", r.port},
+        {"bytes_out", r.bytes_out},    {"bytes_in", r.bytes_in}, {"outcome", r.outcome},
+        {"duration_ms", r.duration_ms}};
+    if (!r.address.empty()) one["address"] = r.address;
+    if (!r.detail.empty()) one["detail"] = r.detail;
+    requests.push_back(std::move(one));
+  }
+  return {{"requests", std::move(requests)}, {"dropped", log.dropped}, {"bytes", log.bytes}};
+}
+
 }  // namespace
 
 nlohmann::json ResultToJson(const isolation::JobSpec& job, const isolation::RunResult& r,
@@ -145,6 +160,7 @@ nlohmann::json ResultToJson(const isolation::JobSpec& job, const isolation::RunR
                                                       : nlohmann::json(nullptr)}};
   }
   if (r.compile) j["compile"] = CompileToJson(*r.compile, render);
+  if (r.egress) j["egress"] = EgressToJson(*r.egress);
   if (r.status == isolation::RunStatus::kError || !r.error.ok()) {
     j["error"] = {{"code", r.error.reason()}, {"message", r.error.message()}};
   } else {

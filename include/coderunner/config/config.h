@@ -13,6 +13,7 @@
 #include "coderunner/common/status.h"
 #include "coderunner/config/artifact_caps.h"
 #include "coderunner/config/code_runner.h"
+#include "coderunner/config/egress_config.h"
 #include "coderunner/config/language_spec.h"
 #include "coderunner/config/limits.h"
 #include "coderunner/config/pool_options.h"
@@ -174,6 +175,13 @@ struct TierConfig {
   std::string npm_registry_url;
   std::vector<std::string> npm_package_allow;
   std::vector<std::string> npm_package_deny;
+  // The egress allowlist ("network": "allowlist", docs/egress.md): hosts
+  // and ports ("api.example.com:443", "*.example.org:443"; empty, the
+  // default: no job of the tier may ask), and the blocks of private,
+  // loopback or link-local addresses those hosts may resolve to
+  // ("10.0.0.0/8"; empty: none).
+  std::vector<std::string> egress_allow;
+  std::vector<std::string> egress_private;
 };
 
 // One API key. Only its SHA-256 is stored.
@@ -415,6 +423,7 @@ struct Config {
   ArtifactsConfig artifacts;
   VolumesConfig volumes;
   PackagesConfig packages;  // packages.*
+  EgressConfig egress;      // egress.*
   LlmConfig llm;
   IntentsConfig intents;
   AuthConfig auth;

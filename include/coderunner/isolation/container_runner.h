@@ -195,6 +195,14 @@ class ContainerRunner : public JobRunner {
   Supervised Supervise(const JobSpec& job, const RunHooks& hooks, AttachedContainer& attach,
                        const std::function<Status()>& start, bool wait_for_attach);
   static Status WriteJobFiles(const JobSpec& job, Workspace& ws);
+  // A cold run's end: its per-job /output collected into `result`, or
+  // discarded when the job was cancelled or failed to run; the wall time.
+  RunResult KeepOrDiscardOutput(const JobSpec& job, ColdSetup& c, RunResult result,
+                                Clock::time_point t0);
+  // Starts cold container `id`; for a job with egress, then opens its
+  // proxy into `proxy`, which init waits for before the job starts.
+  Status StartCold(const JobSpec& job, const std::string& id,
+                   std::unique_ptr<egress::EgressProxy>& proxy);
   // Inspect, after waiting for a still-running container to settle.
   StatusOr<engine::ContainerState> InspectSettled(const std::string& id);
   void CollectInto(const JobSpec& job, const std::string& dir, RunResult& result);

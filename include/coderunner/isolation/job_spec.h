@@ -11,6 +11,8 @@
 
 #include "coderunner/common/status.h"
 #include "coderunner/config/language_spec.h"
+#include "coderunner/egress/egress_policy.h"
+#include "coderunner/egress/egress_proxy.h"
 #include "coderunner/isolation/artifacts.h"
 #include "coderunner/isolation/limits.h"
 
@@ -68,6 +70,11 @@ struct JobSpec {
   // mount (kPackagesMount), linked into the workspace as kPackagesLink,
   // and its node_modules as kNodeModulesLink for npm's. "" = none.
   std::string package_layer;
+  // "network": "allowlist": the hosts the job may reach through the
+  // service's proxy (coderunner/egress/egress_proxy.h), which listens on
+  // loopback inside its network namespace; it still has no interface
+  // beyond loopback. None: no way out at all.
+  std::optional<egress::EgressPolicy> egress;
 };
 
 // RunResult::runtime of a job that ran as a host process (NativeRunner).
@@ -134,6 +141,8 @@ struct RunResult {
   // the program never ran: status kFailed with error reason
   // kReasonCompileError (or the step's own kCancelled or kError).
   std::optional<CompileOutcome> compile;
+  // A job with `egress`: every request through its proxy.
+  std::optional<egress::EgressLog> egress;
 };
 
 }  // namespace coderunner::isolation

@@ -39,6 +39,10 @@ struct ExecuteRequest {
   // given; BuildJobSpec checks them (packages::CheckPackageRequest).
   std::vector<std::string> python_packages;
   std::vector<std::string> npm_packages;
+  // "network": "allowlist" (else "none", the default): the job reaches its
+  // tier's allowed hosts through the service's proxy; BuildJobSpec checks
+  // it (wire/egress_request.h).
+  bool network_allowlist = false;
 };
 
 // Name of the inputs file in the workspace.
