@@ -2,6 +2,7 @@
 
 #include "coderunner/common/utf8.h"
 #include "coderunner/wire/job_json.h"
+#include "coderunner/wire/result_json.h"
 
 namespace coderunner::api {
 
@@ -31,6 +32,7 @@ json SandboxJson(const sandboxes::SandboxRecord& r) {
                r.memory_peak_bytes < 0 ? json(nullptr) : json(r.memory_peak_bytes)}}}};
   if (!r.runtime.empty()) j["runtime"] = r.runtime;
   if (!r.packages.empty()) j["packages"] = r.packages;
+  if (r.network_allowlist) j["network"] = "allowlist";
   if (r.state != sandboxes::SandboxState::kRunning) {
     j["ended_at"] = wire::Rfc3339(r.ended_at_ms);
     if (!r.stopped_reason.empty()) j["reason"] = r.stopped_reason;
@@ -80,6 +82,7 @@ json CallJson(const sandboxes::ExecuteOutcome& o) {
   if (!r.error.ok()) {
     j["error"] = {{"code", r.error.reason()}, {"message", r.error.message()}};
   }
+  if (o.egress) j["egress"] = wire::EgressToJson(*o.egress);
   if (r.cell.error) {
     j["exception"] = {{"name", r.cell.error->name},
                       {"value", r.cell.error->value},

@@ -49,7 +49,7 @@ StatusOr<sandboxes::SandboxCreateSpec> SandboxCreateFromJson(const json& j,
                                                              const config::Config& config,
                                                              const config::TierConfig& tier,
                                                              std::string id) {
-  CR_RETURN_IF_ERROR(CheckObject(j, {"language", "ttl_s", "limits", "volume_id"}));
+  CR_RETURN_IF_ERROR(CheckObject(j, {"language", "ttl_s", "limits", "volume_id", "network"}));
   sandboxes::SandboxCreateSpec out;
   out.ttl_s = tier.sandbox_ttl_s;
   if (auto it = j.find("ttl_s"); it != j.end() && !it->is_null()) {
@@ -63,11 +63,12 @@ StatusOr<sandboxes::SandboxCreateSpec> SandboxCreateFromJson(const json& j,
                                      "limit_exceeded");
     }
   }
-  // The rest is a job's language, limits and volume: validated the same way.
+  // The rest is a job's language, limits, volume and network: validated
+  // the same way.
   json as_job = {{"code", ""}};
-  if (auto it = j.find("language"); it != j.end()) as_job["language"] = *it;
-  if (auto it = j.find("limits"); it != j.end()) as_job["limits"] = *it;
-  if (auto it = j.find("volume_id"); it != j.end()) as_job["volume_id"] = *it;
+  for (const char* key : {"language", "limits", "volume_id", "network"}) {
+    if (auto it = j.find(key); it != j.end()) as_job[key] = *it;
+  }
   CR_ASSIGN_OR_RETURN(wire::ExecuteRequest req,
                       wire::ExecuteRequestFromJson(as_job, wire::CapsFromConfig(config)));
   CR_ASSIGN_OR_RETURN(out.spec, wire::BuildJobSpec(req, config, std::move(id), &tier));

@@ -186,6 +186,14 @@ void EgressProxy::Shared::JoinEnded() {
   for (std::thread& t : done) t.join();
 }
 
+EgressLog EgressProxy::Drain() {
+  std::lock_guard<std::mutex> lock(shared_->mu);
+  EgressLog log = std::move(shared_->log);
+  shared_->log = EgressLog();
+  log.bytes = shared_->bytes.load();
+  return log;
+}
+
 EgressLog EgressProxy::Finish() {
   if (finished_) return {};
   finished_ = true;

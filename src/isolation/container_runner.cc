@@ -3,9 +3,9 @@
 #include <spdlog/spdlog.h>
 
 #include "coderunner/common/ids.h"
-#include "coderunner/egress/egress_proxy.h"
 #include "coderunner/isolation/artifacts.h"
 #include "coderunner/isolation/container_removal.h"
+#include "coderunner/isolation/job_egress.h"
 #include "coderunner/isolation/workspace.h"
 #include "engine_loss.h"
 #include "run_outcome.h"
@@ -26,20 +26,6 @@ StatusOr<RunResult> CreateFailed(const JobSpec& job, Status s) {
         "image_missing");
   }
   return ErrorResult(job, s);
-}
-
-// The proxy of a job with egress, listening in the network namespace of its
-// container, which runs (init waits for the proxy before the job starts).
-StatusOr<std::unique_ptr<egress::EgressProxy>> OpenEgress(engine::ContainerClient& containers,
-                                                          const std::string& id,
-                                                          const egress::EgressPolicy& policy) {
-  CR_ASSIGN_OR_RETURN(engine::ContainerState state, containers.Inspect(id));
-  const int64_t pid = state.raw.value(nlohmann::json::json_pointer("/State/Pid"), int64_t{0});
-  if (!state.running || pid <= 0) {
-    return InternalError("egress proxy: container " + id + " is not running", "egress_unavailable");
-  }
-  return egress::EgressProxy::Open("/proc/" + std::to_string(pid) + "/ns/net",
-                                   egress::kEgressProxyPort, policy);
 }
 
 }  // namespace
@@ -262,7 +248,8 @@ Status ContainerRunner::StartCold(const JobSpec& job, const std::string& id,
                                   std::unique_ptr<egress::EgressProxy>& proxy) {
   CR_RETURN_IF_ERROR(containers_.Start(id));
   if (!job.egress) return OkStatus();
-  CR_ASSIGN_OR_RETURN(proxy, OpenEgress(containers_, id, *job.egress));
+  CR_ASSIGN_OR_RETURN(engine::ContainerState state, containers_.Inspect(id));
+  CR_ASSIGN_OR_RETURN(proxy, OpenEgressProxy(state, *job.egress));
   return OkStatus();
 }
 

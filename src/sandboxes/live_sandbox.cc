@@ -9,6 +9,7 @@
 
 #include "coderunner/common/ids.h"
 #include "coderunner/isolation/container_removal.h"
+#include "coderunner/isolation/job_egress.h"
 #include "coderunner/isolation/safe_tree.h"
 #include "coderunner/sandboxes/marker_cut.h"
 #include "package_gateway.h"
@@ -139,8 +140,25 @@ StatusOr<std::unique_ptr<LiveSandbox>> LiveSandbox::Adopt(
   CR_RETURN_IF_ERROR(s->OpenChannel());
   s->container_id_ = container_id;
   CR_RETURN_IF_ERROR(s->AttachTo(container_id));
+  // The last service's proxy went with it; the driver's HTTP_PROXY names
+  // the same port.
+  if (s->spec_.egress) CR_RETURN_IF_ERROR(s->OpenEgress(*state));
   s->WatchOutput();
   return s;
+}
+
+Status LiveSandbox::OpenEgress(const engine::ContainerState& state) {
+  CR_ASSIGN_OR_RETURN(std::unique_ptr<egress::EgressProxy> proxy,
+                      isolation::OpenEgressProxy(state, *spec_.egress));
+  std::lock_guard<std::mutex> lock(egress_mu_);
+  egress_ = std::move(proxy);
+  return OkStatus();
+}
+
+std::optional<egress::EgressLog> LiveSandbox::DrainEgress() {
+  std::lock_guard<std::mutex> lock(egress_mu_);
+  if (egress_ == nullptr) return std::nullopt;
+  return egress_->Drain();
 }
 
 Status LiveSandbox::OpenGateway(bool write_shims) {
@@ -229,7 +247,9 @@ Status LiveSandbox::StartContainer() {
   if (s.ok()) s = containers_.Start(container_id_);
   if (s.ok()) {
     auto state = containers_.Inspect(container_id_);
-    s = state.ok() ? policy_.Verify(ctx, state->raw) : state.status();
+    // The driver starts once its proxy listens (init waits for it).
+    if (state.ok() && spec_.egress) s = OpenEgress(*state);
+    if (s.ok()) s = state.ok() ? policy_.Verify(ctx, state->raw) : state.status();
     if (s.ok() && !state->running) {
       s = InternalError(
           "sandbox container exited at start (exit " + std::to_string(state->exit_code) + ")",
@@ -256,6 +276,11 @@ void LiveSandbox::RemoveContainer() {
   if (attach_) {
     attach_->EndAfterRemoval(std::chrono::milliseconds(2000));
     attach_.reset();
+  }
+  {
+    // Its requests end with it; the next container gets a proxy of its own.
+    std::lock_guard<std::mutex> lock(egress_mu_);
+    egress_.reset();
   }
   // Only once it is gone: until then its processes may still write.
   if (removed.ok() && watch_ != nullptr) {

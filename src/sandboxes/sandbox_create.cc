@@ -79,7 +79,9 @@ StatusOr<SandboxRecord> SandboxManager::Create(const auth::Principal& who, Sandb
   // call's wall timeout bounds each call instead).
   e->spec.limits.cpu_ms = std::max<int64_t>(e->spec.limits.cpu_ms, req.ttl_s * 1000 * 4);
   std::unique_ptr<LiveSandbox> ready;
-  if (pool_ && !req.fixed_id && e->spec.volume.id.empty()) {
+  // One launched ahead has no proxy of its own (egress is made per
+  // container, at its start).
+  if (pool_ && !req.fixed_id && e->spec.volume.id.empty() && !e->spec.egress) {
     ready = pool_->Take(e->spec, e->driver);
     if (ready) e->spec = ready->spec();  // Its id too.
   }

@@ -278,6 +278,7 @@ StatusOr<ExecuteOutcome> SandboxManager::Execute(const auth::Principal& who, con
   out.result = e->live->Execute(req.files, req.code, timeout_ms, req.on_output);
   const CallResult& r = out.result;
   out.files = e->live->ListOutput();
+  out.egress = e->live->DrainEgress();
   // A container that died after the call is replaced by the next one; only
   // a failed replacement stops the sandbox.
   bool dead = e->live->container_id().empty();

@@ -56,7 +56,8 @@ json RecordToJson(const SandboxRecord& r) {
           {"access_token", r.access_token},
           {"tier", r.tier},
           {"packages", r.packages},
-          {"package_layer", r.package_layer}};
+          {"package_layer", r.package_layer},
+          {"network", r.network_allowlist ? "allowlist" : "none"}};
 }
 
 StatusOr<SandboxRecord> RecordFromJson(const json& j) {
@@ -97,6 +98,7 @@ StatusOr<SandboxRecord> RecordFromJson(const json& j) {
     r.tier = j.value("tier", "");
     r.packages = j.value("packages", std::vector<std::string>{});
     r.package_layer = j.value("package_layer", "");
+    r.network_allowlist = j.value("network", "none") == "allowlist";
     return r;
   } catch (const json::exception& e) {
     return InvalidArgumentError(std::string("sandbox record: ") + e.what());

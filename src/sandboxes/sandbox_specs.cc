@@ -1,6 +1,7 @@
 // A sandbox's durable record made from a request, and its container's
 // spec made from that record.
 #include "coderunner/sandboxes/sandbox_manager.h"
+#include "coderunner/wire/egress_request.h"
 
 namespace coderunner::sandboxes {
 
@@ -20,6 +21,11 @@ StatusOr<isolation::JobSpec> SandboxManager::SpecOf(const SandboxRecord& record,
   spec.runtime = record.runtime;
   spec.volume.id = record.volume_id;
   spec.home_bytes = record.home_bytes;
+  // The tier's allowlist as it is now: a restart takes the configuration's
+  // changes, and a sandbox whose tier lost its hosts does not start again.
+  CR_ASSIGN_OR_RETURN(spec.egress,
+                      wire::EgressPolicyOf(record.network_allowlist, config_,
+                                           config_.FindTier(record.tier), record.runtime));
   return spec;
 }
 
@@ -53,6 +59,7 @@ SandboxRecord SandboxManager::RecordOf(const auth::Principal& who, const Sandbox
   rec.envs = req.envs;
   rec.access_token = req.access_token;
   rec.tier = who.tier != nullptr ? who.tier->name : "";
+  rec.network_allowlist = req.spec.egress.has_value();
   return rec;
 }
 

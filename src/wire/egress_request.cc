@@ -1,4 +1,4 @@
-#include "egress_request.h"
+#include "coderunner/wire/egress_request.h"
 
 namespace coderunner::wire {
 

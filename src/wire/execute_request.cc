@@ -8,7 +8,7 @@
 #include "coderunner/isolation/file_path.h"
 #include "coderunner/isolation/mechanism.h"
 #include "coderunner/packages/package_policy.h"
-#include "egress_request.h"
+#include "coderunner/wire/egress_request.h"
 
 namespace coderunner::wire {
 namespace {

@@ -72,6 +72,20 @@ std::string RenderOutput(const std::string& bytes, bool truncated, OutputEncodin
   return SanitizeUtf8(v);
 }
 
+nlohmann::json EgressToJson(const egress::EgressLog& log) {
+  nlohmann::json requests = nlohmann::json::array();
+  for (const auto& r : log.requests) {
+    nlohmann::json one = {
+        {"method", r.method},          {"host", r.host},         {"port", r.port},
+        {"bytes_out", r.bytes_out},    {"bytes_in", r.bytes_in}, {"outcome", r.outcome},
+        {"duration_ms", r.duration_ms}};
+    if (!r.address.empty()) one["address"] = r.address;
+    if (!r.detail.empty()) one["detail"] = r.detail;
+    requests.push_back(std::move(one));
+  }
+  return {{"requests", std::move(requests)}, {"dropped", log.dropped}, {"bytes", log.bytes}};
+}
+
 namespace {
 
 // A compiled language's compile step, as the result shows it.
@@ -87,21 +101,6 @@ nlohmann::json CompileToJson(const isolation::CompileOutcome& c, const Render& r
           {"output", render(c.output, c.output_truncated)},
           {"output_truncated", c.output_truncated},
           {"metrics", MetricsJson(c.metrics)}};
-}
-
-// Every request through the job's egress proxy, and their sums.
-nlohmann::json EgressToJson(const egress::EgressLog& log) {
-  nlohmann::json requests = nlohmann::json::array();
-  for (const auto& r : log.requests) {
-    nlohmann::json one = {
-        {"method", r.method},          {"host", r.host},         {"port", r.port},
-        {"bytes_out", r.bytes_out},    {"bytes_in", r.bytes_in}, {"outcome", r.outcome},
-        {"duration_ms", r.duration_ms}};
-    if (!r.address.empty()) one["address"] = r.address;
-    if (!r.detail.empty()) one["detail"] = r.detail;
-    requests.push_back(std::move(one));
-  }
-  return {{"requests", std::move(requests)}, {"dropped", log.dropped}, {"bytes", log.bytes}};
 }
 
 }  // namespace

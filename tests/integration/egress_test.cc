@@ -181,5 +181,50 @@ TEST_F(EgressTest, AJobWithoutTheAllowlistHasNoProxyAndNoWayOut) {
   EXPECT_TRUE(servers_->paths().empty());
 }
 
+// A sandbox asks once, at its creation; its proxy lives with its container,
+// is made again when a restarted service adopts it, and each call's answer
+// lists the requests made since the last.
+TEST_F(EgressTest, ASandboxReachesTheListedHostAndEachCallListsItsRequests) {
+  HttpAnswer created =
+      server_->Post("/v1/sandboxes", R"({"language": "python", "network": "allowlist"})");
+  ASSERT_EQ(created.status, 201) << created.body;
+  EXPECT_EQ(created.json["network"], "allowlist");
+  const std::string id = created.json["id"];
+  auto call = [&](const std::string& code) {
+    HttpAnswer a = server_->Post("/v1/sandboxes/" + id + "/execute", json{{"code", code}}.dump());
+    EXPECT_EQ(a.status, 200) << a.body;
+    return a.json;
+  };
+  const std::string http = std::to_string(servers_->http_port());
+  json first = call(
+      "import urllib.request, urllib.error\n"
+      "def fetch(url):\n"
+      "    try:\n"
+      "        return urllib.request.urlopen(url, timeout=20).read().decode()\n"
+      "    except urllib.error.HTTPError as e:\n"
+      "        return 'HTTP%d' % e.code\n"
+      "print(fetch('http://localhost:" +
+      http + "/hello'))\n");
+  EXPECT_EQ(first["stdout"], "hi from the host\n") << first.dump();
+  ASSERT_EQ(first["egress"]["requests"].size(), 1u) << first.dump();
+  EXPECT_EQ(first["egress"]["requests"][0]["outcome"], "ok");
+  // The interpreter lives on, and so does the proxy; only this call's.
+  json second = call("print(fetch('http://127.0.0.1:" + http + "/hello'))\n");
+  EXPECT_EQ(second["stdout"], "HTTP403\n") << second.dump();
+  ASSERT_EQ(second["egress"]["requests"].size(), 1u) << second.dump();
+  EXPECT_EQ(second["egress"]["requests"][0]["outcome"], "refused_host");
+  // A restarted service adopts the container and listens in it again.
+  ASSERT_TRUE(server_->Stop()) << server_->log();
+  auto restarted = std::make_unique<ServerProcess>(*server_);
+  ASSERT_TRUE(restarted->started()) << restarted->log();
+  server_ = std::move(restarted);
+  json third = call("print(fetch('http://localhost:" + http + "/hello'))\n");
+  EXPECT_EQ(third["stdout"], "hi from the host\n") << third.dump();
+  EXPECT_EQ(third["state_lost"], false);
+  EXPECT_EQ(servers_->paths(), (std::vector<std::string>{"/hello", "/hello"}));
+  EXPECT_EQ(server_->Call("DELETE", "/v1/sandboxes/" + id, "").status, 200);
+  std::filesystem::remove(server_->workspace_dir() + "/sandboxes");
+}
+
 }  // namespace
 }  // namespace coderunner::testing

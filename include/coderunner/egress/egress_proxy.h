@@ -54,7 +54,7 @@ struct EgressRecord {
 };
 
 struct EgressLog {
-  std::vector<EgressRecord> requests;  // In the order they began.
+  std::vector<EgressRecord> requests;  // In the order they ended.
   int64_t dropped = 0;                 // Requests past max_log_entries.
   int64_t bytes = 0;                   // Relayed both ways, all requests.
 };
@@ -71,6 +71,10 @@ class EgressProxy {
   EgressProxy& operator=(const EgressProxy&) = delete;
 
   int port() const { return port_; }
+
+  // The requests that ended since the last Drain (a sandbox's, per call),
+  // taken out of the log; `bytes` is the total so far. Thread-safe.
+  EgressLog Drain();
 
   // Stops listening, ends every open connection (kOutcomeJobEnded) and
   // returns the log. Once; thread-compatible.

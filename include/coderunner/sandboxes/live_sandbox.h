@@ -141,6 +141,9 @@ class LiveSandbox {
   int64_t uid() const { return uid_; }
   // Whether the container is still serving (its stream has not ended).
   bool alive() const;
+  // With "network": "allowlist": the requests through its proxy since the
+  // last drain (a call's), and the bytes so far; none without. Thread-safe.
+  std::optional<egress::EgressLog> DrainEgress();
 
   // After the watch stopped the container for a broken bound: removes it,
   // brings /output back within its bounds (empties the sandbox's own,
@@ -171,6 +174,8 @@ class LiveSandbox {
   // Listens on the package gateway for this sandbox (after a restart too),
   // first writing its shims into a new workspace when `write_shims`.
   Status OpenGateway(bool write_shims);
+  // Opens the proxy of a sandbox with egress in `state`'s namespace.
+  Status OpenEgress(const engine::ContainerState& state);
   Status NewChannel();
   void RemoveContainer();
   // Starts the service's watch on /output for the current container.
@@ -243,6 +248,9 @@ class LiveSandbox {
   // Keeps a volume-backed /output within its quota; null for our own
   // /output. Settled at launch, adoption and the end of each call.
   std::unique_ptr<VolumeGuard> volume_guard_;
+  // Its current container's proxy, with "network": "allowlist".
+  std::mutex egress_mu_;
+  std::unique_ptr<egress::EgressProxy> egress_;
 
   struct HashEntry {
     int64_t size;

@@ -39,6 +39,9 @@ struct ExecuteOutcome {
   CallResult result;
   std::vector<isolation::Artifact> files;  // Everything under /output now.
   SandboxRecord record;                    // After the call.
+  // With "network": "allowlist": the requests through its proxy since the
+  // last call, and the bytes so far.
+  std::optional<egress::EgressLog> egress;
 };
 
 // Where more processes run in a sandbox than its interpreter (E2B's process

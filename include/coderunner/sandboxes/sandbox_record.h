@@ -62,6 +62,9 @@ struct SandboxRecord {
   // one layer, which the workspace links to (SandboxManager::AddPackages).
   std::vector<std::string> packages;
   std::string package_layer;  // The layer they were installed as; "" = none.
+  // "network": "allowlist": its tier's hosts through the service's proxy,
+  // made again for each of its containers (SandboxManager::SpecOf).
+  bool network_allowlist = false;
 
   int64_t expires_at_ms() const { return last_used_at_ms + ttl_s * 1000; }
 };

@@ -19,6 +19,11 @@ nlohmann::json ResultToJson(const isolation::JobSpec& job, const isolation::RunR
 // A run's metrics: {"wall_ms","run_ms","cpu_ms","memory_peak_bytes"}.
 nlohmann::json MetricsJson(const isolation::RunMetrics& metrics);
 
+// The "egress" of a result or a sandbox call: every request through the
+// proxy ({method, host, port, address, bytes_out, bytes_in, outcome,
+// detail, duration_ms}), "dropped" and "bytes".
+nlohmann::json EgressToJson(const egress::EgressLog& log);
+
 // A program's output as a result shows it: base64, or UTF-8 with invalid
 // sequences replaced and (when `truncated`, a cap having cut it) a partial
 // last character dropped.

@@ -208,6 +208,23 @@ TEST(EgressProxyTest, ConnectionsPastTheBoundAreRefusedAndOpenOnesEndWithTheJob)
   EXPECT_EQ(log.requests[1].outcome, kOutcomeJobEnded);
 }
 
+TEST(EgressProxyTest, ASandboxDrainsTheRequestsOfEachCall) {
+  Upstream server(2);
+  const std::string target = "127.0.0.1:" + std::to_string(server.port());
+  auto proxy = OpenProxy(PolicyFor(target, "127.0.0.1"));
+  const std::string request = "GET http://" + target + "/ HTTP/1.1\r\n\r\n";
+  const int64_t one = static_cast<int64_t>(Exchange(proxy->port(), request).size());
+  EgressLog first = proxy->Drain();
+  ASSERT_EQ(first.requests.size(), 1u);
+  EXPECT_EQ(first.requests[0].bytes_in, one);
+  Exchange(proxy->port(), "CONNECT elsewhere.example:443 HTTP/1.1\r\n\r\n");
+  EgressLog second = proxy->Drain();
+  ASSERT_EQ(second.requests.size(), 1u);
+  EXPECT_EQ(second.requests[0].outcome, kOutcomeRefusedHost);
+  EXPECT_EQ(second.bytes, one);  // The total so far.
+  EXPECT_TRUE(proxy->Finish().requests.empty());
+}
+
 TEST(EgressProxyOpenTest, TheServicesOwnNamespaceIsRefused) {
   // A container on the host's network would reach every port of the host.
   auto proxy = EgressProxy::Open("/proc/self/ns/net", 0, EgressPolicy());

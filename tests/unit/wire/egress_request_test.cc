@@ -1,6 +1,6 @@
 // "network": "allowlist" is read strictly, and becomes a policy only for a
 // tier that lists hosts and a job the service can give a proxy to.
-#include "wire/egress_request.h"
+#include "coderunner/wire/egress_request.h"
 
 #include <gtest/gtest.h>
 
