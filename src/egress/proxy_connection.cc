@@ -54,7 +54,12 @@ Wait WriteAll(int fd, const char* data, size_t size, int wake, int64_t timeout_m
 
 // An answer from the proxy itself: `code` with `reason` as its reason
 // phrase (what a client shows: "Tunnel connection failed: 403 ...").
-void Answer(int client, int code, const std::string& reason, int wake) {
+void Answer(int client, int code, std::string reason, int wake) {
+  // What the job sent may be quoted: no control byte reaches the status
+  // line (a bare LF there would split the answer).
+  for (char& c : reason) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
   const std::string text =
       "HTTP/1.1 " + std::to_string(code) + " coderunner egress: " + reason +
       "\r\nContent-Type: text/plain\r\nContent-Length: " + std::to_string(reason.size() + 1) +

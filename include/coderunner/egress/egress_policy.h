@@ -16,6 +16,10 @@
 
 namespace coderunner::egress {
 
+// Where a job's proxy listens, inside its network namespace
+// (HTTP_PROXY=http://127.0.0.1:3128): squid's port, the one clients expect.
+inline constexpr int kEgressProxyPort = 3128;
+
 // One allowed destination: a host name (lower case) or an IP literal, and
 // a port. A wildcard rule ("*.example.com") matches every name below the
 // suffix, never the suffix itself.

@@ -20,44 +20,10 @@
 #include <vector>
 
 #include "coderunner/common/status.h"
+#include "coderunner/egress/egress_log.h"
 #include "coderunner/egress/egress_policy.h"
 
 namespace coderunner::egress {
-
-// Where a job's proxy listens, inside its network namespace
-// (HTTP_PROXY=http://127.0.0.1:3128): squid's port, the one clients expect.
-inline constexpr int kEgressProxyPort = 3128;
-
-// Outcomes of one request.
-inline constexpr char kOutcomeOk[] = "ok";                           // Relayed to its end.
-inline constexpr char kOutcomeRefusedHost[] = "refused_host";        // Not in the allowlist.
-inline constexpr char kOutcomeRefusedAddress[] = "refused_address";  // Resolved to a private one.
-inline constexpr char kOutcomeResolveFailed[] = "resolve_failed";
-inline constexpr char kOutcomeConnectFailed[] = "connect_failed";
-inline constexpr char kOutcomeByteLimit[] = "byte_limit";      // The job's bytes ran out.
-inline constexpr char kOutcomeIdleTimeout[] = "idle_timeout";  // Silent both ways too long.
-inline constexpr char kOutcomeTooMany[] = "too_many_connections";
-inline constexpr char kOutcomeBadRequest[] = "bad_request";
-inline constexpr char kOutcomeJobEnded[] = "job_ended";  // Still open when the job ended.
-
-// One request through the proxy.
-struct EgressRecord {
-  std::string method;  // "CONNECT", "GET", ...; "" when the head was unreadable.
-  std::string host;
-  int port = 0;
-  std::string address;    // The address connected to; "" if none.
-  int64_t bytes_out = 0;  // From the job (after the head).
-  int64_t bytes_in = 0;   // To the job.
-  std::string outcome;    // kOutcome*.
-  std::string detail;     // Why, for a refusal or failure.
-  int64_t duration_ms = 0;
-};
-
-struct EgressLog {
-  std::vector<EgressRecord> requests;  // In the order they ended.
-  int64_t dropped = 0;                 // Requests past max_log_entries.
-  int64_t bytes = 0;                   // Relayed both ways, all requests.
-};
 
 class EgressProxy {
  public:

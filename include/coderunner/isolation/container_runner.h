@@ -22,6 +22,10 @@
 #include "coderunner/isolation/warm_pool.h"
 #include "coderunner/isolation/workspace.h"
 
+namespace coderunner::egress {
+class EgressProxy;  // coderunner/egress/egress_proxy.h
+}  // namespace coderunner::egress
+
 namespace coderunner::isolation {
 
 struct RunnerOptions {

@@ -11,8 +11,8 @@
 
 #include "coderunner/common/status.h"
 #include "coderunner/config/language_spec.h"
+#include "coderunner/egress/egress_log.h"
 #include "coderunner/egress/egress_policy.h"
-#include "coderunner/egress/egress_proxy.h"
 #include "coderunner/isolation/artifacts.h"
 #include "coderunner/isolation/limits.h"
 

@@ -30,6 +30,10 @@
 #include "coderunner/sandboxes/sandbox_spec.h"
 #include "coderunner/sandboxes/volume_guard.h"
 
+namespace coderunner::egress {
+class EgressProxy;  // coderunner/egress/egress_proxy.h
+}  // namespace coderunner::egress
+
 namespace coderunner::sandboxes {
 
 class PackageGateway;  // package_gateway.h

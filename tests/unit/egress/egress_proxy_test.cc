@@ -160,6 +160,10 @@ TEST(EgressProxyTest, RefusalsAnswerAtOnceAndConnectNowhere) {
        "HTTP/1.1 403 coderunner egress: ", kOutcomeRefusedAddress},
       {"GET /relative HTTP/1.1\r\n\r\n", "HTTP/1.1 400 coderunner egress: ", kOutcomeBadRequest},
       {std::string(20000, 'a'), "HTTP/1.1 431 coderunner egress: ", kOutcomeBadRequest},
+      // A host quoted in the answer never splits it.
+      {"CONNECT a\nX-Injected: 1\x01:443 HTTP/1.1\r\n\r\n",
+       "HTTP/1.1 400 coderunner egress: egress proxy: a bad host 'a?X-Injected: 1?'\r\n",
+       kOutcomeBadRequest},
   };
   for (const auto& c : kCases) {
     SCOPED_TRACE(c.request.substr(0, 40));
