@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "coderunner/isolation/output_usage.h"
+#include "coderunner/packages/package_installer.h"
 
 namespace coderunner::packages {
 namespace {
@@ -40,6 +41,14 @@ std::string ReadTail(const std::string& path, int64_t max_bytes) {
   }
   close(fd);
   return out;
+}
+
+Status WriteNewFile(const std::string& path, std::string_view text, int64_t uid) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  bool ok = fd >= 0 && write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  if (ok && uid >= 0) ok = fchown(fd, static_cast<uid_t>(uid), static_cast<gid_t>(uid)) == 0;
+  if (fd >= 0) close(fd);
+  return ok ? OkStatus() : InternalError("cannot write " + path, kReasonInstallFailed);
 }
 
 }  // namespace coderunner::packages

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "coderunner/common/status.h"
@@ -50,6 +51,12 @@ std::string QuoteInstallerWords(std::string text);
 // following a link (what the install's uid left there is not trusted); ""
 // if it is missing or not a regular file.
 std::string ReadTail(const std::string& path, int64_t max_bytes);
+
+// Writes `text` to a file at `path` that must not exist yet (a link there is
+// not followed), mode 0644, owned by `uid` and its group, or left the
+// service's when `uid` is negative (what the install only reads). Internal
+// kReasonInstallFailed if it cannot.
+Status WriteNewFile(const std::string& path, std::string_view text, int64_t uid);
 
 }  // namespace coderunner::packages
 

@@ -2,7 +2,6 @@
 // of any package runs, anywhere), into node_modules under the staging
 // directory; its hidden lockfile read back as the lock. A replay runs
 // `npm ci` on a lockfile the service writes from the original's lock.
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,15 +17,6 @@ constexpr char kUserConfig[] = "npmrc";                // Empty: no user's setti
 constexpr char kHiddenLock[] = "node_modules/.package-lock.json";
 // A registry that answers nothing within this is down.
 constexpr char kFetchTimeoutMs[] = "15000";
-
-// Writes `text` to a new file `path` owned by `uid`.
-Status WriteOwned(const std::string& path, const std::string& text, int64_t uid) {
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  bool ok = fd >= 0 && write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
-            fchown(fd, static_cast<uid_t>(uid), static_cast<gid_t>(uid)) == 0;
-  if (fd >= 0) close(fd);
-  return ok ? OkStatus() : InternalError("cannot write " + path, kReasonInstallFailed);
-}
 
 class NpmBackend : public InstallBackend {
  public:
@@ -50,13 +40,13 @@ class NpmBackend : public InstallBackend {
         chown(prefix.c_str(), static_cast<uid_t>(uid), static_cast<gid_t>(uid)) != 0) {
       return InternalError("cannot make " + prefix, kReasonInstallFailed);
     }
-    CR_RETURN_IF_ERROR(WriteOwned(staging + "/" + kUserConfig, "", uid));
+    CR_RETURN_IF_ERROR(WriteNewFile(staging + "/" + kUserConfig, "", uid));
     InstallCommand cmd;
     cmd.argv = {config_.npm_command, pinned.empty() ? "install" : "ci"};
     if (!pinned.empty()) {
       NpmReplayFiles files = MakeNpmReplayFiles(pinned);
-      CR_RETURN_IF_ERROR(WriteOwned(prefix + "/package.json", files.package_json, uid));
-      CR_RETURN_IF_ERROR(WriteOwned(prefix + "/package-lock.json", files.package_lock_json, uid));
+      CR_RETURN_IF_ERROR(WriteNewFile(prefix + "/package.json", files.package_json, uid));
+      CR_RETURN_IF_ERROR(WriteNewFile(prefix + "/package-lock.json", files.package_lock_json, uid));
     }
     // No install script runs (--ignore-scripts), nothing is linked into
     // .bin, nothing outside staging is read as config or written as cache.

@@ -1,8 +1,5 @@
 // The pip backend: the host's pip (forked from the zygote), wheels only,
 // for the Python that jobs run; its report read back as the lock.
-#include <fcntl.h>
-#include <unistd.h>
-
 #include "install_backend.h"
 #include "pip_output.h"
 #include "pip_zygote.h"
@@ -21,10 +18,7 @@ Status WritePins(const std::string& path, const std::vector<LockedPackage>& pinn
   std::string text;
   for (const auto& p : pinned)
     text += p.name + "==" + p.version + " --hash=sha256:" + p.sha256 + "\n";
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  bool ok = fd >= 0 && write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  if (fd >= 0) close(fd);
-  return ok ? OkStatus() : InternalError("cannot write " + path, kReasonInstallFailed);
+  return WriteNewFile(path, text, -1);
 }
 
 // "3.11" -> "cp311": the ABI of CPython wheels built for that version.

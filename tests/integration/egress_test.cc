@@ -185,16 +185,10 @@ TEST_F(EgressTest, AJobWithoutTheAllowlistHasNoProxyAndNoWayOut) {
 // is made again when a restarted service adopts it, and each call's answer
 // lists the requests made since the last.
 TEST_F(EgressTest, ASandboxReachesTheListedHostAndEachCallListsItsRequests) {
-  HttpAnswer created =
-      server_->Post("/v1/sandboxes", R"({"language": "python", "network": "allowlist"})");
-  ASSERT_EQ(created.status, 201) << created.body;
-  EXPECT_EQ(created.json["network"], "allowlist");
-  const std::string id = created.json["id"];
-  auto call = [&](const std::string& code) {
-    HttpAnswer a = server_->Post("/v1/sandboxes/" + id + "/execute", json{{"code", code}}.dump());
-    EXPECT_EQ(a.status, 200) << a.body;
-    return a.json;
-  };
+  const std::string id = CreateSandbox(R"({"language": "python", "network": "allowlist"})");
+  ASSERT_FALSE(id.empty());
+  EXPECT_EQ(server_->Get("/v1/sandboxes/" + id).json["network"], "allowlist");
+  auto call = [&](const std::string& code) { return CallSandbox(id, code); };
   const std::string http = std::to_string(servers_->http_port());
   json first = call(
       "import urllib.request, urllib.error\n"

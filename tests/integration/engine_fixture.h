@@ -146,6 +146,23 @@ class EngineTest : public ::testing::Test {
     return a.json;
   }
 
+  // POST /v1/sandboxes with `body`; expects 201 and returns the id ("" if
+  // it was not created).
+  std::string CreateSandbox(const std::string& body) {
+    HttpAnswer created = server_->Post("/v1/sandboxes", body);
+    EXPECT_EQ(created.status, 201) << created.body;
+    return created.json.value("id", "");
+  }
+
+  // POST /v1/sandboxes/{id}/execute with `code`; expects 200 and returns
+  // the answer.
+  nlohmann::json CallSandbox(const std::string& id, const std::string& code) {
+    HttpAnswer a =
+        server_->Post("/v1/sandboxes/" + id + "/execute", nlohmann::json{{"code", code}}.dump());
+    EXPECT_EQ(a.status, 200) << a.body;
+    return a.json;
+  }
+
   // After an attack, an ordinary job must still run normally, in a
   // container of its own (never answered from the cache).
   void ExpectNormalJobStillWorks() {

@@ -235,14 +235,9 @@ TEST_F(NpmPackagesTest, AReplayInstallsTheOriginalsTarballsByIntegrity) {
 // In a sandbox, `npm install` is the service's: the shim first on PATH
 // asks the package gateway, and the set stays for the sandbox's life.
 TEST_F(NpmPackagesTest, NpmInstallInASandboxAsksTheServiceAndTheSetStaysForItsLife) {
-  HttpAnswer created = server_->Post("/v1/sandboxes", R"({"language": "javascript"})");
-  ASSERT_EQ(created.status, 201) << created.body;
-  const std::string id = created.json["id"];
-  auto call = [&](const std::string& code) {
-    HttpAnswer a = server_->Post("/v1/sandboxes/" + id + "/execute", json{{"code", code}}.dump());
-    EXPECT_EQ(a.status, 200) << a.body;
-    return a.json.value("stdout", "");
-  };
+  const std::string id = CreateSandbox(R"({"language": "javascript"})");
+  ASSERT_FALSE(id.empty());
+  auto call = [&](const std::string& code) { return CallSandbox(id, code).value("stdout", ""); };
   auto npm = [&](const std::string& args) {
     return call("{ const r = require('child_process').spawnSync('npm install " + args +
                 "', {shell: true, encoding: 'utf8'});\n"

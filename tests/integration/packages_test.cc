@@ -302,14 +302,9 @@ TEST_F(PackagesTest, AMirrorThatIsDownIsNotAPackageThatIsMissing) {
 // under the same policy, and the set, grown by each install, stays for
 // the sandbox's life.
 TEST_F(PackagesTest, PipInstallInASandboxAsksTheServiceAndTheSetStaysForItsLife) {
-  HttpAnswer created = server_->Post("/v1/sandboxes", R"({"language": "python"})");
-  ASSERT_EQ(created.status, 201) << created.body;
-  const std::string id = created.json["id"];
-  auto call = [&](const std::string& code) {
-    HttpAnswer a = server_->Post("/v1/sandboxes/" + id + "/execute", json{{"code", code}}.dump());
-    EXPECT_EQ(a.status, 200) << a.body;
-    return a.json.value("stdout", "");
-  };
+  const std::string id = CreateSandbox(R"({"language": "python"})");
+  ASSERT_FALSE(id.empty());
+  auto call = [&](const std::string& code) { return CallSandbox(id, code).value("stdout", ""); };
   auto pip = [&](const std::string& args) {
     return call("import subprocess\nr = subprocess.run('pip install " + args +
                 "', shell=True, capture_output=True, text=True)\n"
