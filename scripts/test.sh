@@ -33,10 +33,8 @@
 #               tests and the fuzzers. The integration tests' own client
 #               code is not instrumented (the service they drive is).
 # What needs no CPU of its own overlaps a build: the runtime images are
-# built (debootstrap, mostly downloads) while build/ compiles; build-asan/
-# compiles at idle priority while the integration and toolchain stages run
-# (it takes only the CPU they leave), then with the compose stacks beside
-# it. Tests run four at a time
+# built (debootstrap, mostly downloads) while build/ compiles, and the
+# compose stacks run while build-asan/ compiles. Tests run four at a time
 # (most of an integration test is waiting), the longest first (ctest's
 # cost data, seeded from tests/ctest-costs.txt). Each stage prints its
 # duration ("== ... took N s"); per-test times are kept in
@@ -115,30 +113,7 @@ await "$images_pid" "runtime images" "$logs/images.log"
 # register exactly the count in tests/expected-test-counts.txt.
 [[ $unit_in_main == OFF ]] && scripts/check-test-counts.sh build main
 
-fuzzers=(execute_request stream_demux file_path intent piston_request init_trailer sse_parser
-  go_message proc_masks init_args bounded_json job_notice)
-# The sanitizer build, started now beside the integration and toolchain
-# stages at idle priority (SCHED_IDLE, idle I/O class): most of an
-# integration test is waiting, and the compiler takes only the CPU that no
-# test wants, so a test never waits for it. It takes the whole machine
-# once the stages are done.
-asan_pid=
-if [[ "${SKIP_SANITIZERS:-0}" != 1 || "${SKIP_FUZZ:-0}" != 1 ]]; then
-  (
-    chrt --idle -p 0 "$BASHPID" >/dev/null || true
-    ionice -c3 -p "$BASHPID" || true
-    CC=clang CXX=clang++ cmake -S . -B build-asan $(generator build-asan) -DCMAKE_BUILD_TYPE=Debug \
-      -DCODERUNNER_TESTS=ON -DCODERUNNER_SANITIZE=ON -DCODERUNNER_FUZZ=ON -DCODERUNNER_FLEET=OFF \
-      -DCODERUNNER_UNITY_BUILD=ON -DCODERUNNER_PODMAN_SOCKET="$podman_sock" \
-      -DCODERUNNER_DOCKER_SOCKET="$docker_sock" >/dev/null
-    targets=("${fuzzers[@]/%/_fuzzer}")
-    [[ "${SKIP_SANITIZERS:-0}" != 1 ]] && targets+=(unit_tests integration_tests)
-    cmake --build build-asan -j"$jobs" --target "${targets[@]}"
-  ) >"$logs/build-asan.log" 2>&1 &
-  asan_pid=$!
-fi
-
-stage "integration: engine (docker, podman, runsc), fleet, browser, the api cases too slow for the sanitizers; the fleet's unit tests$([[ -n $asan_pid ]] && echo ', with the sanitizer build beside it at idle priority')"
+stage "integration: engine (docker, podman, runsc), fleet, browser, the api cases too slow for the sanitizers; the fleet's unit tests"
 run_ctest build -LE '^(unit|fixture|toolchain)$'
 
 # Alone: it runs every MultiPL-E row on the host's toolchains as well.
@@ -154,9 +129,16 @@ if [[ "${SKIP_COMPOSE:-0}" != 1 ]]; then
   compose_pid=$!
 fi
 
-if [[ -n $asan_pid ]]; then
-  stage "build-asan (clang -O0, ASan+UBSan, no fleet: unit tests, sanitized integration tests, fuzzers), what is left of it$([[ -n $compose_pid ]] && echo ', with compose beside it')"
-  await "$asan_pid" "sanitizer build" "$logs/build-asan.log"
+fuzzers=(execute_request stream_demux file_path intent piston_request init_trailer sse_parser
+  go_message proc_masks init_args bounded_json job_notice)
+if [[ "${SKIP_SANITIZERS:-0}" != 1 || "${SKIP_FUZZ:-0}" != 1 ]]; then
+  stage "build-asan (clang -O0, ASan+UBSan, no fleet: unit tests, sanitized integration tests, fuzzers)$([[ -n $compose_pid ]] && echo ', with compose beside it')"
+  CC=clang CXX=clang++ cmake -S . -B build-asan $(generator build-asan) -DCMAKE_BUILD_TYPE=Debug -DCODERUNNER_TESTS=ON \
+    -DCODERUNNER_SANITIZE=ON -DCODERUNNER_FUZZ=ON -DCODERUNNER_FLEET=OFF -DCODERUNNER_UNITY_BUILD=ON \
+    -DCODERUNNER_PODMAN_SOCKET="$podman_sock" -DCODERUNNER_DOCKER_SOCKET="$docker_sock" >/dev/null
+  targets=("${fuzzers[@]/%/_fuzzer}")
+  [[ "${SKIP_SANITIZERS:-0}" != 1 ]] && targets+=(unit_tests integration_tests)
+  cmake --build build-asan -j"$jobs" --target "${targets[@]}"
   [[ "${SKIP_SANITIZERS:-0}" != 1 ]] && scripts/check-test-counts.sh build-asan sanitized
 fi
 if [[ -n $compose_pid ]]; then
