@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "coderunner/isolation/compiling_runner.h"
 #include "coderunner/isolation/container_policy.h"
 #include "coderunner/isolation/workspace.h"
 #include "coderunner/jobs/job_clock.h"
@@ -37,6 +38,21 @@ void JobJanitor::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+namespace {
+
+// The job a workspace, artifact directory or container belongs to: a
+// compiled job's compile step runs under the job's id with
+// isolation::kCompileStepSuffix, while the job is active and stored.
+std::string OwningJob(const std::string& name) {
+  const std::string_view suffix = isolation::kCompileStepSuffix;
+  if (name.size() > suffix.size() && name.ends_with(suffix)) {
+    return name.substr(0, name.size() - suffix.size());
+  }
+  return name;
+}
+
+}  // namespace
+
 JanitorReport JobJanitor::RunOnce() {
   JanitorReport report;
   // Snapshot the executing jobs first: a job that starts after the snapshot
@@ -48,14 +64,14 @@ JanitorReport JobJanitor::RunOnce() {
   if (list.ok()) {
     for (const auto& c : *list) {
       auto job = c.labels.find(isolation::kLabelJob);
-      if (job != c.labels.end() && active.count(job->second) > 0) continue;
+      if (job != c.labels.end() && active.count(OwningJob(job->second)) > 0) continue;
       // Warm containers (idle, or serving a job) are the pool's to remove.
       if (deps_.pool != nullptr && deps_.pool->Owns(c.labels)) continue;
       // Stateful sandboxes are the sandbox manager's to remove.
       if (c.labels.count(isolation::kLabelSandbox) > 0) continue;
       // Only containers of jobs that were already running at the snapshot
       // are safe to keep; recheck to avoid removing a just-started one.
-      if (job != c.labels.end() && executor_.Active().count(job->second) > 0) continue;
+      if (job != c.labels.end() && executor_.Active().count(OwningJob(job->second)) > 0) continue;
       if (deps_.containers->Remove(c.id).ok()) ++report.containers_removed;
     }
   } else {
@@ -64,15 +80,15 @@ JanitorReport JobJanitor::RunOnce() {
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(deps_.config->workspace_dir, ec)) {
     std::string name = entry.path().filename().string();
-    if (name.rfind("job-", 0) != 0 || executor_.Active().count(name) > 0) continue;
+    if (name.rfind("job-", 0) != 0 || executor_.Active().count(OwningJob(name)) > 0) continue;
     if (isolation::RemoveTree(entry.path().string()).ok()) ++report.workspaces_removed;
   }
   // Artifact directories of jobs the store no longer knows (a crash between
   // a purge and the removal, or a record purged by an older version).
   for (const auto& entry : std::filesystem::directory_iterator(deps_.config->artifacts.dir, ec)) {
     std::string name = entry.path().filename().string();
-    if (name.rfind("job-", 0) != 0 || executor_.Active().count(name) > 0) continue;
-    auto rec = deps_.store->Get(name);
+    if (name.rfind("job-", 0) != 0 || executor_.Active().count(OwningJob(name)) > 0) continue;
+    auto rec = deps_.store->Get(OwningJob(name));
     if (!rec.ok() && rec.status().code() == StatusCode::kNotFound &&
         isolation::RemoveTree(entry.path().string()).ok()) {
       ++report.artifacts_removed;
