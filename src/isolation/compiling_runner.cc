@@ -72,6 +72,14 @@ RunResult Unbuilt(const RunResult& step, std::string headline) {
 
 }  // namespace
 
+std::string OwningJobId(std::string_view step_id) {
+  const std::string_view suffix = kCompileStepSuffix;
+  if (step_id.size() > suffix.size() && step_id.ends_with(suffix)) {
+    step_id.remove_suffix(suffix.size());
+  }
+  return std::string(step_id);
+}
+
 JobSpec CompileStepOf(const JobSpec& job) {
   JobSpec step;
   step.id = job.id + kCompileStepSuffix;

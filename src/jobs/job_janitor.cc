@@ -38,40 +38,29 @@ void JobJanitor::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-namespace {
-
-// The job a workspace, artifact directory or container belongs to: a
-// compiled job's compile step runs under the job's id with
-// isolation::kCompileStepSuffix, while the job is active and stored.
-std::string OwningJob(const std::string& name) {
-  const std::string_view suffix = isolation::kCompileStepSuffix;
-  if (name.size() > suffix.size() && name.ends_with(suffix)) {
-    return name.substr(0, name.size() - suffix.size());
-  }
-  return name;
+bool JobJanitor::Executing(const std::string& job_or_step) const {
+  return active_jobs_().count(isolation::OwningJobId(job_or_step)) > 0;
 }
-
-}  // namespace
 
 JanitorReport JobJanitor::RunOnce() {
   JanitorReport report;
   // Snapshot the executing jobs first: a job that starts after the snapshot
   // creates its container after it too, and a container listed before the
   // snapshot whose job is executing is in the snapshot.
-  std::set<std::string> active = executor_.Active();
+  std::set<std::string> active = active_jobs_();
   auto list = deps_.containers->List(
       {{isolation::kLabelManaged, "true"}, {isolation::kLabelInstance, deps_.config->instance}});
   if (list.ok()) {
     for (const auto& c : *list) {
       auto job = c.labels.find(isolation::kLabelJob);
-      if (job != c.labels.end() && active.count(OwningJob(job->second)) > 0) continue;
+      if (job != c.labels.end() && active.count(isolation::OwningJobId(job->second)) > 0) continue;
       // Warm containers (idle, or serving a job) are the pool's to remove.
       if (deps_.pool != nullptr && deps_.pool->Owns(c.labels)) continue;
       // Stateful sandboxes are the sandbox manager's to remove.
       if (c.labels.count(isolation::kLabelSandbox) > 0) continue;
       // Only containers of jobs that were already running at the snapshot
       // are safe to keep; recheck to avoid removing a just-started one.
-      if (job != c.labels.end() && executor_.Active().count(OwningJob(job->second)) > 0) continue;
+      if (job != c.labels.end() && Executing(job->second)) continue;
       if (deps_.containers->Remove(c.id).ok()) ++report.containers_removed;
     }
   } else {
@@ -80,15 +69,15 @@ JanitorReport JobJanitor::RunOnce() {
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(deps_.config->workspace_dir, ec)) {
     std::string name = entry.path().filename().string();
-    if (name.rfind("job-", 0) != 0 || executor_.Active().count(OwningJob(name)) > 0) continue;
+    if (name.rfind("job-", 0) != 0 || Executing(name)) continue;
     if (isolation::RemoveTree(entry.path().string()).ok()) ++report.workspaces_removed;
   }
   // Artifact directories of jobs the store no longer knows (a crash between
   // a purge and the removal, or a record purged by an older version).
   for (const auto& entry : std::filesystem::directory_iterator(deps_.config->artifacts.dir, ec)) {
     std::string name = entry.path().filename().string();
-    if (name.rfind("job-", 0) != 0 || executor_.Active().count(OwningJob(name)) > 0) continue;
-    auto rec = deps_.store->Get(OwningJob(name));
+    if (name.rfind("job-", 0) != 0 || Executing(name)) continue;
+    auto rec = deps_.store->Get(isolation::OwningJobId(name));
     if (!rec.ok() && rec.status().code() == StatusCode::kNotFound &&
         isolation::RemoveTree(entry.path().string()).ok()) {
       ++report.artifacts_removed;

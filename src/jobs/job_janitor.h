@@ -3,13 +3,16 @@
 #define CODERUNNER_SRC_JOBS_JOB_JANITOR_H_
 
 #include <condition_variable>
+#include <functional>
 #include <mutex>
+#include <set>
+#include <string>
 #include <thread>
+#include <utility>
 
 #include "coderunner/config/config.h"
 #include "coderunner/engine/containers.h"
 #include "coderunner/isolation/warm_pool.h"
-#include "coderunner/jobs/job_executor.h"
 #include "coderunner/store/job_store.h"
 
 namespace coderunner::jobs {
@@ -42,8 +45,13 @@ struct JobJanitorDeps {
 // Thread-safe; Start/Stop from one thread.
 class JobJanitor {
  public:
-  // `executor` (not owned, outlives the janitor) tells which jobs run.
-  JobJanitor(JobJanitorDeps deps, const JobExecutor& executor) : deps_(deps), executor_(executor) {}
+  // The ids of the jobs executing right now (JobExecutor::Active); a job's
+  // compile step (isolation::OwningJobId) is the job's. Called from the
+  // janitor's thread.
+  using ActiveJobs = std::function<std::set<std::string>()>;
+
+  JobJanitor(JobJanitorDeps deps, ActiveJobs active_jobs)
+      : deps_(deps), active_jobs_(std::move(active_jobs)) {}
   ~JobJanitor() { Stop(); }
 
   void Start();
@@ -52,8 +60,12 @@ class JobJanitor {
   JanitorReport RunOnce();
 
  private:
+  // Whether the job `job_or_step` is, or whose compile step it is, executes
+  // right now.
+  bool Executing(const std::string& job_or_step) const;
+
   JobJanitorDeps deps_;
-  const JobExecutor& executor_;
+  const ActiveJobs active_jobs_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false;

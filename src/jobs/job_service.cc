@@ -77,7 +77,7 @@ JobServiceImpl::JobServiceImpl(JobServiceDeps deps)
                                })),
       pool_(*deps.queue, executor_, WorkerThreads(*deps.config),
             [this](const std::string& id) { dispatch_->Released(id); }),
-      janitor_(JanitorDepsOf(deps), executor_) {
+      janitor_(JanitorDepsOf(deps), [this] { return executor_.Active(); }) {
   DeclareJobMetrics(*deps_.metrics);
   dispatch_->Attach(&executor_, &footprint_);
   if (deps_.webhooks != nullptr && deps_.outbox != nullptr) {

@@ -18,6 +18,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "coderunner/isolation/job_runner.h"
@@ -31,6 +32,11 @@ inline constexpr char kCompileStepSuffix[] = "-compile";
 
 // The compile step of `job`, whose language has a compile command. Pure.
 JobSpec CompileStepOf(const JobSpec& job);
+
+// The id of the job a container, workspace or /output directory named
+// `step_id` belongs to: the job's own id, or that of the job whose compile
+// step it is ("job-1-compile" -> "job-1"). Pure.
+std::string OwningJobId(std::string_view step_id);
 
 // A compiled language's program after its compile step (CompilingRunner::
 // Build): either the build, or the result the job ends with unrun.

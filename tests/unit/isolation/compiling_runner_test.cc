@@ -123,6 +123,21 @@ TEST(CompileStepOfTest, TheStepHasTheLanguagesCompileLimitsAndNothingOfTheRun) {
   EXPECT_EQ(step.limits.tmp_bytes, job.limits.tmp_bytes);
 }
 
+TEST(OwningJobIdTest, AStepBelongsToItsJob) {
+  const struct {
+    const char* step_id;
+    const char* job_id;
+  } table[] = {
+      {"job-1-compile", "job-1"},                  // The compile step of job-1.
+      {"job-1", "job-1"},                          // The job itself.
+      {"-compile", "-compile"},                    // Only the suffix: no job to own it.
+      {"job-1-compile-compile", "job-1-compile"},  // One step, one suffix.
+      {"", ""},
+  };
+  for (const auto& row : table) EXPECT_EQ(OwningJobId(row.step_id), row.job_id) << row.step_id;
+  EXPECT_EQ(OwningJobId(CompileStepOf(CppJob()).id), CppJob().id);
+}
+
 TEST_F(CompilingRunnerTest, AnInterpretedLanguagePassesStraightThrough) {
   JobSpec job = CppJob();
   job.language.compile.clear();
