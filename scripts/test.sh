@@ -26,12 +26,16 @@
 #               file and line. The tests' own code is compiled at -O0
 #               (a quarter less compile time per file; they wait on the
 #               service, not on themselves).
-#   build-asan/ clang, -O0, ASan+UBSan (fatal) plus libFuzzer's coverage
-#               instrumentation, WITHOUT the fleet (CODERUNNER_FLEET=OFF: no
-#               src/fleet/, no libpq), which proves one node builds and
-#               passes without it: the unit tests, the sanitized integration
-#               tests and the fuzzers. The integration tests' own client
-#               code is not instrumented (the service they drive is).
+#   build-asan/ clang, -O0 with line tables only (all a sanitizer's report
+#               reads), ASan+UBSan (fatal), WITHOUT the fleet
+#               (CODERUNNER_FLEET=OFF: no src/fleet/, no libpq), which proves
+#               one node builds and passes without it: the unit tests, the
+#               sanitized integration tests and the fuzzers. libFuzzer's
+#               coverage instrumentation goes where the fuzzers look (the
+#               service's core and the fuzzers), not into the unit tests'
+#               own code. The integration tests' own client code is not
+#               instrumented (the service they drive is), and their files
+#               that hold only in-container suites are not compiled there.
 # What needs no CPU of its own overlaps a build: the runtime images are
 # built (debootstrap, mostly downloads) while build/ compiles, and the
 # compose stacks run while build-asan/ compiles. Tests run four at a time
@@ -134,6 +138,7 @@ fuzzers=(execute_request stream_demux file_path intent piston_request init_trail
 if [[ "${SKIP_SANITIZERS:-0}" != 1 || "${SKIP_FUZZ:-0}" != 1 ]]; then
   stage "build-asan (clang -O0, ASan+UBSan, no fleet: unit tests, sanitized integration tests, fuzzers)$([[ -n $compose_pid ]] && echo ', with compose beside it')"
   CC=clang CXX=clang++ cmake -S . -B build-asan $(generator build-asan) -DCMAKE_BUILD_TYPE=Debug -DCODERUNNER_TESTS=ON \
+    -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only -DCMAKE_C_FLAGS_DEBUG=-gline-tables-only \
     -DCODERUNNER_SANITIZE=ON -DCODERUNNER_FUZZ=ON -DCODERUNNER_FLEET=OFF -DCODERUNNER_UNITY_BUILD=ON \
     -DCODERUNNER_PODMAN_SOCKET="$podman_sock" -DCODERUNNER_DOCKER_SOCKET="$docker_sock" >/dev/null
   targets=("${fuzzers[@]/%/_fuzzer}")
