@@ -9,36 +9,16 @@
 
 #include "ascii_lower.h"
 #include "coderunner/common/address_policy.h"
+#include "host_port.h"
 
 namespace coderunner::egress {
 namespace {
 
 constexpr char kReasonInvalidRule[] = "invalid_egress_rule";
-// A DNS name is at most 253 characters (RFC 1035, without the final dot).
-constexpr size_t kMaxHostName = 253;
 
 Status BadRule(std::string_view text, std::string_view why) {
   return InvalidArgumentError("egress rule '" + std::string(text) + "': " + std::string(why),
                               kReasonInvalidRule);
-}
-
-// Letters, digits, '-' and '.', no empty label: a DNS name as written.
-bool IsHostName(std::string_view host) {
-  if (host.empty() || host.size() > kMaxHostName || host.front() == '.' || host.back() == '.') {
-    return false;
-  }
-  char last = '.';
-  for (char c : host) {
-    const bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.';
-    if (!ok || (c == '.' && last == '.')) return false;
-    last = c;
-  }
-  return true;
-}
-
-bool IsIpv6Literal(const std::string& host) {
-  in6_addr a{};
-  return inet_pton(AF_INET6, host.c_str(), &a) == 1;
 }
 
 bool InRange(const AddressRange& r, const uint8_t* bytes) {
@@ -53,28 +33,19 @@ bool InRange(const AddressRange& r, const uint8_t* bytes) {
 }  // namespace
 
 StatusOr<EgressRule> ParseEgressRule(std::string_view text) {
-  const size_t colon = text.rfind(':');
-  if (colon == std::string_view::npos) return BadRule(text, "must be host:port");
-  std::string_view host = text.substr(0, colon);
-  std::string_view port = text.substr(colon + 1);
   EgressRule rule;
-  if (port.empty() || port.size() > 5 ||
-      !std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    return BadRule(text, "the port must be a number");
-  }
-  rule.port = std::stoi(std::string(port));
-  if (rule.port < 1 || rule.port > 65535) return BadRule(text, "the port must be 1-65535");
-  if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
-    rule.host = AsciiLower(host.substr(1, host.size() - 2));
-    if (!IsIpv6Literal(rule.host)) return BadRule(text, "not an IPv6 address in brackets");
-    return rule;
-  }
-  if (host.substr(0, 2) == "*.") {
+  std::string_view host_port = text;
+  if (host_port.substr(0, 2) == "*.") {
     rule.wildcard = true;
-    host.remove_prefix(2);
+    host_port.remove_prefix(2);
   }
-  rule.host = AsciiLower(host);
-  if (!IsHostName(rule.host)) return BadRule(text, "not a host name or address");
+  auto read = ReadHostPort(host_port, kNoDefaultPort);
+  if (!read.ok()) return BadRule(text, read.status().message());
+  if (rule.wildcard && read->host.find(':') != std::string::npos) {
+    return BadRule(text, "a wildcard needs a host name");
+  }
+  rule.host = std::move(read->host);
+  rule.port = read->port;
   return rule;
 }
 

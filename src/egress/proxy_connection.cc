@@ -182,7 +182,10 @@ bool Pump(Conn& c, int from, int to, int64_t* counter, bool* closed, const char*
   }
   if (n == 0) {
     *closed = true;
-    shutdown(to, SHUT_WR);
+    // The job's side ends only once the request is logged (ServeConnection
+    // closes it after End): a job that read its answer to the end finds the
+    // request in the log, and a sandbox's call in that call's Drain.
+    if (to != c.client) shutdown(to, SHUT_WR);
     return true;
   }
   const int64_t may = c.shared.Take(n);

@@ -1,13 +1,11 @@
 #include "proxy_request.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-
 #include <algorithm>
 #include <cctype>
 #include <vector>
 
 #include "ascii_lower.h"
+#include "host_port.h"
 
 namespace coderunner::egress {
 namespace {
@@ -30,45 +28,14 @@ bool IsToken(std::string_view s) {
   });
 }
 
-bool IsHostChars(std::string_view host) {
-  return !host.empty() && std::all_of(host.begin(), host.end(), [](unsigned char c) {
-    return std::isalnum(c) || c == '-' || c == '.';
-  });
-}
-
 // "host:port", "[v6]:port", or "host" when `default_port` > 0.
 Status ParseAuthority(std::string_view authority, int default_port, ProxyRequest* out) {
-  std::string_view host = authority;
-  std::string_view port;
-  if (!authority.empty() && authority.front() == '[') {
-    const size_t close = authority.find(']');
-    if (close == std::string_view::npos) return BadHead("an unclosed '[' in the host");
-    host = authority.substr(1, close - 1);
-    std::string_view rest = authority.substr(close + 1);
-    if (!rest.empty() && rest.front() != ':') return BadHead("junk after the IPv6 address");
-    if (!rest.empty()) port = rest.substr(1);
-    in6_addr a{};
-    if (inet_pton(AF_INET6, std::string(host).c_str(), &a) != 1)
-      return BadHead("a bad IPv6 address");
-  } else {
-    const size_t colon = authority.rfind(':');
-    if (colon != std::string_view::npos) {
-      host = authority.substr(0, colon);
-      port = authority.substr(colon + 1);
-    }
-    if (!IsHostChars(host)) return BadHead("a bad host '" + std::string(host) + "'");
+  auto read = ReadHostPort(authority, default_port);
+  if (!read.ok()) {
+    return BadHead(read.status().message() + " in '" + std::string(authority) + "'");
   }
-  if (port.empty() && default_port == 0) return BadHead("CONNECT needs host:port");
-  int number = default_port;
-  if (!port.empty()) {
-    if (port.size() > 5 || !std::all_of(port.begin(), port.end(), ::isdigit)) {
-      return BadHead("a bad port");
-    }
-    number = std::stoi(std::string(port));
-  }
-  if (number < 1 || number > 65535) return BadHead("a bad port");
-  out->host = AsciiLower(host);
-  out->port = number;
+  out->host = std::move(read->host);
+  out->port = read->port;
   return OkStatus();
 }
 
@@ -128,7 +95,7 @@ StatusOr<ProxyRequest> ParseProxyRequest(std::string_view head) {
   if (version != "HTTP/1.1" && version != "HTTP/1.0") return BadHead("not HTTP/1.x");
   if (r.method == "CONNECT") {
     r.tunnel = true;
-    CR_RETURN_IF_ERROR(ParseAuthority(target, 0, &r));
+    CR_RETURN_IF_ERROR(ParseAuthority(target, kNoDefaultPort, &r));
     return r;
   }
   constexpr std::string_view kScheme = "http://";

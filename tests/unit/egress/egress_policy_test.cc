@@ -38,6 +38,9 @@ TEST(EgressPolicyTest, RulesAreReadStrictly) {
       {"user@host:443", false, "", 0, false},
       {"[nothex]:443", false, "", 0, false},
       {"*.*.example.com:443", false, "", 0, false},
+      {"*.[::1]:443", false, "", 0, false},
+      {"[::1]", false, "", 0, false},
+      {"[::1]x:443", false, "", 0, false},
   };
   for (const auto& c : kCases) {
     SCOPED_TRACE(c.text);

@@ -23,6 +23,7 @@ TEST(ProxyRequestTest, TunnelsAndAbsoluteUrlsAreRead) {
       {"CONNECT [::1]:8443 HTTP/1.1\r\n\r\n", "CONNECT", "::1", 8443, true},
       {"GET http://Example.com/a?b=1 HTTP/1.1\r\n\r\n", "GET", "example.com", 80, false},
       {"POST http://example.com:8080 HTTP/1.0\r\n\r\n", "POST", "example.com", 8080, false},
+      {"GET http://[::1]/ HTTP/1.1\r\n\r\n", "GET", "::1", 80, false},
   };
   for (const auto& c : kCases) {
     SCOPED_TRACE(c.head);
@@ -60,6 +61,12 @@ TEST(ProxyRequestTest, AnythingElseIsABadRequest) {
       "CONNECT example.com HTTP/1.1\r\n\r\n",
       "CONNECT [::1 HTTP/1.1\r\n\r\n",
       "CONNECT exa_mple.com:443 HTTP/1.1\r\n\r\n",
+      // Read as an allowlist rule is (host_port.h): no empty label, no
+      // junk after an IPv6 address, no bracketed name.
+      "CONNECT a..example.com:443 HTTP/1.1\r\n\r\n",
+      "CONNECT example.com.:443 HTTP/1.1\r\n\r\n",
+      "CONNECT [::1]x:443 HTTP/1.1\r\n\r\n",
+      "CONNECT [example.com]:443 HTTP/1.1\r\n\r\n",
       "G(T http://example.com/ HTTP/1.1\r\n\r\n",
       "GET http://example.com/ HTTP/1.1\r\nNoColon\r\n\r\n",
       "GET http://example.com/ HTTP/1.1\r\nX: a\nHost: evil\r\n\r\n",
