@@ -28,6 +28,7 @@
 #include "coderunner/store/sqlite/sqlite_job_store.h"
 #include "unit/api/counting_authenticator.h"
 #include "unit/engine/fake_transport.h"
+#include "unit/temp_dir.h"
 
 namespace coderunner::api {
 namespace {
@@ -36,21 +37,12 @@ using nlohmann::json;
 
 constexpr char kKey[] = "Bearer acme-secret-key";
 
-std::string MakeTempDir() {
-  std::string tmpl = ::testing::TempDir() + "/coderunner-key-once-XXXXXX";
-  std::vector<char> buf(tmpl.begin(), tmpl.end());
-  buf.push_back('\0');
-  char* dir = mkdtemp(buf.data());
-  if (dir == nullptr) throw std::runtime_error("mkdtemp failed");
-  return dir;
-}
-
 // A real Server with one API key, on the fake engine transport (no route
 // asked here reaches the engine), serving on loopback.
 class KeyCheckedOnceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = MakeTempDir();
+    dir_ = testutil::MakeTempDir("key-once");
     config_.server.listen = "127.0.0.1:0";
     config_.data_dir = config_.workspace_dir = config_.artifacts.dir = dir_;
     config_.auth.mode = "api_keys";

@@ -30,20 +30,12 @@
 #include "coderunner/store/sqlite/sqlite_job_store.h"
 #include "coderunner/volumes/volume_service.h"
 #include "unit/engine/fake_transport.h"
+#include "unit/temp_dir.h"
 
 namespace coderunner::api {
 namespace {
 
 using nlohmann::json;
-
-std::string MakeTempDir() {
-  std::string tmpl = ::testing::TempDir() + "/coderunner-openapi-XXXXXX";
-  std::vector<char> buf(tmpl.begin(), tmpl.end());
-  buf.push_back('\0');
-  char* dir = mkdtemp(buf.data());
-  if (dir == nullptr) throw std::runtime_error("mkdtemp failed");
-  return dir;
-}
 
 // "GET /v1/jobs/{id}" for every operation of the document.
 std::set<std::string> DocumentedRoutes(const json& doc) {
@@ -63,7 +55,7 @@ std::set<std::string> DocumentedRoutes(const json& doc) {
 class OpenApiTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = MakeTempDir();
+    dir_ = testutil::MakeTempDir("openapi");
     config_ = config::DefaultConfig();
     config_.workspace_dir = dir_ + "/ws";
     config_.artifacts.dir = dir_ + "/artifacts";

@@ -26,6 +26,7 @@
 #include "coderunner/jobs/webhook_sender.h"
 #include "coderunner/store/sqlite/sqlite_job_store.h"
 #include "unit/engine/fake_transport.h"
+#include "unit/temp_dir.h"
 
 namespace coderunner::api {
 namespace {
@@ -80,20 +81,11 @@ class PingStore : public store::JobStore {
   static Status No() { return InternalError("not used by readiness", "unused"); }
 };
 
-std::string MakeTempDir() {
-  std::string tmpl = ::testing::TempDir() + "/coderunner-readiness-XXXXXX";
-  std::vector<char> buf(tmpl.begin(), tmpl.end());
-  buf.push_back('\0');
-  char* dir = mkdtemp(buf.data());
-  if (dir == nullptr) throw std::runtime_error("mkdtemp failed");
-  return dir;
-}
-
 // A real Server on the fake engine transport, with `store` as the store
 // readiness pings (the job service keeps a SQLite store of its own).
 class Rig {
  public:
-  Rig() : dir_(MakeTempDir()) {
+  Rig() : dir_(testutil::MakeTempDir("readiness")) {
     config_.server.listen = "127.0.0.1:0";
     config_.server.probe_cache_ms = 0;
     config_.data_dir = config_.workspace_dir = config_.artifacts.dir = dir_;

@@ -10,19 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "unit/temp_dir.h"
+
 namespace coderunner::isolation {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string MakeTempDir() {
-  std::string tmpl = ::testing::TempDir() + "/coderunner-ws-XXXXXX";
-  std::vector<char> buf(tmpl.begin(), tmpl.end());
-  buf.push_back('\0');
-  char* dir = mkdtemp(buf.data());
-  if (dir == nullptr) throw std::runtime_error("mkdtemp failed");
-  return dir;
-}
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -51,8 +44,8 @@ gid_t Group(const std::string& path) {
 class WorkspaceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = MakeTempDir();
-    outside_ = MakeTempDir();
+    root_ = testutil::MakeTempDir("ws");
+    outside_ = testutil::MakeTempDir("ws");
     old_umask_ = umask(077);  // The workspace must not depend on the umask.
     auto ws = Workspace::Create(root_ + "/workspaces", "job-1", kGid);
     ASSERT_TRUE(ws.ok()) << ws.status().ToString();
@@ -219,8 +212,8 @@ TEST(RemoveTreeTest, MissingPathIsOk) {
 }
 
 TEST(RemoveTreeTest, RemovesASymlinkItselfNotItsTarget) {
-  std::string outside = MakeTempDir();
-  std::string base = MakeTempDir();
+  std::string outside = testutil::MakeTempDir("ws");
+  std::string base = testutil::MakeTempDir("ws");
   { std::ofstream(outside + "/f") << "x"; }
   fs::create_symlink(outside, base + "/link");
   EXPECT_TRUE(RemoveTree(base + "/link").ok());

@@ -19,6 +19,7 @@
 #include "coderunner/engine/containers.h"
 #include "coderunner/store/sqlite/sqlite_job_store.h"
 #include "unit/engine/fake_transport.h"
+#include "unit/temp_dir.h"
 
 namespace coderunner::jobs {
 namespace {
@@ -34,15 +35,6 @@ constexpr const char* kExecuting = "job-a";  // Executing: compiling right now.
 constexpr const char* kStored = "job-c";     // Finished, kept in the store.
 constexpr int64_t kT0 = 1795268514000;
 
-std::string MakeTempDir() {
-  std::string tmpl = ::testing::TempDir() + "/coderunner-janitor-XXXXXX";
-  std::vector<char> buf(tmpl.begin(), tmpl.end());
-  buf.push_back('\0');
-  char* dir = mkdtemp(buf.data());
-  if (dir == nullptr) throw std::runtime_error("mkdtemp failed");
-  return dir;
-}
-
 // A container of this instance labelled with job `job`.
 json Row(const std::string& cid, const std::string& job) {
   return {{"Id", cid},
@@ -56,7 +48,7 @@ json Row(const std::string& cid, const std::string& job) {
 class JobJanitorTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = MakeTempDir();
+    dir_ = testutil::MakeTempDir("janitor");
     config_ = config::DefaultConfig();
     config_.instance = kInstance;
     config_.workspace_dir = dir_ + "/workspaces";

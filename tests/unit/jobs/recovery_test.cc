@@ -20,6 +20,7 @@
 #include "coderunner/jobs/job_request.h"
 #include "coderunner/store/sqlite/sqlite_job_store.h"
 #include "unit/engine/fake_transport.h"
+#include "unit/temp_dir.h"
 
 namespace coderunner::jobs {
 namespace {
@@ -34,15 +35,6 @@ using testutil::Recording;
 constexpr const char* kInstance = "rec";
 const std::string kImageDigest = "sha256:" + std::string(64, '7');
 constexpr int64_t kT0 = 1795268514000;
-
-std::string MakeTempDir() {
-  std::string tmpl = ::testing::TempDir() + "/coderunner-recovery-XXXXXX";
-  std::vector<char> buf(tmpl.begin(), tmpl.end());
-  buf.push_back('\0');
-  char* dir = mkdtemp(buf.data());
-  if (dir == nullptr) throw std::runtime_error("mkdtemp failed");
-  return dir;
-}
 
 std::string DeletePath(const std::string& cid) { return "/containers/" + cid + "?force=1&v=1"; }
 
@@ -73,7 +65,7 @@ json Inspect(const std::string& cid, const std::string& job, const std::string& 
 class RecoveryTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = MakeTempDir();
+    dir_ = testutil::MakeTempDir("recovery");
     config_ = config::DefaultConfig();
     config_.instance = kInstance;
     list_path_ = LoadRecording("docker", "container_list").request.path;

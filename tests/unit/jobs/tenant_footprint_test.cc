@@ -20,20 +20,12 @@
 #include "coderunner/jobs/job_executor.h"
 #include "coderunner/store/sqlite/sqlite_job_store.h"
 #include "jobs/job_metrics.h"
+#include "unit/temp_dir.h"
 
 namespace coderunner::jobs {
 namespace {
 
 constexpr const char* kTier = "small";
-
-std::string MakeTempDir() {
-  std::string tmpl = ::testing::TempDir() + "/coderunner-footprint-XXXXXX";
-  std::vector<char> buf(tmpl.begin(), tmpl.end());
-  buf.push_back('\0');
-  char* dir = mkdtemp(buf.data());
-  if (dir == nullptr) throw std::runtime_error("mkdtemp failed");
-  return dir;
-}
 
 void WriteFile(const std::string& path, size_t bytes) {
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
@@ -54,7 +46,7 @@ int64_t DuBytes(const std::string& dir) {
 class TenantFootprintTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = MakeTempDir();
+    root_ = testutil::MakeTempDir("footprint");
     config_ = config::DefaultConfig();
     config_.artifacts.dir = root_ + "/artifacts";
     config::TierConfig tier;

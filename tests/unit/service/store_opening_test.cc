@@ -11,20 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "unit/temp_dir.h"
+
 namespace coderunner::service {
 namespace {
 
-std::string MakeTempDir() {
-  std::string tmpl = ::testing::TempDir() + "/coderunner-store-opening-XXXXXX";
-  std::vector<char> buf(tmpl.begin(), tmpl.end());
-  buf.push_back('\0');
-  char* dir = mkdtemp(buf.data());
-  if (dir == nullptr) throw std::runtime_error("mkdtemp failed");
-  return dir;
-}
-
 TEST(StoreOpeningTest, SqliteOpensJobsDbUnderDataDir) {
-  const std::string dir = MakeTempDir();
+  const std::string dir = testutil::MakeTempDir("store-opening");
   config::Config cfg = config::DefaultConfig();
   cfg.data_dir = dir;
   std::vector<std::string> asked;
@@ -41,7 +34,7 @@ TEST(StoreOpeningTest, SqliteOpensJobsDbUnderDataDir) {
 }
 
 TEST(StoreOpeningTest, SqliteKeepsANodeRegistryAndAnOutboxOnly) {
-  const std::string dir = MakeTempDir();
+  const std::string dir = testutil::MakeTempDir("store-opening");
   config::Config cfg = config::DefaultConfig();
   cfg.data_dir = dir;
   auto store = OpenConfiguredStore(cfg, [](const char*) -> const char* { return nullptr; });

@@ -17,6 +17,7 @@
 
 #include "job_store_contract.h"
 #include "store/sqlite/sqlite_schema.h"
+#include "unit/temp_dir.h"
 
 namespace coderunner::store {
 namespace {
@@ -24,15 +25,6 @@ namespace {
 namespace fs = std::filesystem;
 using store::JobRecord;
 using store::JobStatus;
-
-std::string MakeTempDir() {
-  std::string tmpl = ::testing::TempDir() + "/coderunner-store-XXXXXX";
-  std::vector<char> buf(tmpl.begin(), tmpl.end());
-  buf.push_back('\0');
-  char* dir = mkdtemp(buf.data());
-  if (dir == nullptr) throw std::runtime_error("mkdtemp failed");
-  return dir;
-}
 
 // Runs one statement on the database file with a separate raw connection.
 void RawExec(const std::string& path, const std::string& sql) {
@@ -65,7 +57,7 @@ std::string RawQuery(const std::string& path, const std::string& sql) {
 class SqliteJobStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = MakeTempDir();
+    dir_ = testutil::MakeTempDir("store");
     path_ = dir_ + "/state/jobs.db";
     Reopen();
   }
