@@ -94,12 +94,13 @@ void RefuseBusy(int client, EgressProxy::Shared& shared) {
   static constexpr char kBusy[] =
       "HTTP/1.1 503 coderunner egress: too many connections at once\r\n"
       "Content-Length: 0\r\nConnection: close\r\n\r\n";
-  (void)send(client, kBusy, sizeof(kBusy) - 1, MSG_NOSIGNAL);
-  close(client);
+  // Logged first, as every answer of the proxy's own (proxy_connection.cc).
   EgressRecord r;
   r.outcome = kOutcomeTooMany;
   r.detail = "more than " + std::to_string(shared.policy.max_connections) + " open at once";
   shared.Record(std::move(r));
+  (void)send(client, kBusy, sizeof(kBusy) - 1, MSG_NOSIGNAL);
+  close(client);
 }
 
 }  // namespace

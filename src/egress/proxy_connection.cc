@@ -53,7 +53,10 @@ Wait WriteAll(int fd, const char* data, size_t size, int wake, int64_t timeout_m
 }
 
 // An answer from the proxy itself: `code` with `reason` as its reason
-// phrase (what a client shows: "Tunnel connection failed: 403 ...").
+// phrase (what a client shows: "Tunnel connection failed: 403 ..."). Given
+// only after End logged the request: a client that reads the answer to its
+// Content-Length returns at once, and the Drain that ends a sandbox's call
+// must already list it.
 void Answer(int client, int code, std::string reason, int wake) {
   // What the job sent may be quoted: no control byte reaches the status
   // line (a bare LF there would split the answer).
@@ -92,8 +95,8 @@ bool ReadHead(Conn& c, bool* silent) {
   for (;;) {
     if (c.head.find("\r\n\r\n") != std::string::npos) return true;
     if (c.head.size() > kMaxRequestHead) {
-      Answer(c.client, 431, "request head too large", c.shared.wake);
       End(c, kOutcomeBadRequest, "a head over " + std::to_string(kMaxRequestHead) + " bytes");
+      Answer(c.client, 431, "request head too large", c.shared.wake);
       return false;
     }
     const Wait w = WaitFor(c.client, POLLIN, c.shared.wake, p.idle_timeout_ms);
@@ -128,8 +131,8 @@ bool ConnectUpstream(Conn& c) {
   if (rc != 0) {
     const std::string why =
         std::string("cannot resolve ") + c.record.host + ": " + gai_strerror(rc);
-    Answer(c.client, 502, why, c.shared.wake);
     End(c, kOutcomeResolveFailed, why);
+    Answer(c.client, 502, why, c.shared.wake);
     return false;
   }
   std::string refused, failed;
@@ -160,13 +163,13 @@ bool ConnectUpstream(Conn& c) {
   if (failed.empty() && !refused.empty()) {
     const std::string why =
         c.record.host + " resolves to " + refused + ", a private address this tier may not reach";
-    Answer(c.client, 403, why, c.shared.wake);
     End(c, kOutcomeRefusedAddress, why);
+    Answer(c.client, 403, why, c.shared.wake);
     return false;
   }
   const std::string why = "cannot connect to " + c.record.host + " (" + failed + ")";
-  Answer(c.client, 502, why, c.shared.wake);
   End(c, kOutcomeConnectFailed, why);
+  Answer(c.client, 502, why, c.shared.wake);
   return false;
 }
 
@@ -232,8 +235,8 @@ void Serve(Conn& c) {
   const size_t end = c.head.find("\r\n\r\n") + 4;
   auto request = ParseProxyRequest(std::string_view(c.head).substr(0, end));
   if (!request.ok()) {
-    Answer(c.client, 400, request.status().message(), c.shared.wake);
     End(c, kOutcomeBadRequest, request.status().message());
+    Answer(c.client, 400, request.status().message(), c.shared.wake);
     return;
   }
   c.record.method = request->method;
@@ -243,8 +246,8 @@ void Serve(Conn& c) {
   if (!AllowsHost(c.shared.policy, request->host, request->port)) {
     const std::string why =
         request->host + ":" + std::to_string(request->port) + " is not in this tier's allowlist";
-    Answer(c.client, 403, why, c.shared.wake);
     End(c, kOutcomeRefusedHost, why);
+    Answer(c.client, 403, why, c.shared.wake);
     return;
   }
   if (!ConnectUpstream(c)) return;
