@@ -4,15 +4,16 @@
 # tests of what engines do on BOTH engines (Docker Engine and Podman, label
 # engine-*), the gVisor ones again under runsc, the fleet and the
 # playground in a browser once, the compose deployment on both engines and
-# the fleet (PostgreSQL, a node on each engine, HAProxy); then, under
-# ASan+UBSan, the unit tests and every integration test that runs the
-# service's own code paths (label sanitized: the api suites run there
-# only, but for the cases too slow for it); then every fuzzer for a
-# bounded time.
+# the fleet (PostgreSQL, a node on each engine, HAProxy); the unit tests
+# under ASan+UBSan, and every Docker integration test that runs the
+# service's own code paths (docker-asan.*: all but the suites whose checks
+# happen inside the container, and the cases too slow for the sanitizers)
+# against the service built with them; then every fuzzer for a bounded
+# time.
 # Starts the engines and builds the runtime images if needed (offline).
 #
 #   scripts/test.sh            # everything
-#   SKIP_SANITIZERS=1 scripts/test.sh   # no sanitizer build: unit and api tests in build/ instead
+#   SKIP_SANITIZERS=1 scripts/test.sh   # no sanitizer build: unit tests and every Docker test in build/ instead
 #   SKIP_FUZZ=1 scripts/test.sh         # skip the bounded fuzzing pass
 #   SKIP_COMPOSE=1 scripts/test.sh      # skip the compose stacks
 #   FUZZ_SECONDS=60 scripts/test.sh     # fuzz longer (default 6 s a target)
@@ -20,8 +21,8 @@
 # Two builds, each compiling only what runs from it, so that CI fits its
 # 25-minute budget on 2 cores:
 #   build/      gcc, -O1 with line tables (-g1), with the fleet: the service,
-#               init, the integration tests (the main pass and compose) and
-#               the fleet's unit tests (PostgreSQL). -O1 -g1 compiles about
+#               init, the integration tests (every pass, compose) and the
+#               fleet's unit tests (PostgreSQL). -O1 -g1 compiles about
 #               40 % faster than RelWithDebInfo's -O2 -g; backtraces keep
 #               file and line. The tests' own code is compiled at -O0
 #               (a quarter less compile time per file; they wait on the
@@ -29,13 +30,13 @@
 #   build-asan/ clang, -O0 with line tables only (all a sanitizer's report
 #               reads), ASan+UBSan (fatal), WITHOUT the fleet
 #               (CODERUNNER_FLEET=OFF: no src/fleet/, no libpq), which proves
-#               one node builds and passes without it: the unit tests, the
-#               sanitized integration tests and the fuzzers. libFuzzer's
-#               coverage instrumentation goes where the fuzzers look (the
-#               service's core and the fuzzers), not into the unit tests'
-#               own code. The integration tests' own client code is not
-#               instrumented (the service they drive is), and their files
-#               that hold only in-container suites are not compiled there.
+#               one node builds and passes without it: the service, the
+#               unit tests and the fuzzers, no integration tests: build/'s
+#               drive its service (CODERUNNER_SANITIZED_SERVICE), and their
+#               Docker pass of those suites is their sanitized pass.
+#               libFuzzer's coverage instrumentation goes where the fuzzers
+#               look (the service's core and the fuzzers), not into the unit
+#               tests' own code.
 # What needs no CPU of its own overlaps a build: the runtime images are
 # built (debootstrap, mostly downloads) while build/ compiles, and the
 # compose stacks run while build-asan/ compiles. Tests run four at a time
@@ -86,7 +87,7 @@ run_ctest() {
   # Cost data from an earlier run here, else the committed one.
   [[ -f $dir/Testing/Temporary/CTestCostData.txt ]] ||
     cp tests/ctest-costs.txt "$dir/Testing/Temporary/CTestCostData.txt"
-  if ! (cd "$dir" && ctest --no-tests=error --output-on-failure -j4 --timeout 300 \
+  if ! (cd "$dir" && ctest --no-tests=error --output-on-failure -j"${ctest_jobs:-4}" --timeout 300 \
     --output-junit "test-times/ctest-$(date +%s).xml" "$@"); then
     # Last, where a log's end names it: what each failed test said.
     scripts/failure-digest.py "$dir"
@@ -94,10 +95,10 @@ run_ctest() {
   fi
 }
 
-# Unit tests and the api suites run in the sanitizer build; here only
-# without it.
-unit_in_main=OFF
-[[ "${SKIP_SANITIZERS:-0}" == 1 ]] && unit_in_main=ON
+# Unit tests run in the sanitizer build, and the docker-asan.* tests drive
+# its service; here only without it.
+unit_in_main=OFF sanitized_service=$PWD/build-asan/coderunner
+[[ "${SKIP_SANITIZERS:-0}" == 1 ]] && unit_in_main=ON sanitized_service=
 stage "build (gcc -O1 -g1: the service, init, integration tests), with the runtime images built beside it"
 # The compiler images start from build.sh's bash root filesystem.
 { images/build.sh --engine podman --engine docker &&
@@ -105,7 +106,7 @@ stage "build (gcc -O1 -g1: the service, init, integration tests), with the runti
 images_pid=$!
 cmake -S . -B build $(generator build) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCODERUNNER_TESTS=ON \
   -DCODERUNNER_UNITY_BUILD=ON \
-  -DCODERUNNER_UNIT_TESTS=$unit_in_main -DCODERUNNER_API_TESTS=$unit_in_main \
+  -DCODERUNNER_UNIT_TESTS=$unit_in_main -DCODERUNNER_SANITIZED_SERVICE="$sanitized_service" \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
   -DCODERUNNER_PODMAN_SOCKET="$podman_sock" -DCODERUNNER_DOCKER_SOCKET="$docker_sock" >/dev/null
 main_targets=(coderunner coderunner-init integration_tests fake_llm_server fleet_unit_tests
@@ -117,8 +118,8 @@ await "$images_pid" "runtime images" "$logs/images.log"
 # register exactly the count in tests/expected-test-counts.txt.
 [[ $unit_in_main == OFF ]] && scripts/check-test-counts.sh build main
 
-stage "integration: engine (docker, podman, runsc), fleet, browser, the api cases too slow for the sanitizers; the fleet's unit tests"
-run_ctest build -LE '^(unit|fixture|toolchain)$'
+stage "integration: engine (podman, runsc; docker's in-container suites), fleet, browser, the api cases too slow for the sanitizers; the fleet's unit tests"
+run_ctest build -LE '^(unit|fixture|toolchain)$' -E '^docker-asan\.'
 
 # Alone: it runs every MultiPL-E row on the host's toolchains as well.
 stage "toolchain parity: MultiPL-E rows on the host and through coderunner"
@@ -136,13 +137,13 @@ fi
 fuzzers=(execute_request stream_demux file_path intent piston_request init_trailer sse_parser
   go_message proc_masks init_args bounded_json job_notice)
 if [[ "${SKIP_SANITIZERS:-0}" != 1 || "${SKIP_FUZZ:-0}" != 1 ]]; then
-  stage "build-asan (clang -O0, ASan+UBSan, no fleet: unit tests, sanitized integration tests, fuzzers)$([[ -n $compose_pid ]] && echo ', with compose beside it')"
+  stage "build-asan (clang -O0, ASan+UBSan, no fleet: the service, unit tests, fuzzers)$([[ -n $compose_pid ]] && echo ', with compose beside it')"
   CC=clang CXX=clang++ cmake -S . -B build-asan $(generator build-asan) -DCMAKE_BUILD_TYPE=Debug -DCODERUNNER_TESTS=ON \
     -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only -DCMAKE_C_FLAGS_DEBUG=-gline-tables-only \
     -DCODERUNNER_SANITIZE=ON -DCODERUNNER_FUZZ=ON -DCODERUNNER_FLEET=OFF -DCODERUNNER_UNITY_BUILD=ON \
     -DCODERUNNER_PODMAN_SOCKET="$podman_sock" -DCODERUNNER_DOCKER_SOCKET="$docker_sock" >/dev/null
   targets=("${fuzzers[@]/%/_fuzzer}")
-  [[ "${SKIP_SANITIZERS:-0}" != 1 ]] && targets+=(unit_tests integration_tests)
+  [[ "${SKIP_SANITIZERS:-0}" != 1 ]] && targets+=(unit_tests coderunner)
   cmake --build build-asan -j"$jobs" --target "${targets[@]}"
   [[ "${SKIP_SANITIZERS:-0}" != 1 ]] && scripts/check-test-counts.sh build-asan sanitized
 fi
@@ -153,10 +154,16 @@ if [[ -n $compose_pid ]]; then
 fi
 
 if [[ "${SKIP_SANITIZERS:-0}" != 1 ]]; then
-  stage "ASan + UBSan: unit (shards) + sanitized integration (docker)"
+  stage "ASan + UBSan: unit (shards) beside the docker-asan.* integration tests (build/'s, driving build-asan/'s service)"
   (
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-    run_ctest build-asan
+    # Four slots in all, as one ctest would take: the unit shards are all
+    # CPU, an integration test mostly waits.
+    ctest_jobs=1 run_ctest build-asan >"$logs/asan-unit.log" 2>&1 &
+    unit_pid=$!
+    ctest_jobs=3 run_ctest build -R '^docker-asan\.'
+    await "$unit_pid" "ASan unit shards" "$logs/asan-unit.log"
+    grep -E '(tests passed|Total Test time)' "$logs/asan-unit.log" || true
   )
 elif [[ $unit_in_main == ON ]]; then
   stage "unit (shards, unsanitized)"

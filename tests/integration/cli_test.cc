@@ -69,7 +69,7 @@ CliResult RunCli(const std::vector<std::string>& args, const CliOptions& options
   std::vector<char*> envp;
   for (auto& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
-  std::vector<std::string> argv_s = {CODERUNNER_BINARY};
+  std::vector<std::string> argv_s = {ServiceBinary()};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& a : argv_s) argv.push_back(a.data());

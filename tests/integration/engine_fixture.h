@@ -34,19 +34,12 @@ inline bool RunsAsItsOwnJobUid(const ServerProcess& server, const std::string& o
 
 // Under AddressSanitizer the allocator quarantines freed memory (hundreds of
 // MiB), so the service's RSS says nothing about what it holds; RSS bounds
-// are checked in the normal build only. The tests' own code is not
-// instrumented in that build (tests/integration/CMakeLists.txt): CMake says
-// the service is, with CODERUNNER_SERVICE_SANITIZED.
+// are checked against this build's own service only (ServiceIsSanitized:
+// the tests registered as docker-asan.* drive the sanitizer build's).
 // Likewise the service's walks run several times slower there, so how far
 // a job gets past a bound before the service reacts is a measure of the
-// build; the tight figure is checked in the normal build.
-#if defined(CODERUNNER_SERVICE_SANITIZED)
-inline constexpr bool kRssIsMeaningful = false;
-inline constexpr bool kServiceIsSanitized = true;
-#else
-inline constexpr bool kRssIsMeaningful = true;
-inline constexpr bool kServiceIsSanitized = false;
-#endif
+// build; the tight figure is checked against the normal build.
+inline bool RssIsMeaningful() { return !ServiceIsSanitized(); }
 
 // What the entries below `dir` hold on the host's disk, as du counts it:
 // the sum of st_blocks * 512 (never following a symlink; `dir` itself not

@@ -191,7 +191,7 @@ TEST_F(HardeningTest, HundredMegabytesOfOutputAreCappedWithFlatRss) {
   EXPECT_EQ(r["stdout"].get<std::string>().size(), 1u << 20);
   EXPECT_EQ(r["stdout_truncated"], true);
   // The cap holds while streaming: the service never held the 100 MB.
-  if (kRssIsMeaningful) {
+  if (RssIsMeaningful()) {
     EXPECT_LT(peak - before, 16L << 20) << "RSS peaked at " << peak << " from " << before;
   }
   ExpectNormalJobStillWorks();

@@ -63,7 +63,7 @@ class McpClientTest : public EngineTest {
         RunCommand("CODERUNNER_MCP_CLIENTS_DIR='" + clients_ +
                    "' node '" CODERUNNER_MCP_TESTS_DIR "/sdk_client_check.mjs' --transport " +
                    transport + " --server " + Url(*server_) + " --key " + kAcmeKey +
-                   " --other-key " + kGlobexKey + " --coderunner '" CODERUNNER_BINARY "'");
+                   " --other-key " + kGlobexKey + " --coderunner '" + ServiceBinary() + "'");
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("\"failed\":[]"), std::string::npos) << r.output;
   }

@@ -58,7 +58,7 @@ TEST(NativeStartupTest, RefusesNativeWithoutPermissiveNamingBothKeys) {
     SCOPED_TRACE(security);
     std::string config = dir.path() + "/config.yaml";
     std::ofstream(config) << "code_runner: {runtime: native}\n" << security;
-    CommandResult r = RunCommand(std::string(CODERUNNER_BINARY) + " serve --config " + config);
+    CommandResult r = RunCommand(ServiceBinary() + " serve --config " + config);
     const std::string& out = r.output;
     EXPECT_EQ(r.exit_code, 2) << out;  // kExitStartupFailed.
     EXPECT_NE(out.find("code_runner.runtime: native needs security.mode: permissive"),

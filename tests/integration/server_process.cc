@@ -119,6 +119,13 @@ std::string RuntimeUnderTest() {
   return s ? s : "";
 }
 
+std::string ServiceBinary() {
+  const char* s = std::getenv("CODERUNNER_TEST_SANITIZED_SERVICE");
+  return s != nullptr && *s != '\0' ? s : CODERUNNER_BINARY;
+}
+
+bool ServiceIsSanitized() { return ServiceBinary() != CODERUNNER_BINARY; }
+
 bool Eventually(const std::function<bool()>& done, std::chrono::seconds budget) {
   for (auto until = std::chrono::steady_clock::now() + budget;
        std::chrono::steady_clock::now() < until;) {
@@ -305,7 +312,7 @@ void ServerProcess::Spawn() {
   std::vector<char*> envp;
   for (auto& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);
-  std::string binary = CODERUNNER_BINARY;
+  std::string binary = ServiceBinary();
   std::vector<std::string> args = {binary, "serve", "--config", config};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());

@@ -134,6 +134,13 @@ std::string EngineSocketUnderTest();
 // engine's default). When set, every server runs its jobs under it
 // (sandbox.runtime in the generated config).
 std::string RuntimeUnderTest();
+// The `coderunner` binary the tests run: the one CODERUNNER_TEST_SANITIZED_SERVICE
+// names (a build with -DCODERUNNER_SANITIZE=ON: ctest sets it for the tests
+// tests/integration/CMakeLists.txt registers as docker-asan.*), else this
+// build's own.
+std::string ServiceBinary();
+// Whether ServiceBinary() is that sanitized build.
+bool ServiceIsSanitized();
 // Polls `done` every 50 ms until it holds; false if it still does not
 // after `budget`. The budget only keeps a broken service from hanging the
 // test: it is never what a test asserts.
