@@ -29,7 +29,11 @@ sock="${CODERUNNER_PODMAN_SOCK:-/run/coderunner/$name.sock}"
 run_dir=/run/coderunner
 log="$run_dir/$name.log"
 pidfile="$run_dir/$name.pid"
-export CONTAINERS_CONF="$root_dir/config/engines/containers.conf"
+# The service, and the cleanup command each of its containers runs when it
+# exits, read this file for as long as they live: they get a copy that
+# outlives the checkout. (A clone removed while its service ran left every
+# container that exited afterwards "stopped", never "exited".)
+conf="$run_dir/$name.containers.conf"
 
 ping() { curl -fsS --max-time 2 --unix-socket "$sock" http://d/v1.41/_ping 2>/dev/null | grep -qx OK; }
 
@@ -39,6 +43,8 @@ if ping; then
 fi
 
 mkdir -p "$run_dir" "$(dirname "$sock")"
+install -m 0644 "$root_dir/config/engines/containers.conf" "$conf"
+export CONTAINERS_CONF="$conf"
 rm -f "$sock" # stale socket from a dead service would make bind() fail
 # --time=0: never exit on idle (the default is to stop after 5 s without
 # clients). setsid+nohup detach it from this shell and its terminal.

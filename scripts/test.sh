@@ -157,9 +157,9 @@ if [[ "${SKIP_SANITIZERS:-0}" != 1 ]]; then
   stage "ASan + UBSan: unit (shards) beside the docker-asan.* integration tests (build/'s, driving build-asan/'s service)"
   (
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-    # Four slots in all, as one ctest would take: the unit shards are all
-    # CPU, an integration test mostly waits.
-    ctest_jobs=1 run_ctest build-asan >"$logs/asan-unit.log" 2>&1 &
+    # Two slots for the unit shards (all CPU), three for the integration
+    # tests (mostly waiting on their containers).
+    ctest_jobs=2 run_ctest build-asan >"$logs/asan-unit.log" 2>&1 &
     unit_pid=$!
     ctest_jobs=3 run_ctest build -R '^docker-asan\.'
     await "$unit_pid" "ASan unit shards" "$logs/asan-unit.log"
