@@ -188,6 +188,11 @@ StatusOr<IntentArgs> ParseIntentArgs(const std::vector<std::string>& argv) {
       if (common) continue;
       if (s.arg() == "--lang") {
         CR_ASSIGN_OR_RETURN(out.language, s.Value());
+      } else if (s.arg() == "--verify") {
+        CR_ASSIGN_OR_RETURN(out.verify, s.Value());
+        if (out.verify != "off" && out.verify != "checks" && out.verify != "full") {
+          return Usage("intent", "--verify expects off, checks or full, not '" + out.verify + "'");
+        }
       } else if (s.arg() == "--input") {
         CR_ASSIGN_OR_RETURN(std::string spec, s.Value());
         size_t eq = spec.find('=');

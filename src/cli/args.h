@@ -52,6 +52,7 @@ struct IntentArgs {
   std::string intent;
   std::string language;                      // --lang; "" lets the service decide.
   nlohmann::json inputs = nlohmann::json();  // null, or an object from --input.
+  std::string verify;                        // --verify off|checks|full; "" = the service's.
 };
 
 // `coderunner sandbox create|exec|rm|ls ...`.

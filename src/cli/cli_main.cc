@@ -84,7 +84,9 @@ constexpr const char* kIntentUsage =
     "  --input N=V     a named input; V is taken as JSON if it parses (1, true,\n"
     "                  [1,2], {\"k\":1}, \"text\"), else as a string (repeatable)\n"
     "  --lang L        python, javascript, typescript or bash (default: the service\n"
-    "                  decides)\n";
+    "                  decides)\n"
+    "  --verify V      off, checks (the model's checks run with its program) or full\n"
+    "                  (and it judges the answer); default: the service's setting\n";
 
 constexpr const char* kSandboxUsage =
     "usage: coderunner sandbox create [--lang L] [--ttl S]   prints the new id\n"

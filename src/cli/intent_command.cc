@@ -61,6 +61,7 @@ int IntentCommand(const IntentArgs& args, const CommandContext& ctx) {
   json body = {{"intent", args.intent}};
   if (!args.inputs.is_null()) body["inputs"] = args.inputs;
   if (!args.language.empty()) body["language"] = args.language;
+  if (!args.verify.empty()) body["verify"] = args.verify;
   auto accepted = ctx.client->Call("POST", "/v1/intents",
                                    body.dump(-1, ' ', false, json::error_handler_t::replace));
   if (!accepted.ok()) return ReportError(accepted.status());

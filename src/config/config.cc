@@ -173,18 +173,18 @@ Config DefaultConfig() {
   // the global memory maximum).
   // Retained artifacts and stored output per tenant grow 8x a tier. No
   // tier has packages of its own (its index, allow and deny lists), nor an
-  // egress allowlist.
+  // egress allowlist, nor a verify step of its own.
   using Names = std::vector<std::string>;
   c.tiers = {
       {"free",  30000,       268435456, false,   2,       20,          60,         "",
        2,       512LL << 20, 3600,      86400,   0,       256LL << 20, 64LL << 20, "",
-       Names(), Names(),     "",        Names(), Names(), Names(),     Names()},
+       Names(), Names(),     "",        Names(), Names(), Names(),     Names(),    ""},
       {"pro",   120000,    1073741824, true,       4,       100,       600,         "",
        10,      4LL << 30, 3600,       14 * 86400, 0,       2LL << 30, 512LL << 20, "",
-       Names(), Names(),   "",         Names(),    Names(), Names(),   Names()},
+       Names(), Names(),   "",         Names(),    Names(), Names(),   Names(),     ""},
       {"business", 600000,     4294967296, true,       8,       500,        3000,      "",
        50,         32LL << 30, 3600,       14 * 86400, 0,       16LL << 30, 4LL << 30, "",
-       Names(),    Names(),    "",         Names(),    Names(), Names(),    Names()},
+       Names(),    Names(),    "",         Names(),    Names(), Names(),    Names(),   ""},
       {"enterprise",
        kEnterpriseBudgetMs,
        c.max_limits.memory_bytes,
@@ -207,7 +207,8 @@ Config DefaultConfig() {
        Names(),
        Names(),
        Names(),
-       Names()},
+       Names(),
+       ""},
   };
   c.languages = DefaultLanguages();
   return c;

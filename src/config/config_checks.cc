@@ -18,6 +18,15 @@ Status CheckRuntime(const std::string& v, const std::string& path) {
   return Bad(path, "must be runc or runsc, got '" + v + "'");
 }
 
+Status CheckVerifyMode(const std::string& v, const std::string& path) {
+  if (v == "off" || v == "checks" || v == "full") return OkStatus();
+  return Bad(path, "must be off, checks or full, got '" + v + "'");
+}
+
+Status CheckTierVerifyMode(const std::string& v, const std::string& path) {
+  return v.empty() ? OkStatus() : CheckVerifyMode(v, path);
+}
+
 Status CheckAbsolute(const std::string& v, const std::string& path) {
   if (v.empty() || v.front() != '/') return Bad(path, "must be an absolute path");
   return OkStatus();

@@ -16,9 +16,11 @@ inline constexpr char kTierSandboxCaps[] =
     "sandbox caps must be >= 0, and 1 <= sandbox_ttl_s <= max_sandbox_ttl_s <= 1209600 (14 days)";
 
 // Text checks (TextCheck): OK, or InvalidArgument naming `path`.
-Status CheckRuntime(const std::string& v, const std::string& path);    // "", runc, runsc.
-Status CheckAbsolute(const std::string& v, const std::string& path);   // Starts with '/'.
-Status CheckHostPort(const std::string& v, const std::string& path);   // Holds a ':'.
+Status CheckRuntime(const std::string& v, const std::string& path);         // "", runc, runsc.
+Status CheckVerifyMode(const std::string& v, const std::string& path);      // off, checks, full.
+Status CheckTierVerifyMode(const std::string& v, const std::string& path);  // "" or the above.
+Status CheckAbsolute(const std::string& v, const std::string& path);        // Starts with '/'.
+Status CheckHostPort(const std::string& v, const std::string& path);        // Holds a ':'.
 Status CheckInstance(const std::string& v, const std::string& path);   // 1..64 of [A-Za-z0-9_-].
 Status CheckLogLevel(const std::string& v, const std::string& path);   // trace..error.
 Status CheckLogFormat(const std::string& v, const std::string& path);  // text or json.

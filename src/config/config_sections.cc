@@ -188,6 +188,7 @@ const Field<IntentsConfig> kIntentsFields[] = {
     {"agents_dir", &IntentsConfig::agents_dir},
     {"agent_match_threshold", &IntentsConfig::agent_match_threshold, U::kReal, Between(0, 1)},
     {"max_intent_bytes", &IntentsConfig::max_intent_bytes, U::kBytes, Between(1, 65536)},
+    {"verify", &IntentsConfig::verify, U::kNone, {}, CheckVerifyMode},
 };
 
 const Field<Config> kLogFields[] = {
@@ -239,6 +240,7 @@ const Field<TierConfig> kTierFields[] = {
     {"npm_package_deny", &TierConfig::npm_package_deny},
     {"egress_allow", &TierConfig::egress_allow},      // Each read: CheckTier.
     {"egress_private", &TierConfig::egress_private},  // Likewise.
+    {"intent_verify", &TierConfig::intent_verify, U::kNone, {}, CheckTierVerifyMode},
 };
 
 // languages.<name>; CheckLanguage checks what must be given.

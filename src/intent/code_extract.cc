@@ -79,11 +79,10 @@ std::string Tidy(std::string_view text) {
   return std::string(text.substr(start, end - start + 1)) + "\n";
 }
 
-}  // namespace
-
-std::string ExtractCode(std::string_view reply, std::string_view language) {
+// Every fenced block of `reply`, in order.
+std::vector<Block> ReadBlocks(std::string_view reply, std::string* text_out) {
   // CRLF becomes LF; a lone CR is kept (it may be data in a string).
-  std::string text;
+  std::string& text = *text_out;
   text.reserve(reply.size());
   for (size_t i = 0; i < reply.size(); ++i) {
     if (reply[i] == '\r' && i + 1 < reply.size() && reply[i + 1] == '\n') continue;
@@ -124,11 +123,36 @@ std::string ExtractCode(std::string_view reply, std::string_view language) {
     b.body += '\n';
   }
   // An unterminated block simply ran to the end of the reply above.
+  return blocks;
+}
+
+}  // namespace
+
+std::string ExtractCode(std::string_view reply, std::string_view language) {
+  std::string text;
+  std::vector<Block> blocks = ReadBlocks(reply, &text);
   for (const Block& b : blocks) {
     if (NamesLanguage(b.info, language)) return Tidy(b.body);
   }
   if (!blocks.empty()) return Tidy(blocks.front().body);
   return Tidy(text);
+}
+
+std::vector<std::string> ExtractCodeBlocks(std::string_view reply, std::string_view language) {
+  std::string text;
+  std::vector<Block> blocks = ReadBlocks(reply, &text);
+  std::vector<std::string> named, all;
+  for (const Block& b : blocks) {
+    std::string body = Tidy(b.body);
+    if (body.empty()) continue;
+    if (NamesLanguage(b.info, language)) named.push_back(body);
+    all.push_back(std::move(body));
+  }
+  if (!named.empty()) return named;
+  if (!all.empty() || !blocks.empty()) return all;
+  std::string whole = Tidy(text);
+  if (whole.empty()) return {};
+  return {whole};
 }
 
 }  // namespace coderunner::intent

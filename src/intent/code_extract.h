@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace coderunner::intent {
 
@@ -17,6 +18,12 @@ namespace coderunner::intent {
 // as LF. Leading and trailing blank lines are dropped; a non-empty result ends with one '\n';
 // whitespace only (or an empty block) gives "". Never fails. Pure; thread-safe.
 std::string ExtractCode(std::string_view reply, std::string_view language);
+
+// Every non-empty block of `reply`, read as ExtractCode reads one: those
+// naming `language` if any do, else all of them, else the whole reply
+// (when it holds no fence). For a reply that may hold a program and its
+// checks (verify_checks.h). Pure; thread-safe.
+std::vector<std::string> ExtractCodeBlocks(std::string_view reply, std::string_view language);
 
 }  // namespace coderunner::intent
 

@@ -84,20 +84,25 @@ IntentPipeline::Execution::AttemptEnd IntentPipeline::Execution::Attempt(int k, 
     FailLlm(Stage::kGenerateCode, reply.status());
     return AttemptEnd::kEnded;
   }
-  std::string code = ExtractCode(reply->content, req_.language);
+  std::string code = ProgramOf(k, reply->content, a);
   a.messages.push_back({"assistant", reply->content});
   if (code.empty()) {
     RecordNoCode(k, of, a);
     return AttemptEnd::kRetry;
   }
+  a.code = code;
   int lines = static_cast<int>(std::count(code.begin(), code.end(), '\n'));
   progress_.End(Stage::kGenerateCode, StageStatus::kSucceeded,
                 of + ": " + std::to_string(lines) + " lines", Now());
+  if (verify_ != VerifyMode::kOff && a.checks.empty() && !WriteChecks(a)) {
+    return AttemptEnd::kEnded;
+  }
   progress_.Start(Stage::kExecute, of, Now());
   Save({Stage::kGenerateCode, Stage::kExecute});
 
   JoinedProgram program = JoinProgram(req_.language, a.preamble, code);
-  std::optional<isolation::JobSpec> spec = RunAttempt(program, a);
+  std::optional<ChecksReport> report;
+  std::optional<isolation::JobSpec> spec = RunAttempt(program, a, &report);
   if (!spec) return AttemptEnd::kEnded;
   json attempt = RecordRun(k, code, *spec, a.result);
   if (a.result.status == isolation::RunStatus::kError) {
@@ -107,6 +112,9 @@ IntentPipeline::Execution::AttemptEnd IntentPipeline::Execution::Attempt(int k, 
          a.result.error.message());
     return AttemptEnd::kEnded;
   }
+  if (Succeeded(a.result) && verify_ != VerifyMode::kOff) {
+    return Verify(of, std::move(attempt), report.value_or(ChecksReport{}), a);
+  }
   if (Succeeded(a.result)) {
     progress_.AddAttempt(attempt);
     progress_.End(Stage::kExecute, StageStatus::kSucceeded,
@@ -114,6 +122,7 @@ IntentPipeline::Execution::AttemptEnd IntentPipeline::Execution::Attempt(int k, 
     Save({Stage::kExecute});
     return AttemptEnd::kSucceeded;
   }
+  checks_failed_ = false;  // The program itself failed this time.
   AskForRepair(of, std::move(attempt), program, *spec, a);
   return AttemptEnd::kRetry;
 }
@@ -139,6 +148,12 @@ int64_t IntentPipeline::Execution::ExecMsLeft() const {
 bool IntentPipeline::Execution::ExecBudgetUsedUp() const { return ExecMsLeft() < kMinRunMs; }
 
 void IntentPipeline::Execution::FailExecBudget(const Attempts& a) {
+  if (checks_failed_) {
+    return FailUnverified("the execution budget of " +
+                              std::to_string(config::IntentExecBudgetMs(config(), tier_)) +
+                              " ms is used up",
+                          kExecBudgetExhausted);
+  }
   // A run stopped at what was left of the budget ran out of time: the
   // intent did too.
   bool timed_out = have_run_ && a.result.status == isolation::RunStatus::kTimeout;
@@ -156,7 +171,7 @@ void IntentPipeline::Execution::FailExecBudget(const Attempts& a) {
 }
 
 std::optional<isolation::JobSpec> IntentPipeline::Execution::RunAttempt(
-    const JoinedProgram& program, Attempts& a) {
+    const JoinedProgram& program, Attempts& a, std::optional<ChecksReport>* report) {
   if (ExecBudgetUsedUp()) {
     FailExecBudget(a);
     return std::nullopt;
@@ -167,6 +182,15 @@ std::optional<isolation::JobSpec> IntentPipeline::Execution::RunAttempt(
          spec.status().message());
     return std::nullopt;
   }
+  std::string marker, cache_key;
+  if (verify_ != VerifyMode::kOff && !a.checks.empty()) {
+    // Keyed by the limits asked for, not by what is left of the budget: a
+    // run that ended within what is left now answers as it did then.
+    cache_key = AddChecks(a, *spec, &marker);
+    if (!cache_key.empty()) *report = CachedVerifyRun(cache_key, a);
+    if (*report && a.result.metrics.run_ms <= ExecMsLeft()) return std::move(*spec);
+    report->reset();
+  }
   spec->limits = config::CapRunTime(spec->limits, ExecMsLeft());
   auto t0 = std::chrono::steady_clock::now();
   a.result = executor_.RunSpec(*spec, channel_, /*fail_fast=*/false);
@@ -176,6 +200,11 @@ std::optional<isolation::JobSpec> IntentPipeline::Execution::RunAttempt(
   if (a.result.status == isolation::RunStatus::kCancelled || cancelled()) {
     FinishCancelled();
     return std::nullopt;
+  }
+  if (!marker.empty()) {
+    *report = ReadChecksReport(a.result.stdout_data, marker);
+    a.result.stdout_data = (*report)->program_stdout;
+    CacheVerifyRun(cache_key, a, **report);
   }
   return std::move(*spec);
 }

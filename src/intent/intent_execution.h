@@ -21,6 +21,7 @@
 #include "coderunner/wire/execute_request.h"
 #include "intent_progress.h"
 #include "preamble.h"
+#include "verify_checks.h"
 
 namespace coderunner::intent {
 
@@ -32,6 +33,8 @@ inline constexpr const char kAttemptsExhausted[] = "attempts_exhausted";
 inline constexpr const char kUnknownLanguage[] = "unknown_language";
 inline constexpr const char kVolumesUnavailable[] = "volumes_unavailable";
 inline constexpr const char kUnknownTier[] = "unknown_tier";
+// The verify step's checks never all passed within the intent's budgets.
+inline constexpr const char kUnverified[] = "unverified";
 
 // Owns its progress; not thread-safe (one worker runs one Execution).
 class IntentPipeline::Execution {
@@ -47,7 +50,8 @@ class IntentPipeline::Execution {
         req_(std::move(request)),
         tier_(tier),
         started_(Now()),
-        progress_(req_.intent, req_.language_source) {}
+        progress_(req_.intent, req_.language_source),
+        verify_(EffectiveVerifyMode(p.config_, tier, req_)) {}
 
   // Runs the stages and ends the intent (see IntentPipeline::Run). Call
   // once.
@@ -65,6 +69,10 @@ class IntentPipeline::Execution {
     isolation::RunResult result;  // The last run's (raw, unredacted).
     nlohmann::json last_error;    // The last failure's error summary, or null.
     std::string last_outcome;     // The last failure in words; "" before one.
+    // The verify step (verify_ not off): the model's code and checks as
+    // they last ran.
+    std::string code;
+    std::string checks;
   };
   // How one attempt ended: retry, go on to format_result, or the intent
   // was ended (failed, error or cancelled).
@@ -96,9 +104,12 @@ class IntentPipeline::Execution {
   // Ends the intent with exec_budget_exhausted: as timeout when the last
   // run was stopped at its time limit, else as failed.
   void FailExecBudget(const Attempts& a);
-  // Runs `program` within the execution budget (a.result); the job it ran,
-  // or nullopt after the intent was ended.
-  std::optional<isolation::JobSpec> RunAttempt(const JoinedProgram& program, Attempts& a);
+  // Runs `program` within the execution budget (a.result), with its checks
+  // when the verify step is on (`report`: what they said; a.result's
+  // stdout is then the program's alone); the job it ran, or nullopt after
+  // the intent was ended.
+  std::optional<isolation::JobSpec> RunAttempt(const JoinedProgram& program, Attempts& a,
+                                               std::optional<ChecksReport>* report);
   // `program` as a job, parsed and bounded as /v1/execute would, under
   // the intent's tier, its volume resolved.
   StatusOr<isolation::JobSpec> AttemptSpec(const std::string& program,
@@ -115,6 +126,45 @@ class IntentPipeline::Execution {
   void FailExhausted(const Attempts& a);
   // Stage 4 over the succeeded run `result`; completes the intent.
   void FormatResult(const isolation::RunResult& result);
+
+  // The verify step (intent_verify.cc).
+  // The mode of an intent: its request's, else its tier's, else the
+  // config's.
+  static VerifyMode EffectiveVerifyMode(const config::Config& config,
+                                        const config::TierConfig* tier, const IntentRequest& req);
+  // The program of attempt k's reply: after failed checks, the reply may
+  // correct the checks instead (recorded as a revision); "" if none.
+  std::string ProgramOf(int k, const std::string& reply, Attempts& a);
+  // Asks the model for checks of a.code (a.checks); false after the
+  // intent was ended.
+  bool WriteChecks(Attempts& a);
+  // Makes `spec` a verify run: the checks beside the program, the driver
+  // as its command, `marker` set to the run's own. Its cache key ("" =
+  // not cacheable: caching off, a volume, egress).
+  std::string AddChecks(const Attempts& a, isolation::JobSpec& spec, std::string* marker) const;
+  // A cached verify run of `key` (a.result and its report), if any.
+  std::optional<ChecksReport> CachedVerifyRun(const std::string& key, Attempts& a);
+  void CacheVerifyRun(const std::string& key, const Attempts& a, const ChecksReport& report);
+  // After a run that exited 0 with output: reads its checks (and, in full
+  // mode, asks the model's judgement). kSucceeded when all passed; kRetry
+  // (with the failing checks sent back) or kEnded otherwise.
+  AttemptEnd Verify(const std::string& of, nlohmann::json attempt, ChecksReport report,
+                    Attempts& a);
+  // Full mode: the model's judgement of whether the output answers the
+  // task as asked; "" when it does, the problem otherwise; nullopt after
+  // the intent was ended.
+  std::optional<std::string> Judge(const std::string& program_stdout);
+  // The checks failed: recorded, and they go back to the model.
+  AttemptEnd VerifyFailed(const std::string& of, nlohmann::json attempt, const ChecksReport& report,
+                          const std::string& judge_problem, Attempts& a);
+  // Ends the intent as unverified (failed) in `stage` for `why` (the
+  // budget that ran out), with the checks that failed last.
+  void FailUnverified(const std::string& why, const std::string& budget_code,
+                      Stage stage = Stage::kExecute);
+  // The answer's closing line: what was verified ("" when verify is off).
+  std::string VerifiedLine() const;
+  // Commits the verify step's state to the progress (SetVerification).
+  void ShowVerification();
   // A model call failed in `stage`: ends the intent.
   void FailLlm(Stage stage, const Status& status);
   // Ends the intent as `status` with error {code, stage, message, ...extra}.
@@ -136,6 +186,16 @@ class IntentPipeline::Execution {
   nlohmann::json final_result_;  // The last run's result (redacted), once there was a run.
   Stage final_stage_ = Stage::kFormatResult;  // Where the intent ended.
   std::string image_digest_;
+  VerifyMode verify_;
+  // The verify step's record: the last run's checks, every revision of
+  // the checks the model made, and whether the last run's checks all
+  // passed (null before any ran).
+  std::vector<CheckResult> last_checks_;
+  nlohmann::json revisions_ = nlohmann::json::array();
+  nlohmann::json verified_ = nullptr;
+  // The last run's checks failed (the next reply may correct the checks
+  // instead of the program; running out of budget now is "unverified").
+  bool checks_failed_ = false;
 };
 
 }  // namespace coderunner::intent

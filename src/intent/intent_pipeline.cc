@@ -36,6 +36,7 @@ void IntentPipeline::Execution::Go() {
   if (!agent) return;
   std::optional<Attempts> attempts = Prepare(*agent);
   if (!attempts) return;
+  if (verify_ != VerifyMode::kOff) ShowVerification();
   for (int k = 1; k <= attempts->max; ++k) {
     switch (Attempt(k, *attempts)) {
       case AttemptEnd::kEnded:
@@ -76,6 +77,11 @@ std::optional<IntentPipeline::Execution::Attempts> IntentPipeline::Execution::Pr
 }
 
 void IntentPipeline::Execution::FailExhausted(const Attempts& a) {
+  if (checks_failed_) {
+    return FailUnverified(
+        std::to_string(a.max) + " attempt" + (a.max == 1 ? "" : "s") + " (intents.max_attempts)",
+        kAttemptsExhausted);
+  }
   std::string message = std::to_string(a.max) + " attempt" + (a.max == 1 ? "" : "s") +
                         " failed; the last: " + a.last_outcome;
   if (a.last_error.is_object()) message += ": " + a.last_error.value("message", "");
@@ -107,6 +113,7 @@ void IntentPipeline::Execution::FormatResult(const isolation::RunResult& result)
     progress_.End(Stage::kFormatResult, StageStatus::kFailed,
                   "the formatter failed (" + why + "); the answer is the raw stdout", Now());
   }
+  if (std::string verified = VerifiedLine(); !verified.empty()) answer += "\n" + verified;
   progress_.SetAnswer(jobs::RedactSecrets(answer));
   Complete(store::JobStatus::kSucceeded);
 }
@@ -173,6 +180,7 @@ void IntentPipeline::Execution::Fail(store::JobStatus status, Stage stage, const
 void IntentPipeline::Execution::FailLlm(Stage stage, const Status& status) {
   if (status.reason() == kLlmCancelled || cancelled()) return FinishCancelled();
   if (status.reason() == kTokenBudgetExhausted) {
+    if (checks_failed_) return FailUnverified(status.message(), kTokenBudgetExhausted, stage);
     return Fail(store::JobStatus::kFailed, stage, status.reason(), status.message());
   }
   // llm_timeout -> generate_code_timeout: the code says where and what.

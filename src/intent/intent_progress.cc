@@ -63,11 +63,13 @@ void IntentProgress::AddUsage(const ChatReply& reply) {
 
 nlohmann::json IntentProgress::StageJson(Stage stage) const {
   const StageState& s = stages_[static_cast<int>(stage)];
-  return {{"name", StageName(stage)},
-          {"status", StageStatusName(s.status)},
-          {"started_at", wire::Rfc3339(s.started_ms)},
-          {"finished_at", wire::Rfc3339(s.finished_ms)},
-          {"detail", s.detail}};
+  nlohmann::json out = {{"name", StageName(stage)},
+                        {"status", StageStatusName(s.status)},
+                        {"started_at", wire::Rfc3339(s.started_ms)},
+                        {"finished_at", wire::Rfc3339(s.finished_ms)},
+                        {"detail", s.detail}};
+  if (stage == Stage::kExecute && !verification_.is_null()) out["verify"] = verification_;
+  return out;
 }
 
 nlohmann::json IntentProgress::ToJson() const {
@@ -80,6 +82,7 @@ nlohmann::json IntentProgress::ToJson() const {
           {"attempts", attempts_},
           {"answer", answer_},
           {"error", error_},
+          {"verification", verification_},
           {"usage",
            {{"prompt_tokens", prompt_tokens_},
             {"completion_tokens", completion_tokens_},

@@ -39,6 +39,11 @@ class IntentProgress {
   void SetAnswer(std::string answer) { answer_ = std::move(answer); }
   // {"code","stage","message",...} of a failed intent.
   void SetError(nlohmann::json error) { error_ = std::move(error); }
+  // The verify step's state (intent_verify.cc): {"mode","verified",
+  // "summary","checks","revisions"}; null when verify is off. Shown in the
+  // record as "verification" and, within the execute stage, as its
+  // "verify".
+  void SetVerification(nlohmann::json verification) { verification_ = std::move(verification); }
 
   // Counts one model call against the token budget.
   void AddUsage(const ChatReply& reply);
@@ -66,6 +71,7 @@ class IntentProgress {
   nlohmann::json attempts_ = nlohmann::json::array();
   nlohmann::json answer_ = nullptr;
   nlohmann::json error_ = nullptr;
+  nlohmann::json verification_ = nullptr;
   int64_t prompt_tokens_ = 0;
   int64_t completion_tokens_ = 0;
   int llm_calls_ = 0;

@@ -8,6 +8,7 @@
 #include "coderunner/wire/execute_request.h"
 #include "language_detect.h"
 #include "preamble.h"
+#include "verify_checks.h"
 
 namespace coderunner::intent {
 namespace {
@@ -28,12 +29,12 @@ StatusOr<IntentRequest> IntentFromJson(const json& body, const config::Config& c
   if (!body.is_object()) return BadField("body", "must be a JSON object");
   for (const auto& [key, value] : body.items()) {
     (void)value;
-    static const char* kKnown[] = {"intent", "inputs",       "language",       "volume_id",
-                                   "limits", "callback_url", "language_source"};
+    static const char* kKnown[] = {"intent", "inputs",       "language", "volume_id",
+                                   "limits", "callback_url", "verify",   "language_source"};
     if (std::find(std::begin(kKnown), std::end(kKnown), key) == std::end(kKnown)) {
       return BadField(key,
                       "unknown field (known: intent, inputs, language, volume_id, limits, "
-                      "callback_url)");
+                      "callback_url, verify)");
     }
   }
   IntentRequest req;
@@ -93,6 +94,12 @@ StatusOr<IntentRequest> IntentFromJson(const json& body, const config::Config& c
   if (auto cb = body.find("callback_url"); cb != body.end() && cb->is_string()) {
     req.callback_url = cb->get<std::string>();
   }
+  if (auto v = body.find("verify"); v != body.end() && !v->is_null()) {
+    if (!v->is_string() || !ParseVerifyMode(v->get<std::string>())) {
+      return BadField("verify", "must be one of off, checks, full");
+    }
+    req.verify = v->get<std::string>();
+  }
   return req;
 }
 
@@ -130,6 +137,7 @@ std::string IntentRequestToJson(const IntentRequest& request) {
             {"limits", request.limits}};
   if (!request.volume_id.empty()) j["volume_id"] = request.volume_id;
   if (!request.callback_url.empty()) j["callback_url"] = request.callback_url;
+  if (!request.verify.empty()) j["verify"] = request.verify;
   return j.dump();
 }
 

@@ -1,5 +1,7 @@
 #include "prompts.h"
 
+#include "verify_checks.h"
+
 namespace coderunner::intent {
 namespace {
 
@@ -25,6 +27,11 @@ std::string Quoted(std::string_view text) {
   std::string out = fence + "\n" + std::string(text);
   if (out.back() != '\n') out += "\n";
   return out + fence + "\n";
+}
+
+// The line comment of `language`: a checks block starts with one.
+std::string CommentMark(std::string_view language) {
+  return language == "javascript" || language == "typescript" ? "//" : "#";
 }
 
 }  // namespace
@@ -106,6 +113,83 @@ std::string FixMessage(const FailedAttempt& failed) {
   m += "\nMake the minimal fix and reply with the whole corrected program in one fenced code "
        "block, and nothing else.";
   return m;
+}
+
+std::vector<ChatMessage> ChecksMessages(const ChecksTask& checks) {
+  const CodeTask& task = *checks.task;
+  std::string system =
+      "You write checks for a program another model wrote, to catch a wrong answer before it "
+      "reaches the person who asked. Your checks run in the same sandbox as the program, after "
+      "it exited 0: no network, the standard library only, /workspace read-only, /tmp writable.";
+  // No "Language: " line: that is the code-writing prompt's.
+  std::string user = "Task:\n" + Quoted(task.intent) + "\nThe program, in " +
+                     LanguageDisplayName(task.language) + ", is /workspace/" + task.program_file +
+                     "; your checks are saved as /workspace/" + checks.checks_file +
+                     " and run with the same command.\n";
+  if (task.preamble != nullptr && !task.preamble->variables.empty()) {
+    user += "The same preamble defines the task's input variables in your checks too:";
+    for (const auto& v : task.preamble->variables) user += " " + v.name + " (" + v.type + ")";
+    user += ".\n";
+  }
+  user += "\nThe program:\n" + Quoted(checks.program) +
+          "\nWrite checks that would catch a wrong answer:\n"
+          "- examples: call the program's functions (import them from its file when it keeps "
+          "its top-level work behind a main guard) on small cases whose expected results you "
+          "work out from the task yourself, edge cases included (empty input, negatives, "
+          "duplicates, Unicode);\n"
+          "- properties: read the program's real stdout from the file " +
+          std::string(kProgramOutputPath) +
+          " and check what must hold of it (the count asked for, the order, sums, units, the "
+          "format).\n"
+          "Never compute an expected value with the program's own logic.\n"
+          "Print one line per check to stdout and nothing else: `CHECK PASS example <name>`, or "
+          "`CHECK FAIL example <name> | <what you got>` (`property` for a property). Exit 0 once "
+          "every check ran.\n"
+          "Reply with exactly one ```" +
+          FenceTag(task.language) + " fenced code block whose first line is the comment `" +
+          CommentMark(task.language) + " checks`, and nothing else.";
+  return {{"system", system}, {"user", user}};
+}
+
+std::string ChecksFixMessage(const FailedChecks& failed, std::string_view language) {
+  std::string m;
+  if (!failed.judge_problem.empty()) {
+    m = "The program ran and its checks passed, but its output does not answer the task as "
+        "asked: " +
+        failed.judge_problem + "\n";
+  } else if (failed.broken) {
+    m = "The program ran, but its checks did not: they crashed or reported no check.\n";
+    if (!failed.checks_output_tail.empty()) {
+      m += "Their output:\n" + Quoted(failed.checks_output_tail);
+    }
+  } else {
+    m = "The program ran, but " + std::to_string(failed.failed.size()) + " of its checks failed:\n";
+    for (const auto& f : failed.failed) m += "- " + f + "\n";
+  }
+  if (!failed.checks_code.empty()) m += "\nThe checks:\n" + Quoted(failed.checks_code);
+  m += "\nMake the minimal fix to the program and reply with the whole corrected program in one "
+       "fenced code block, keeping the names the checks use. If instead a check itself is wrong "
+       "(its expected value contradicts the task), do not bend the program to it: reply with a "
+       "line `Wrong check: <name>: <why>` and the whole corrected checks in one fenced code block "
+       "whose first line is the comment `" +
+       CommentMark(language) + " checks` (the program block may then be left out).";
+  return m;
+}
+
+std::vector<ChatMessage> JudgeMessages(std::string_view intent, std::string_view inputs_json,
+                                       std::string_view stdout_text) {
+  std::string system =
+      "You check whether a program's output answers the question that was asked, exactly as "
+      "asked: the count, the unit, the order, the format. You do not recompute the answer.";
+  std::string user = "Task:\n" + Quoted(intent);
+  if (!inputs_json.empty() && inputs_json != "null") {
+    user += "\nInputs:\n" + Quoted(inputs_json.substr(0, kFormatInputsBytes));
+  }
+  user += "\nOutput:\n" + Quoted(stdout_text.substr(0, kFormatStdoutBytes)) +
+          "\nReply with one JSON object and nothing else: {\"answers\": true} if the output "
+          "answers the task as asked, else {\"answers\": false, \"problem\": \"what differs, "
+          "in one line\"}.";
+  return {{"system", system}, {"user", user}};
 }
 
 std::vector<ChatMessage> FormatMessages(std::string_view intent, std::string_view inputs_json,

@@ -46,6 +46,37 @@ std::vector<ChatMessage> CodeMessages(const AgentProfile& agent, const CodeTask&
 // message, line), the stderr tail, and a request for the minimal fix.
 std::string FixMessage(const FailedAttempt& failed);
 
+// What the checks-writing prompt tells the model: the task, and the
+// program the checks are for (never its output).
+struct ChecksTask {
+  const CodeTask* task = nullptr;  // Not owned; must outlive the call.
+  std::string program;             // The model's code (without the preamble).
+  std::string checks_file;         // e.g. "checks.py" (under /workspace).
+};
+
+// System + user messages asking for checks of `checks.program`
+// (verify_checks.h: how they run and what they print).
+std::vector<ChatMessage> ChecksMessages(const ChecksTask& checks);
+
+// How a verify run's checks went wrong, for the fix-it message.
+struct FailedChecks {
+  std::vector<std::string> failed;  // "example <name>: <detail>" per failed check.
+  std::string checks_code;          // The checks as they ran.
+  std::string checks_output_tail;   // Their own output, when they broke.
+  bool broken = false;              // They crashed or reported no check.
+  std::string judge_problem;        // full mode: what the judge found, else "".
+};
+
+// The user message after checks failed: which, the checks, and a request
+// for the minimal fix of the program, or, if a check is wrong, for the
+// corrected checks and why ("Wrong check: ...").
+std::string ChecksFixMessage(const FailedChecks& failed, std::string_view language);
+
+// System + user messages asking the model whether `stdout_text` answers
+// the task exactly as asked; the reply is {"answers": bool, "problem": "..."}.
+std::vector<ChatMessage> JudgeMessages(std::string_view intent, std::string_view inputs_json,
+                                       std::string_view stdout_text);
+
 // System + user messages asking for a short answer (e.g. "Result: 2") from
 // the program's raw stdout (its first 4 KiB).
 std::vector<ChatMessage> FormatMessages(std::string_view intent, std::string_view inputs_json,

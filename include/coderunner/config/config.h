@@ -182,6 +182,10 @@ struct TierConfig {
   // ("10.0.0.0/8"; empty: none).
   std::vector<std::string> egress_allow;
   std::vector<std::string> egress_private;
+  // The verify step of this tier's intents whose request names none:
+  // "off", "checks", "full" (IntentsConfig::verify), or "" (default) for
+  // intents.verify.
+  std::string intent_verify;
 };
 
 // One API key. Only its SHA-256 is stored.
@@ -398,6 +402,12 @@ struct IntentsConfig {
   double agent_match_threshold = 0.5;
   // Bytes of "intent" text accepted. Bytes; 4096.
   int64_t max_intent_bytes = 4096;
+  // The verify step of every intent whose request and tier name none:
+  // "off" (the program's output goes to the formatter as it is), "checks"
+  // (the model writes checks for its program, which run with it in its
+  // container; a failed check is a retry) or "full" (checks, then the model
+  // judges whether the output answers the question as asked). Default off.
+  std::string verify = "off";
 };
 
 struct Config {

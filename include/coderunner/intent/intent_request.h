@@ -27,6 +27,9 @@ struct IntentRequest {
   std::string volume_id;        // "" for none.
   nlohmann::json limits = nlohmann::json::object();  // As sent; applied to every run.
   std::string callback_url;                          // "" for none.
+  // The verify step: "off", "checks" or "full"; "" = the tier's
+  // intent_verify, else intents.verify.
+  std::string verify;
 };
 
 // Parses and validates `body` against `config` (and `tier`, nullable):
@@ -35,10 +38,10 @@ struct IntentRequest {
 // (one of kIntentLanguages, configured, or an alias of one: "ts" is
 // typescript), "volume_id", "limits" (checked by
 // building a run as BuildJobSpec would: 422 above the tier's or the
-// global maxima) and "callback_url". Unknown fields, wrong types: 400
-// (InvalidArgument "invalid_request" naming the field); malformed JSON:
-// "invalid_json"; nesting past server.max_json_depth: "json_too_deep"
-// (ParseBoundedJson). Does not look the volume up. Pure; thread-safe.
+// global maxima), "callback_url" and "verify" (off, checks or full). Unknown fields, wrong types:
+// 400 (InvalidArgument "invalid_request" naming the field); malformed JSON: "invalid_json"; nesting
+// past server.max_json_depth: "json_too_deep" (ParseBoundedJson). Does not look the volume up.
+// Pure; thread-safe.
 StatusOr<IntentRequest> ParseIntentRequest(std::string_view body, const config::Config& config,
                                            const config::TierConfig* tier);
 

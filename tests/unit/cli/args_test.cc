@@ -77,10 +77,11 @@ TEST(ParseRunArgsTest, ProgramAfterDashesIsTheSource) {
 
 TEST(ParseIntentArgsTest, InputsAreTypedAndTheIntentIsKept) {
   auto r = ParseIntentArgs({"add 2 numbers together", "--input", "a=1", "--input", "b=1.5",
-                            "--input", "name=Bob", "--lang", "python"});
+                            "--input", "name=Bob", "--lang", "python", "--verify", "checks"});
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->intent, "add 2 numbers together");
   EXPECT_EQ(r->language, "python");
+  EXPECT_EQ(r->verify, "checks");
   EXPECT_EQ(r->inputs, (json{{"a", 1}, {"b", 1.5}, {"name", "Bob"}}));
 }
 
@@ -106,7 +107,10 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCase{"no_equals", {"x", "--input", "a"}, "--input expects NAME=VALUE"},
                       BadCase{"no_name", {"x", "--input", "=1"}, "--input expects NAME=VALUE"},
                       BadCase{"twice", {"x", "--input", "a=1", "--input", "a=2"}, "given twice"},
-                      BadCase{"two_intents", {"x", "y"}, "unexpected argument 'y'"}),
+                      BadCase{"two_intents", {"x", "y"}, "unexpected argument 'y'"},
+                      BadCase{"bad_verify",
+                              {"x", "--verify", "on"},
+                              "--verify expects off, checks or full, not 'on'"}),
     [](const ::testing::TestParamInfo<BadCase>& info) { return info.param.name; });
 
 struct InputCase {

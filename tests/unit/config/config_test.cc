@@ -72,6 +72,7 @@ void ExpectConfigEq(const Config& a, const Config& b) {
     EXPECT_EQ(a.tiers[i].max_sandbox_ttl_s, b.tiers[i].max_sandbox_ttl_s);
     EXPECT_EQ(a.tiers[i].runtime, b.tiers[i].runtime);
     EXPECT_EQ(a.tiers[i].max_long_requests, b.tiers[i].max_long_requests);
+    EXPECT_EQ(a.tiers[i].intent_verify, b.tiers[i].intent_verify);
     EXPECT_EQ(a.tiers[i].max_retained_artifact_bytes, b.tiers[i].max_retained_artifact_bytes);
     EXPECT_EQ(a.tiers[i].max_retained_output_bytes, b.tiers[i].max_retained_output_bytes);
   }
@@ -97,6 +98,7 @@ void ExpectConfigEq(const Config& a, const Config& b) {
   EXPECT_EQ(a.intents.agents_dir, b.intents.agents_dir);
   EXPECT_EQ(a.intents.agent_match_threshold, b.intents.agent_match_threshold);
   EXPECT_EQ(a.intents.max_intent_bytes, b.intents.max_intent_bytes);
+  EXPECT_EQ(a.intents.verify, b.intents.verify);
   EXPECT_EQ(a.volumes.dir, b.volumes.dir);
   EXPECT_EQ(a.volumes.max_size_bytes, b.volumes.max_size_bytes);
   EXPECT_EQ(a.volumes.max_files, b.volumes.max_files);
@@ -319,6 +321,10 @@ TEST(ConfigTest, LlmAndIntentsAreValidated) {
       {"intent bytes above 64 KiB", "intents: {max_intent_bytes: 65537}\n",
        "intents.max_intent_bytes"},
       {"llm a list", "llm: [a]\n", "llm"},
+      {"verify mode", "intents: {verify: sometimes}\n",
+       "intents.verify: must be off, checks or full, got 'sometimes'"},
+      {"a tier's verify mode", "tiers: {free: {intent_verify: on}}\n",
+       "tiers.free.intent_verify: must be off, checks or full, got 'on'"},
   });
 }
 
@@ -331,6 +337,7 @@ TEST(ConfigTest, LlmAndIntentsAcceptTheirBounds) {
       "llm: {max_tokens: 100000, temperature: 2}\n",
       "intents: {max_attempts: 1, agent_match_threshold: 0, max_intent_bytes: 1}\n",
       "intents: {max_attempts: 3, agent_match_threshold: 1, max_intent_bytes: 65536}\n",
+      "intents: {verify: checks}\ntiers: {pro: {intent_verify: full}}\n",
   };
   for (const char* yaml : good) {
     SCOPED_TRACE(yaml);

@@ -72,6 +72,9 @@ TEST(ParseIntentRequestTest, ValidatesAndResolvesTheLanguage) {
        "invalid_callback_url",
        "",
        ""},
+      {"verify checks", {{"intent", "x"}, {"verify", "checks"}}, "", "python", "default"},
+      {"verify not a mode", {{"intent", "x"}, {"verify", "on"}}, "invalid_request", "", ""},
+      {"verify not a string", {{"intent", "x"}, {"verify", true}}, "invalid_request", "", ""},
   };
   config::Config config = config::DefaultConfig();
   for (const auto& c : cases) {
@@ -120,9 +123,12 @@ TEST(ParseIntentRequestTest, TierBoundsTheLimits) {
 
 TEST(IntentRequestJsonTest, StoredFormRoundTripsKeepingTheLanguageSource) {
   config::Config config = config::DefaultConfig();
-  auto r = ParseIntentRequest(
-      json{{"intent", "a bash one-liner"}, {"inputs", {{"n", 3}}}, {"volume_id", "vol-1"}}.dump(),
-      config, nullptr);
+  auto r = ParseIntentRequest(json{{"intent", "a bash one-liner"},
+                                   {"inputs", {{"n", 3}}},
+                                   {"volume_id", "vol-1"},
+                                   {"verify", "full"}}
+                                  .dump(),
+                              config, nullptr);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   auto back = IntentRequestFromJson(IntentRequestToJson(*r), config);
   ASSERT_TRUE(back.ok()) << back.status().ToString();
@@ -131,6 +137,7 @@ TEST(IntentRequestJsonTest, StoredFormRoundTripsKeepingTheLanguageSource) {
   EXPECT_EQ(back->language, "bash");
   EXPECT_EQ(back->language_source, "intent");
   EXPECT_EQ(back->volume_id, "vol-1");
+  EXPECT_EQ(back->verify, "full");  // A stored intent keeps its verify step.
 }
 
 TEST(AttemptBodyTest, CarriesProgramInputsVolumeAndLimits) {

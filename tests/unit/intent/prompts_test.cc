@@ -82,6 +82,58 @@ TEST(PromptsTest, FormatPromptSeesAtMost4KiBOfOutput) {
   EXPECT_TRUE(Has(messages[1].content, "{\"a\":1}"));
 }
 
+TEST(PromptsTest, TheChecksPromptHasTheCodeAndNoLanguageLine) {
+  // "Language: " marks the code-writing prompt (the scripted model's tests
+  // tell the prompts apart by it); the checks see the code, the inputs'
+  // names and where the output is, and each language's comment marker.
+  Preamble preamble;
+  preamble.variables = {{"xs", "array"}};
+  const struct {
+    const char* language;
+    const char* file;
+    const char* marker;
+  } cases[] = {{"python", "main.py", "`# checks`"},
+               {"javascript", "main.js", "`// checks`"},
+               {"typescript", "main.ts", "`// checks`"},
+               {"bash", "main.sh", "`# checks`"}};
+  for (const auto& c : cases) {
+    CodeTask task{"top 3 of xs", c.language, c.file, &preamble, false};
+    auto messages = ChecksMessages({&task, "PROGRAM-TEXT\n", "checks.x"});
+    ASSERT_EQ(messages.size(), 2u);
+    const std::string& user = messages[1].content;
+    EXPECT_FALSE(Has(user, "Language: ")) << user;
+    for (const char* w : {"top 3 of xs", "PROGRAM-TEXT", "/tmp/program_stdout.txt", "xs (array)",
+                          "CHECK PASS example", c.marker}) {
+      EXPECT_TRUE(Has(user, w)) << c.language << ": " << w << "\n" << user;
+    }
+  }
+}
+
+TEST(PromptsTest, AfterFailedChecksTheModelMayFixTheProgramOrSayACheckIsWrong) {
+  FailedChecks failed;
+  failed.failed = {"property largest first: got [5, 7, 9]"};
+  failed.checks_code = "# checks\nCHECKS-TEXT\n";
+  std::string m = ChecksFixMessage(failed, "python");
+  for (const char* w : {"1 of its checks failed", "- property largest first: got [5, 7, 9]",
+                        "CHECKS-TEXT", "minimal fix", "Wrong check: <name>: <why>", "`# checks`"}) {
+    EXPECT_TRUE(Has(m, w)) << w << "\n" << m;
+  }
+  failed.broken = true;
+  failed.failed.clear();
+  failed.checks_output_tail = "Traceback: NameError";
+  m = ChecksFixMessage(failed, "javascript");
+  EXPECT_TRUE(Has(m, "did not: they crashed or reported no check")) << m;
+  EXPECT_TRUE(Has(m, "Traceback: NameError")) << m;
+  EXPECT_TRUE(Has(m, "`// checks`")) << m;
+  FailedChecks judged;
+  judged.judge_problem = "prints 10 values, the task asks for 5";
+  m = ChecksFixMessage(judged, "python");
+  EXPECT_TRUE(Has(m, "does not answer the task as asked: prints 10 values")) << m;
+  auto judge = JudgeMessages("top 5", "", "1\n2\n");
+  EXPECT_TRUE(Has(judge[1].content, "answers the task as asked")) << judge[1].content;
+  EXPECT_TRUE(Has(judge[1].content, "{\"answers\": false, \"problem\"")) << judge[1].content;
+}
+
 TEST(IntentProgressTest, StagesKeepTheirFirstStartAcrossRetries) {
   IntentProgress p("add", "default");
   p.Start(Stage::kGenerateCode, "attempt 1 of 3", 1000);
