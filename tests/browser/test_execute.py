@@ -77,6 +77,47 @@ class ExecuteTabTest(harness.BrowserTestCase):
         self.screenshot("playground-execute")
         self.assert_console_clean(self.since)
 
+    def test_the_glass_lab_shows_the_checks_of_a_retried_intent(self):
+        # verify: checks. The first program exits 0 with a wrong sum; the
+        # model's check catches it, the retry fixes it, and the Glass Lab
+        # shows every check of both runs and the verdict inside Execute.
+        checks = ("# checks\n"
+                  "out = open('/tmp/program_stdout.txt').read().strip()\n"
+                  "ok = out == '5'\n"
+                  "print(f\"CHECK {'PASS' if ok else 'FAIL'} example 2 + 3 is 5\""
+                  " + ('' if ok else f' | got {out}'))\n")
+        self.llm.script([
+            self.llm_code_reply("print(2 + 2)"),
+            {"match": "Write checks that would catch", "content": processes.fenced("python", checks)},
+            {"match": "of its checks failed", "content": processes.fenced("python", "print(2 + 3)")},
+            processes.format_reply("Result: 5"),
+        ])
+        self.show_tab("execute")
+        self.js("document.getElementById('exec-verify').value = 'checks';")
+        self.submit_intent()
+        record = self.wait_intent()
+        self.assertEqual(record["status"], "succeeded", record)
+        self.assertTrue(record["verification"]["verified"], record["verification"])
+        verify = self.js(
+            "const v = document.querySelector('#exec-stages li[data-stage=execute] .stage-verify');"
+            "return v && {state: v.dataset.verified, hidden: v.hidden, text: v.textContent,"
+            " checks: [...v.querySelectorAll('li.check')].map((c) => c.dataset.passed)};")
+        self.assertEqual(verify["state"], "verified", verify)
+        self.assertFalse(verify["hidden"], verify)
+        self.assertIn("1 example passed", verify["text"])
+        self.assertEqual(verify["checks"], ["true"], verify)
+        per_attempt = self.js(
+            "return [...document.querySelectorAll('#exec-attempts .attempt')].map((a) =>"
+            " [...a.querySelectorAll('ul.checks li.check')].map((c) => c.textContent));")
+        self.assertEqual(len(per_attempt), 2, per_attempt)
+        self.assertEqual(len(per_attempt[0]), 1, per_attempt)
+        self.assertIn("example 2 + 3 is 5: got 4", per_attempt[0][0])
+        self.assertTrue(per_attempt[0][0].startswith("\u2717"), per_attempt)
+        self.assertTrue(per_attempt[1][0].startswith("\u2713"), per_attempt)
+        self.assertIn("Verified: 1 example passed.", self.text("exec-answer"))
+        self.screenshot("playground-verify")
+        self.assert_console_clean(self.since)
+
     def test_context_panel_runs_a_tool_and_sends_a_workflow_to_chat(self):
         if not self.by_id("context").is_displayed():
             self.click("context-toggle")

@@ -35,6 +35,9 @@ function buildForm(app) {
   ui.intent = el('textarea', {id: 'exec-intent', rows: 3, spellcheck: 'true',
                               placeholder: 'add 2 numbers together'});
   ui.language = languageSelect(app);
+  ui.verify = el('select', {id: 'exec-verify'},
+      el('option', {value: ''}, 'default'), el('option', {value: 'off'}, 'off'),
+      el('option', {value: 'checks'}, 'checks'), el('option', {value: 'full'}, 'full'));
   ui.inputs = createInputsEditor('exec');
   ui.button = el('button', {id: 'exec-button', type: 'submit', class: 'primary'}, 'Execute');
   ui.cancel = el('button', {id: 'exec-cancel', type: 'button', disabled: true}, 'Cancel');
@@ -46,6 +49,8 @@ function buildForm(app) {
       ui.llmMissing,
       field('Intent', ui.intent, 'What to compute, in plain English. Ctrl/Cmd+Enter executes.'),
       field('Language', ui.language, 'auto: the language the intent names, else the default.'),
+      field('Verify', ui.verify,
+          'checks: the model writes checks that run with its program; full: and judges the answer.'),
       ui.inputs.node,
       el('div', {class: 'exec-actions'}, ui.button, ui.cancel),
       ui.status);
@@ -195,6 +200,7 @@ export function mountExecuteTab(panel, app) {
     result.reset();
     const body = {intent, inputs: inputs.value};
     if (ui.language.value) body.language = ui.language.value;
+    if (ui.verify.value) body.verify = ui.verify.value;
     ui.button.disabled = true;
     setStatus('submitting', 'Submitting…');
     const current = {id: '', controller: new AbortController(), finished: false, fetching: false};

@@ -1,6 +1,9 @@
 // The Glass Lab's stage view: the four stages of an intent in order
 // (ol#exec-stages > li.stage[data-stage][data-state]), each with its state,
-// its duration (live while it runs) and its attempt count.
+// its duration (live while it runs) and its attempt count. The verify
+// step shows within Execute (div.stage-verify[data-verified]): its summary
+// and every check of the last run (li.check[data-kind][data-passed]).
+import {checkList} from './attempts.js';
 import {el, formatMs} from './dom.js';
 
 export const kStages = [
@@ -22,6 +25,20 @@ const kStateText = {
   stopped: 'stopped',
 };
 
+// The verify step ({mode, verified, summary, checks}) inside a stage.
+function drawVerify(node, v) {
+  node.hidden = !v;
+  if (!v) return node.replaceChildren();
+  const state = v.verified === true ? 'verified' : v.verified === false ? 'unverified' : 'pending';
+  node.dataset.verified = state;
+  const head = v.verified === null ? `checks (${v.mode}): not run yet` :
+      `${state} (${v.mode}): ${v.summary || ''}`;
+  const revised = (v.revisions || []).map((r) =>
+      el('li', {class: 'check-revision'}, `checks corrected at attempt ${r.attempt}: ${r.reason}`));
+  node.replaceChildren(el('p', {class: 'stage-verify-summary'}, head), checkList(v.checks),
+      ...(revised.length ? [el('ul', {class: 'check-revisions'}, ...revised)] : []));
+}
+
 function time(s) {
   const t = s ? Date.parse(s) : NaN;
   return Number.isFinite(t) ? t : null;
@@ -39,12 +56,14 @@ export function createStageView() {
       duration: el('span', {class: 'stage-duration'}),
       attempts: el('span', {class: 'stage-attempts'}),
       detail: el('p', {class: 'stage-detail'}),
+      verify: el('div', {class: 'stage-verify'}),
       stage: null,
     };
+    item.verify.hidden = true;
     item.li.append(
         el('span', {class: 'stage-marker', 'aria-hidden': 'true'}),
         el('span', {class: 'stage-name'}, s.label), item.state, item.duration, item.attempts,
-        item.detail);
+        item.detail, item.verify);
     items.set(s.name, item);
     node.append(item.li);
   }
@@ -74,6 +93,7 @@ export function createStageView() {
     item.duration.textContent = s ? duration(s) : '';
     item.detail.textContent = s && s.detail ? s.detail : '';
     item.detail.hidden = !item.detail.textContent;
+    drawVerify(item.verify, s && s.verify);
     // A running stage works on the next attempt: attempts hold finished ones.
     const n = kCounted.has(name) ? attempts + (status === 'running' ? 1 : 0) : 0;
     item.attempts.textContent = n ? `${n} attempt${n === 1 ? '' : 's'}` : '';
