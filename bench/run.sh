@@ -3,7 +3,8 @@
 #   bench/run.sh [docker|podman]     (default: docker)
 # Environment: LATENCY_JOBS (30), CLI_LOOP (0 = the whole sequential CLI
 # baseline; N = the first N, scaled), SECTIONS (latency,throughput,memory,sandboxes,data,judge,mcp,e2b,store,
-# queue, packages, edge; queue alone needs no engine; edge stops the engine 20 s; also fleet, not in the
+# queue, packages, verify, edge; verify is Execute mode's verify step on 30 intents, off and on, against
+# the scripted model (bench/verify_bench.py); queue alone needs no engine; edge stops the engine 20 s; also fleet, not in the
 # default: three HumanEval rounds each on two more setups, minutes), QUEUE_ARGS (queue_bench's flags, e.g.
 # "--processes 4 --workers 4 --jobs 20000 --sqlite-jobs 5000"),
 # HUMANEVAL (../shared/data/HumanEval.jsonl.gz), WAIT_JOBS (20), CONCURRENCY
@@ -19,7 +20,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 engine="${1:-docker}"
-sections="${SECTIONS:-latency,throughput,memory,sandboxes,data,judge,mcp,e2b,store,queue,packages,edge}"
+sections="${SECTIONS:-latency,throughput,memory,sandboxes,data,judge,mcp,e2b,store,queue,packages,verify,edge}"
 # The queue ceiling (issue 19): the job store driven directly on its own
 # PostgreSQL cluster, no engine and no server.
 if [[ $sections == *queue* ]]; then
@@ -172,6 +173,13 @@ if [[ $sections == *store* && -n $pgdir ]]; then
   echo "  postgres jobs table: $(psql -d coderunner -tAc "SELECT count(*) FROM jobs") rows"
 fi
 fleet_evidence
+# Execute mode's verify step (issue 37): 30 intents with a known answer,
+# verify off (the baseline) and checks, with the scripted model.
+if [[ $sections == *verify* ]]; then
+  cmake --build build -j"$(nproc)" --target fake_llm_server >/dev/null
+  python3 bench/verify_bench.py --coderunner build/coderunner \
+    --fake-llm build/tests/fake_llm/fake_llm_server --socket "$sock"
+fi
 # The edge under load and faults (issue 30), last: it stops the engine.
 if [[ $sections == *edge* ]]; then
   build/bench/edge_bench --server "http://127.0.0.1:$port" --pid "$pid" \
