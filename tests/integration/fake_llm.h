@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -50,20 +51,34 @@ class FakeLlm {
   FakeLlm& operator=(const FakeLlm&) = delete;
 
   bool started() const { return port_ > 0; }
+  // A client of the server's script routes. A script of megabytes is
+  // parsed by a server built with the sanitizers on a loaded machine (the
+  // ASan stage runs the unit shards beside integration tests): seconds,
+  // past httplib's default 5 s read bound. The bound only keeps a hung
+  // server from hanging the test.
+  httplib::Client Client() const {
+    httplib::Client c("127.0.0.1", port_);
+    c.set_read_timeout(std::chrono::seconds(60));
+    c.set_write_timeout(std::chrono::seconds(60));
+    return c;
+  }
   int port() const { return port_; }
   // What goes into llm.base_url.
   std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/v1"; }
 
   // Appends scripted replies (see tests/fake_llm/fake_llm_server.cc).
   void Script(const nlohmann::json& replies) {
-    httplib::Client c("127.0.0.1", port_);
+    httplib::Client c = Client();
     auto r = c.Post("/_script", nlohmann::json{{"replies", replies}}.dump(), "application/json");
-    if (!r || r->status != 200) ADD_FAILURE() << "fake llm: /_script failed";
+    if (!r || r->status != 200) {
+      ADD_FAILURE() << "fake llm: /_script failed: "
+                    << (r ? "HTTP " + std::to_string(r->status) : httplib::to_string(r.error()));
+    }
   }
 
   // Every chat request received so far: [{"authorization","body"}].
   nlohmann::json Requests() const {
-    httplib::Client c("127.0.0.1", port_);
+    httplib::Client c = Client();
     auto r = c.Get("/_requests");
     if (!r || r->status != 200) return nlohmann::json::array();
     return nlohmann::json::parse(r->body, nullptr, false);
