@@ -13,7 +13,7 @@
 #   scripts/check-test-counts.sh BUILD_DIR main|sanitized          # check
 #   scripts/check-test-counts.sh --print BUILD_DIR main|sanitized  # the counts, in the file's format
 #
-# main is CI's gcc build (scripts/test.sh: no unit tests), sanitized its
+# main is CI's clang build (scripts/test.sh: no unit tests), sanitized its
 # clang ASan+UBSan build. Update the file in the commit that adds or
 # removes tests.
 set -euo pipefail

@@ -19,7 +19,9 @@ cd "$(dirname "$0")/.."
 engine="${ENGINE:-podman}"
 
 scripts/install-deps.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCODERUNNER_TESTS=OFF >/dev/null
+# clang, the compiler CI builds with (scripts/test.sh).
+CC=clang CXX=clang++ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCODERUNNER_TESTS=OFF \
+  >/dev/null
 cmake --build build -j"$(nproc)" --target coderunner coderunner-init
 sock=$("scripts/start-$engine.sh" | tail -n1)
 images/build.sh --engine "$engine"
