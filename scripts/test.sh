@@ -16,7 +16,7 @@
 #   SKIP_SANITIZERS=1 scripts/test.sh   # no sanitizer build: unit tests and every Docker test in build/ instead
 #   SKIP_FUZZ=1 scripts/test.sh         # skip the bounded fuzzing pass
 #   SKIP_COMPOSE=1 scripts/test.sh      # skip the compose stacks
-#   FUZZ_SECONDS=60 scripts/test.sh     # fuzz longer (default 6 s a target)
+#   FUZZ_SECONDS=60 scripts/test.sh     # fuzz longer (default 4 s a target)
 #
 # Two builds, each compiling only what runs from it, so that CI fits its
 # 25-minute budget on 2 cores:
@@ -159,11 +159,12 @@ if [[ "${SKIP_SANITIZERS:-0}" != 1 ]]; then
   stage "ASan + UBSan: unit (shards) beside the docker-asan.* integration tests (build/'s, driving build-asan/'s service)"
   (
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-    # Two slots for the unit shards (all CPU), three for the integration
-    # tests (mostly waiting on their containers).
+    # Two slots for the unit shards (all CPU), four for the integration
+    # tests (mostly waiting on their containers; with three, a tenth of the
+    # CPU stayed idle once the shards were done).
     ctest_jobs=2 run_ctest build-asan >"$logs/asan-unit.log" 2>&1 &
     unit_pid=$!
-    ctest_jobs=3 run_ctest build -R '^docker-asan\.'
+    ctest_jobs=4 run_ctest build -R '^docker-asan\.'
     await "$unit_pid" "ASan unit shards" "$logs/asan-unit.log"
     grep -E '(tests passed|Total Test time)' "$logs/asan-unit.log" || true
   )
@@ -178,13 +179,13 @@ if [[ "${SKIP_FUZZ:-0}" != 1 ]]; then
   # leak, timeout or undefined behaviour (built with
   # -fno-sanitize-recover=all) fails the pass; the input that did it is
   # kept in build-asan/findings/.
-  stage "fuzz (libFuzzer, ${FUZZ_SECONDS:-6} s per target, committed corpus as seeds)"
+  stage "fuzz (libFuzzer, ${FUZZ_SECONDS:-4} s per target, committed corpus as seeds)"
   mkdir -p build-asan/findings
   fuzz_one() {
     local f=$1 work rc=0
     work=$(mktemp -d)
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=halt_on_error=1 \
-      build-asan/tests/fuzz/"${f}"_fuzzer -max_total_time="${FUZZ_SECONDS:-6}" -max_len=4096 \
+      build-asan/tests/fuzz/"${f}"_fuzzer -max_total_time="${FUZZ_SECONDS:-4}" -max_len=4096 \
       -print_final_stats=0 -artifact_prefix="build-asan/findings/$f-" "$work" \
       "tests/fuzz/corpus/$f" >"build-asan/findings/$f.log" 2>&1 || rc=$?
     rm -rf "$work"
