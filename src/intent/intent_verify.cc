@@ -14,7 +14,6 @@
 
 #include "code_extract.h"
 #include "coderunner/common/ids.h"
-#include "coderunner/common/sha256.h"
 #include "coderunner/common/utf8.h"
 #include "coderunner/isolation/mechanism.h"
 #include "coderunner/jobs/job_request.h"
@@ -114,17 +113,13 @@ std::string IntentPipeline::Execution::AddChecks(const Attempts& a, isolation::J
                                                  std::string* marker) const {
   const std::string file = ChecksFileName(a.lang->file);
   spec.files.push_back({file, JoinProgram(req_.language, a.preamble, a.checks).text, false});
+  // The job cache's key of the run as asked (checks among its files, the
+  // language's own command, the limits before the budget caps them), the
+  // configured image standing in for its digest: per tenant, all inputs.
   std::string key;
   if (config().jobs.cache_ttl_s > 0 && spec.volume.id.empty() && !spec.egress) {
-    // The inputs (the checks among the files), the program, the command
-    // before the marker, the limits, the image: the run's inputs, per tenant.
-    std::string text = record_.tenant + '\n' + spec.language.name + '\n' + spec.language.image +
-                       '\n' + jobs::InputsSha256(spec) + '\n' + Sha256Hex(spec.code) + '\n' +
-                       spec.runtime + '\n' + std::to_string(spec.limits.timeout_ms) + '\n' +
-                       std::to_string(spec.limits.memory_bytes) + '\n' +
-                       std::to_string(spec.limits.output_bytes);
-    for (const auto& part : spec.language.command) text += '\n' + part;
-    key = "intent-verify-v1:" + Sha256Hex(text);
+    key = "intent-verify-v1:" +
+          jobs::CacheKey(spec, record_.tenant, spec.language.image, wire::OutputEncoding::kUtf8);
   }
   *marker = NewId("coderunner-verify");
   spec.language.command =
@@ -145,14 +140,7 @@ std::optional<ChecksReport> IntentPipeline::Execution::CachedVerifyRun(const std
   report.cached = true;
   report.checks_exit_code = cached.value("checks_exit_code", -1);
   report.checks_output = cached.value("checks_output", "");
-  for (const auto& c : cached["checks"]) {
-    CheckResult r;
-    r.kind = c.value("kind", "") == "property" ? CheckKind::kProperty : CheckKind::kExample;
-    r.name = c.value("name", "");
-    r.passed = c.value("passed", false);
-    r.detail = c.value("detail", "");
-    report.checks.push_back(std::move(r));
-  }
+  report.checks = ChecksFromJson(cached["checks"]);
   isolation::RunResult r;
   r.status = isolation::RunStatus::kSucceeded;
   r.exit_code = cached.value("exit_code", 0);

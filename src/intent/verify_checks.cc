@@ -226,6 +226,24 @@ nlohmann::json ChecksJson(const std::vector<CheckResult>& checks) {
   return out;
 }
 
+std::vector<CheckResult> ChecksFromJson(const nlohmann::json& checks) {
+  std::vector<CheckResult> out;
+  if (!checks.is_array()) return out;
+  for (const auto& c : checks) {
+    if (!c.is_object()) continue;
+    CheckResult r;
+    const std::string kind = c.value("kind", "");
+    for (CheckKind k : {CheckKind::kExample, CheckKind::kProperty, CheckKind::kJudge}) {
+      if (kind == CheckKindName(k)) r.kind = k;
+    }
+    r.name = c.value("name", "");
+    r.passed = c.value("passed", false);
+    r.detail = c.value("detail", "");
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 ProgramAndChecks SplitProgramAndChecks(std::string_view reply, std::string_view language) {
   ProgramAndChecks out;
   for (std::string& block : ExtractCodeBlocks(reply, language)) {

@@ -87,6 +87,8 @@ std::string VerifiedSummary(const std::vector<CheckResult>& checks);
 
 // [{"kind","name","passed","detail"}].
 nlohmann::json ChecksJson(const std::vector<CheckResult>& checks);
+// ChecksJson's checks back; an entry that is not an object is skipped.
+std::vector<CheckResult> ChecksFromJson(const nlohmann::json& checks);
 
 // A reply to a request for checks, or for a fix after checks failed, may
 // hold a program and a checks program: the checks are the block whose
