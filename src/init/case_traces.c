@@ -79,6 +79,17 @@ int ClearDirectories(const char* const* dirs, int n) {
   return failed ? -1 : 0;
 }
 
+int ClearOwnedDirectory(const char* dir, unsigned mode) {
+  long long budget = kMaxClearEntries;
+  int fd = open(dir, kDirOpenFlags);
+  if (fd < 0) return -1;
+  struct stat st;
+  int failed = fchmod(fd, (mode_t)mode) != 0 || ClearTree(fd, 0, &budget) != 0 ||
+               fstat(fd, &st) != 0 || (st.st_mode & 07777) != (mode_t)mode;
+  close(fd);
+  return failed ? -1 : 0;
+}
+
 // The ids /proc/sysvipc/`kind` lists (its second column), up to `max`;
 // the count, or -1 if the file cannot be read.
 static int ListIpcIds(const char* kind, int* ids, int max) {

@@ -26,6 +26,11 @@ enum {
 // is verifiably empty afterwards, else -1.
 int ClearDirectories(const char* const* dirs, int n);
 
+// ClearDirectories for one directory the job owns (its /output: the job
+// runs as its owner, so it may have changed its permission bits): sets
+// them back to `mode` first. 0 when it is verifiably empty with `mode`.
+int ClearOwnedDirectory(const char* dir, unsigned mode);
+
 // Removes every System V shared memory segment, message queue and
 // semaphore set /proc/sysvipc lists. 0 when none is left afterwards, else
 // -1 (also when /proc/sysvipc cannot be read). Only for PID 1 of a

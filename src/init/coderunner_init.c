@@ -56,13 +56,18 @@
 //     writes the case's trailer, whose "reusable" says whether the next go
 //     may come. A case's trailer reports its own CPU time and OOM kills,
 //     and the largest resident set of its processes as its peak memory;
+//   - with -P N (and -W), prestarts the first N words of its command for
+//     each job (each case) once the one before is gone: the interpreter,
+//     which then waits for its release (prestart.h) at the go;
+//   - in go mode "reuse" leaves /output to the service after a job, and
+//     empties it before the next job starts (or refuses to start it);
 //   - writes one metrics trailer line to stderr after the job ends, with
 //     CPU time, peak memory and the OOM-kill count read from the container's
 //     own cgroup, and what the output directory holds. The engines disagree
 //     on OOM (Podman 4.3 reports OOMKilled=false for a memory kill); the
 //     cgroup counter does not lie.
 //
-// Usage: coderunner-init [-i STDIN_FILE | -W FIFO [-t DIR]...] [-c CPU_MS] [-e KEY=VALUE]...
+// Usage: coderunner-init [-i STDIN_FILE | -W FIFO [-t DIR]... [-P N]] [-c CPU_MS] [-e KEY=VALUE]...
 //                        [-o DIR [-q BYTES] [-f BYTES] [-n COUNT] [-r] [-m]] -- COMMAND [ARG]...
 //        coderunner-init -x -- COMMAND [ARG]...
 // With -x it is not PID 1 but a process the service starts in a running
@@ -95,6 +100,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -107,6 +113,7 @@
 #include "job_metrics.h"
 #include "job_start.h"
 #include "output_guard.h"
+#include "prestart.h"
 #include "proc_masks.h"
 #include "syscall_filter.h"
 
@@ -119,7 +126,11 @@ static char g_eof_nonce[kMaxGoNonce + 1];
 // any process reaped since, bytes.
 static long long g_cpu_base_us = 0;
 static long long g_max_rss_bytes = 0;
-static int g_reusable = 0;  // The last case was cleared up: the next may run here.
+static int g_reusable = 0;             // The last case was cleared up: the next may run here.
+static int g_output_kept = 0;          // Go mode "reuse" left /output: empty it first.
+static unsigned g_output_mode = 0700;  // /output's bits before any job.
+// The prestarted process waiting for the next go (-P), or none.
+static Prestarted g_prestarted = {-1, -1};
 
 // What the trailer reports.
 typedef struct {
@@ -361,41 +372,65 @@ static int ExecInPlace(char** command) {
 }
 
 // What a series' case left behind, cleared before the next case
-// (case_traces.h): the scratch directories (-t), /output, and System V IPC
+// (case_traces.h): the scratch directories (-t), /output (unless the case
+// leaves it to the service: go mode "reuse"), and System V IPC
 // objects (only as PID 1 of the container: on the host they would be the
 // host's). 0 when all of it is gone.
-static int ClearCase(const InitOptions* o) {
+static int ClearCase(const InitOptions* o, int keep_output) {
   const char* dirs[kMaxScratch + 1];
   int n = 0;
   for (int i = 0; i < o->nscratch; ++i) dirs[n++] = o->scratch[i];
-  dirs[n++] = o->out.dir;
   int failed = ClearDirectories(dirs, n) != 0;
+  if (!keep_output && o->out.dir != NULL) {
+    failed |= ClearOwnedDirectory(o->out.dir, g_output_mode) != 0;
+  }
   if (g_own_namespace) failed |= ClearSysvIpc() != 0;
   return failed ? -1 : 0;
+}
+
+// Starts the job `argv` (the prestarted process, else a fork); "policy"
+// when /output, left by a "reuse" case, could not be emptied.
+static const char* StartCase(InitOptions* o, char** argv) {
+  if (g_output_kept) {
+    g_output_kept = 0;
+    if (o->out.dir != NULL && ClearOwnedDirectory(o->out.dir, g_output_mode) != 0) {
+      dprintf(2, "coderunner-init: %s still holds an earlier job's files\n", o->out.dir);
+      return "policy";  // The prestarted process dies with the rest.
+    }
+  }
+  if (g_prestarted.pid > 0) return ReleasePrestarted(o, &g_prestarted, argv, &g_child);
+  return StartJob(o, argv, &g_child);
 }
 
 // Runs one job, or one case of a series (`series`), to its end, and writes
 // its trailer. A case another follows (`more`) is cleared up after first;
 // g_reusable says whether that worked. Returns the job's exit status.
-static int RunJob(InitOptions* o, char** argv, int series, int more) {
+static int RunJob(InitOptions* o, char** argv, int series, int more, int keep_output) {
   Outcome r;
   memset(&r, 0, sizeof(r));
   r.watchdog_cpu_us = -1;
+  // A prestarted process ran before its job: like a series' case, the job
+  // reports only what happened since its go.
+  const int own_share = series || g_prestarted.pid > 0;
   JobMetrics base;
-  if (series) ReadJobMetrics(&base);
+  if (own_share) ReadJobMetrics(&base);
   g_max_rss_bytes = 0;
-  g_cpu_base_us = series ? JobCpuUs() : 0;
+  g_cpu_base_us = own_share ? JobCpuUs() : 0;
   int can_rollback = o->out.dir != NULL && o->out.rollback && OutputSnapshot(&o->out) == 0;
-  r.start_error = StartJob(o, argv, &g_child);
+  r.start_error = StartCase(o, argv);
+  if (g_prestarted.release_fd >= 0) close(g_prestarted.release_fd);
+  g_prestarted.release_fd = -1;
+  g_prestarted.pid = -1;
   if (r.start_error != NULL) {
     int done = 0;
     KillAndReapAll(&r.status, &done);
   } else {
     Supervise(o, &r, can_rollback);
   }
-  g_reusable = more && ClearCase(o) == 0;
+  g_reusable = more && ClearCase(o, keep_output) == 0;
+  g_output_kept = g_reusable && keep_output;
   r.reusable = g_reusable;
-  WriteTrailer(o, &r, series ? &base : NULL);
+  WriteTrailer(o, &r, own_share ? &base : NULL);
   return WIFEXITED(r.status) ? WEXITSTATUS(r.status) : 128 + WTERMSIG(r.status);
 }
 
@@ -439,18 +474,26 @@ int main(int argc, char** argv) {
     WriteTrailer(&o, &r, NULL);
     return 126;
   }
-  if (o.go_fifo == NULL) return RunJob(&o, o.command, 0, 0);
+  if (o.go_fifo == NULL) return RunJob(&o, o.command, 0, 0, 0);
+  struct stat out_st;
+  if (o.out.dir != NULL && stat(o.out.dir, &out_st) == 0) g_output_mode = out_st.st_mode & 07777;
+  // A release written to a prestarted process that died must not end init.
+  signal(SIGPIPE, SIG_IGN);
+  char** job_command = o.command + o.prestart_words;
   for (int between_cases = 0;; between_cases = 1) {
+    // Each job (each case) gets a process prestarted for it alone, after
+    // everything of the case before is gone.
+    if (o.prestart_words > 0) StartPrestart(&o, PrestartArgv(&o), &g_prestarted);
     const GoMessage* go = AwaitGo(o.go_fifo, between_cases, &g_stop);
     if (go == NULL) return 125;
     memcpy(g_eof_nonce, go->nonce, sizeof(g_eof_nonce));
     o.stdin_path = go->with_stdin ? "/workspace/.coderunner-stdin" : NULL;
-    if (!go->series) return RunJob(&o, JobArgv(o.command, go), 0, 0);
+    if (!go->series) return RunJob(&o, JobArgv(job_command, go), 0, 0, 0);
     // A stop the service sent as the last case ended on its own was
     // handled by now (the signal was pending before this go was written).
     g_stop = 0;
     const int more = go->more;
-    int status = RunJob(&o, JobArgv(o.command, go), 1, more);
+    int status = RunJob(&o, JobArgv(job_command, go), 1, more, go->keep_output);
     if (!more || !g_reusable) return status;
   }
 }

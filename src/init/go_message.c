@@ -27,6 +27,8 @@ int ParseGoPayload(const char* payload, size_t len, GoMessage* out) {
   if (p >= end) return -1;
   if (strcmp(p, "more") == 0) {
     out->series = out->more = 1;
+  } else if (strcmp(p, "reuse") == 0) {
+    out->series = out->more = out->keep_output = 1;
   } else if (strcmp(p, "last") == 0) {
     out->series = 1;
   } else if (strcmp(p, "once") != 0) {

@@ -5,8 +5,10 @@
 //   workspace's stdin file is the job's stdin), an end nonce (lower-case
 //   hex, at most 64 characters, may be empty), the mode ("once": the
 //   container's one job; "more": a case of a series, another go follows
-//   its end; "last": a series' last case), then the arguments appended to
-//   the command.
+//   its end; "last": a series' last case; "reuse": as "more", but /output
+//   is left for the service to collect, and init empties it before the
+//   next go's job starts, refusing to start it otherwise), then the
+//   arguments appended to the command.
 // The service's encoder is src/isolation/init_message.cc, tested against
 // this parser in tests/unit/isolation/init_message_test.cc.
 // The service is the only writer (the FIFO is root-owned, 0644), but the
@@ -32,7 +34,8 @@ enum {
 typedef struct {
   int with_stdin;                // The stdin file is the job's stdin.
   int series;                    // A case of a series ("more" or "last").
-  int more;                      // Another go follows this case's end ("more").
+  int more;                      // Another go follows this case's end ("more", "reuse").
+  int keep_output;               // /output is left after the case ("reuse").
   char nonce[kMaxGoNonce + 1];   // NUL-terminated hex; "" without a nonce.
   const char* args[kMaxGoArgs];  // Point into the payload passed to ParseGoPayload.
   int nargs;

@@ -47,11 +47,15 @@ int ParseInitOptions(int argc, char** argv, InitOptions* o) {
       o->out.rollback = 1;
     } else if (strcmp(a, "-m") == 0) {
       o->out.any_mount = 1;
+    } else if (strcmp(a, "-P") == 0 && has_value && ParseCount(argv[i + 1]) > 0 &&
+               ParseCount(argv[i + 1]) < argc) {
+      o->prestart_words = (int)ParseCount(argv[++i]);
     } else if (strcmp(a, "-x") == 0) {
       o->exec_in_place = 1;
     } else {
       dprintf(2,
-              "coderunner-init: usage: [-i FILE | -W FIFO [-t DIR]...] [-c CPU_MS] [-p PORT] [-e "
+              "coderunner-init: usage: [-i FILE | -W FIFO [-t DIR]... [-P N]] [-c CPU_MS] [-p "
+              "PORT] [-e "
               "K=V]... "
               "[-o DIR [-q N] [-f N] [-n N] [-r] [-m]] -- CMD [ARG]...\n"
               "       coderunner-init -x -- CMD [ARG]...\n");
@@ -61,7 +65,7 @@ int ParseInitOptions(int argc, char** argv, InitOptions* o) {
   o->envp[nenv] = NULL;
   if (o->exec_in_place &&
       (nenv > 0 || o->stdin_path != NULL || o->go_fifo != NULL || o->nscratch > 0 ||
-       o->out.dir != NULL || o->cpu_limit_ms > 0 || o->egress_port > 0)) {
+       o->out.dir != NULL || o->cpu_limit_ms > 0 || o->egress_port > 0 || o->prestart_words > 0)) {
     dprintf(2, "coderunner-init: -x takes no other option\n");
     return -1;
   }
@@ -70,5 +74,9 @@ int ParseInitOptions(int argc, char** argv, InitOptions* o) {
     return -1;
   }
   o->command = argv + i;
+  if (o->prestart_words > 0 && (o->go_fifo == NULL || o->prestart_words >= argc - i)) {
+    dprintf(2, "coderunner-init: -P needs -W and a job's command after its words\n");
+    return -1;
+  }
   return 0;
 }

@@ -28,6 +28,9 @@ typedef struct {
   const char* scratch[kMaxScratch];
   int nscratch;
   char** command;  // After "--"; NULL-terminated, at least one word.
+  // -P N (with -W): the first N words of `command` are the prestart
+  // command, the rest the job's (prestart.h); 0: no prestart.
+  int prestart_words;
   // -x: not PID 1 but a process the service starts in a running sandbox (an
   // engine exec): install the filter and become the command. Takes no
   // other option.
@@ -37,7 +40,8 @@ typedef struct {
 // Parses argv[1..argc) into `o` (zeroed first). Returns 0, or -1 after
 // writing a usage message to stderr: an unknown option, a missing or
 // negative count, more than kMaxEnv -e or kMaxScratch -t values, -x with
-// another option, or no command.
+// another option, no command, or -P without -W or without a job's command
+// after its N words.
 int ParseInitOptions(int argc, char** argv, InitOptions* o);
 
 #ifdef __cplusplus

@@ -10,6 +10,12 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "prestart.h"
+
+// Where a passed descriptor is parked while descriptor kPrestartFd is
+// set up: above anything init has open.
+enum { kHighFd = 10 };
+
 // Tells init's parent, through the close-on-exec pipe `report`, why the job
 // could not start, and ends the child.
 static void StartFailed(int report, char why, const char* what) {
@@ -19,17 +25,32 @@ static void StartFailed(int report, char why, const char* what) {
   _exit(127);
 }
 
+// Makes `pass_fd` descriptor kPrestartFd of the process (not
+// close-on-exec), and `*report` a descriptor above it, whatever numbers
+// they had.
+static void PlacePassedFd(int pass_fd, int* report) {
+  int high_report = fcntl(*report, F_DUPFD_CLOEXEC, kHighFd);
+  int high_pass = fcntl(pass_fd, F_DUPFD, kHighFd);
+  if (high_report < 0 || high_pass < 0) StartFailed(*report, 'e', "descriptors");
+  *report = high_report;
+  if (dup2(high_pass, kPrestartFd) < 0) StartFailed(*report, 'e', "descriptors");
+  close(high_pass);
+}
+
 // The forked child: becomes the job. `report` is closed by a successful
 // exec. The seccomp filter is already in place (inherited from init).
-static void ExecJob(const InitOptions* o, char** argv, int report) {
+static void ExecJob(const InitOptions* o, char** argv, int report, int pass_fd) {
   // A group and session of its own: kill(0, ...) and killpg never reach
   // init.
   setsid();
   // init is non-dumpable; the job's own /proc entries must be its own
   // again (execve would restore this anyway).
   prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
-  int fd = open(o->stdin_path ? o->stdin_path : "/dev/null", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  // A prestarted process opens the job's stdin itself when released.
+  const char* in = o->stdin_path != NULL && pass_fd < 0 ? o->stdin_path : "/dev/null";
+  int fd = open(in, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0 || dup2(fd, 0) < 0) StartFailed(report, 'i', "open stdin");
+  if (pass_fd >= 0) PlacePassedFd(pass_fd, &report);
   // The job, not this init, should be the OOM killer's first choice. Raising
   // one's own score needs no privilege; failure is harmless.
   int adj = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
@@ -72,6 +93,10 @@ static void ExecJob(const InitOptions* o, char** argv, int report) {
 }
 
 const char* StartJob(const InitOptions* o, char** argv, pid_t* child) {
+  return StartProcess(o, argv, -1, child);
+}
+
+const char* StartProcess(const InitOptions* o, char** argv, int pass_fd, pid_t* child) {
   int report[2];
   if (pipe2(report, O_CLOEXEC) != 0) return "fork";
   *child = fork();
@@ -83,7 +108,7 @@ const char* StartJob(const InitOptions* o, char** argv, pid_t* child) {
   }
   if (*child == 0) {
     close(report[0]);
-    ExecJob(o, argv, report[1]);
+    ExecJob(o, argv, report[1], pass_fd);
   }
   close(report[1]);
   char why = 0;

@@ -16,4 +16,10 @@
 // stderr and exited 127). Call from the single thread of init.
 const char* StartJob(const InitOptions* o, char** argv, pid_t* child);
 
+// StartJob, but with `pass_fd` (>= 0) passed on as descriptor kPrestartFd
+// (prestart.h) and stdin /dev/null whatever the options say: a prestarted
+// process opens the job's stdin itself once released. With pass_fd -1 it
+// is StartJob.
+const char* StartProcess(const InitOptions* o, char** argv, int pass_fd, pid_t* child);
+
 #endif  // CODERUNNER_INIT_JOB_START_H_

@@ -32,6 +32,8 @@ const char* ModeField(GoMode mode) {
       return "more";
     case GoMode::kLast:
       return "last";
+    case GoMode::kReuse:
+      return "reuse";
     case GoMode::kOnce:
       break;
   }

@@ -12,9 +12,9 @@
 //
 // Wire format: "CRGO", the payload length (4 bytes, little-endian), then the
 // payload: NUL-terminated fields "stdin" or "-", the end nonce, the mode
-// ("once", "more" or "last"), then each argument. What a job's container needs besides (code,
-// files, stdin bytes, environment, limits) travels as workspace files and init's command line, not
-// in this message.
+// ("once", "more", "last" or "reuse"), then each argument. What a job's container needs besides
+// (code, files, stdin bytes, environment, limits) travels as workspace files and init's command
+// line, not in this message.
 #ifndef CODERUNNER_ISOLATION_INIT_MESSAGE_H_
 #define CODERUNNER_ISOLATION_INIT_MESSAGE_H_
 
@@ -32,6 +32,9 @@ enum class GoMode {
   kOnce,  // The container's one job: init exits after it.
   kMore,  // A case of a series: another go follows its end.
   kLast,  // A series' last case: init exits after it.
+  // One of a reuse scope's jobs (container reuse): as kMore, but init
+  // leaves /output to the service and empties it before the next job.
+  kReuse,
 };
 
 // What one go message tells init.

@@ -185,6 +185,31 @@ TEST_F(CaseSeriesTest, EachCaseFindsNothingTheCaseBeforeItLeft) {
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), {}), "keep");
 }
 
+// Go mode "reuse" (a tenant's jobs in a row): /output stays for the
+// service to collect after a job, and the next job finds it empty and with
+// the bits it had before any job, though the job before (its owner) took
+// its write bit away.
+TEST_F(CaseSeriesTest, AReuseJobLeavesOutputToTheServiceAndTheNextFindsItEmptyAgain) {
+  Start();
+  CaseEnd first =
+      RunCase("echo art > $O/a && echo t > $T/t && chmod 0500 $O && echo done", GoMode::kReuse);
+  ASSERT_TRUE(first.trailer);
+  EXPECT_EQ(first.stdout_text, "done\n");
+  EXPECT_TRUE(first.trailer->reusable);
+  EXPECT_EQ(first.trailer->output_entries, 1);
+  EXPECT_TRUE(fs::is_empty(scratch_));
+  EXPECT_TRUE(fs::exists(output_ + "/a")) << "left for the service";
+  CaseEnd second = RunCase(
+      "find $O $T -mindepth 1 | wc -l; touch $O/b && echo writable; stat -c %a $O", GoMode::kReuse);
+  ASSERT_TRUE(second.trailer);
+  EXPECT_EQ(second.stdout_text, "0\nwritable\n700\n");
+  EXPECT_TRUE(second.trailer->reusable);
+  CaseEnd last = RunCase("find $O -mindepth 1 | wc -l", GoMode::kLast);
+  ASSERT_TRUE(last.trailer);
+  EXPECT_EQ(last.stdout_text, "0\n");
+  EXPECT_EQ(Exited(), 0);
+}
+
 TEST_F(CaseSeriesTest, ACaseThatLeavesWhatCannotBeClearedEndsTheSeries) {
   Start();
   // Deeper than init goes (kMaxClearDepth, 64).

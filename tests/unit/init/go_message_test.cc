@@ -43,6 +43,7 @@ struct PayloadCase {
   std::vector<std::string> args;
   int series = 0;
   int more = 0;
+  int keep_output = 0;
 };
 
 TEST(GoMessageTest, ParsesWellFormedPayloadsAndRefusesTheRest) {
@@ -62,6 +63,7 @@ TEST(GoMessageTest, ParsesWellFormedPayloadsAndRefusesTheRest) {
       {"64-character nonce", "-" + nul + n64 + nul + "once" + nul, 0, 0, n64, {}},
       {"a series' case, more to come", string("-\0a\0more\0x\0", 11), 0, 0, "a", {"x"}, 1, 1},
       {"a series' last case", string("stdin\0a\0last\0", 13), 0, 1, "a", {}, 1, 0},
+      {"a reuse scope's job", string("-\0a\0reuse\0", 10), 0, 0, "a", {}, 1, 1, 1},
       {"65-character nonce", "-" + nul + n64 + "a" + nul + "once" + nul, -1, 0, "", {}},
       {"upper-case nonce", string("-\0AB\0once\0", 10), -1, 0, "", {}},
       {"quote in nonce", string("-\0a\"\0once\0", 10), -1, 0, "", {}},
@@ -81,6 +83,7 @@ TEST(GoMessageTest, ParsesWellFormedPayloadsAndRefusesTheRest) {
     EXPECT_EQ(std::string(msg.nonce), c.nonce);
     EXPECT_EQ(msg.series, c.series);
     EXPECT_EQ(msg.more, c.more);
+    EXPECT_EQ(msg.keep_output, c.keep_output);
     ASSERT_EQ(msg.nargs, static_cast<int>(c.args.size()));
     for (int i = 0; i < msg.nargs; ++i) EXPECT_EQ(msg.args[i], c.args[i]);
   }

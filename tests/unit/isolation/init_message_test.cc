@@ -23,6 +23,7 @@ struct Decoded {
   bool with_stdin = false;
   bool series = false;
   bool more = false;
+  bool keep_output = false;
   std::string nonce;
   std::vector<std::string> args;
 };
@@ -40,6 +41,7 @@ Decoded Decode(const std::string& wire) {
   d.with_stdin = msg.with_stdin != 0;
   d.series = msg.series != 0;
   d.more = msg.more != 0;
+  d.keep_output = msg.keep_output != 0;
   d.nonce = msg.nonce;
   for (int i = 0; i < msg.nargs; ++i) d.args.emplace_back(msg.args[i]);
   return d;
@@ -68,6 +70,7 @@ TEST(InitMessageTest, InitDecodesWhatTheServiceEncodes) {
       {"largest that fits", {true, std::string(64, 'a'), Args(1, 56000 - 80 - 1)}},
       {"a series' case", {true, hex24, {"a"}, GoMode::kMore}},
       {"a series' last case", {false, hex24, {}, GoMode::kLast}},
+      {"one of a reuse scope's jobs", {true, hex24, {"a"}, GoMode::kReuse}},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -78,7 +81,8 @@ TEST(InitMessageTest, InitDecodesWhatTheServiceEncodes) {
     EXPECT_EQ(d.nonce, c.go.nonce);
     EXPECT_EQ(d.args, c.go.args);
     EXPECT_EQ(d.series, c.go.mode != GoMode::kOnce);
-    EXPECT_EQ(d.more, c.go.mode == GoMode::kMore);
+    EXPECT_EQ(d.more, c.go.mode == GoMode::kMore || c.go.mode == GoMode::kReuse);
+    EXPECT_EQ(d.keep_output, c.go.mode == GoMode::kReuse);
   }
 }
 
