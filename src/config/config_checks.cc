@@ -12,6 +12,13 @@
 #include "config_table.h"
 
 namespace coderunner::config {
+namespace {
+
+// What a module name in languages.<name>.preload may hold (dotted).
+constexpr char kModuleNameChars[] =
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.";
+
+}  // namespace
 
 Status CheckRuntime(const std::string& v, const std::string& path) {
   if (v.empty() || v == "runc" || v == "runsc") return OkStatus();
@@ -140,6 +147,15 @@ Status CheckLanguage(const LanguageSpec& lang, const std::string& path) {
   CR_RETURN_IF_ERROR(CheckRequired(lang.image, path + ".image"));
   CR_RETURN_IF_ERROR(CheckPlainFileName(lang.file, path + ".file"));
   if (lang.command.empty()) return Bad(path + ".command", "is required");
+  if (!lang.preload.empty() && lang.prestart.empty()) {
+    return Bad(path + ".preload", "needs a prestart command to load into");
+  }
+  for (const auto& m : lang.preload) {
+    // Module names only: they are words of the prestart's command line.
+    const bool plain = !m.empty() && m.front() != '.' && m.back() != '.' &&
+                       m.find_first_not_of(kModuleNameChars) == std::string::npos;
+    if (!plain) return Bad(path + ".preload", "'" + m + "' is not a module name");
+  }
   return OkStatus();
 }
 

@@ -112,6 +112,8 @@ const Field<PoolOptions> kPoolFields[] = {
     {"max_idle_s", &PoolOptions::max_idle_s, U::kSeconds, AtLeast(1)},
     {"fill_parallelism", &PoolOptions::fill_parallelism, U::kCount, Between(1, 16)},
     {"shape_idle_s", &PoolOptions::shape_idle_s, U::kSeconds, AtLeast(1)},
+    {"reuse_idle_ms", &PoolOptions::reuse_idle_ms, U::kMillis, Between(1, 600000)},
+    {"reuse_max_jobs", &PoolOptions::reuse_max_jobs, U::kCount, Between(1, 100000)},
 };
 
 const Field<StoreConfig> kStoreFields[] = {
@@ -241,6 +243,7 @@ const Field<TierConfig> kTierFields[] = {
     {"egress_allow", &TierConfig::egress_allow},      // Each read: CheckTier.
     {"egress_private", &TierConfig::egress_private},  // Likewise.
     {"intent_verify", &TierConfig::intent_verify, U::kNone, {}, CheckTierVerifyMode},
+    {"container_reuse", &TierConfig::container_reuse},
 };
 
 // languages.<name>; CheckLanguage checks what must be given.
@@ -255,6 +258,8 @@ const Field<LanguageSpec> kLanguageFields[] = {
     {"compile_timeout_ms", &LanguageSpec::compile_timeout_ms, U::kMillis, AtLeast(100)},
     {"compile_memory_bytes", &LanguageSpec::compile_memory_bytes, U::kBytes, AtLeast(6 << 20)},
     {"compile_output_bytes", &LanguageSpec::compile_output_bytes, U::kBytes, AtLeast(1024)},
+    {"prestart", &LanguageSpec::prestart},
+    {"preload", &LanguageSpec::preload},  // Each a module name: CheckLanguage.
 };
 
 const Field<AuthConfig> kAuthFields[] = {

@@ -2,15 +2,45 @@
 // allowlisted environment, stdin from a file or /dev/null, and no log driver
 // (output is taken from the attach stream, never stored by the engine). A
 // pooled container's init waits for its go message, and empties /tmp
-// between the cases of a series.
+// between the cases of a series; it prestarts the language's interpreter
+// (isolation/prestart.h) while it waits.
 // A job with an egress allowlist gets its proxy in HTTP(S)_PROXY, and init
 // waits for the proxy before the job starts.
 // Under gVisor it also enforces the CPU-time limit (-c), and does not ask
 // init to check /output's mount flags, which gVisor does not show (-m).
 #include "coderunner/isolation/mechanism.h"
+#include "prestart.h"
 
 namespace coderunner::isolation {
 namespace {
+
+// The proxy the service listens with inside the job's network namespace,
+// in the job's environment; init waits for it before the job starts (-p).
+void AddEgressProxy(nlohmann::json& cmd) {
+  const std::string proxy = "http://127.0.0.1:" + std::to_string(egress::kEgressProxyPort);
+  for (const char* var : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"}) {
+    cmd.push_back("-e");
+    cmd.push_back(std::string(var) + "=" + proxy);
+  }
+  cmd.push_back("-p");
+  cmd.push_back(std::to_string(egress::kEgressProxyPort));
+}
+
+// A pooled container's init options: the go FIFO, /tmp emptied between
+// the cases of a series (with /output), and the prestart's word count.
+// Returns the prestart's words, which go before the job's command.
+std::vector<std::string> AddPooled(const JobSpec& job, nlohmann::json& cmd) {
+  cmd.push_back("-W");
+  cmd.push_back(std::string(kWorkspaceMount) + "/" + std::string(kGoFifo));
+  cmd.push_back("-t");
+  cmd.push_back(std::string(kTmpMount));
+  std::vector<std::string> prestart = PrestartWords(job);
+  if (!prestart.empty()) {
+    cmd.push_back("-P");
+    cmd.push_back(std::to_string(prestart.size()));
+  }
+  return prestart;
+}
 
 class CleanProcess : public Mechanism {
  public:
@@ -21,27 +51,14 @@ class CleanProcess : public Mechanism {
     const JobSpec& job = ctx.job;
     std::string program = std::string(kWorkspaceMount) + "/" + job.language.file;
     nlohmann::json cmd = nlohmann::json::array();
+    std::vector<std::string> prestart;  // Words before the job's command (-P).
     for (const auto& kv : settings.env) {
       cmd.push_back("-e");
       cmd.push_back(kv);
     }
-    if (job.egress) {
-      // The proxy the service listens with inside the job's network
-      // namespace; init waits for it before the job starts (-p).
-      const std::string proxy = "http://127.0.0.1:" + std::to_string(egress::kEgressProxyPort);
-      for (const char* var : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"}) {
-        cmd.push_back("-e");
-        cmd.push_back(std::string(var) + "=" + proxy);
-      }
-      cmd.push_back("-p");
-      cmd.push_back(std::to_string(egress::kEgressProxyPort));
-    }
+    if (job.egress) AddEgressProxy(cmd);
     if (ctx.pooled) {
-      cmd.push_back("-W");
-      cmd.push_back(std::string(kWorkspaceMount) + "/" + std::string(kGoFifo));
-      // Emptied between the cases of a series, with /output.
-      cmd.push_back("-t");
-      cmd.push_back(std::string(kTmpMount));
+      prestart = AddPooled(job, cmd);
     } else if (ctx.has_stdin) {
       cmd.push_back("-i");
       cmd.push_back(std::string(kWorkspaceMount) + "/" + std::string(kStdinFile));
@@ -71,6 +88,7 @@ class CleanProcess : public Mechanism {
       cmd.push_back(std::to_string(job.limits.cpu_ms));
     }
     cmd.push_back("--");
+    for (const auto& word : prestart) cmd.push_back(word);
     for (const auto& part : job.language.command) cmd.push_back(part == "{file}" ? program : part);
     // A pooled container gets the arguments with its "go" message.
     if (!ctx.pooled) {

@@ -23,6 +23,9 @@ StatusOr<RunResult> ContainerRunner::RunPooled(const JobSpec& job, const RunHook
                                                std::unique_ptr<PooledContainer> warm) {
   const auto t0 = Clock::now();
   PooledContainer& c = *warm;
+  // Container reuse (a tier's choice): init then waits for the scope's
+  // next job. Not with a home directory, which init does not clear.
+  const bool reuse = !job.reuse_scope.empty() && job.home_bytes == 0;
   Status written = WriteJobFiles(job, *c.workspace);
   if (!written.ok()) {
     pool_->Retire(std::move(warm));
@@ -33,6 +36,8 @@ StatusOr<RunResult> ContainerRunner::RunPooled(const JobSpec& job, const RunHook
   // completion, ~40 ms before Docker closes the attach stream.
   const std::string nonce = NewId("eof").substr(4);
   AttachedContainer& attach = *c.attach;
+  // A reused container's stream was marked complete by its last job.
+  attach.ClearComplete();
   io.ExpectEnd(nonce, [&attach] { attach.MarkComplete(); });
   c.attach->SetSink([&io](std::string_view chunk) { return io.Feed(chunk); });
   // "go": the job's arguments and stdin choice, one write into the FIFO
@@ -42,7 +47,8 @@ StatusOr<RunResult> ContainerRunner::RunPooled(const JobSpec& job, const RunHook
   auto go = [&]() -> Status {
     c.ran_job = true;
     watch = WatchOutput(job, c.output, c.id);
-    return WriteGoMessage(c.go_fd, {!job.stdin_data.empty(), nonce, job.args});
+    return WriteGoMessage(c.go_fd, {!job.stdin_data.empty(), nonce, job.args,
+                                    reuse ? GoMode::kReuse : GoMode::kOnce});
   };
   Supervised sv = Supervise(job, hooks, *c.attach, go, /*wait_for_attach=*/false);
   if (hooks.cancel != nullptr) hooks.cancel->OnCancel(nullptr);
@@ -70,33 +76,66 @@ StatusOr<RunResult> ContainerRunner::RunPooled(const JobSpec& job, const RunHook
   bool engine_lost = false;
   // A watch that stopped the job killed init with it: no trailer then.
   if (!trailer || !sv.failure.ok() || sv.cancelled) {
-    ContainerEnd end = LearnEnd(job, c.id, *c.attach,
-                                sv.failure.ok() && stream_done && !sv.cancelled, f.sv, hooks);
-    f.state = std::move(end.state);
-    f.inspected = end.inspected;
-    engine_lost = end.engine_lost;
-    Status removed = RemoveExitingContainer(containers_, c.id);
-    if (!removed.ok()) {
-      spdlog::warn("job {}: remove container {}: {}", job.id, c.id, removed.ToString());
-    }
-    c.container_removed = removed.ok();
-    c.attach->Join();
+    engine_lost = EndUntrailed(job, c, stream_done, hooks, f);
   }
   io.Finish();
   f.stream_status = engine_lost ? OkStatus() : c.attach->status();
-  (void)c.workspace->Remove();
+  // Reuse: init waits for the next job; the container is removed at once
+  // unless it is kept for it.
+  const bool waits = reuse && trailer && !c.container_removed;
+  if (waits) c.ran_job = false;
+  if (!waits) (void)c.workspace->Remove();
   // Every job process is dead: init's trailer comes after it killed them,
   // or the container was removed.
   f.verdict = SettleOutput(job, c.output, std::move(watch), nullptr);
 
   RunResult result = BuildResult(job, c.output, io, f, t0);
   if (engine_lost) NoteEngineLoss(result);
+  GiveBack(job, std::move(warm), waits && ServesAgain(*trailer, f, result), result);
+  result.metrics.wall_ms = MsSince(t0);
+  return result;
+}
+
+bool ContainerRunner::EndUntrailed(const JobSpec& job, PooledContainer& c, bool stream_done,
+                                   const RunHooks& hooks, Finished& f) {
+  ContainerEnd end = LearnEnd(job, c.id, *c.attach,
+                              f.sv.failure.ok() && stream_done && !f.sv.cancelled, f.sv, hooks);
+  f.state = std::move(end.state);
+  f.inspected = end.inspected;
+  Status removed = RemoveExitingContainer(containers_, c.id);
+  if (!removed.ok()) {
+    spdlog::warn("job {}: remove container {}: {}", job.id, c.id, removed.ToString());
+  }
+  c.container_removed = removed.ok();
+  c.attach->Join();
+  return end.engine_lost;
+}
+
+void ContainerRunner::GiveBack(const JobSpec& job, std::unique_ptr<PooledContainer> warm,
+                               bool serves_again, RunResult& result) {
+  PooledContainer& c = *warm;
+  if (serves_again && c.workspace->RemoveAllBut(kGoFifo).ok()) {
+    ++c.jobs_served;
+    pool_->Keep(job, std::move(warm));
+    return;
+  }
+  (void)c.workspace->Remove();
   if (result.status != RunStatus::kCancelled && result.status != RunStatus::kError) {
     AdoptPoolOutput(job, c, result);
   }
   pool_->Retire(std::move(warm));
-  result.metrics.wall_ms = MsSince(t0);
-  return result;
+}
+
+bool ContainerRunner::ServesAgain(const InitTrailer& trailer, const Finished& f,
+                                  const RunResult& result) {
+  // Init's word that every process is gone and /tmp and System V IPC are
+  // empty; nothing left in /output (it would be the job's artifacts); an
+  // end of the program's own, not of a deadline, a bound or a kill.
+  const bool ended_itself =
+      result.status == RunStatus::kSucceeded || result.status == RunStatus::kFailed;
+  return trailer.reusable && trailer.output_entries == 0 && trailer.output_violation.empty() &&
+         f.verdict.violation.empty() && f.sv.failure.ok() && !f.sv.timed_out && !f.sv.cancelled &&
+         ended_itself && trailer.oom_kills <= 0;
 }
 
 void ContainerRunner::AdoptPoolOutput(const JobSpec& job, PooledContainer& c, RunResult& result) {

@@ -9,6 +9,7 @@
 #include "coderunner/isolation/mechanism.h"
 #include "coderunner/isolation/workspace.h"
 #include "init_message.h"
+#include "prestart.h"
 
 namespace coderunner::isolation {
 namespace {
@@ -27,6 +28,8 @@ JobSpec WarmPool::TemplateOf(const JobSpec& job, std::string id) {
   t.language = job.language;
   t.limits = job.limits;
   t.runtime = job.runtime;
+  // A container whose interpreter preloads is a shape of its own.
+  t.preload = job.preload || WantsPreload(job);
   return t;
 }
 
@@ -43,7 +46,8 @@ WarmPool::WarmPool(engine::ContainerClient& containers, const ContainerPolicy& p
       caps_(caps),
       metrics_(metrics),
       attach_bound_(attach_bound),
-      token_(NewId("pool")) {
+      token_(NewId("pool")),
+      parked_(options_.max_containers, std::chrono::milliseconds(options_.reuse_idle_ms)) {
   if (metrics_ != nullptr) {
     metrics_->DeclareGauge("coderunner_pool_idle", "Warm containers ready, by language.");
     metrics_->DeclareGauge("coderunner_pool_target",
@@ -58,6 +62,8 @@ WarmPool::WarmPool(engine::ContainerClient& containers, const ContainerPolicy& p
                              "Idle warm containers replaced, by reason (died, idle).");
     metrics_->DeclareCounter("coderunner_pool_fill_errors_total",
                              "Failures preparing a warm container.");
+    metrics_->DeclareCounter("coderunner_pool_reused_total",
+                             "Jobs given a container an earlier job of their tenant ran in.");
   }
 }
 
@@ -148,6 +154,7 @@ void WarmPool::Stop() {
     }
     for (auto& c : retired_) left.push_back(std::move(c));
     retired_.clear();
+    for (auto& c : parked_.TakeAll()) left.push_back(std::move(c));
     reaped_ = true;
     undeleted.swap(undeleted_);
     UpdateGauges();
@@ -184,7 +191,7 @@ void WarmPool::Stop() {
 int WarmPool::TotalLocked() const {
   int n = 0;
   for (const auto& [key, s] : shapes_) n += static_cast<int>(s.idle.size()) + s.filling;
-  return n;
+  return n + parked_.size();
 }
 
 std::unique_ptr<PooledContainer> WarmPool::Take(const JobSpec& job) {
@@ -194,12 +201,19 @@ std::unique_ptr<PooledContainer> WarmPool::Take(const JobSpec& job) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!started_ || stopping_) return nullptr;
+    if (!job.reuse_scope.empty()) {
+      if ((got = TakeParkedLocked(job, key))) return got;
+    }
     auto now = Clock::now();
     auto it = shapes_.find(key);
     if (it == shapes_.end()) {
       // A shape not seen yet (other limits, another tier's maxima...):
       // learn it, evicting the least recently used learned shape if full.
-      if (static_cast<int>(shapes_.size()) >= options_.max_shapes) {
+      // The configured shapes (base > 0) do not count: there may be more
+      // of them than max_shapes, and then nothing could be learned.
+      const auto learned = std::count_if(shapes_.begin(), shapes_.end(),
+                                         [](const auto& kv) { return kv.second.base == 0; });
+      if (learned >= options_.max_shapes) {
         auto lru = shapes_.end();
         for (auto s = shapes_.begin(); s != shapes_.end(); ++s) {
           if (s->second.base > 0 || s->second.filling > 0) continue;
@@ -289,6 +303,7 @@ WarmPool::Stats WarmPool::GetStats() const {
   std::lock_guard<std::mutex> lock(mu_);
   Stats s = stats_;
   s.shapes = static_cast<int>(shapes_.size());
+  s.parked = parked_.size();
   for (const auto& [key, shape] : shapes_) {
     s.idle += static_cast<int>(shape.idle.size());
     s.filling += shape.filling;
@@ -331,6 +346,7 @@ void WarmPool::FillLoop() {
     Shape* want = nullptr;
     std::string want_key;
     int deficit = 0;
+    if (TotalLocked() >= options_.max_containers) MakeRoomLocked();
     if (TotalLocked() < options_.max_containers) {
       for (auto& [key, s] : shapes_) {
         int d = s.target - static_cast<int>(s.idle.size()) - s.filling;
@@ -376,6 +392,27 @@ void WarmPool::FillLoop() {
   }
 }
 
+void WarmPool::MakeRoomLocked() {
+  // The shape that missed last, still short of its target.
+  const Shape* wanting = nullptr;
+  for (const auto& [key, s] : shapes_) {
+    const bool short_of = s.target > static_cast<int>(s.idle.size()) + s.filling;
+    if (short_of && (wanting == nullptr || s.last_miss > wanting->last_miss)) wanting = &s;
+  }
+  if (wanting == nullptr) return;
+  // An idle container of the shape used least recently, before that miss.
+  Shape* spare = nullptr;
+  for (auto& [key, s] : shapes_) {
+    if (&s == wanting || s.idle.empty() || s.last_used >= wanting->last_miss) continue;
+    if (spare == nullptr || s.last_used < spare->last_used) spare = &s;
+  }
+  if (spare == nullptr) return;
+  retired_.push_back(std::move(spare->idle.front()));
+  spare->idle.pop_front();
+  // It gets its place back with its next miss.
+  spare->target = std::min(spare->target, static_cast<int>(spare->idle.size()) + spare->filling);
+}
+
 void WarmPool::MaintainLoop() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!stopping_) {
@@ -418,6 +455,7 @@ void WarmPool::MaintainLoop() {
         ++it;
       }
     }
+    for (auto& c : parked_.Expire(now)) retired_.push_back(std::move(c));
     // Surplus idle containers (the target fell) go too.
     for (auto& [key, s] : shapes_) {
       while (static_cast<int>(s.idle.size()) > s.target) {

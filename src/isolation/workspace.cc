@@ -1,5 +1,6 @@
 #include "coderunner/isolation/workspace.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 
 #include <filesystem>
 #include <system_error>
+#include <vector>
 
 #include "coderunner/common/disk_room.h"
 #include "coderunner/isolation/file_path.h"
@@ -188,6 +190,25 @@ StatusOr<int> Workspace::CreateFifo(std::string_view name) {
   int fd = openat(dir_fd_, n.c_str(), O_RDWR | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return ErrnoStatus("open " + n, errno);
   return fd;
+}
+
+Status Workspace::RemoveAllBut(std::string_view keep) {
+  if (dir_fd_ < 0) return FailedPreconditionError("workspace " + path_ + " was removed");
+  int fd = dup(dir_fd_);
+  DIR* dir = fd < 0 ? nullptr : fdopendir(fd);
+  if (dir == nullptr) {
+    if (fd >= 0) close(fd);
+    return ErrnoStatus("read " + path_, errno);
+  }
+  std::vector<std::string> names;
+  rewinddir(dir);
+  while (struct dirent* e = readdir(dir)) {
+    std::string_view name = e->d_name;
+    if (name != "." && name != ".." && name != keep) names.emplace_back(name);
+  }
+  closedir(dir);
+  for (const auto& name : names) CR_RETURN_IF_ERROR(RemoveTreeEntry(path_, name));
+  return OkStatus();
 }
 
 Status Workspace::Remove() {

@@ -91,6 +91,8 @@ StatusOr<RunnableJob> JobSpecFromRecord(const store::JobRecord& record,
   RunnableJob out;
   CR_ASSIGN_OR_RETURN(out.spec, wire::BuildJobSpec(req, config, record.id, tier));
   if (!stored.pin_image.empty()) out.spec.language.image = stored.pin_image;
+  // Container reuse is the tier's choice, and never crosses tenants.
+  if (tier != nullptr && tier->container_reuse) out.spec.reuse_scope = record.tenant;
   out.encoding = req.output_encoding;
   out.fail_fast = stored.fail_fast;
   if (req.judge) {

@@ -194,6 +194,8 @@ StatusOr<Accepted> JobServiceImpl::Accept(const std::string& tenant, wire::JobSu
   store::JobRecord rec;
   rec.id = NewId("job");
   CR_ASSIGN_OR_RETURN(isolation::JobSpec job, wire::BuildJobSpec(req, *deps_.config, rec.id, tier));
+  // As JobSpecFromRecord: container reuse is the tier's, within the tenant.
+  if (tier != nullptr && tier->container_reuse) job.reuse_scope = tenant;
   std::optional<judge::JudgePlan> plan;
   if (req.judge) {
     CR_ASSIGN_OR_RETURN(plan, wire::BuildJudgePlan(req, job, *deps_.config, tier));

@@ -192,5 +192,53 @@ TEST_F(AdversarialTest, HostileRequestsAreRefusedBeforeAnythingRuns) {
   ExpectNormalJobStillWorks();
 }
 
+// The same attacks with container reuse on (docs/security.md, "Container
+// reuse"): the jobs of this server's one tenant follow each other in a
+// container whenever the one before ended cleanly, so each attack runs in
+// a container an earlier attack or job ran in, and the next job runs where
+// the attack ran. Every check above holds unchanged; the pool's counter
+// shows that containers were in fact reused.
+class ReuseAdversarialTest : public AdversarialTest {
+ protected:
+  std::string ExtraConfig() const override {
+    return AdversarialTest::ExtraConfig() + "tiers: {enterprise: {container_reuse: true}}\n";
+  }
+
+  // coderunner_pool_reused_total over the languages.
+  int64_t Reused() {
+    HttpAnswer m = server_->Get("/metrics");
+    int64_t n = 0;
+    std::istringstream in(m.body);
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("coderunner_pool_reused_total{", 0) == 0) {
+        n += std::stoll(line.substr(line.rfind(' ') + 1));
+      }
+    }
+    return n;
+  }
+};
+
+TEST_F(ReuseAdversarialTest, EveryAttackIsContainedAndTheNextJobRuns) {
+  ExpectEveryAttackContained(
+      [&](const std::string& language, const std::string& code, const json& limits) {
+        json extra = json::object();
+        if (!limits.empty()) extra["limits"] = limits;
+        return RunUncached(language, code, extra);
+      });
+  // Each attack is followed by an ordinary python job: most of those ran
+  // where an earlier job had run.
+  EXPECT_GE(Reused(), static_cast<int64_t>(Attacks().size() / 4)) << "containers were not reused";
+}
+
+TEST_F(ReuseAdversarialTest, NothingPersistsBetweenJobs) {
+  for (int run = 0; run < 3; ++run) {
+    auto r = RunHostile("bash", "persist_files.sh");
+    std::string out = r["stdout"];
+    EXPECT_EQ(out.find("FOUND"), std::string::npos) << "run " << run << ": " << out;
+  }
+  EXPECT_GE(Reused(), 1);
+  ExpectNormalJobStillWorks();
+}
+
 }  // namespace
 }  // namespace coderunner::testing

@@ -186,6 +186,12 @@ struct TierConfig {
   // "off", "checks", "full" (IntentsConfig::verify), or "" (default) for
   // intents.verify.
   std::string intent_verify;
+  // Whether this tier's tenants' short jobs may follow each other in one
+  // container (docs/security.md, "Container reuse"): each a fresh process,
+  // with every process of the job before gone and /tmp, /output, System V
+  // IPC and the workspace emptied first; never across tenants. Default
+  // false for every built-in tier: one container per job.
+  bool container_reuse = false;
 };
 
 // One API key. Only its SHA-256 is stored.

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace coderunner::config {
@@ -40,7 +41,26 @@ struct LanguageSpec {
   int64_t compile_timeout_ms = 10000;
   int64_t compile_memory_bytes = 512LL << 20;
   int64_t compile_output_bytes = 64LL << 10;
+  // The interpreter started before the job arrives, in a pooled container
+  // (coderunner-init -P, src/init/prestart.h): a command that loads what it
+  // may, then takes the job's argv as its release and runs it as `command`
+  // would. The word "{python_prestart}" stands for PythonPrestartScript().
+  // Config key languages.<name>.prestart; default python: ["python3", "-c",
+  // "{python_prestart}"], none for the others; [] = none.
+  std::vector<std::string> prestart = {};
+  // Modules the prestarted interpreter imports before the job arrives,
+  // appended to its command, when the job's code names one of them and
+  // its memory limit leaves room (isolation::WantsPreload). Config key
+  // languages.<name>.preload; default python: numpy, pandas, matplotlib,
+  // matplotlib.pyplot; none for the others.
+  std::vector<std::string> preload = {};
 };
+
+// src/config/python_prestart.py, compiled in: the built-in python
+// language's prestart, run as `python3 -c SCRIPT [MODULE]...`.
+std::string_view PythonPrestartScript();
+// The word of a prestart command that stands for PythonPrestartScript().
+inline constexpr char kPythonPrestartWord[] = "{python_prestart}";
 
 }  // namespace coderunner::config
 

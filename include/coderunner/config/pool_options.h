@@ -21,9 +21,9 @@ struct PoolOptions {
   // Most idle (or being prepared) containers of all shapes together.
   // Count; pool.max_containers, default 16.
   int max_containers = 16;
-  // Most shapes pooled at once; shapes learned from jobs beyond the
-  // configured ones are dropped least recently used first. Count;
-  // pool.max_shapes, default 8.
+  // Most shapes learned from jobs (beyond the configured ones) pooled at
+  // once, dropped least recently used first. Count; pool.max_shapes,
+  // default 8.
   int max_shapes = 8;
   // An idle container older than this is replaced by a fresh one. Seconds;
   // pool.max_idle_s, default 300.
@@ -34,6 +34,14 @@ struct PoolOptions {
   // target, and how long a learned shape lives unused. Seconds;
   // pool.shape_idle_s, default 120.
   int64_t shape_idle_s = 120;
+  // Container reuse (a tier's container_reuse): how long a container that
+  // just served one of a tenant's jobs waits for that tenant's next job of
+  // the same shape before it is removed. ms; pool.reuse_idle_ms, default
+  // 2000. Such containers count toward max_containers.
+  int64_t reuse_idle_ms = 2000;
+  // The most jobs one container serves in a row. Count;
+  // pool.reuse_max_jobs, default 500.
+  int reuse_max_jobs = 500;
 };
 
 }  // namespace coderunner::config

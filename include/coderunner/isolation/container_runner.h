@@ -13,6 +13,7 @@
 #include "coderunner/isolation/attached_container.h"
 #include "coderunner/isolation/cancel_token.h"
 #include "coderunner/isolation/container_policy.h"
+#include "coderunner/isolation/init_trailer.h"
 #include "coderunner/isolation/job_output.h"
 #include "coderunner/isolation/job_runner.h"
 #include "coderunner/isolation/job_spec.h"
@@ -130,6 +131,21 @@ class ContainerRunner : public JobRunner {
     std::string nonce;
     OutputVerdict verdict;
   };
+
+  // A pooled job's end without init's trailer (init killed, the engine
+  // away): the engine's view into `f`, and the container removed before
+  // /output is touched. Returns whether the engine was lost meanwhile.
+  bool EndUntrailed(const JobSpec& job, PooledContainer& c, bool stream_done, const RunHooks& hooks,
+                    Finished& f);
+  // A pooled container after its job: kept for its reuse scope's next job
+  // when it `serves_again` and its workspace could be emptied; else its
+  // /output adopted as the job's artifacts (a job that ran) and retired.
+  void GiveBack(const JobSpec& job, std::unique_ptr<PooledContainer> warm, bool serves_again,
+                RunResult& result);
+  // Container reuse: whether a pooled container whose job (of a reuse
+  // scope) ended as `f` and `result` say, with init's `trailer`, may serve
+  // the scope's next job.
+  static bool ServesAgain(const InitTrailer& trailer, const Finished& f, const RunResult& result);
 
   // What a cold job's container needs before it is created.
   struct ColdSetup {

@@ -75,6 +75,13 @@ struct JobSpec {
   // loopback inside its network namespace; it still has no interface
   // beyond loopback. None: no way out at all.
   std::optional<egress::EgressPolicy> egress;
+  // The tenant whose jobs may follow this one in its container (the
+  // tier's container_reuse: docs/security.md, "Container reuse"); "" = the
+  // container serves this job alone (the default).
+  std::string reuse_scope;
+  // A pooled container's template only (WarmPool): its prestarted
+  // interpreter loads the language's preload (isolation/prestart.h).
+  bool preload = false;
 };
 
 // RunResult::runtime of a job that ran as a host process (NativeRunner).

@@ -21,6 +21,7 @@
 #include "coderunner/isolation/container_policy.h"
 #include "coderunner/isolation/job_spec.h"
 #include "coderunner/isolation/pool_options.h"
+#include "coderunner/isolation/reuse_lot.h"
 #include "coderunner/isolation/uid_pool.h"
 #include "coderunner/isolation/workspace.h"
 
@@ -43,6 +44,7 @@ struct PooledContainer {
   bool container_removed = false;  // The runner removed it already.
   bool ran_job = false;            // "go" was sent: it exits on its own.
   bool started = false;            // The engine started it.
+  int jobs_served = 0;             // Jobs it ran (more than one: container reuse).
   UidLease uid;                    // Its own uid, given back once the container is removed.
   ~PooledContainer();
 };
@@ -56,6 +58,10 @@ struct PooledContainer {
 // exactly one job and is then removed. Targets rise on misses (up to
 // max_per_shape) and fall back when a shape goes unused. Dead containers
 // (their stream ended) and ones idle longer than max_idle_s are replaced.
+//
+// Container reuse: a job with a reuse_scope first takes a container an
+// earlier job of the same scope and shape ran in (ReuseLot), which the
+// runner gave back with Keep once init had proven it clean.
 //
 // Only jobs without a volume under runc are pooled: a volume is per job,
 // and gVisor does not pass a host FIFO written after start into the
@@ -94,6 +100,12 @@ class WarmPool {
   // Gives back a used container: it, its FIFO and directories are removed
   // in the background.
   void Retire(std::unique_ptr<PooledContainer> container);
+  // Container reuse: parks `container`, which just served `job` (whose
+  // reuse_scope is set) and was proven clean, for the scope's next job of
+  // the same shape (Take hands it only to such a job), for at most
+  // pool.reuse_idle_ms. Retires it instead when it served
+  // pool.reuse_max_jobs jobs, the lot is full or the pool is stopping.
+  void Keep(const JobSpec& job, std::unique_ptr<PooledContainer> container);
 
   // True for a container (by its labels) that belongs to this pool, which
   // janitors and recovery must leave alone.
@@ -107,6 +119,8 @@ class WarmPool {
     int shapes = 0;
     uint64_t hits = 0, misses = 0, created = 0, fill_errors = 0;
     uint64_t replaced_dead = 0, replaced_idle = 0, rejected_policy = 0;
+    uint64_t reused = 0;  // Jobs given a container an earlier job of their scope ran in.
+    int parked = 0;       // Containers waiting for their scope's next job.
   };
   Stats GetStats() const;
 
@@ -137,6 +151,14 @@ class WarmPool {
   // for the maintenance loop's retries, or for Stop's last try once stopping.
   void RememberUnremoved(const std::string& id_or_name);
   void UpdateGauges();  // Requires mu_.
+  // At max_containers: retires one idle container of the least recently
+  // used shape, unused since the last miss of a shape short of its
+  // target, so that demand moves the pool's room to where it is. Requires
+  // mu_.
+  void MakeRoomLocked();
+  // The container `job`'s reuse scope parked last for shape `key`, or
+  // nullptr. Requires mu_.
+  std::unique_ptr<PooledContainer> TakeParkedLocked(const JobSpec& job, const std::string& key);
   int TotalLocked() const;
   ContainerContext ContextFor(const JobSpec& job, const std::string& workspace,
                               const OutputMount& output) const;
@@ -161,6 +183,7 @@ class WarmPool {
   bool reaped_ = false;                  // Stop collected retired_: Retire destroys at once.
   std::map<std::string, Shape> shapes_;  // By key.
   std::deque<std::unique_ptr<PooledContainer>> retired_;
+  ReuseLot parked_;  // Containers kept for their reuse scope's next job.
   // Containers whose removal failed because the engine was unreachable;
   // retried by the maintenance pass and at Stop.
   std::vector<std::string> undeleted_;

@@ -76,6 +76,10 @@ class Workspace {
 
   // Removes the tree now. Idempotent.
   Status Remove();
+  // Removes every entry of the directory but `keep` (a single component),
+  // never following a link: the workspace of a container that serves
+  // another job next (container reuse).
+  Status RemoveAllBut(std::string_view keep);
 
  private:
   Status WriteWithMode(std::string_view relative_path, std::string_view content, int max_depth,

@@ -55,6 +55,8 @@ void ExpectConfigEq(const Config& a, const Config& b) {
     EXPECT_EQ(a.languages[i].command, b.languages[i].command);
     EXPECT_EQ(a.languages[i].is_default, b.languages[i].is_default);
     EXPECT_EQ(a.languages[i].runtime, b.languages[i].runtime);
+    EXPECT_EQ(a.languages[i].prestart, b.languages[i].prestart);
+    EXPECT_EQ(a.languages[i].preload, b.languages[i].preload);
   }
   ASSERT_EQ(a.tiers.size(), b.tiers.size());
   for (size_t i = 0; i < a.tiers.size(); ++i) {
@@ -73,6 +75,7 @@ void ExpectConfigEq(const Config& a, const Config& b) {
     EXPECT_EQ(a.tiers[i].runtime, b.tiers[i].runtime);
     EXPECT_EQ(a.tiers[i].max_long_requests, b.tiers[i].max_long_requests);
     EXPECT_EQ(a.tiers[i].intent_verify, b.tiers[i].intent_verify);
+    EXPECT_EQ(a.tiers[i].container_reuse, b.tiers[i].container_reuse);
     EXPECT_EQ(a.tiers[i].max_retained_artifact_bytes, b.tiers[i].max_retained_artifact_bytes);
     EXPECT_EQ(a.tiers[i].max_retained_output_bytes, b.tiers[i].max_retained_output_bytes);
   }
@@ -325,6 +328,17 @@ TEST(ConfigTest, LlmAndIntentsAreValidated) {
        "intents.verify: must be off, checks or full, got 'sometimes'"},
       {"a tier's verify mode", "tiers: {free: {intent_verify: on}}\n",
        "tiers.free.intent_verify: must be off, checks or full, got 'on'"},
+      {"a preload name with a space",
+       "languages: {python: {image: i, file: m.py, command: [python3, '{file}'], prestart: [p],\n"
+       "  preload: ['numpy; x']}}\n",
+       "languages.python.preload: 'numpy; x' is not a module name"},
+      {"a preload without a prestart",
+       "languages: {python: {image: i, file: m.py, command: [python3, '{file}'], preload: "
+       "[numpy]}}\n",
+       "languages.python.preload: needs a prestart command"},
+      {"reuse_max_jobs zero", "pool: {reuse_max_jobs: 0}\n", "pool.reuse_max_jobs"},
+      {"container_reuse a word", "tiers: {free: {container_reuse: sometimes}}\n",
+       "tiers.free.container_reuse"},
   });
 }
 
@@ -635,6 +649,40 @@ TEST(ConfigTest, PoolKeysParseWithUnitsAndDefaults) {
   EXPECT_EQ(c->pool.max_idle_s, 60);
   EXPECT_EQ(c->pool.fill_parallelism, 1);
   EXPECT_EQ(c->pool.shape_idle_s, 30);
+  // Container reuse: the pool's bounds, and the tier's choice (off by
+  // default for every built-in tier).
+  EXPECT_EQ(d->pool.reuse_idle_ms, 2000);
+  EXPECT_EQ(d->pool.reuse_max_jobs, 500);
+  for (const auto& t : d->tiers) EXPECT_FALSE(t.container_reuse) << t.name;
+  auto r = ParseConfig(
+      "pool: {reuse_idle_ms: 500, reuse_max_jobs: 9}\ntiers: {pro: {container_reuse: true}}\n");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->pool.reuse_idle_ms, 500);
+  EXPECT_EQ(r->pool.reuse_max_jobs, 9);
+  EXPECT_TRUE(r->FindTier("pro")->container_reuse);
+  EXPECT_FALSE(r->FindTier("free")->container_reuse);
+}
+
+TEST(ConfigTest, PythonPrestartsWithTheDataStackAndOthersDoNot) {
+  auto d = ParseConfig("");
+  ASSERT_TRUE(d.ok());
+  for (const auto& l : d->languages) {
+    SCOPED_TRACE(l.name);
+    if (l.name == "python") {
+      EXPECT_EQ(l.prestart, (std::vector<std::string>{"python3", "-c", "{python_prestart}"}));
+      EXPECT_EQ(l.preload,
+                (std::vector<std::string>{"numpy", "pandas", "matplotlib", "matplotlib.pyplot"}));
+    } else {
+      EXPECT_TRUE(l.prestart.empty());
+      EXPECT_TRUE(l.preload.empty());
+    }
+  }
+  EXPECT_NE(config::PythonPrestartScript().find("os._exit"), std::string_view::npos);
+  auto own = ParseConfig(
+      "languages: {python: {image: i, file: m.py, command: [python3, '{file}'],\n"
+      "  prestart: [python3, -c, '{python_prestart}'], preload: [numpy, scipy.stats]}}\n");
+  ASSERT_TRUE(own.ok()) << own.status().ToString();
+  EXPECT_EQ(own->languages[0].preload, (std::vector<std::string>{"numpy", "scipy.stats"}));
 }
 
 TEST(ConfigTest, BadPoolValuesAreRejectedNamingTheKey) {
