@@ -102,9 +102,12 @@ std::vector<LanguageSpec> ListedLanguages() {
 std::vector<LanguageSpec> DefaultLanguages() {
   std::vector<LanguageSpec> languages = ListedLanguages();
   for (LanguageSpec& l : languages) {
-    if (l.name != "python") continue;
-    l.prestart = {"python3", "-c", kPythonPrestartWord};
-    l.preload = PythonPreload();
+    if (l.name == "python") {
+      l.prestart = {"python3", "-c", kPythonPrestartWord};
+      l.preload = PythonPreload();
+    } else if (l.name == "javascript" || l.name == "typescript") {
+      l.prestart = {"node", "-e", kNodePrestartWord};
+    }
   }
   return languages;
 }

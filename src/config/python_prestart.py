@@ -2,7 +2,9 @@
 # `python3 -c THIS [MODULE]...` by coderunner-init in a pooled container
 # before its job exists (src/init/prestart.h). It imports each MODULE (the
 # language's preload, when the job's code names one), with stdout and
-# stderr on /dev/null, then reads its release from descriptor 3: the stdin
+# stderr on /dev/null, writes the ready marker to the container's stdout
+# when it was given modules (coderunner/isolation/init_trailer.h:
+# kPrestartReadyMarker), then reads its release from descriptor 3: the stdin
 # file's path ("" for /dev/null) and the job's argv, NUL-terminated. It then
 # runs the script as `python3 SCRIPT ARGS...` would: a fresh __main__ with
 # the globals Python gives a script, sys.argv, sys.path[0] the script's
@@ -32,6 +34,10 @@ except BaseException:
 # What is loaded now lives as long as the process: the collector, and the
 # collection at the end, look only at what the program makes.
 __import__('gc').freeze()
+# Loaded: the warm pool hands this container out from now on (it reads
+# this on the container's stdout, before any job's output exists).
+if sys.argv[1:]:
+    os.write(saved[0], b'\x1ecoderunner-prestart ready\n')
 chunks = []
 while True:
     chunk = os.read(3, 65536)

@@ -10,17 +10,37 @@ JobOutput::JobOutput(uint64_t cap, Observer on_output)
       out_(static_cast<size_t>(cap)),
       err_(static_cast<size_t>(cap)),
       demux_([this](engine::StreamId stream, std::string_view bytes) {
-        if (on_output_) {
-          if (stream == engine::StreamId::kStderr) {
-            live_stderr_.Feed(bytes, [&](std::string_view b) { Show(stream, b); });
-          } else if (!end_marker_.empty()) {
-            live_stdout_.Feed(bytes, [&](std::string_view b) { Show(stream, b); });
-          } else {
-            Show(stream, bytes);
-          }
+        if (stream == engine::StreamId::kStdout && !end_marker_.empty() && !lead_done_) {
+          TakeStdout(bytes);
+        } else {
+          Take(stream, bytes);
         }
-        (stream == engine::StreamId::kStderr ? err_ : out_).Append(bytes);
       }) {}
+
+void JobOutput::Take(engine::StreamId stream, std::string_view bytes) {
+  if (on_output_) {
+    if (stream == engine::StreamId::kStderr) {
+      live_stderr_.Feed(bytes, [&](std::string_view b) { Show(stream, b); });
+    } else if (!end_marker_.empty()) {
+      live_stdout_.Feed(bytes, [&](std::string_view b) { Show(stream, b); });
+    } else {
+      Show(stream, bytes);
+    }
+  }
+  (stream == engine::StreamId::kStderr ? err_ : out_).Append(bytes);
+}
+
+void JobOutput::TakeStdout(std::string_view bytes) {
+  lead_.append(bytes);
+  const std::string_view marker = kPrestartReadyMarker;
+  if (lead_.size() < marker.size() && marker.starts_with(lead_)) return;  // Maybe it, still.
+  lead_done_ = true;
+  std::string held;
+  held.swap(lead_);
+  std::string_view rest = held;
+  if (rest.starts_with(marker)) rest.remove_prefix(marker.size());
+  if (!rest.empty()) Take(engine::StreamId::kStdout, rest);
+}
 
 void JobOutput::ExpectEnd(std::string nonce, std::function<void()> on_end) {
   end_marker_ = StdoutEndMarker(nonce);
@@ -51,6 +71,13 @@ void JobOutput::DropStdoutMarker() {
 }
 
 void JobOutput::Finish() {
+  // Stdout that ended while it could still have been the marker was not.
+  if (!lead_.empty()) {
+    lead_done_ = true;
+    std::string held;
+    held.swap(lead_);
+    Take(engine::StreamId::kStdout, held);
+  }
   if (on_output_) {
     live_stderr_.Finish([&](std::string_view b) { Show(engine::StreamId::kStderr, b); });
     if (!end_marker_.empty()) {

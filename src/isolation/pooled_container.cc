@@ -4,13 +4,62 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <condition_variable>
+#include <mutex>
+
 #include "coderunner/common/ids.h"
 #include "coderunner/isolation/artifacts.h"
 #include "coderunner/isolation/container_removal.h"
+#include "coderunner/isolation/init_trailer.h"
 #include "coderunner/isolation/warm_pool.h"
 #include "coderunner/isolation/workspace.h"
 
 namespace coderunner::isolation {
+namespace {
+
+// How long a preload may take, a fill thread waiting: ample for the data
+// stack's ~0.5 s of CPU on a loaded machine.
+constexpr auto kPrestartReadyBound = std::chrono::seconds(30);
+// What of the stream before the marker is kept to find it: the prestart
+// writes nothing else.
+constexpr size_t kReadyWatchBytes = 4096;
+
+// Watches a preloading container's stream for kPrestartReadyMarker.
+struct ReadyWatch {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::string seen;
+  bool ready = false;
+};
+
+// Set before the container starts, so that the marker cannot pass unseen.
+std::shared_ptr<ReadyWatch> WatchForReady(AttachedContainer& attach) {
+  auto watch = std::make_shared<ReadyWatch>();
+  attach.SetSink([watch](std::string_view chunk) {
+    std::lock_guard<std::mutex> lock(watch->mu);
+    watch->seen.append(chunk);
+    watch->ready = watch->seen.find(kPrestartReadyMarker) != std::string::npos;
+    if (watch->seen.size() > kReadyWatchBytes) watch->seen.erase(0, watch->seen.size() / 2);
+    watch->cv.notify_all();
+    return true;
+  });
+  return watch;
+}
+
+// Waits until the prestarted interpreter wrote the marker (it loaded its
+// preload); then the stream has no sink again, for the job to set its own.
+Status AwaitReady(AttachedContainer& attach, ReadyWatch& watch) {
+  std::unique_lock<std::mutex> lock(watch.mu);
+  watch.cv.wait_for(lock, kPrestartReadyBound, [&] { return watch.ready || attach.done(); });
+  const bool loaded = watch.ready;
+  lock.unlock();
+  attach.SetSink(nullptr);
+  if (loaded) return OkStatus();
+  return DeadlineExceededError("the prestarted interpreter did not report its preload loaded",
+                               "pool_prestart_not_ready");
+}
+
+}  // namespace
 
 PooledContainer::~PooledContainer() {
   if (go_fd >= 0) close(go_fd);
@@ -68,6 +117,7 @@ StatusOr<std::unique_ptr<PooledContainer>> WarmPool::Prepare(const JobSpec& spec
     Status s = c->attach->status();
     return fail(s.ok() ? DeadlineExceededError("attach to pool container timed out") : s);
   }
+  std::shared_ptr<ReadyWatch> ready = t.preload ? WatchForReady(*c->attach) : nullptr;
   Status started = containers_.Start(c->id);
   if (!started.ok()) return fail(started);
   c->started = true;
@@ -81,6 +131,11 @@ StatusOr<std::unique_ptr<PooledContainer>> WarmPool::Prepare(const JobSpec& spec
   }
   Status verified = policy_.Verify(ctx, state->raw);
   if (!verified.ok()) return fail(verified);
+  // A container whose interpreter preloads is ready once it has loaded.
+  if (ready) {
+    Status loaded = AwaitReady(*c->attach, *ready);
+    if (!loaded.ok()) return fail(loaded);
+  }
   c->image_digest = state->image_id;
   c->ready_at = Clock::now();
   return c;

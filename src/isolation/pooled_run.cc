@@ -133,7 +133,7 @@ bool ContainerRunner::ServesAgain(const InitTrailer& trailer, const Finished& f,
   // end of the program's own, not of a deadline, a bound or a kill.
   const bool ended_itself =
       result.status == RunStatus::kSucceeded || result.status == RunStatus::kFailed;
-  return trailer.reusable && trailer.output_entries == 0 && trailer.output_violation.empty() &&
+  return trailer.reusable && trailer.output_entries <= 0 && trailer.output_violation.empty() &&
          f.verdict.violation.empty() && f.sv.failure.ok() && !f.sv.timed_out && !f.sv.cancelled &&
          ended_itself && trailer.oom_kills <= 0;
 }

@@ -48,8 +48,13 @@ bool WantsPreload(const JobSpec& job) {
 std::vector<std::string> PrestartWords(const JobSpec& job) {
   std::vector<std::string> words;
   for (const auto& w : job.language.prestart) {
-    words.push_back(w == config::kPythonPrestartWord ? std::string(config::PythonPrestartScript())
-                                                     : w);
+    if (w == config::kPythonPrestartWord) {
+      words.emplace_back(config::PythonPrestartScript());
+    } else if (w == config::kNodePrestartWord) {
+      words.emplace_back(config::NodePrestartScript());
+    } else {
+      words.push_back(w);
+    }
   }
   if (words.empty() || !job.preload) return words;
   for (const auto& m : job.language.preload) words.push_back(m);

@@ -27,7 +27,8 @@ inline constexpr int64_t kPreloadMinMemoryBytes = 256LL << 20;
 bool WantsPreload(const JobSpec& job);
 
 // The words coderunner-init prestarts for `job`'s pooled container: the
-// language's prestart command ("{python_prestart}" expanded), plus its
+// language's prestart command ("{python_prestart}" and "{node_prestart}"
+// expanded), plus its
 // preload modules when job.preload. Empty: no prestart. Pure; thread-safe.
 std::vector<std::string> PrestartWords(const JobSpec& job);
 

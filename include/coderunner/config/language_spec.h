@@ -44,9 +44,11 @@ struct LanguageSpec {
   // The interpreter started before the job arrives, in a pooled container
   // (coderunner-init -P, src/init/prestart.h): a command that loads what it
   // may, then takes the job's argv as its release and runs it as `command`
-  // would. The word "{python_prestart}" stands for PythonPrestartScript().
-  // Config key languages.<name>.prestart; default python: ["python3", "-c",
-  // "{python_prestart}"], none for the others; [] = none.
+  // would. The words "{python_prestart}" and "{node_prestart}" stand for
+  // PythonPrestartScript() and NodePrestartScript(). Config key
+  // languages.<name>.prestart; default python: ["python3", "-c",
+  // "{python_prestart}"], javascript and typescript: ["node", "-e",
+  // "{node_prestart}"], none for the others; [] = none.
   std::vector<std::string> prestart = {};
   // Modules the prestarted interpreter imports before the job arrives,
   // appended to its command, when the job's code names one of them and
@@ -61,6 +63,11 @@ struct LanguageSpec {
 std::string_view PythonPrestartScript();
 // The word of a prestart command that stands for PythonPrestartScript().
 inline constexpr char kPythonPrestartWord[] = "{python_prestart}";
+// src/config/node_prestart.js, compiled in: the built-in javascript and
+// typescript languages' prestart, run as `node -e SCRIPT`.
+std::string_view NodePrestartScript();
+// The word of a prestart command that stands for NodePrestartScript().
+inline constexpr char kNodePrestartWord[] = "{node_prestart}";
 
 }  // namespace coderunner::config
 

@@ -55,6 +55,16 @@ struct InitTrailer {
 // carried `nonce` (see src/init/coderunner_init.c).
 std::string StdoutEndMarker(std::string_view nonce);
 
+// What a prestart that loads a preload writes to the container's stdout
+// once it has (src/config/python_prestart.py), before it takes its job: the
+// warm pool hands such a container out only once it has seen it
+// (WarmPool::Prepare), and a pooled job's stdout never shows it (a
+// reused container's or a series' next prestart may print it after the
+// next job's stream is taken: it then comes first, and is dropped).
+inline constexpr std::string_view kPrestartReadyMarker =
+    "\x1e"
+    "coderunner-prestart ready\n";
+
 std::optional<InitTrailer> ParseInitTrailer(std::string_view stderr_tail);
 
 // Passes live stderr through while holding back anything that could still

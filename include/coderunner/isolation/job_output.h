@@ -48,6 +48,11 @@ class JobOutput {
   CappedOutput& err() { return err_; }
 
  private:
+  // One demultiplexed piece: kept, and shown to on_output_.
+  void Take(engine::StreamId stream, std::string_view bytes);
+  // Stdout of a pooled job: a leading kPrestartReadyMarker is dropped;
+  // bytes that may still begin it are held until they cannot.
+  void TakeStdout(std::string_view bytes);
   // Queues `bytes` (after the cap) for on_output_.
   void Show(engine::StreamId stream, std::string_view bytes);
   // Hands what Show queued to on_output_ in one call.
@@ -66,6 +71,8 @@ class JobOutput {
   std::string nonce_;
   std::function<void()> on_end_;
   bool ended_ = false;
+  std::string lead_;        // Stdout held while it may be the ready marker.
+  bool lead_done_ = false;  // Stdout's start is past the marker (or without one).
   engine::StreamDemuxer demux_;
 };
 

@@ -663,7 +663,7 @@ TEST(ConfigTest, PoolKeysParseWithUnitsAndDefaults) {
   EXPECT_FALSE(r->FindTier("free")->container_reuse);
 }
 
-TEST(ConfigTest, PythonPrestartsWithTheDataStackAndOthersDoNot) {
+TEST(ConfigTest, PythonAndNodePrestartAndOnlyPythonPreloads) {
   auto d = ParseConfig("");
   ASSERT_TRUE(d.ok());
   for (const auto& l : d->languages) {
@@ -672,12 +672,16 @@ TEST(ConfigTest, PythonPrestartsWithTheDataStackAndOthersDoNot) {
       EXPECT_EQ(l.prestart, (std::vector<std::string>{"python3", "-c", "{python_prestart}"}));
       EXPECT_EQ(l.preload,
                 (std::vector<std::string>{"numpy", "pandas", "matplotlib", "matplotlib.pyplot"}));
+    } else if (l.name == "javascript" || l.name == "typescript") {
+      EXPECT_EQ(l.prestart, (std::vector<std::string>{"node", "-e", "{node_prestart}"}));
+      EXPECT_TRUE(l.preload.empty());
     } else {
       EXPECT_TRUE(l.prestart.empty());
       EXPECT_TRUE(l.preload.empty());
     }
   }
   EXPECT_NE(config::PythonPrestartScript().find("os._exit"), std::string_view::npos);
+  EXPECT_NE(config::NodePrestartScript().find("runMain"), std::string_view::npos);
   auto own = ParseConfig(
       "languages: {python: {image: i, file: m.py, command: [python3, '{file}'],\n"
       "  prestart: [python3, -c, '{python_prestart}'], preload: [numpy, scipy.stats]}}\n");

@@ -5,7 +5,8 @@
 // go, with the preload already imported; each case of a series gets its
 // own; one that died before its go is replaced by a cold start; and what
 // a program sees and prints is what `python3 main.py` gives it, program by
-// program (the table below, run both ways).
+// program (the table below, run both ways). Likewise the Node.js prestart
+// (src/config/node_prestart.js) with the host's node (the images' 20.20.2).
 #include <fcntl.h>
 #include <grp.h>
 #include <gtest/gtest.h>
@@ -15,6 +16,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,7 @@ namespace fs = std::filesystem;
 
 constexpr uid_t kJobUid = 65534;
 constexpr char kPython[] = "/usr/bin/python3";
+constexpr char kNode[] = "/usr/bin/node";
 
 // What a process printed and how it ended.
 struct Ran {
@@ -168,10 +171,12 @@ class PrestartTest : public ::testing::Test {
     }
   }
 
-  // `code` as main.py, run by python3 directly (no init), as kJobUid.
-  Ran Cold(const std::string& code, const std::vector<std::string>& args) {
-    std::ofstream(ws_ + "/main.py") << code;
-    std::vector<std::string> argv = {kPython, ws_ + "/main.py"};
+  // `code` as `file` in the workspace, run by `interpreter` directly (no
+  // init), as kJobUid.
+  Ran Cold(const std::string& code, const std::vector<std::string>& args,
+           const std::string& interpreter = kPython, const std::string& file = "main.py") {
+    std::ofstream(ws_ + "/" + file) << code;
+    std::vector<std::string> argv = {interpreter, ws_ + "/" + file};
     argv.insert(argv.end(), args.begin(), args.end());
     int out = -1, err = -1;
     pid_t pid = Spawn(argv, Env(), ws_, &out, &err);
@@ -206,15 +211,18 @@ TEST_F(PrestartTest, TheJobRunsInTheProcessStartedBeforeItsGoWithThePreloadImpor
   fs::create_directories(root_ + "/late");
   std::ofstream(root_ + "/late/late_mod.py") << "VALUE = 'late'\n";
   std::ofstream(ws_ + "/main.py", std::ios::app) << "import late_mod\nprint(late_mod.VALUE)\n";
+  // On the container's stdout, before the job's: the preload is loaded
+  // (what the warm pool waits for; a pooled job's stdout drops it).
+  const std::string ready(kPrestartReadyMarker);
   Ran first = Go(GoMode::kMore, {"a", "b c"});
-  EXPECT_EQ(first.out, "True\nTrue ['a', 'b c']\nlate\n");
+  EXPECT_EQ(first.out, ready + "True\nTrue ['a', 'b c']\nlate\n");
   EXPECT_EQ(first.err, "");
   EXPECT_EQ(first.exit_code, 0);
   // The next case gets a process prestarted for it alone.
   std::ofstream(ws_ + "/main.py") << "import marker_mod, os\nprint(marker_mod.PID == os.getpid())\n"
                                      "raise SystemExit(3)\n";
   Ran second = Go(GoMode::kLast);
-  EXPECT_EQ(second.out, "True\n");
+  EXPECT_EQ(second.out, ready + "True\n");
   EXPECT_EQ(second.exit_code, 3);
 }
 
@@ -290,6 +298,57 @@ TEST_F(PrestartTest, WhatAProgramPrintsIsWhatPython3MainPyPrints) {
     EXPECT_EQ(std::string(std::istreambuf_iterator<char>(warm_file), {}), cold_left);
   }
   (void)fs::remove(unclosed);
+}
+
+// An uncaught error's stack, but its last two frames: a prestarted
+// script's main module is run from an immediate, a cold one's from Node's
+// main (README.md lists it).
+std::string WithoutEntryFrames(const std::string& err) {
+  std::string out;
+  std::istringstream in(err);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("executeUserEntryPoint") != std::string::npos ||
+        line.find("node:internal/main/run_main_module") != std::string::npos ||
+        line.find("processImmediate") != std::string::npos) {
+      continue;
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+TEST_F(PrestartTest, WhatAScriptPrintsIsWhatNodeMainJsPrints) {
+  if (access(kNode, X_OK) != 0) GTEST_SKIP() << "no " << kNode;
+  struct Program {
+    const char* name;
+    const char* code;
+    std::vector<std::string> args;
+  };
+  const Program kPrograms[] = {
+      {"hello", "console.log(1 + 1)\n", {}},
+      {"main module",
+       "console.log(process.argv.slice(1), require.main === module, __filename, __dirname,\n"
+       "  process.execArgv, module.paths[0])\n",
+       {"a", "b c"}},
+      {"no stdin", "console.log(JSON.stringify(require('fs').readFileSync(0, 'utf8')))\n", {}},
+      {"exit code", "process.exitCode = 3\nconsole.log('x')\n", {}},
+      {"exit", "console.log('a')\nprocess.exit(4)\n", {}},
+      {"timers", "setTimeout(() => console.log('later'), 20)\nconsole.log('now')\n", {}},
+      {"uncaught", "function f() { throw new Error('boom') }\nf()\n", {}},
+      {"syntax error", "let x = ;\n", {}},
+      {"rejection", "Promise.reject(new Error('no'))\n", {}},
+      {"descriptors", "console.log(require('fs').readdirSync('/proc/self/fd').length)\n", {}},
+  };
+  for (const Program& p : kPrograms) {
+    SCOPED_TRACE(p.name);
+    Ran cold = Cold(p.code, p.args, kNode, "main.js");
+    StartInit({kNode, "-e", std::string(config::NodePrestartScript())}, {kNode, ws_ + "/main.js"});
+    Ran warm = Go(GoMode::kOnce, p.args);
+    ReapInit();
+    EXPECT_EQ(warm.exit_code, cold.exit_code);
+    EXPECT_EQ(warm.out, cold.out);
+    EXPECT_EQ(WithoutEntryFrames(warm.err), WithoutEntryFrames(cold.err));
+  }
 }
 
 }  // namespace

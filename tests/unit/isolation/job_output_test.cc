@@ -75,6 +75,55 @@ TEST(JobOutputTest, EndMarkersWithTheNonceCompleteTheOutput) {
   }
 }
 
+// A pooled job's stdout never shows the ready marker a prestart that
+// preloads writes before its job exists: when it reaches the job's stream
+// it comes first, whole or in pieces, and is dropped; output that only
+// begins like it, or shows it later, is the job's own and kept.
+TEST(JobOutputTest, ALeadingPrestartReadyMarkerIsDroppedAndNothingElse) {
+  const std::string nonce = "00ff";
+  const std::string ready(kPrestartReadyMarker);
+  const std::string end = StdoutEndMarker(nonce);
+  const std::string trailer = Frame(2, Trailer(nonce));
+  struct Case {
+    const char* name;
+    std::vector<std::string> stream;
+    std::string kept;
+  };
+  const Case cases[] = {
+      {"marker, then output", {Frame(1, ready + "2\n" + end) + trailer}, "2\n"},
+      {"marker in two frames",
+       {Frame(1, ready.substr(0, 7)), Frame(1, ready.substr(7) + "2\n" + end) + trailer},
+       "2\n"},
+      {"marker alone, no output", {Frame(1, ready), Frame(1, end) + trailer}, ""},
+      {"output that begins like it",
+       {Frame(1,
+              "\x1e"
+              "coderunner-pre\n" +
+                  end) +
+        trailer},
+       "\x1e"
+       "coderunner-pre\n"},
+      {"the marker later", {Frame(1, "a\n" + ready + end) + trailer}, "a\n" + ready},
+      {"a prefix of it, then the end",
+       {Frame(1, ready.substr(0, 5)), Frame(1, end) + trailer},
+       ready.substr(0, 5)},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::string live;
+    JobOutput io(1 << 20, [&](engine::StreamId s, std::string_view b) {
+      if (s == engine::StreamId::kStdout) live.append(b);
+    });
+    io.ExpectEnd(nonce, [] {});
+    for (const auto& chunk : c.stream) ASSERT_TRUE(io.Feed(chunk));
+    EXPECT_TRUE(io.ended());
+    io.DropStdoutMarker();
+    io.Finish();
+    EXPECT_EQ(io.out().kept(), c.kept);
+    EXPECT_EQ(live, c.kept);
+  }
+}
+
 TEST(JobOutputTest, WithoutExpectEndStdoutPassesThroughUntouched) {
   std::string live;
   JobOutput io(1 << 20, [&](engine::StreamId, std::string_view b) { live.append(b); });

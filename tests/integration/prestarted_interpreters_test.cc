@@ -1,10 +1,14 @@
 // Prestarted interpreters (languages.<name>.prestart and .preload): a
-// pooled python container holds its interpreter already running, and the
-// data stack already imported when the job's code names it. What a program
-// prints, exits with and sees is what the same program gives with no
-// prestart, program by program: "python" prestarts, "python-cold" (same
-// image and command, prestart []) does not.
+// pooled python or node container holds its interpreter already running,
+// and python's data stack already imported when the job's code names it.
+// What a program prints, exits with and sees is what the same program
+// gives with no prestart, program by program: "python" and "javascript"
+// prestart, "python-cold" and "javascript-cold" (same image and command,
+// prestart []) do not.
+#include <chrono>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine_fixture.h"
@@ -14,7 +18,7 @@ namespace {
 
 using nlohmann::json;
 
-class PrestartedPythonTest : public EngineTest {
+class PrestartedInterpretersTest : public EngineTest {
  protected:
   std::string ExtraConfig() const override {
     return "languages:\n"
@@ -24,11 +28,15 @@ class PrestartedPythonTest : public EngineTest {
            "    preload: [numpy, pandas, matplotlib, matplotlib.pyplot]}\n"
            "  python-cold: {image: coderunner/python:3.11, file: main.py,\n"
            "    command: [python3, '{file}']}\n"
+           "  javascript: {image: coderunner/node:20, file: main.js, command: [node, '{file}'],\n"
+           "    prestart: [node, -e, '{node_prestart}']}\n"
+           "  javascript-cold: {image: coderunner/node:20, file: main.js, command: [node, "
+           "'{file}']}\n"
            "jobs: {cache_ttl_s: 0}\n";
   }
 };
 
-TEST_F(PrestartedPythonTest, WhatAProgramSeesAndPrintsIsWhatItWouldWithoutAPrestart) {
+TEST_F(PrestartedInterpretersTest, WhatAProgramSeesAndPrintsIsWhatItWouldWithoutAPrestart) {
   struct Program {
     const char* name;
     std::string code;
@@ -70,10 +78,65 @@ TEST_F(PrestartedPythonTest, WhatAProgramSeesAndPrintsIsWhatItWouldWithoutAPrest
   }
 }
 
+// An uncaught error's stack, but the frames of the main module's entry,
+// which differ (README.md lists it).
+std::string WithoutEntryFrames(const std::string& err) {
+  std::string out;
+  std::istringstream in(err);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("executeUserEntryPoint") != std::string::npos ||
+        line.find("run_main_module") != std::string::npos ||
+        line.find("processImmediate") != std::string::npos) {
+      continue;
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+TEST_F(PrestartedInterpretersTest, WhatAScriptSeesAndPrintsIsWhatItWouldWithoutAPrestart) {
+  struct Program {
+    const char* name;
+    std::string code;
+    json extra;
+  };
+  const std::vector<Program> kPrograms = {
+      {"main module",
+       "console.log(process.argv.slice(1), require.main === module, __filename, process.cwd(),\n"
+       "  process.execArgv, process.pid > 1)\n",
+       {{"args", {"a", "b c"}}}},
+      {"stdin",
+       "console.log(require('fs').readFileSync(0, 'utf8').toUpperCase())\n",
+       {{"stdin", "one\ntwo\n"}}},
+      {"stdin as a stream",
+       "let d = ''\nprocess.stdin.on('data', (c) => (d += c)).on('end', () => console.log(d))\n",
+       {{"stdin", "streamed\n"}}},
+      {"a module of its own",
+       "console.log(require('./helper').value)\n",
+       {{"files", {{{"path", "helper.js"}, {"content", "module.exports = {value: 42}\n"}}}}}},
+      {"uncaught", "function f() { throw new Error('boom') }\nconsole.log('before')\nf()\n", {}},
+      {"exit code", "process.exitCode = 3\nsetTimeout(() => console.log('later'), 10)\n", {}},
+      {"descriptors and processes",
+       "const fs = require('fs')\nconsole.log(fs.readdirSync('/proc/self/fd').length,\n"
+       "  fs.readdirSync('/proc').filter((p) => /^\\d+$/.test(p)).length)\n",
+       {}},
+  };
+  for (const Program& p : kPrograms) {
+    SCOPED_TRACE(p.name);
+    json warm = RunUncached("javascript", p.code, p.extra);
+    json cold = RunUncached("javascript-cold", p.code, p.extra);
+    EXPECT_EQ(warm["status"], cold["status"]);
+    EXPECT_EQ(warm["exit_code"], cold["exit_code"]);
+    EXPECT_EQ(warm["stdout"], cold["stdout"]);
+    EXPECT_EQ(WithoutEntryFrames(warm.value("stderr", "")),
+              WithoutEntryFrames(cold.value("stderr", "")));
+  }
+}
+
 // A program that imports the data stack finds it already imported once
 // the pool holds a preloading container of its shape, in the process that
 // imported it; a program that does not name it gets a plain interpreter.
-TEST_F(PrestartedPythonTest, TheDataStackIsImportedBeforeAJobThatNamesIt) {
+TEST_F(PrestartedInterpretersTest, TheDataStackIsImportedBeforeAJobThatNamesIt) {
   const std::string code =
       "import sys\nprint('pandas' in sys.modules)\nimport pandas, numpy, matplotlib\n"
       "print(pandas.DataFrame({'a': [1, 2]}).a.sum())\n";
