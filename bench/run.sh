@@ -2,7 +2,8 @@
 # Runs the benchmarks against a fresh coderunner on one engine.
 #   bench/run.sh [docker|podman]     (default: docker)
 # Environment: LATENCY_JOBS (30), CLI_LOOP (0 = the whole sequential CLI
-# baseline; N = the first N, scaled), SECTIONS (latency,throughput,memory,sandboxes,data,judge,mcp,e2b,store,
+# baseline; N = the first N, scaled), RAW_ROWS (20: HumanEval rows of the raw-API
+# estimate in the batch section), SECTIONS (latency,throughput,memory,sandboxes,data,batch,judge,mcp,e2b,store,
 # queue, packages, verify, edge; verify is Execute mode's verify step on 30 intents, off and on, against
 # the scripted model (bench/verify_bench.py); queue alone needs no engine; edge stops the engine 20 s; also fleet, not in the
 # default: three HumanEval rounds each on two more setups, minutes), QUEUE_ARGS (queue_bench's flags, e.g.
@@ -20,7 +21,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 engine="${1:-docker}"
-sections="${SECTIONS:-latency,throughput,memory,sandboxes,data,judge,mcp,e2b,store,queue,packages,verify,edge}"
+sections="${SECTIONS:-latency,throughput,memory,sandboxes,data,batch,judge,mcp,e2b,store,queue,packages,verify,edge}"
 # The queue ceiling (issue 19): the job store driven directly on its own
 # PostgreSQL cluster, no engine and no server.
 if [[ $sections == *queue* ]]; then
@@ -35,7 +36,8 @@ sock=$("scripts/start-$engine.sh" | tail -n1)
 images/build.sh --engine "$engine" >/dev/null
 if [[ $sections == *judge* ]]; then images/build-compilers.sh --engine "$engine" >/dev/null; fi
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCODERUNNER_TESTS=ON >/dev/null
-cmake --build build -j"$(nproc)" --target coderunner coderunner-init wait_bench service_bench edge_bench >/dev/null
+cmake --build build -j"$(nproc)" --target coderunner coderunner-init wait_bench service_bench edge_bench \
+  batch_bench >/dev/null
 
 dir=$(mktemp -d /tmp/coderunner-bench-XXXXXX)
 port=18199
@@ -143,6 +145,30 @@ if [[ $sections == *packages* ]]; then
   echo "packages: {dir: $dir/packages, python_index_url: \"http://127.0.0.1:18194/simple/\"," \
     "npm_registry_url: \"http://127.0.0.1:18193/\"}" >>"$dir/config.yaml"
 fi
+# The batch section (issue 38): two more services, each with four tenants
+# (a flooder and three others) on a tier of their own that differs only in
+# container_reuse.
+batch_keys=(flood-key-0123456789 a-key-0123456789 b-key-0123456789 c-key-0123456789)
+if [[ $sections == *batch* ]]; then
+  for mode in default reuse; do
+    bp=$([[ $mode == default ]] && echo 18192 || echo 18191)
+    derive "batch-$mode" "$bp" "bench-batch-$mode"
+    sed -i '/^auth: {mode: none}$/d' "$dir/batch-$mode.yaml"
+    {
+      echo "auth:"
+      echo "  mode: api_keys"
+      echo "  keys:"
+      for k in "${batch_keys[@]}"; do
+        echo "    - {tenant: ${k%%-*}, tier: batch, key_sha256: \"$(printf %s "$k" | sha256sum | cut -c1-64)\"}"
+      done
+      echo "tiers: {batch: {max_concurrent: 16, max_queued: 1000, requests_per_minute: 1000000," \
+        "container_reuse: $([[ $mode == reuse ]] && echo true || echo false)}}"
+    } >>"$dir/batch-$mode.yaml"
+    build/coderunner serve --config "$dir/batch-$mode.yaml" >"$dir/batch-$mode.log" 2>&1 &
+    pids+=($!)
+    ports+=("$bp")
+  done
+fi
 source bench/fleet.sh
 build/coderunner serve --config "$dir/config.yaml" >"$dir/server.log" 2>&1 &
 pid=$!
@@ -173,6 +199,12 @@ if [[ $sections == *store* && -n $pgdir ]]; then
   echo "  postgres jobs table: $(psql -d coderunner -tAc "SELECT count(*) FROM jobs") rows"
 fi
 fleet_evidence
+# Batch throughput and the flood (issue 38): one container per job against
+# container reuse, and both against the raw engine API.
+if [[ $sections == *batch* ]]; then
+  build/bench/batch_bench --default-server http://127.0.0.1:18192 --reuse-server http://127.0.0.1:18191 \
+    --socket "$sock" --humaneval "$dir/humaneval.jsonl" --raw-rows "${RAW_ROWS:-20}"
+fi
 # Execute mode's verify step (issue 37): 30 intents with a known answer,
 # verify off (the baseline) and checks, with the scripted model.
 if [[ $sections == *verify* ]]; then

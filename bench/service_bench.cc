@@ -552,7 +552,7 @@ int main(int argc, char** argv) {
       slim = std::make_unique<httplib::Client>(o.slim_server);
       slim->set_read_timeout(120, 0);
     }
-    bench::DataLatency(c, slim.get(), o.jobs);
+    bench::DataLatency(c, slim.get(), o.jobs, o.socket);
   }
   if (o.sections.find("store") != std::string::npos) {
     if (o.sqlite_server.empty() || o.pg_server.empty()) {
