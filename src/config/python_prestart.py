@@ -11,11 +11,15 @@
 # directory, the same traceback and exit status. README.md lists what a
 # program can still tell. Nothing loads from the working directory before
 # the release: the job's files are not there yet (or, in a container that
-# serves several jobs, an earlier job's were). An argv it cannot run this
+# serves several jobs, an earlier job's may still be). An argv it cannot run this
 # way (interpreter options) is exec'd as it is.
 import os, sys
-if sys.path and sys.path[0] == '':
-    del sys.path[0]
+# Nothing under the working directory is on the path while the preload
+# loads (a PYTHONPATH entry there, such as an earlier job's package layer,
+# included); the job's own path comes back with its release.
+job_path = [p for p in sys.path if p != '']
+here = os.getcwd()
+sys.path[:] = [p for p in job_path if p != here and not p.startswith(here + os.sep)]
 saved = os.dup(1), os.dup(2)
 null = os.open(os.devnull, os.O_WRONLY)
 os.dup2(null, 1)
@@ -58,7 +62,7 @@ argv = words[1:]
 if len(argv) < 2 or argv[1].startswith('-'):
     os.execvp(argv[0], argv)
 sys.argv[:] = argv[1:]
-sys.path.insert(0, os.path.dirname(os.path.realpath(argv[1])))
+sys.path[:] = [os.path.dirname(os.path.realpath(argv[1]))] + job_path
 # What the imports above found missing (a PYTHONPATH directory such as the
 # job's package layer, linked in with the job) must be looked for again.
 sys.path_importer_cache.clear()

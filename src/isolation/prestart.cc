@@ -36,6 +36,9 @@ bool Shadows(const std::vector<InputFile>& files, std::string_view top) {
 bool WantsPreload(const JobSpec& job) {
   if (job.language.preload.empty() || job.language.prestart.empty()) return false;
   if (job.limits.memory_bytes < kPreloadMinMemoryBytes) return false;
+  // Packages of its own come first on its path: a preloaded module would
+  // stand in for the version it asked for.
+  if (!job.python_packages.empty()) return false;
   bool named = false;
   for (const auto& module : job.language.preload) {
     const std::string_view top = TopLevel(module);

@@ -21,7 +21,8 @@ inline constexpr int64_t kPreloadMinMemoryBytes = 256LL << 20;
 // its code names one of the modules' top-level package as a word (an
 // import, or a mention: the cost of a false yes is memory, never a
 // different program), its memory limit is at least kPreloadMinMemoryBytes,
-// and none of its files would shadow a preloaded module (a top-level
+// it asks for no Python packages (its layer comes first on its path), and
+// none of its files would shadow a preloaded module (a top-level
 // "<name>.py" or "<name>/": the job's own module must win, as it would
 // cold). Pure; thread-safe.
 bool WantsPreload(const JobSpec& job);

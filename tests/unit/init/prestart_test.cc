@@ -108,8 +108,11 @@ class PrestartTest : public ::testing::Test {
   }
 
   std::vector<std::string> Env() const {
-    // late/ comes into being with the job (as a job's package layer does).
-    return {"PATH=/usr/bin:/bin", "PYTHONPATH=" + root_ + "/late:" + mods_, "LANG=C.UTF-8"};
+    // late/ comes into being with the job (as a job's package layer does);
+    // ws/layer is an earlier job's package layer, still in the working
+    // directory while the next job's interpreter prestarts.
+    return {"PATH=/usr/bin:/bin", "PYTHONPATH=" + ws_ + "/layer:" + root_ + "/late:" + mods_,
+            "LANG=C.UTF-8"};
   }
 
   // Starts init with `prestart` as its -P words before `command`.
@@ -203,11 +206,17 @@ TEST_F(PrestartTest, TheJobRunsInTheProcessStartedBeforeItsGoWithThePreloadImpor
                                      "print('marker_mod' in sys.modules)\n"
                                      "import marker_mod\n"
                                      "print(marker_mod.PID == os.getpid(), sys.argv[1:])\n";
+  // An earlier job's layer holds a module of the preload's name: the
+  // preload must not load it (nothing under the working directory is on
+  // its path), and it is gone before the job is released.
+  fs::create_directories(ws_ + "/layer");
+  std::ofstream(ws_ + "/layer/marker_mod.py") << "PID = -1\n";
   StartInit(PythonPrestart({"marker_mod"}), {kPython, ws_ + "/main.py"});
   // Once the preload ran (and found no late/ on its path), late/ appears,
   // with a module the job imports.
   for (int i = 0; i < 2000 && !fs::exists(root_ + "/imported"); ++i) usleep(5000);
-  ASSERT_TRUE(fs::exists(root_ + "/imported"));
+  ASSERT_TRUE(fs::exists(root_ + "/imported")) << "the preload loaded the earlier job's module";
+  fs::remove_all(ws_ + "/layer");
   fs::create_directories(root_ + "/late");
   std::ofstream(root_ + "/late/late_mod.py") << "VALUE = 'late'\n";
   std::ofstream(ws_ + "/main.py", std::ios::app) << "import late_mod\nprint(late_mod.VALUE)\n";

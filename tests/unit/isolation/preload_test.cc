@@ -53,6 +53,9 @@ TEST(WantsPreloadTest, OnlyCodeThatNamesAPreloadedModuleWithRoomAndNoShadow) {
     job.limits.memory_bytes = c.memory_bytes;
     EXPECT_EQ(WantsPreload(job), c.want);
   }
+  JobSpec with_packages = PythonJob("import pandas\n");
+  with_packages.python_packages = {"pandas==2.2.0"};
+  EXPECT_FALSE(WantsPreload(with_packages)) << "its own pandas must win";
   JobSpec no_preload = PythonJob("import pandas\n");
   no_preload.language.preload.clear();
   EXPECT_FALSE(WantsPreload(no_preload));
