@@ -115,6 +115,7 @@
 #include "output_guard.h"
 #include "prestart.h"
 #include "proc_masks.h"
+#include "stream_write.h"
 #include "syscall_filter.h"
 
 static pid_t g_child = -1;
@@ -306,22 +307,23 @@ static void WriteTrailer(const InitOptions* o, const Outcome* r, const JobMetric
   int exit_code = WIFEXITED(r->status) ? WEXITSTATUS(r->status) : 128 + WTERMSIG(r->status);
   int sig = WIFSIGNALED(r->status) ? WTERMSIG(r->status) : 0;
   if (o->go_fifo != NULL && g_eof_nonce[0] != '\0') {
-    dprintf(1,
-            "\x1e"
-            "coderunner-init {\"eof\":\"%s\"}\n",
-            g_eof_nonce);
+    (void)WriteLine(1, kStreamLineBytes,
+                    "\x1e"
+                    "coderunner-init {\"eof\":\"%s\"}\n",
+                    g_eof_nonce);
   }
   // The violation and start error are fixed words (no escaping needed).
-  dprintf(2,
-          "\x1e"
-          "coderunner-init {\"exit_code\":%d,\"signal\":%d,\"wall_us\":%lld,\"cpu_us\":%lld,"
-          "\"memory_peak_bytes\":%lld,\"oom_kills\":%lld,\"output_bytes\":%lld,"
-          "\"output_used_bytes\":%lld,\"output_entries\":%lld,\"output_violation\":\"%s\","
-          "\"output_rolled_back\":%d,\"stopped\":%d,\"start_error\":\"%s\",\"reusable\":%d,"
-          "\"eof\":\"%s\"}\n",
-          exit_code, sig, r->wall_us, m.cpu_us, m.mem_peak, m.oom_kills, r->usage.bytes,
-          r->usage.used, r->usage.entries, r->violation ? r->violation : "", r->rolled_back,
-          r->stopped, r->start_error ? r->start_error : "", r->reusable, g_eof_nonce);
+  (void)WriteLine(
+      2, kStreamLineBytes,
+      "\x1e"
+      "coderunner-init {\"exit_code\":%d,\"signal\":%d,\"wall_us\":%lld,\"cpu_us\":%lld,"
+      "\"memory_peak_bytes\":%lld,\"oom_kills\":%lld,\"output_bytes\":%lld,"
+      "\"output_used_bytes\":%lld,\"output_entries\":%lld,\"output_violation\":\"%s\","
+      "\"output_rolled_back\":%d,\"stopped\":%d,\"start_error\":\"%s\",\"reusable\":%d,"
+      "\"eof\":\"%s\"}\n",
+      exit_code, sig, r->wall_us, m.cpu_us, m.mem_peak, m.oom_kills, r->usage.bytes, r->usage.used,
+      r->usage.entries, r->violation ? r->violation : "", r->rolled_back, r->stopped,
+      r->start_error ? r->start_error : "", r->reusable, g_eof_nonce);
 }
 
 // Refuses to run anything when the filter cannot be installed, a path the
@@ -371,11 +373,9 @@ static int ExecInPlace(char** command) {
   return 127;
 }
 
-// What a series' case left behind, cleared before the next case
-// (case_traces.h): the scratch directories (-t), /output (unless the case
-// leaves it to the service: go mode "reuse"), and System V IPC
-// objects (only as PID 1 of the container: on the host they would be the
-// host's). 0 when all of it is gone.
+// What a case left (case_traces.h): the -t directories, /output (unless "reuse"
+// leaves it to the service), System V IPC objects (as PID 1 only: on the host
+// they would be the host's). 0 when all of it is gone.
 static int ClearCase(const InitOptions* o, int keep_output) {
   const char* dirs[kMaxScratch + 1];
   int n = 0;
