@@ -32,6 +32,8 @@ namespace fs = std::filesystem;
 constexpr uid_t kJobUid = 65534;
 constexpr char kPython[] = "/usr/bin/python3";
 constexpr char kNode[] = "/usr/bin/node";
+// Above any descriptor the test process holds (ASan's included).
+constexpr int kInheritedFdBound = 4096;
 
 // What a process printed and how it ended.
 struct Ran {
@@ -65,6 +67,9 @@ pid_t Spawn(const std::vector<std::string>& argv, const std::vector<std::string>
         setgroups(0, nullptr) != 0 || setgid(kJobUid) != 0 || setuid(kJobUid) != 0) {
       _exit(120);
     }
+    // As in a container: nothing of the test process (a sanitizer's own
+    // descriptors among them) is inherited, by init or by python3.
+    for (int fd = 3; fd < kInheritedFdBound; ++fd) close(fd);
     execve(args[0], args.data(), envp.data());
     _exit(121);
   }
