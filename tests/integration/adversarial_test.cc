@@ -230,13 +230,16 @@ TEST_F(ReuseAdversarialTest, EveryAttackIsContainedAndTheNextJobRuns) {
   EXPECT_GE(Reused(), static_cast<int64_t>(Attacks().size() / 4)) << "containers were not reused";
 }
 
+// Run until two of the runs were given a container an earlier run left
+// its markers in (the first runs may find no warm container yet, and a
+// cold job's container serves it alone; bounded): none finds a marker.
 TEST_F(ReuseAdversarialTest, NothingPersistsBetweenJobs) {
-  for (int run = 0; run < 3; ++run) {
+  for (int run = 0; run < 20 && Reused() < 2; ++run) {
     auto r = RunHostile("bash", "persist_files.sh");
     std::string out = r["stdout"];
     EXPECT_EQ(out.find("FOUND"), std::string::npos) << "run " << run << ": " << out;
   }
-  EXPECT_GE(Reused(), 1);
+  EXPECT_GE(Reused(), 2);
   ExpectNormalJobStillWorks();
 }
 
