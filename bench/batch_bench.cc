@@ -34,6 +34,8 @@ namespace {
 
 using bench::Clock;
 using bench::Ms;
+using bench::NowMs;
+using bench::ParseRfc3339;
 using bench::Percentile;
 using nlohmann::json;
 
@@ -47,24 +49,6 @@ struct Options {
   std::vector<std::string> keys = {"flood-key-0123456789", "a-key-0123456789", "b-key-0123456789",
                                    "c-key-0123456789"};
 };
-
-int64_t ParseRfc3339(const std::string& s) {
-  struct tm tm = {};
-  int ms = 0;
-  if (sscanf(s.c_str(), "%d-%d-%dT%d:%d:%d.%dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
-             &tm.tm_min, &tm.tm_sec, &ms) != 7) {
-    return 0;
-  }
-  tm.tm_year -= 1900;
-  tm.tm_mon -= 1;
-  return static_cast<int64_t>(timegm(&tm)) * 1000 + ms;
-}
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // One tenant's client: submits jobs, then waits for each.
 struct Tenant {

@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
+#include <ctime>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -19,6 +21,28 @@ namespace bench {
 using Clock = std::chrono::steady_clock;
 
 inline double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+// Wall-clock now, epoch ms: comparable with the records' timestamps (the
+// server shares the machine's clock).
+inline int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Parses a record's "2026-11-21T13:41:54.123Z" into epoch ms; 0 if it is
+// not one.
+inline int64_t ParseRfc3339(const std::string& s) {
+  struct tm tm = {};
+  int ms = 0;
+  if (sscanf(s.c_str(), "%d-%d-%dT%d:%d:%d.%dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+             &tm.tm_min, &tm.tm_sec, &ms) != 7) {
+    return 0;
+  }
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  return static_cast<int64_t>(timegm(&tm)) * 1000 + ms;
+}
 
 inline double Percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;

@@ -16,28 +16,13 @@
 #include <thread>
 #include <vector>
 
+#include "bench_common.h"
+
 namespace {
 
+using bench::NowMs;
+using bench::ParseRfc3339;
 using nlohmann::json;
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-// Parses "2026-11-21T13:41:54.123Z" into epoch ms.
-int64_t ParseRfc3339(const std::string& s) {
-  struct tm tm = {};
-  int ms = 0;
-  if (sscanf(s.c_str(), "%d-%d-%dT%d:%d:%d.%dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
-             &tm.tm_min, &tm.tm_sec, &ms) != 7) {
-    return 0;
-  }
-  tm.tm_year -= 1900;
-  tm.tm_mon -= 1;
-  return static_cast<int64_t>(timegm(&tm)) * 1000 + ms;
-}
 
 double Percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
