@@ -6,6 +6,7 @@
 // prestart, "python-cold" and "javascript-cold" (same image and command,
 // prestart []) do not.
 #include <chrono>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -34,14 +35,32 @@ class PrestartedInterpretersTest : public EngineTest {
            "'{file}']}\n"
            "jobs: {cache_ttl_s: 0}\n";
   }
-};
 
-TEST_F(PrestartedInterpretersTest, WhatAProgramSeesAndPrintsIsWhatItWouldWithoutAPrestart) {
+  // A program and the request fields it runs with.
   struct Program {
     const char* name;
     std::string code;
     json extra;
   };
+
+  // Each of `programs` through `language` (prestarted) and `language`-cold:
+  // the same status, exit code and stdout, and the same stderr once
+  // `normalize` is applied to both.
+  void ExpectSameAsCold(const std::string& language, const std::vector<Program>& programs,
+                        const std::function<std::string(const std::string&)>& normalize) {
+    for (const Program& p : programs) {
+      SCOPED_TRACE(p.name);
+      json warm = RunUncached(language, p.code, p.extra);
+      json cold = RunUncached(language + "-cold", p.code, p.extra);
+      EXPECT_EQ(warm["status"], cold["status"]);
+      EXPECT_EQ(warm["exit_code"], cold["exit_code"]);
+      EXPECT_EQ(warm["stdout"], cold["stdout"]);
+      EXPECT_EQ(normalize(warm.value("stderr", "")), normalize(cold.value("stderr", "")));
+    }
+  }
+};
+
+TEST_F(PrestartedInterpretersTest, WhatAProgramSeesAndPrintsIsWhatItWouldWithoutAPrestart) {
   const std::vector<Program> kPrograms = {
       {"main module",
        "import sys, os\nprint(sorted(globals()))\nprint(__name__, __file__, __spec__, "
@@ -67,15 +86,7 @@ TEST_F(PrestartedInterpretersTest, WhatAProgramSeesAndPrintsIsWhatItWouldWithout
        "print(sorted(os.listdir('/proc/self/fd')))\nprint(sorted(os.listdir('/tmp')))\n",
        {}},
   };
-  for (const Program& p : kPrograms) {
-    SCOPED_TRACE(p.name);
-    json warm = RunUncached("python", p.code, p.extra);
-    json cold = RunUncached("python-cold", p.code, p.extra);
-    EXPECT_EQ(warm["status"], cold["status"]);
-    EXPECT_EQ(warm["exit_code"], cold["exit_code"]);
-    EXPECT_EQ(warm["stdout"], cold["stdout"]);
-    EXPECT_EQ(warm["stderr"], cold["stderr"]);
-  }
+  ExpectSameAsCold("python", kPrograms, [](const std::string& err) { return err; });
 }
 
 // An uncaught error's stack, but the frames of the main module's entry,
@@ -95,11 +106,6 @@ std::string WithoutEntryFrames(const std::string& err) {
 }
 
 TEST_F(PrestartedInterpretersTest, WhatAScriptSeesAndPrintsIsWhatItWouldWithoutAPrestart) {
-  struct Program {
-    const char* name;
-    std::string code;
-    json extra;
-  };
   const std::vector<Program> kPrograms = {
       {"main module",
        "console.log(process.argv.slice(1), require.main === module, __filename, process.cwd(),\n"
@@ -121,16 +127,7 @@ TEST_F(PrestartedInterpretersTest, WhatAScriptSeesAndPrintsIsWhatItWouldWithoutA
        "  fs.readdirSync('/proc').filter((p) => /^\\d+$/.test(p)).length)\n",
        {}},
   };
-  for (const Program& p : kPrograms) {
-    SCOPED_TRACE(p.name);
-    json warm = RunUncached("javascript", p.code, p.extra);
-    json cold = RunUncached("javascript-cold", p.code, p.extra);
-    EXPECT_EQ(warm["status"], cold["status"]);
-    EXPECT_EQ(warm["exit_code"], cold["exit_code"]);
-    EXPECT_EQ(warm["stdout"], cold["stdout"]);
-    EXPECT_EQ(WithoutEntryFrames(warm.value("stderr", "")),
-              WithoutEntryFrames(cold.value("stderr", "")));
-  }
+  ExpectSameAsCold("javascript", kPrograms, WithoutEntryFrames);
 }
 
 // A program that imports the data stack finds it already imported once
